@@ -1,0 +1,115 @@
+//! Task families and suites. A family turns a world and a seed into a task (instruction,
+//! hidden parameters, walkthrough) and knows how to set it up, how to complete it directly
+//! (the golden) and how to judge it (the verifier).
+
+use guigym_core::{Action, Rng, TaskSpec, TerminateStatus, Verdict};
+use serde::{Deserialize, Serialize};
+
+use crate::state::DeviceState;
+use crate::world::World;
+
+pub mod families;
+pub mod judge;
+
+/// What happened in an episode beyond the device state: answers, questions, termination.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct EpisodeLog {
+    pub answers: Vec<String>,
+    pub questions: Vec<String>,
+    pub terminated: Option<TerminateStatus>,
+}
+
+/// A task before it is numbered.
+#[derive(Debug, Clone)]
+pub struct Draft {
+    pub instruction: String,
+    pub params: serde_json::Value,
+    pub walkthrough: Vec<Action>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FamilyKind {
+    /// Change state in one app.
+    Action,
+    /// Combine facts from one app with an action in another.
+    CrossApp,
+    /// Find a fact and report it with `answer`.
+    Retrieval,
+    /// Cannot be done: the right move is `terminate` with `infeasible`.
+    Infeasible,
+}
+
+pub trait Family: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn kind(&self) -> FamilyKind;
+    /// Apps the task involves, in the order they are used.
+    fn apps(&self) -> &'static [&'static str];
+    /// A task in this world, or `None` when the world has nothing that fits.
+    fn generate(&self, world: &World, state: &DeviceState, rng: &mut Rng) -> Option<Draft>;
+    /// Extra setup on top of the world's state (most families need none).
+    fn setup(&self, _params: &serde_json::Value, _state: &mut DeviceState) {}
+    /// Puts the state (and the log) straight into the completed state.
+    fn golden(&self, params: &serde_json::Value, state: &mut DeviceState, log: &mut EpisodeLog);
+    /// Judges the final state against the initial one and the log.
+    fn verify(&self, params: &serde_json::Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict;
+}
+
+/// Every family, in a stable order.
+pub fn catalog() -> &'static [&'static dyn Family] {
+    families::ALL
+}
+
+pub fn family(name: &str) -> Option<&'static dyn Family> {
+    catalog().iter().copied().find(|f| f.name() == name)
+}
+
+/// Suites and how many tasks each family contributes to them.
+pub const SUITES: &[(&str, usize)] = &[("smoke", 4), ("all", 25)];
+
+/// The task `index` of a family; the same index always gives the same task.
+pub fn task(f: &dyn Family, index: usize) -> Option<TaskSpec> {
+    // Retry a few worlds when one has nothing that fits the family.
+    for attempt in 0..8u64 {
+        let world_seed = Rng::derive(index as u64 + attempt * 1_000_003, f.name()).next_u64() % 1_000_000;
+        let world = World::generate(world_seed);
+        let state = DeviceState::from_world(&world);
+        let mut rng = Rng::derive(world_seed, f.name());
+        if let Some(d) = f.generate(&world, &state, &mut rng) {
+            let steps = d.walkthrough.len() as u32;
+            return Some(TaskSpec {
+                id: format!("{}/{}", f.name(), index),
+                family: f.name().to_string(),
+                instruction: d.instruction,
+                apps: f.apps().iter().map(|s| s.to_string()).collect(),
+                world_seed,
+                // Room to explore and recover, but not to wander forever.
+                step_budget: steps * 2 + 10,
+                difficulty: steps,
+                params: d.params,
+                walkthrough: d.walkthrough,
+            });
+        }
+    }
+    None
+}
+
+/// The tasks of a suite, or `None` for an unknown suite name.
+pub fn suite(name: &str) -> Option<Vec<TaskSpec>> {
+    let per_family = SUITES.iter().find(|(n, _)| *n == name)?.1;
+    Some(catalog().iter().flat_map(|f| (0..per_family).filter_map(|i| task(*f, i))).collect())
+}
+
+/// Finds one task by id (`family/index`).
+pub fn find_task(id: &str) -> Option<TaskSpec> {
+    let (name, index) = id.rsplit_once('/')?;
+    task(family(name)?, index.parse().ok()?)
+}
+
+/// The device state a task starts from.
+pub fn initial_state(spec: &TaskSpec) -> Result<DeviceState, String> {
+    let f = family(&spec.family).ok_or_else(|| format!("unknown task family \"{}\"", spec.family))?;
+    let mut state = DeviceState::from_world(&World::generate(spec.world_seed));
+    f.setup(&spec.params, &mut state);
+    Ok(state)
+}

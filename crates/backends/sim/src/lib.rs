@@ -1,0 +1,197 @@
+//! The `sim` backend: a simulated phone in-process. Apps run as pure state machines, time
+//! and randomness are virtual, so reset is exact and costs a clone.
+//!
+//! Reset rebuilds the task's initial state once and keeps it; later resets of the same task
+//! clone it. Evaluate runs the verifier behind `catch_unwind`: a verifier that panics is an
+//! infrastructure failure, never a crashed worker.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use guigym_apps::tasks::{self, EpisodeLog, Family};
+use guigym_apps::{shell, DeviceState};
+use guigym_core::{
+    sha256_hex, Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict,
+};
+use guigym_ui::{Layout, Screen, Theme};
+
+/// A task made ready: its family and initial state.
+#[derive(Clone)]
+struct Prepared {
+    spec: Arc<TaskSpec>,
+    family: &'static dyn Family,
+    initial: Arc<DeviceState>,
+}
+
+/// One simulated phone.
+pub struct SimEnv {
+    screen: Screen,
+    theme: Theme,
+    prepared: Option<Prepared>,
+    state: Option<DeviceState>,
+    log: EpisodeLog,
+    step: u32,
+    feedback: Option<String>,
+}
+
+impl SimEnv {
+    pub fn new(screen: Screen) -> SimEnv {
+        SimEnv { screen, theme: Theme::default(), prepared: None, state: None, log: EpisodeLog::default(), step: 0, feedback: None }
+    }
+
+    /// The current device state (for tests and tools).
+    pub fn state(&self) -> Option<&DeviceState> {
+        self.state.as_ref()
+    }
+
+    /// Replaces the device state (for tests that stage a situation, and for the golden).
+    pub fn state_mut(&mut self) -> Option<&mut DeviceState> {
+        self.state.as_mut()
+    }
+
+    /// Puts the instance straight into the task's completed state.
+    pub fn apply_golden_sync(&mut self) -> Result<(), EnvError> {
+        let (Some(p), Some(state)) = (&self.prepared, &mut self.state) else { return Err(EnvError::ResetNeeded("golden")) };
+        p.family.golden(&p.spec.params, state, &mut self.log);
+        Ok(())
+    }
+
+    fn prepare(&mut self, task: &TaskSpec) -> Result<Prepared, EnvError> {
+        if let Some(p) = &self.prepared {
+            if *p.spec == *task {
+                return Ok(p.clone());
+            }
+        }
+        let family = tasks::family(&task.family).ok_or_else(|| EnvError::BadTask(format!("unknown task family \"{}\"", task.family)))?;
+        let initial = tasks::initial_state(task).map_err(EnvError::BadTask)?;
+        Ok(Prepared { spec: Arc::new(task.clone()), family, initial: Arc::new(initial) })
+    }
+
+    pub fn observe_sync(&self, options: ObserveOptions) -> Result<Observation, EnvError> {
+        let state = self.state.as_ref().ok_or(EnvError::ResetNeeded("observe"))?;
+        let root = shell::view(state);
+        let layout = Layout::new(&root, self.screen);
+        let screenshot = if options.screenshot {
+            let png = guigym_ui::render_png(&layout, &self.theme).map_err(|e| EnvError::Infra(e.to_string()))?;
+            Some(Screenshot { width: self.screen.width, height: self.screen.height, png })
+        } else {
+            None
+        };
+        Ok(Observation {
+            step: self.step,
+            screenshot,
+            ui_tree: layout.ui_tree(),
+            app: state.ui.foreground.clone(),
+            screen: shell::screen_name(state),
+            feedback: self.feedback.clone(),
+            width: self.screen.width,
+            height: self.screen.height,
+            time: format!(
+                "{}T{}",
+                guigym_apps::time::date_iso(state.now()),
+                guigym_apps::time::time_hm(state.now())
+            ),
+        })
+    }
+
+    /// Applies one action synchronously.
+    pub fn step_sync(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        let state = self.state.as_mut().ok_or(EnvError::ResetNeeded("step"))?;
+        if self.log.terminated.is_some() {
+            return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true });
+        }
+        self.step += 1;
+        let result = match action {
+            Action::Answer { text } => {
+                self.log.answers.push(text.clone());
+                Ok("answer recorded".to_string())
+            }
+            Action::AskUser { text } => {
+                self.log.questions.push(text.clone());
+                let reply = self.prepared.as_ref().and_then(|p| p.spec.params.get("user_reply")).and_then(|v| v.as_str());
+                Ok(format!("the user says: {}", reply.unwrap_or("I have nothing to add.")))
+            }
+            Action::Terminate { status } => {
+                self.log.terminated = Some(*status);
+                Ok(format!("terminated: {status:?}").to_lowercase())
+            }
+            other => shell::apply(state, other, self.screen),
+        };
+        let outcome = match result {
+            Ok(feedback) => StepOutcome { feedback, invalid: false, done: self.log.terminated.is_some() },
+            Err(e) => StepOutcome { feedback: e.message, invalid: true, done: false },
+        };
+        self.feedback = Some(if outcome.invalid { format!("invalid action: {}", outcome.feedback) } else { outcome.feedback.clone() });
+        Ok(outcome)
+    }
+
+    pub fn reset_sync(&mut self, task: &TaskSpec) -> Result<(), EnvError> {
+        let prepared = self.prepare(task)?;
+        self.state = Some((*prepared.initial).clone());
+        self.prepared = Some(prepared);
+        self.log = EpisodeLog::default();
+        self.step = 0;
+        self.feedback = None;
+        Ok(())
+    }
+
+    pub fn evaluate_sync(&self) -> Result<Verdict, EnvError> {
+        let (Some(p), Some(state)) = (&self.prepared, &self.state) else { return Err(EnvError::ResetNeeded("evaluate")) };
+        let log = &self.log;
+        catch_unwind(AssertUnwindSafe(|| p.family.verify(&p.spec.params, &p.initial, state, log)))
+            .map_err(|_| EnvError::Infra(format!("verifier of {} panicked", p.spec.family)))
+    }
+
+    /// Hash of the whole state: device, episode log and step counter.
+    pub fn hash(&self) -> Result<String, EnvError> {
+        let state = self.state.as_ref().ok_or(EnvError::ResetNeeded("state_hash"))?;
+        let bytes = serde_json::to_vec(&(state, &self.log, self.step)).map_err(|e| EnvError::Infra(e.to_string()))?;
+        Ok(sha256_hex(&bytes))
+    }
+}
+
+#[async_trait]
+impl Env for SimEnv {
+    async fn reset(&mut self, task: &TaskSpec) -> Result<Observation, EnvError> {
+        self.reset_sync(task)?;
+        self.observe_sync(ObserveOptions::default())
+    }
+
+    async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
+        self.observe_sync(options)
+    }
+
+    async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        self.step_sync(action)
+    }
+
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        self.evaluate_sync()
+    }
+
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        self.hash()
+    }
+
+    async fn apply_golden(&mut self) -> Result<(), EnvError> {
+        self.apply_golden_sync()
+    }
+}
+
+/// Makes simulated phones of one screen size.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SimProvider {
+    pub screen: Screen,
+}
+
+#[async_trait]
+impl EnvProvider for SimProvider {
+    fn backend(&self) -> String {
+        "sim".into()
+    }
+
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        Ok(Box::new(SimEnv::new(self.screen)))
+    }
+}

@@ -1,0 +1,177 @@
+//! `guigym bench`: figures for the platform's speed and size targets. Benchmarks print
+//! figures; tests never assert on them.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{anyhow, Context};
+use clap::Subcommand;
+use guigym_apps::tasks;
+use guigym_core::{Action, ObserveOptions};
+use guigym_sim::SimEnv;
+use guigym_ui::Screen;
+use serde::Serialize;
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// The simulated phone: reset, step, observe, instance creation and memory
+    Sim {
+        /// Print the figures as JSON
+        #[arg(long)]
+        json: bool,
+        /// Iterations per timed operation
+        #[arg(long, default_value_t = 2000)]
+        iterations: usize,
+        /// Instances created for the creation and memory figures
+        #[arg(long, default_value_t = 1000)]
+        instances: usize,
+    },
+}
+
+#[derive(Serialize)]
+struct SimFigures {
+    screen: String,
+    iterations: usize,
+    reset_same_task_p50_ms: f64,
+    reset_same_task_p99_ms: f64,
+    reset_new_task_p50_ms: f64,
+    reset_new_task_p99_ms: f64,
+    step_p50_ms: f64,
+    observe_p50_ms: f64,
+    observe_screenshot_p50_ms: f64,
+    screenshot_png_kib: f64,
+    instances: usize,
+    instances_up_ms: f64,
+    memory_per_instance_kib: f64,
+}
+
+fn percentile(samples: &mut [f64], p: f64) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    samples.sort_by(|a, b| a.total_cmp(b));
+    let rank = ((p / 100.0) * (samples.len() - 1) as f64).round() as usize;
+    samples[rank.min(samples.len() - 1)]
+}
+
+fn time_ms<T>(f: impl FnOnce() -> T) -> (f64, T) {
+    let t = Instant::now();
+    let out = f();
+    (t.elapsed().as_secs_f64() * 1e3, out)
+}
+
+/// Resident memory of this process in bytes (Linux).
+fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        BenchCommand::Sim { json, iterations, instances } => {
+            let figures = bench_sim(iterations.max(10), instances.max(1))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&figures)?);
+            } else {
+                println!("sim backend, screen {}, {} iterations", figures.screen, figures.iterations);
+                println!("  reset (same task)     p50 {:>8.4} ms   p99 {:>8.4} ms", figures.reset_same_task_p50_ms, figures.reset_same_task_p99_ms);
+                println!("  reset (new task)      p50 {:>8.4} ms   p99 {:>8.4} ms", figures.reset_new_task_p50_ms, figures.reset_new_task_p99_ms);
+                println!("  step (tap)            p50 {:>8.4} ms", figures.step_p50_ms);
+                println!("  observe (UI tree)     p50 {:>8.4} ms", figures.observe_p50_ms);
+                println!("  observe + screenshot  p50 {:>8.2} ms   ({:.0} KiB PNG)", figures.observe_screenshot_p50_ms, figures.screenshot_png_kib);
+                println!("  {} instances up       {:>8.1} ms", figures.instances, figures.instances_up_ms);
+                println!("  memory per instance   {:>8.1} KiB", figures.memory_per_instance_kib);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn bench_sim(iterations: usize, instances: usize) -> anyhow::Result<SimFigures> {
+    let screen = Screen::PHONE;
+    let suite = tasks::suite("smoke").ok_or_else(|| anyhow!("the smoke suite is missing"))?;
+    let task = suite.first().ok_or_else(|| anyhow!("the smoke suite is empty"))?.clone();
+    let mut env = SimEnv::new(screen);
+    env.reset_sync(&task).context("first reset")?;
+
+    let mut same = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let (ms, r) = time_ms(|| env.reset_sync(&task));
+        r?;
+        same.push(ms);
+    }
+    let mut fresh = Vec::with_capacity(iterations);
+    for i in 0..iterations {
+        let t = &suite[i % suite.len()];
+        // A new instance each time, so nothing is cached.
+        let mut e = SimEnv::new(screen);
+        let (ms, r) = time_ms(|| e.reset_sync(t));
+        r?;
+        fresh.push(ms);
+    }
+    // Step: the task's first walkthrough tap, from a fresh reset each time.
+    let first = Action::OpenApp { name: "Contacts".into() };
+    let mut steps = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        env.reset_sync(&task)?;
+        let (ms, r) = time_ms(|| futures_step(&mut env, &first));
+        r?;
+        steps.push(ms);
+    }
+    let mut observe = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let (ms, r) = time_ms(|| env_observe(&mut env, false));
+        r?;
+        observe.push(ms);
+    }
+    let shots = (iterations / 20).clamp(5, 50);
+    let mut observe_png = Vec::with_capacity(shots);
+    let mut png_bytes = 0;
+    for _ in 0..shots {
+        let (ms, r) = time_ms(|| env_observe(&mut env, true));
+        png_bytes = r?.screenshot.map(|s| s.png.len()).unwrap_or(0);
+        observe_png.push(ms);
+    }
+
+    // Instances up: created and reset to a task, ready to serve.
+    let before = rss_bytes().unwrap_or(0);
+    let (up_ms, envs) = time_ms(|| -> anyhow::Result<Vec<SimEnv>> {
+        let mut v = Vec::with_capacity(instances);
+        for i in 0..instances {
+            let mut e = SimEnv::new(screen);
+            e.reset_sync(&suite[i % suite.len()])?;
+            v.push(e);
+        }
+        Ok(v)
+    });
+    let envs = envs?;
+    let after = rss_bytes().unwrap_or(0);
+    let per_instance = after.saturating_sub(before) as f64 / envs.len() as f64 / 1024.0;
+    drop(envs);
+
+    Ok(SimFigures {
+        screen: format!("{}x{}", screen.width, screen.height),
+        iterations,
+        reset_same_task_p50_ms: percentile(&mut same, 50.0),
+        reset_same_task_p99_ms: percentile(&mut same, 99.0),
+        reset_new_task_p50_ms: percentile(&mut fresh, 50.0),
+        reset_new_task_p99_ms: percentile(&mut fresh, 99.0),
+        step_p50_ms: percentile(&mut steps, 50.0),
+        observe_p50_ms: percentile(&mut observe, 50.0),
+        observe_screenshot_p50_ms: percentile(&mut observe_png, 50.0),
+        screenshot_png_kib: png_bytes as f64 / 1024.0,
+        instances,
+        instances_up_ms: up_ms,
+        memory_per_instance_kib: per_instance,
+    })
+}
+
+fn futures_step(env: &mut SimEnv, action: &Action) -> anyhow::Result<()> {
+    env.step_sync(action)?;
+    Ok(())
+}
+
+fn env_observe(env: &mut SimEnv, screenshot: bool) -> anyhow::Result<guigym_core::Observation> {
+    Ok(env.observe_sync(ObserveOptions { screenshot })?)
+}

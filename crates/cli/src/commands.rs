@@ -1,0 +1,289 @@
+//! The eval, tasks and runs commands.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context};
+use clap::{Args, Subcommand, ValueEnum};
+use guigym_apps::tasks;
+use guigym_core::{Attempt, EnvProvider, TaskSpec};
+use guigym_harness::{PolicyFactory, PolicyKind};
+use guigym_rollout::{eval as run_eval, validate_task, EvalConfig, Progress, Store};
+use guigym_sim::SimProvider;
+use guigym_ui::Screen;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::StoreArgs;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum PolicyArg {
+    Golden,
+    Random,
+}
+
+impl From<PolicyArg> for PolicyKind {
+    fn from(p: PolicyArg) -> PolicyKind {
+        match p {
+            PolicyArg::Golden => PolicyKind::Golden,
+            PolicyArg::Random => PolicyKind::Random,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct ScreenArgs {
+    /// Screen width in pixels
+    #[arg(long, default_value_t = Screen::PHONE.width)]
+    pub width: u32,
+    /// Screen height in pixels
+    #[arg(long, default_value_t = Screen::PHONE.height)]
+    pub height: u32,
+}
+
+impl ScreenArgs {
+    fn screen(&self) -> anyhow::Result<Screen> {
+        if !(200..=8000).contains(&self.width) || !(200..=8000).contains(&self.height) {
+            bail!("screen {}×{} is out of range: width and height must be within 200..=8000", self.width, self.height);
+        }
+        Ok(Screen { width: self.width, height: self.height })
+    }
+}
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Suite to run (see `guigym tasks list`)
+    #[arg(long, default_value = "smoke")]
+    suite: String,
+    #[arg(long, value_enum, default_value = "golden")]
+    policy: PolicyArg,
+    /// Attempts per task (n of pass@n)
+    #[arg(long, default_value_t = 1)]
+    attempts: u32,
+    /// Attempts in flight
+    #[arg(long, default_value_t = 4)]
+    parallel: usize,
+    /// Render a screenshot at every step (stored as blobs)
+    #[arg(long)]
+    screenshots: bool,
+    /// Write the report as JSON to this file
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print the report as JSON instead of a table
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    store: StoreArgs,
+    #[command(flatten)]
+    screen: ScreenArgs,
+}
+
+pub fn open_store(args: &StoreArgs) -> anyhow::Result<Store> {
+    let dir = args
+        .store
+        .clone()
+        .or_else(|| std::env::var_os("GUIGYM_STORE").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(".guigym"));
+    Store::open(&dir).with_context(|| format!("opening the store at {}", dir.display()))
+}
+
+fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
+    tasks::suite(name).ok_or_else(|| {
+        let names: Vec<&str> = tasks::SUITES.iter().map(|(n, _)| *n).collect();
+        anyhow!("unknown suite \"{name}\"; suites: {}", names.join(", "))
+    })
+}
+
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn attempt_done(&self, a: &Attempt) {
+        self.0.set_message(a.task_id.clone());
+        self.0.inc(1);
+    }
+    fn infra_failure(&self, task_id: &str, error: &str) {
+        self.0.println(format!("infrastructure failure in {task_id} (re-run): {error}"));
+    }
+}
+
+fn bar(total: u64) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    if let Ok(style) = ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
+    if args.attempts == 0 {
+        bail!("--attempts must be at least 1");
+    }
+    let tasks = Arc::new(suite_tasks(&args.suite)?);
+    let store = Arc::new(open_store(&args.store)?);
+    let config = EvalConfig {
+        suite: args.suite.clone(),
+        attempts: args.attempts,
+        parallel: args.parallel.max(1),
+        max_infra_retries: 3,
+        harness: guigym_harness::HarnessConfig { screenshots: args.screenshots, ..Default::default() },
+    };
+    let provider: Arc<dyn EnvProvider> = Arc::new(SimProvider { screen: args.screen.screen()? });
+    let policy: Arc<dyn PolicyFactory> = Arc::new(PolicyKind::from(args.policy));
+    let progress = bar(tasks.len() as u64 * args.attempts as u64);
+    let (run_id, report) = run_eval(tasks, &config, provider, policy, Some(store), Arc::new(Bar(progress.clone()))).await?;
+    progress.finish_and_clear();
+    let json = serde_json::to_string_pretty(&report)?;
+    if let Some(out) = &args.out {
+        std::fs::write(out, &json).with_context(|| format!("writing {}", out.display()))?;
+    }
+    if args.json {
+        println!("{json}");
+    } else {
+        print!("{}", report.table());
+        println!("run {run_id} stored; `guigym runs show {run_id}` shows it");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Subcommand)]
+pub enum TasksCommand {
+    /// List the tasks of a suite
+    List {
+        #[arg(long, default_value = "all")]
+        suite: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one task, with its hidden parameters and walkthrough
+    Show { id: String },
+    /// Check that every task scores 0 after reset, 1 after its golden, 0 after reset again,
+    /// and 1 after its walkthrough is played through the GUI
+    Validate {
+        #[arg(long, default_value = "all")]
+        suite: String,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        screen: ScreenArgs,
+    },
+}
+
+pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        TasksCommand::List { suite, json } => {
+            let tasks = suite_tasks(&suite)?;
+            if json {
+                let rows: Vec<serde_json::Value> = tasks
+                    .iter()
+                    .map(|t| {
+                        serde_json::json!({
+                            "id": t.id, "family": t.family, "apps": t.apps, "instruction": t.instruction,
+                            "difficulty": t.difficulty, "step_budget": t.step_budget, "world_seed": t.world_seed,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&rows)?);
+            } else {
+                let mut out = std::io::stdout().lock();
+                for t in &tasks {
+                    writeln!(out, "{:<40} {:>3} steps  {}", t.id, t.difficulty, t.instruction)?;
+                }
+                writeln!(out, "{} tasks in suite {suite}", tasks.len())?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TasksCommand::Show { id } => {
+            let task = tasks::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
+            println!("{}", serde_json::to_string_pretty(&task)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        TasksCommand::Validate { suite, json, screen } => {
+            let tasks = suite_tasks(&suite)?;
+            let provider = SimProvider { screen: screen.screen()? };
+            let mut env = provider.create().await?;
+            let progress = bar(tasks.len() as u64);
+            if json {
+                progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+            }
+            let mut results = Vec::new();
+            for task in &tasks {
+                let v = validate_task(env.as_mut(), task).await.with_context(|| format!("validating {}", task.id))?;
+                if !v.passed {
+                    progress.println(format!("FAIL {} — {}", v.task_id, v.failure.clone().unwrap_or_default()));
+                }
+                progress.inc(1);
+                results.push(v);
+            }
+            progress.finish_and_clear();
+            let failed = results.iter().filter(|v| !v.passed).count();
+            let families: std::collections::BTreeSet<&str> = results.iter().map(|v| v.family.as_str()).collect();
+            if json {
+                let summary = serde_json::json!({
+                    "suite": suite,
+                    "tasks": results.len(),
+                    "families": families.len(),
+                    "passed": results.len() - failed,
+                    "failed": failed,
+                    "results": results,
+                });
+                println!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                for v in results.iter().filter(|v| !v.passed) {
+                    println!("FAIL {:<40} {}", v.task_id, v.failure.clone().unwrap_or_default());
+                }
+                println!("{} of {} tasks from {} families pass validation", results.len() - failed, results.len(), families.len());
+            }
+            Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+    }
+}
+
+#[derive(Subcommand)]
+pub enum RunsCommand {
+    /// List stored runs
+    List {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one run: its config, its report and its counts
+    Show {
+        id: i64,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+}
+
+pub fn runs(command: RunsCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        RunsCommand::List { store, json } => {
+            let runs = open_store(&store)?.list_runs()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&runs)?);
+            } else {
+                println!("{:>5} {:<6} {:<10} {:<8} {:<6} {:>9} {:>9}", "id", "kind", "suite", "policy", "backend", "attempts", "success");
+                for r in runs {
+                    println!(
+                        "{:>5} {:<6} {:<10} {:<8} {:<6} {:>9} {:>9}{}",
+                        r.id,
+                        r.kind,
+                        r.suite,
+                        r.policy,
+                        r.backend,
+                        r.attempts,
+                        r.successes,
+                        if r.finished_at.is_none() { "  (unfinished)" } else { "" }
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        RunsCommand::Show { id, store } => {
+            let detail = open_store(&store)?.show_run(id)?;
+            println!("{}", serde_json::to_string_pretty(&detail)?);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! The `guigym` binary: parses the command line and hands each command to its module.
+//!
+//! Exit codes: 0 success; 1 the command ran and found a failure (a task that does not
+//! validate) or could not run (an error, printed); 2 the command line is wrong.
+
+mod bench;
+mod commands;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "guigym", version, about = "Evaluate and train GUI agents on resettable simulated devices")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Clone)]
+pub struct StoreArgs {
+    /// Store folder (SQLite file and screenshot blobs) [env: GUIGYM_STORE; default: .guigym]
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a policy over a suite and report success rates
+    Eval(commands::EvalArgs),
+    /// List, show and validate tasks
+    Tasks {
+        #[command(subcommand)]
+        command: commands::TasksCommand,
+    },
+    /// Inspect stored runs
+    Runs {
+        #[command(subcommand)]
+        command: commands::RunsCommand,
+    },
+    /// Measure the platform's speed
+    Bench {
+        #[command(subcommand)]
+        command: bench::BenchCommand,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    match cli.command {
+        Command::Eval(args) => runtime.block_on(commands::eval(args)),
+        Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
+        Command::Runs { command } => commands::runs(command),
+        Command::Bench { command } => runtime.block_on(bench::run(command)),
+    }
+}

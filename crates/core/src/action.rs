@@ -1,0 +1,270 @@
+//! The canonical action space: JSON objects tagged by `action`, coordinates in screenshot
+//! pixels, or an `element` id from the UI tree instead of coordinates.
+
+use serde::{Deserialize, Serialize};
+
+/// A point in screenshot pixels, written `[x, y]` in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Point(pub f32, pub f32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminateStatus {
+    Success,
+    Failure,
+    Infeasible,
+}
+
+/// One action an agent takes. Pointer actions target either `at` (pixels) or `element`
+/// (a UI-tree id); exactly one of the two must be given.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    Click {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Point>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        element: Option<String>,
+    },
+    DoubleClick {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Point>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        element: Option<String>,
+    },
+    LongPress {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Point>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        element: Option<String>,
+    },
+    RightClick {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Point>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        element: Option<String>,
+    },
+    Drag {
+        from: Point,
+        to: Point,
+    },
+    Swipe {
+        from: Point,
+        to: Point,
+    },
+    Scroll {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Point>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        element: Option<String>,
+        direction: Direction,
+        #[serde(default = "one")]
+        amount: u32,
+    },
+    Type {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        element: Option<String>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        clear: bool,
+    },
+    Key {
+        keys: Vec<String>,
+    },
+    Back,
+    Home,
+    OpenApp {
+        name: String,
+    },
+    Wait {
+        #[serde(default = "default_wait_ms")]
+        ms: u64,
+    },
+    Answer {
+        text: String,
+    },
+    AskUser {
+        text: String,
+    },
+    Terminate {
+        status: TerminateStatus,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn default_wait_ms() -> u64 {
+    1000
+}
+
+/// Where a pointer action lands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target<'a> {
+    At(Point),
+    Element(&'a str),
+}
+
+impl Action {
+    /// The action's name as it appears in the `action` tag.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Click { .. } => "click",
+            Action::DoubleClick { .. } => "double_click",
+            Action::LongPress { .. } => "long_press",
+            Action::RightClick { .. } => "right_click",
+            Action::Drag { .. } => "drag",
+            Action::Swipe { .. } => "swipe",
+            Action::Scroll { .. } => "scroll",
+            Action::Type { .. } => "type",
+            Action::Key { .. } => "key",
+            Action::Back => "back",
+            Action::Home => "home",
+            Action::OpenApp { .. } => "open_app",
+            Action::Wait { .. } => "wait",
+            Action::Answer { .. } => "answer",
+            Action::AskUser { .. } => "ask_user",
+            Action::Terminate { .. } => "terminate",
+        }
+    }
+
+    /// Every action name, in a stable order (for prompts and random policies).
+    pub const NAMES: [&'static str; 16] = [
+        "click",
+        "double_click",
+        "long_press",
+        "right_click",
+        "drag",
+        "swipe",
+        "scroll",
+        "type",
+        "key",
+        "back",
+        "home",
+        "open_app",
+        "wait",
+        "answer",
+        "ask_user",
+        "terminate",
+    ];
+
+    /// The pointer target of a click-like or scroll action. `Ok(None)` for actions without
+    /// one; an error when both or neither of `at` and `element` are given.
+    pub fn target(&self) -> Result<Option<Target<'_>>, crate::InvalidAction> {
+        let (at, element) = match self {
+            Action::Click { at, element }
+            | Action::DoubleClick { at, element }
+            | Action::LongPress { at, element }
+            | Action::RightClick { at, element }
+            | Action::Scroll { at, element, .. } => (at, element),
+            _ => return Ok(None),
+        };
+        match (at, element) {
+            (Some(p), None) => Ok(Some(Target::At(*p))),
+            (None, Some(e)) => Ok(Some(Target::Element(e))),
+            (Some(_), Some(_)) => Err(crate::InvalidAction::new(format!(
+                "{}: give either `at` or `element`, not both",
+                self.name()
+            ))),
+            (None, None) => Err(crate::InvalidAction::new(format!(
+                "{}: needs `at` [x, y] or `element`",
+                self.name()
+            ))),
+        }
+    }
+
+    /// Parse one canonical action from JSON text. Errors are worded for the agent's feedback.
+    pub fn from_json(text: &str) -> Result<Action, crate::InvalidAction> {
+        serde_json::from_str(text).map_err(|e| crate::InvalidAction::new(format!("malformed action JSON: {e}")))
+    }
+
+    pub fn to_json(&self) -> String {
+        // Serializing a plain enum of strings and numbers cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn click_element(id: impl Into<String>) -> Action {
+        Action::Click { at: None, element: Some(id.into()) }
+    }
+
+    pub fn click_at(x: f32, y: f32) -> Action {
+        Action::Click { at: Some(Point(x, y)), element: None }
+    }
+
+    pub fn type_into(id: impl Into<String>, text: impl Into<String>) -> Action {
+        Action::Type { text: text.into(), element: Some(id.into()), clear: false }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_tagged_by_action() {
+        let a = Action::click_at(10.0, 20.0);
+        assert_eq!(a.to_json(), r#"{"action":"click","at":[10.0,20.0]}"#);
+        let t = Action::Terminate { status: TerminateStatus::Infeasible };
+        assert_eq!(t.to_json(), r#"{"action":"terminate","status":"infeasible"}"#);
+        assert_eq!(Action::from_json(r#"{"action":"back"}"#).unwrap(), Action::Back);
+    }
+
+    #[test]
+    fn malformed_action_json_gets_a_clear_error() {
+        let err = Action::from_json(r#"{"action":"click","at":[1]}"#).unwrap_err();
+        assert!(err.message.contains("malformed action JSON"), "{}", err.message);
+        let err = Action::from_json(r#"{"action":"fly"}"#).unwrap_err();
+        assert!(err.message.contains("fly"), "{}", err.message);
+        let err = Action::from_json(r#"{"action":"type","text":"a","colour":1}"#).unwrap_err();
+        assert!(err.message.contains("colour"), "{}", err.message);
+        let err = Action::from_json("not json").unwrap_err();
+        assert!(err.message.contains("malformed"));
+    }
+
+    #[test]
+    fn target_needs_exactly_one_of_at_and_element() {
+        let both = Action::Click { at: Some(Point(1.0, 1.0)), element: Some("x".into()) };
+        assert!(both.target().is_err());
+        let none = Action::Click { at: None, element: None };
+        assert!(none.target().is_err());
+        assert_eq!(Action::click_element("a").target().unwrap(), Some(Target::Element("a")));
+        assert_eq!(Action::Back.target().unwrap(), None);
+    }
+
+    #[test]
+    fn every_name_is_listed() {
+        let samples = [
+            Action::click_at(0.0, 0.0),
+            Action::DoubleClick { at: Some(Point(0.0, 0.0)), element: None },
+            Action::LongPress { at: Some(Point(0.0, 0.0)), element: None },
+            Action::RightClick { at: Some(Point(0.0, 0.0)), element: None },
+            Action::Drag { from: Point(0.0, 0.0), to: Point(1.0, 1.0) },
+            Action::Swipe { from: Point(0.0, 0.0), to: Point(1.0, 1.0) },
+            Action::Scroll { at: None, element: Some("l".into()), direction: Direction::Down, amount: 1 },
+            Action::Type { text: "x".into(), element: None, clear: true },
+            Action::Key { keys: vec!["ctrl".into(), "s".into()] },
+            Action::Back,
+            Action::Home,
+            Action::OpenApp { name: "Mail".into() },
+            Action::Wait { ms: 5 },
+            Action::Answer { text: "42".into() },
+            Action::AskUser { text: "which?".into() },
+            Action::Terminate { status: TerminateStatus::Success },
+        ];
+        for (a, name) in samples.iter().zip(Action::NAMES) {
+            assert_eq!(a.name(), name);
+            let back = Action::from_json(&a.to_json()).unwrap();
+            assert_eq!(&back, a);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! What an agent sees after each step: the UI tree, an optional screenshot, the foreground
+//! app and screen, and text feedback.
+
+use serde::{Deserialize, Serialize};
+
+/// A rectangle in screenshot pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Bounds {
+    pub x: i32,
+    pub y: i32,
+    pub w: i32,
+    pub h: i32,
+}
+
+impl Bounds {
+    pub fn contains(&self, px: f32, py: f32) -> bool {
+        px >= self.x as f32 && py >= self.y as f32 && px < (self.x + self.w) as f32 && py < (self.y + self.h) as f32
+    }
+
+    pub fn center(&self) -> (f32, f32) {
+        (self.x as f32 + self.w as f32 / 2.0, self.y as f32 + self.h as f32 / 2.0)
+    }
+}
+
+/// One node of the UI tree. Ids are stable across renders of the same state.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct UiNode {
+    pub id: String,
+    /// Index of the parent in the observation's node list; `None` for the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+    pub role: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    pub bounds: Bounds,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub clickable: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub editable: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub focused: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub checked: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub selected: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub scrollable: bool,
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub enabled: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_true(b: &bool) -> bool {
+    *b
+}
+fn yes() -> bool {
+    true
+}
+
+/// A PNG screenshot; serialized as base64 so JSON stays compact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Screenshot {
+    pub width: u32,
+    pub height: u32,
+    #[serde(with = "base64_bytes")]
+    pub png: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Observation {
+    /// Steps taken since the last reset.
+    pub step: u32,
+    /// Rendered only when the caller asked for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<Screenshot>,
+    pub ui_tree: Vec<UiNode>,
+    /// Foreground app, or `None` on the home screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    pub screen: String,
+    /// Result of the last action, the answer to `ask_user`, or why an action was invalid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+    /// Screen size in pixels.
+    pub width: u32,
+    pub height: u32,
+    /// Virtual time inside the instance, ISO 8601 local time.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub time: String,
+}
+
+impl Observation {
+    pub fn node(&self, id: &str) -> Option<&UiNode> {
+        self.ui_tree.iter().find(|n| n.id == id)
+    }
+
+    /// The UI tree as indented text, one node a line: what text-only agents read.
+    pub fn ui_text(&self) -> String {
+        let mut depth = vec![0usize; self.ui_tree.len()];
+        let mut out = String::new();
+        for (i, n) in self.ui_tree.iter().enumerate() {
+            depth[i] = n.parent.map(|p| depth.get(p).copied().unwrap_or(0) + 1).unwrap_or(0);
+            if n.role == "container" && n.text.is_empty() {
+                continue;
+            }
+            out.push_str(&"  ".repeat(depth[i]));
+            out.push_str(&format!("[{}] {}", n.id, n.role));
+            if !n.text.is_empty() {
+                out.push_str(&format!(" \"{}\"", n.text));
+            }
+            let b = n.bounds;
+            out.push_str(&format!(" @({},{},{},{})", b.x, b.y, b.w, b.h));
+            for (flag, name) in [
+                (n.clickable, "clickable"),
+                (n.editable, "editable"),
+                (n.focused, "focused"),
+                (n.checked, "checked"),
+                (n.selected, "selected"),
+                (n.scrollable, "scrollable"),
+                (!n.enabled, "disabled"),
+            ] {
+                if flag {
+                    out.push(' ');
+                    out.push_str(name);
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+mod base64_bytes {
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        base64::engine::general_purpose::STANDARD.decode(text).map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,19 @@
+//! The one rollout path and the workloads built on it.
+//!
+//! `attempt::run_attempt` is the only loop that drives an agent through a task:
+//! reset → (observe → policy → parse → step)* → evaluate. `eval` schedules many attempts in
+//! parallel over instances from an `EnvProvider`, re-running infrastructure failures on
+//! fresh instances; `validate` checks tasks (0 → 1 → 0 and the walkthrough) with the same
+//! function; `store` persists runs, attempts and steps as they happen.
+
+pub mod attempt;
+pub mod eval;
+pub mod report;
+pub mod store;
+pub mod validate;
+
+pub use attempt::{run_attempt, AttemptError, NullRecorder, Recorder};
+pub use eval::{eval, EvalConfig, Progress};
+pub use report::{EvalReport, FamilyReport};
+pub use store::Store;
+pub use validate::{validate_task, Validation};

@@ -1,0 +1,312 @@
+//! The store: one SQLite file (WAL) per store folder, plus a content-addressed blob folder
+//! for screenshots. Runs, attempts and steps are written as they happen, so a crash loses at
+//! most the step in flight.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use guigym_core::{Attempt, Step};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+
+use crate::attempt::Recorder;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("store database {path}: {source}")]
+    Sqlite { path: String, source: rusqlite::Error },
+    #[error("store folder {path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("no run with id {0}")]
+    NoRun(i64),
+}
+
+pub struct Store {
+    db: Mutex<Connection>,
+    path: PathBuf,
+    blobs: PathBuf,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    suite TEXT NOT NULL,
+    policy TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    config TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    report TEXT
+);
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    task_id TEXT NOT NULL,
+    family TEXT NOT NULL,
+    attempt_index INTEGER NOT NULL,
+    try INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    score REAL,
+    success INTEGER,
+    claimed_success INTEGER,
+    verdict TEXT,
+    error TEXT,
+    started_at REAL NOT NULL,
+    finished_at REAL
+);
+CREATE INDEX IF NOT EXISTS attempts_run ON attempts(run_id);
+CREATE TABLE IF NOT EXISTS steps (
+    attempt_id INTEGER NOT NULL REFERENCES attempts(id),
+    idx INTEGER NOT NULL,
+    screen TEXT NOT NULL,
+    screenshot TEXT,
+    raw_output TEXT NOT NULL,
+    action TEXT,
+    feedback TEXT,
+    invalid INTEGER NOT NULL,
+    policy_ms REAL NOT NULL,
+    env_ms REAL NOT NULL,
+    PRIMARY KEY (attempt_id, idx)
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER,
+    attempt_id INTEGER,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    at REAL NOT NULL
+);
+";
+
+fn now() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRow {
+    pub id: i64,
+    pub kind: String,
+    pub suite: String,
+    pub policy: String,
+    pub backend: String,
+    pub started_at: f64,
+    pub finished_at: Option<f64>,
+    pub attempts: i64,
+    pub successes: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunDetail {
+    pub run: RunRow,
+    pub config: serde_json::Value,
+    pub report: Option<serde_json::Value>,
+    pub steps: i64,
+    pub infra_failures: i64,
+}
+
+impl Store {
+    /// Opens (or creates) the store in a folder.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        let io = |source| StoreError::Io { path: dir.display().to_string(), source };
+        std::fs::create_dir_all(dir.join("blobs")).map_err(io)?;
+        let path = dir.join("guigym.sqlite");
+        let sql = |source| StoreError::Sqlite { path: path.display().to_string(), source };
+        let conn = Connection::open(&path).map_err(sql)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(sql)?;
+        conn.execute_batch(SCHEMA).map_err(sql)?;
+        Ok(Store { db: Mutex::new(conn), blobs: dir.join("blobs"), path })
+    }
+
+    fn err(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite { path: self.path.display().to_string(), source }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+        let conn = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        f(&conn).map_err(|e| self.err(e))
+    }
+
+    pub fn create_run(&self, kind: &str, suite: &str, policy: &str, backend: &str, config: &serde_json::Value) -> Result<i64, StoreError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO runs (kind, suite, policy, backend, config, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![kind, suite, policy, backend, config.to_string(), now()],
+            )?;
+            Ok(c.last_insert_rowid())
+        })
+    }
+
+    pub fn finish_run(&self, run_id: i64, report: &serde_json::Value) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute("UPDATE runs SET finished_at = ?1, report = ?2 WHERE id = ?3", params![now(), report.to_string(), run_id])
+                .map(|_| ())
+        })
+    }
+
+    pub fn begin_attempt(&self, run_id: i64, task_id: &str, family: &str, attempt_index: u32, try_: u32) -> Result<i64, StoreError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO attempts (run_id, task_id, family, attempt_index, try, status, started_at) VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
+                params![run_id, task_id, family, attempt_index, try_, now()],
+            )?;
+            Ok(c.last_insert_rowid())
+        })
+    }
+
+    pub fn finish_attempt(&self, attempt_id: i64, attempt: &Attempt) -> Result<(), StoreError> {
+        let verdict = serde_json::to_string(&attempt.verdict).unwrap_or_default();
+        self.with(|c| {
+            c.execute(
+                "UPDATE attempts SET status = 'done', score = ?1, success = ?2, claimed_success = ?3, verdict = ?4, finished_at = ?5 WHERE id = ?6",
+                params![attempt.verdict.score, attempt.verdict.success, attempt.claimed_success, verdict, now(), attempt_id],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// Marks a try as an infrastructure failure (it will be re-run, never scored).
+    pub fn fail_attempt(&self, run_id: i64, attempt_id: i64, error: &str) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute("UPDATE attempts SET status = 'infra', error = ?1, finished_at = ?2 WHERE id = ?3", params![error, now(), attempt_id])?;
+            c.execute(
+                "INSERT INTO events (run_id, attempt_id, kind, detail, at) VALUES (?1, ?2, 'infra_failure', ?3, ?4)",
+                params![run_id, attempt_id, error, now()],
+            )
+            .map(|_| ())
+        })
+    }
+
+    pub fn record_step(&self, attempt_id: i64, step: &Step, png: Option<&[u8]>) -> Result<(), StoreError> {
+        if let (Some(hash), Some(png)) = (&step.screenshot, png) {
+            self.put_blob(hash, png)?;
+        }
+        let action = step.action.as_ref().map(|a| a.to_json());
+        self.with(|c| {
+            c.execute(
+                "INSERT OR REPLACE INTO steps (attempt_id, idx, screen, screenshot, raw_output, action, feedback, invalid, policy_ms, env_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    attempt_id,
+                    step.index,
+                    step.screen,
+                    step.screenshot,
+                    step.raw_output,
+                    action,
+                    step.feedback,
+                    step.invalid,
+                    step.policy_ms,
+                    step.env_ms
+                ],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// Writes a screenshot once, named by its hash.
+    fn put_blob(&self, hash: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let dir = self.blobs.join(&hash[..2.min(hash.len())]);
+        let path = dir.join(format!("{hash}.png"));
+        if path.exists() {
+            return Ok(());
+        }
+        let io = |source| StoreError::Io { path: path.display().to_string(), source };
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        // Write then rename, so a crash never leaves a half blob under the final name.
+        let tmp = dir.join(format!("{hash}.tmp{}", std::process::id()));
+        std::fs::write(&tmp, bytes).map_err(io)?;
+        std::fs::rename(&tmp, &path).map_err(io)
+    }
+
+    pub fn blob_path(&self, hash: &str) -> PathBuf {
+        self.blobs.join(&hash[..2.min(hash.len())]).join(format!("{hash}.png"))
+    }
+
+    pub fn list_runs(&self) -> Result<Vec<RunRow>, StoreError> {
+        self.with(|c| {
+            let mut stmt = c.prepare(
+                "SELECT r.id, r.kind, r.suite, r.policy, r.backend, r.started_at, r.finished_at,
+                        (SELECT COUNT(*) FROM attempts a WHERE a.run_id = r.id AND a.status = 'done'),
+                        (SELECT COUNT(*) FROM attempts a WHERE a.run_id = r.id AND a.success = 1)
+                 FROM runs r ORDER BY r.id",
+            )?;
+            let rows = stmt.query_map([], row_to_run)?;
+            rows.collect()
+        })
+    }
+
+    pub fn show_run(&self, id: i64) -> Result<RunDetail, StoreError> {
+        let found = self.with(|c| {
+            c.query_row(
+                "SELECT r.id, r.kind, r.suite, r.policy, r.backend, r.started_at, r.finished_at,
+                        (SELECT COUNT(*) FROM attempts a WHERE a.run_id = r.id AND a.status = 'done'),
+                        (SELECT COUNT(*) FROM attempts a WHERE a.run_id = r.id AND a.success = 1),
+                        r.config, r.report,
+                        (SELECT COUNT(*) FROM steps s JOIN attempts a ON s.attempt_id = a.id WHERE a.run_id = r.id),
+                        (SELECT COUNT(*) FROM attempts a WHERE a.run_id = r.id AND a.status = 'infra')
+                 FROM runs r WHERE r.id = ?1",
+                [id],
+                |row| {
+                    let run = row_to_run(row)?;
+                    let config: String = row.get(9)?;
+                    let report: Option<String> = row.get(10)?;
+                    Ok(RunDetail {
+                        run,
+                        config: serde_json::from_str(&config).unwrap_or(serde_json::Value::Null),
+                        report: report.and_then(|r| serde_json::from_str(&r).ok()),
+                        steps: row.get(11)?,
+                        infra_failures: row.get(12)?,
+                    })
+                },
+            )
+            .optional()
+        })?;
+        found.ok_or(StoreError::NoRun(id))
+    }
+
+    /// The steps stored for one run's attempts, in order: (task id, attempt index, step).
+    pub fn steps_of_run(&self, run_id: i64) -> Result<Vec<(String, u32, u32, Option<String>)>, StoreError> {
+        self.with(|c| {
+            let mut stmt = c.prepare(
+                "SELECT a.task_id, a.attempt_index, s.idx, s.action FROM steps s JOIN attempts a ON s.attempt_id = a.id
+                 WHERE a.run_id = ?1 AND a.status = 'done' ORDER BY a.task_id, a.attempt_index, s.idx",
+            )?;
+            let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+            rows.collect()
+        })
+    }
+}
+
+fn row_to_run(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
+    Ok(RunRow {
+        id: row.get(0)?,
+        kind: row.get(1)?,
+        suite: row.get(2)?,
+        policy: row.get(3)?,
+        backend: row.get(4)?,
+        started_at: row.get(5)?,
+        finished_at: row.get(6)?,
+        attempts: row.get(7)?,
+        successes: row.get(8)?,
+    })
+}
+
+/// Writes one attempt's steps into the store as they happen.
+pub struct StoreRecorder<'a> {
+    pub store: &'a Store,
+    pub attempt_id: i64,
+    /// The first write error, reported once the attempt ends.
+    pub error: Option<StoreError>,
+}
+
+impl Recorder for StoreRecorder<'_> {
+    fn step(&mut self, step: &Step, png: Option<&[u8]>) {
+        if let Err(e) = self.store.record_step(self.attempt_id, step, png) {
+            tracing::error!(attempt = self.attempt_id, error = %e, "could not store step");
+            self.error.get_or_insert(e);
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! Layout: where each node of a view tree goes on the screen, which node a point hits, and
+//! the UI tree an agent reads.
+//!
+//! Sizes are fixed per kind in dp (a button is 52 dp tall, a list item 72 dp), text wraps by
+//! an estimated glyph width, and a `List` inside a `Column` takes the height left over. The
+//! estimate keeps layout independent of the font, so the UI tree is the same with or without
+//! a screenshot.
+
+use guigym_core::{Bounds, UiNode};
+
+use crate::view::{Kind, TextStyle, View};
+use crate::Screen;
+
+/// One placed node.
+#[derive(Debug, Clone)]
+pub struct Placed<'a> {
+    pub view: &'a View,
+    pub id: String,
+    /// The node's full box (may extend beyond the screen or its list).
+    pub rect: Bounds,
+    /// The part of `rect` that can be seen and touched.
+    pub visible: Bounds,
+    pub parent: Option<usize>,
+    /// One past the last index of this node's subtree (nodes are in pre-order).
+    pub end: usize,
+    /// For lists: the height of all content in px, to clamp scrolling.
+    pub content_height: i32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Layout<'a> {
+    pub screen: Screen,
+    pub nodes: Vec<Placed<'a>>,
+    /// Index of the topmost open dialog: it captures every touch.
+    pub modal: Option<usize>,
+}
+
+/// Estimated glyph advance as a fraction of the font size (DejaVu Sans averages ~0.55).
+const CHAR_WIDTH: f32 = 0.56;
+const LINE_HEIGHT: f32 = 1.35;
+/// Horizontal padding inside most widgets, in dp.
+pub const PAD: f32 = 16.0;
+
+/// Splits text into lines of at most `max_chars` characters, at spaces where possible.
+pub fn wrap(text: &str, max_chars: usize) -> Vec<String> {
+    let max_chars = max_chars.max(1);
+    let mut lines = Vec::new();
+    for para in text.split('\n') {
+        let mut line = String::new();
+        for word in para.split(' ') {
+            let len = line.chars().count();
+            let wlen = word.chars().count();
+            if len > 0 && len + 1 + wlen > max_chars {
+                lines.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+            while line.chars().count() > max_chars {
+                let head: String = line.chars().take(max_chars).collect();
+                let tail: String = line.chars().skip(max_chars).collect();
+                lines.push(head);
+                line = tail;
+            }
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// How many characters of a style fit in `width_px`.
+pub fn chars_per_line(style: TextStyle, width_px: f32, scale: f32) -> usize {
+    (width_px / (style.size_dp() * scale * CHAR_WIDTH)).floor().max(1.0) as usize
+}
+
+pub fn line_height(style: TextStyle, scale: f32) -> f32 {
+    style.size_dp() * scale * LINE_HEIGHT
+}
+
+fn text_height(text: &str, style: TextStyle, width: f32, scale: f32) -> f32 {
+    let inner = (width - 2.0 * PAD * scale).max(scale);
+    let lines = wrap(text, chars_per_line(style, inner, scale)).len() as f32;
+    lines * line_height(style, scale) + 8.0 * scale
+}
+
+/// Height a node wants at a given width, in px. `None` for a list that fills what is left.
+fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
+    let dp = |v: f32| v * scale;
+    match &view.kind {
+        Kind::Column | Kind::List { .. } => view.children.iter().map(|c| intrinsic(c, width, scale)).sum(),
+        Kind::Row => {
+            let total: f32 = view.children.iter().map(|c| c.weight).sum::<f32>().max(f32::EPSILON);
+            view.children
+                .iter()
+                .map(|c| intrinsic(c, width * c.weight / total, scale))
+                .fold(0.0, f32::max)
+        }
+        Kind::Stack => view
+            .children
+            .iter()
+            .filter(|c| !matches!(c.kind, Kind::Dialog { .. }))
+            .map(|c| intrinsic(c, width, scale))
+            .fold(0.0, f32::max),
+        Kind::Text { text, style } => text_height(text, *style, width, scale),
+        Kind::Button { .. } => dp(60.0),
+        Kind::TextField { multiline, .. } => dp(if *multiline { 128.0 } else { 64.0 }),
+        Kind::Item { subtitle, .. } => dp(if subtitle.is_empty() { 56.0 } else { 72.0 }),
+        Kind::Checkbox { .. } | Kind::Switch { .. } => dp(52.0),
+        Kind::Tabs | Kind::Tab { .. } => dp(48.0),
+        Kind::Dialog { title } => {
+            text_height(title, TextStyle::Title, width, scale)
+                + view.children.iter().map(|c| intrinsic(c, width, scale)).sum::<f32>()
+                + dp(16.0)
+        }
+        Kind::Icon { .. } => dp(92.0),
+        Kind::AppBar { .. } => dp(56.0),
+        Kind::StatusBar { .. } => dp(28.0),
+        Kind::Spacer { height } => dp(*height),
+    }
+}
+
+/// Whether a node takes the height left over in a column: a list, or a column or stack
+/// that holds one.
+fn flexible(view: &View) -> bool {
+    match view.kind {
+        Kind::List { .. } => true,
+        Kind::Column | Kind::Stack => view.children.iter().any(flexible),
+        _ => false,
+    }
+}
+
+fn rect(x: f32, y: f32, w: f32, h: f32) -> Bounds {
+    Bounds { x: x.round() as i32, y: y.round() as i32, w: w.round() as i32, h: h.round() as i32 }
+}
+
+fn intersect(a: Bounds, b: Bounds) -> Bounds {
+    let x0 = a.x.max(b.x);
+    let y0 = a.y.max(b.y);
+    let x1 = (a.x + a.w).min(b.x + b.w);
+    let y1 = (a.y + a.h).min(b.y + b.h);
+    Bounds { x: x0, y: y0, w: (x1 - x0).max(0), h: (y1 - y0).max(0) }
+}
+
+impl<'a> Layout<'a> {
+    /// Lays out `root` over the whole screen.
+    pub fn new(root: &'a View, screen: Screen) -> Layout<'a> {
+        let mut layout = Layout { screen, nodes: Vec::with_capacity(64), modal: None };
+        let full = rect(0.0, 0.0, screen.width as f32, screen.height as f32);
+        layout.place(root, full, full, None, "root");
+        layout
+    }
+
+    fn place(&mut self, view: &'a View, r: Bounds, clip: Bounds, parent: Option<usize>, auto_id: &str) {
+        let scale = self.screen.scale();
+        let visible = intersect(r, clip);
+        let id = if view.id.is_empty() { auto_id.to_string() } else { view.id.clone() };
+        let index = self.nodes.len();
+        self.nodes.push(Placed { view, id: id.clone(), rect: r, visible, parent, end: index + 1, content_height: 0 });
+        let (x, y, w, h) = (r.x as f32, r.y as f32, r.w as f32, r.h as f32);
+        let child_id = |i: usize| format!("{id}/{i}");
+        match &view.kind {
+            Kind::Column => {
+                let heights: Vec<Option<f32>> = view
+                    .children
+                    .iter()
+                    .map(|c| (!flexible(c)).then(|| intrinsic(c, w, scale)))
+                    .collect();
+                let fixed: f32 = heights.iter().flatten().sum();
+                let flex = heights.iter().filter(|h| h.is_none()).count().max(1) as f32;
+                let flex_h = ((h - fixed) / flex).max(0.0);
+                let mut cy = y;
+                for (i, (c, ch)) in view.children.iter().zip(heights).enumerate() {
+                    let ch = ch.unwrap_or(flex_h);
+                    self.place(c, rect(x, cy, w, ch), clip, Some(index), &child_id(i));
+                    cy += ch;
+                }
+            }
+            Kind::Row | Kind::Tabs => {
+                let total: f32 = view.children.iter().map(|c| c.weight).sum::<f32>().max(f32::EPSILON);
+                let mut cx = x;
+                for (i, c) in view.children.iter().enumerate() {
+                    let cw = w * c.weight / total;
+                    self.place(c, rect(cx, y, cw, h), clip, Some(index), &child_id(i));
+                    cx += cw;
+                }
+            }
+            Kind::Stack => {
+                for (i, c) in view.children.iter().enumerate() {
+                    if let Kind::Dialog { .. } = c.kind {
+                        let cw = (w - 48.0 * scale).min(320.0 * scale);
+                        let ch = intrinsic(c, cw, scale).min(h);
+                        let full = rect(0.0, 0.0, self.screen.width as f32, self.screen.height as f32);
+                        self.place(c, rect(x + (w - cw) / 2.0, y + (h - ch) / 2.0, cw, ch), full, Some(index), &child_id(i));
+                    } else {
+                        self.place(c, r, clip, Some(index), &child_id(i));
+                    }
+                }
+            }
+            Kind::List { offset } => {
+                let inner_clip = intersect(r, clip);
+                let mut cy = y - *offset as f32 * scale;
+                let mut content = 0.0;
+                for (i, c) in view.children.iter().enumerate() {
+                    let ch = intrinsic(c, w, scale);
+                    let cr = rect(x, cy, w, ch);
+                    // Rows scrolled out of view are neither seen nor touched.
+                    if intersect(cr, inner_clip).h > 0 {
+                        self.place(c, cr, inner_clip, Some(index), &child_id(i));
+                    }
+                    cy += ch;
+                    content += ch;
+                }
+                self.nodes[index].content_height = content.round() as i32;
+            }
+            Kind::Dialog { title } => {
+                self.modal = Some(index);
+                let mut cy = y + text_height(title, TextStyle::Title, w, scale) + 8.0 * scale;
+                for (i, c) in view.children.iter().enumerate() {
+                    let ch = intrinsic(c, w, scale);
+                    self.place(c, rect(x, cy, w, ch), clip, Some(index), &child_id(i));
+                    cy += ch;
+                }
+            }
+            _ => {
+                for (i, c) in view.children.iter().enumerate() {
+                    self.place(c, r, clip, Some(index), &child_id(i));
+                }
+            }
+        }
+        self.nodes[index].end = self.nodes.len();
+    }
+
+    /// Nodes that can be touched now: inside the open dialog, if there is one.
+    fn touchable(&self) -> std::ops::Range<usize> {
+        match self.modal {
+            Some(m) => m..self.nodes[m].end,
+            None => 0..self.nodes.len(),
+        }
+    }
+
+    /// The topmost node under a point that reacts to a tap.
+    pub fn hit(&self, x: f32, y: f32) -> Option<&Placed<'a>> {
+        self.nodes[self.touchable()]
+            .iter()
+            .rev()
+            .find(|p| p.view.clickable() && p.visible.h > 0 && p.visible.contains(x, y))
+    }
+
+    /// The topmost scrollable node under a point.
+    pub fn scrollable_at(&self, x: f32, y: f32) -> Option<&Placed<'a>> {
+        self.nodes[self.touchable()]
+            .iter()
+            .rev()
+            .find(|p| matches!(p.view.kind, Kind::List { .. }) && p.visible.contains(x, y))
+    }
+
+    pub fn find(&self, id: &str) -> Option<&Placed<'a>> {
+        self.nodes.iter().find(|p| p.id == id)
+    }
+
+    /// Whether `id` can be touched now (visible, enabled and not under a dialog).
+    pub fn touchable_node(&self, id: &str) -> Option<&Placed<'a>> {
+        self.nodes[self.touchable()].iter().find(|p| p.id == id && p.visible.h > 0 && p.visible.w > 0)
+    }
+
+    /// The UI tree an agent reads: every placed node, parents before children.
+    pub fn ui_tree(&self) -> Vec<UiNode> {
+        self.nodes
+            .iter()
+            .map(|p| {
+                let v = p.view;
+                UiNode {
+                    id: p.id.clone(),
+                    parent: p.parent,
+                    role: v.role().to_string(),
+                    text: v.label(),
+                    bounds: p.visible,
+                    clickable: v.clickable(),
+                    editable: matches!(v.kind, Kind::TextField { .. }) && v.enabled,
+                    focused: matches!(v.kind, Kind::TextField { focused: true, .. }),
+                    checked: matches!(v.kind, Kind::Checkbox { checked: true, .. } | Kind::Switch { on: true, .. }),
+                    selected: matches!(v.kind, Kind::Tab { selected: true, .. }),
+                    scrollable: matches!(v.kind, Kind::List { .. }),
+                    enabled: v.enabled,
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn screen() -> View {
+        View::column([
+            View::new(Kind::StatusBar { time: "09:00".into() }),
+            View::app_bar("Contacts"),
+            View::list("contacts", 0, (0..40).map(|i| View::item(format!("contact:{i}"), format!("Person {i}"), "555"))),
+            View::button("add", "Add contact"),
+        ])
+    }
+
+    #[test]
+    fn list_fills_the_rest_and_clips_rows() {
+        let v = screen();
+        let l = Layout::new(&v, Screen::PHONE);
+        let list = l.find("contacts").unwrap();
+        let add = l.find("add").unwrap();
+        assert_eq!(list.rect.y + list.rect.h, add.rect.y);
+        assert_eq!(add.rect.y + add.rect.h, 2400);
+        // 40 rows of 72 dp do not fit: the last ones are not placed.
+        assert!(l.find("contact:0").is_some());
+        assert!(l.find("contact:39").is_none());
+        assert_eq!(list.content_height, (40.0 * 72.0 * 3.0) as i32);
+    }
+
+    #[test]
+    fn hit_finds_the_topmost_clickable_and_dialogs_capture_touches() {
+        let v = screen();
+        let l = Layout::new(&v, Screen::PHONE);
+        let (cx, cy) = l.find("contact:2").unwrap().visible.center();
+        assert_eq!(l.hit(cx, cy).unwrap().id, "contact:2");
+        assert!(l.hit(5.0, 5.0).is_none(), "status bar is not clickable");
+
+        let with_dialog = View::stack([
+            screen(),
+            View::dialog("confirm", "Delete?", [View::row([View::button("cancel", "Cancel"), View::button("ok", "Delete")])]),
+        ]);
+        let l = Layout::new(&with_dialog, Screen::PHONE);
+        assert!(l.hit(cx, cy).is_none(), "the dialog blocks the list");
+        let (ox, oy) = l.find("ok").unwrap().visible.center();
+        assert_eq!(l.hit(ox, oy).unwrap().id, "ok");
+    }
+
+    #[test]
+    fn ids_are_stable_across_renders() {
+        let a = screen();
+        let b = screen();
+        let ta = Layout::new(&a, Screen::PHONE).ui_tree();
+        let tb = Layout::new(&b, Screen::PHONE).ui_tree();
+        assert_eq!(ta, tb);
+        assert_eq!(ta[1].id, "root/0");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_long_words() {
+        assert_eq!(wrap("hello brave new world", 11), vec!["hello brave", "new world"]);
+        assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 4), vec![""]);
+    }
+}

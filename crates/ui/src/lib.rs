@@ -1,0 +1,42 @@
+//! Declarative view trees, their layout, hit testing, UI-tree export and PNG raster.
+//!
+//! Apps describe a screen as a `View` tree; this crate decides where everything goes
+//! (`layout`), which node a pointer lands on (`Layout::hit`), what an agent reads
+//! (`Layout::ui_tree`) and what a screenshot shows (`raster`). Layout works in screen pixels
+//! from a density scale (`width / 360`), so a phone of 1080×2400 is a 360×800 dp screen.
+//!
+//! Invariant: the UI tree does not depend on the font; only pixels do, and the font is
+//! embedded (DejaVu Sans), so screenshots are the same on every host.
+
+pub mod layout;
+pub mod raster;
+pub mod theme;
+pub mod view;
+
+pub use layout::{Layout, Placed};
+pub use raster::render_png;
+pub use theme::Theme;
+pub use view::{Kind, TextStyle, View};
+
+/// Screen size in pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Screen {
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Screen {
+    /// The default phone: 1080×2400 px at density 3.
+    pub const PHONE: Screen = Screen { width: 1080, height: 2400 };
+
+    /// Pixels per dp.
+    pub fn scale(&self) -> f32 {
+        self.width as f32 / 360.0
+    }
+}
+
+impl Default for Screen {
+    fn default() -> Screen {
+        Screen::PHONE
+    }
+}

@@ -1,0 +1,259 @@
+//! The declarative view tree apps build for each screen.
+
+/// How a piece of text looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextStyle {
+    Title,
+    #[default]
+    Body,
+    Caption,
+}
+
+impl TextStyle {
+    /// Font size in dp.
+    pub fn size_dp(self) -> f32 {
+        match self {
+            TextStyle::Title => 22.0,
+            TextStyle::Body => 16.0,
+            TextStyle::Caption => 13.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// Children stacked top to bottom; a child holding a `List` takes the remaining height.
+    Column,
+    /// Children side by side, widths split by weight.
+    Row,
+    /// Children drawn over each other in the same box.
+    Stack,
+    Text { text: String, style: TextStyle },
+    Button { label: String, danger: bool },
+    TextField { value: String, placeholder: String, focused: bool, multiline: bool },
+    /// A vertically scrollable list, shifted up by `offset` dp and clipped.
+    List { offset: i32 },
+    /// A clickable row of a list: a title and a subtitle.
+    Item { title: String, subtitle: String, trailing: String },
+    Checkbox { label: String, checked: bool },
+    Switch { label: String, on: bool },
+    /// A row of tabs; children are the tab labels (built by `View::tabs`).
+    Tabs,
+    Tab { label: String, selected: bool },
+    /// A modal card centred over the screen; children are its content.
+    Dialog { title: String },
+    /// An app icon or a glyph button: a coloured square with a short label.
+    Icon { label: String, glyph: String, color: [u8; 3] },
+    /// The top bar of a screen.
+    AppBar { title: String },
+    /// The phone's status bar.
+    StatusBar { time: String },
+    /// Empty space of a fixed height in dp.
+    Spacer { height: f32 },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct View {
+    /// Stable semantic id (`contact:3`, `save`). Empty: derived from the parent's id and the
+    /// position, which is stable for the same state too.
+    pub id: String,
+    pub kind: Kind,
+    pub children: Vec<View>,
+    /// Share of a row's width.
+    pub weight: f32,
+    pub enabled: bool,
+}
+
+impl View {
+    pub fn new(kind: Kind) -> View {
+        View { id: String::new(), kind, children: Vec::new(), weight: 1.0, enabled: true }
+    }
+
+    pub fn id(mut self, id: impl Into<String>) -> View {
+        self.id = id.into();
+        self
+    }
+
+    pub fn weight(mut self, w: f32) -> View {
+        self.weight = w;
+        self
+    }
+
+    pub fn enabled(mut self, enabled: bool) -> View {
+        self.enabled = enabled;
+        self
+    }
+
+    pub fn child(mut self, c: View) -> View {
+        self.children.push(c);
+        self
+    }
+
+    pub fn children(mut self, cs: impl IntoIterator<Item = View>) -> View {
+        self.children.extend(cs);
+        self
+    }
+
+    pub fn column(cs: impl IntoIterator<Item = View>) -> View {
+        View::new(Kind::Column).children(cs)
+    }
+
+    pub fn row(cs: impl IntoIterator<Item = View>) -> View {
+        View::new(Kind::Row).children(cs)
+    }
+
+    pub fn stack(cs: impl IntoIterator<Item = View>) -> View {
+        View::new(Kind::Stack).children(cs)
+    }
+
+    pub fn text(text: impl Into<String>) -> View {
+        View::new(Kind::Text { text: text.into(), style: TextStyle::Body })
+    }
+
+    pub fn styled(text: impl Into<String>, style: TextStyle) -> View {
+        View::new(Kind::Text { text: text.into(), style })
+    }
+
+    pub fn button(id: impl Into<String>, label: impl Into<String>) -> View {
+        View::new(Kind::Button { label: label.into(), danger: false }).id(id)
+    }
+
+    pub fn danger_button(id: impl Into<String>, label: impl Into<String>) -> View {
+        View::new(Kind::Button { label: label.into(), danger: true }).id(id)
+    }
+
+    pub fn field(id: impl Into<String>, value: &str, placeholder: &str, focused: bool) -> View {
+        View::new(Kind::TextField {
+            value: value.to_string(),
+            placeholder: placeholder.to_string(),
+            focused,
+            multiline: false,
+        })
+        .id(id)
+    }
+
+    pub fn multiline_field(id: impl Into<String>, value: &str, placeholder: &str, focused: bool) -> View {
+        View::new(Kind::TextField {
+            value: value.to_string(),
+            placeholder: placeholder.to_string(),
+            focused,
+            multiline: true,
+        })
+        .id(id)
+    }
+
+    pub fn list(id: impl Into<String>, offset: i32, items: impl IntoIterator<Item = View>) -> View {
+        View::new(Kind::List { offset }).id(id).children(items)
+    }
+
+    pub fn item(id: impl Into<String>, title: impl Into<String>, subtitle: impl Into<String>) -> View {
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: String::new() }).id(id)
+    }
+
+    pub fn item_with(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        subtitle: impl Into<String>,
+        trailing: impl Into<String>,
+    ) -> View {
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into() }).id(id)
+    }
+
+    pub fn checkbox(id: impl Into<String>, label: impl Into<String>, checked: bool) -> View {
+        View::new(Kind::Checkbox { label: label.into(), checked }).id(id)
+    }
+
+    pub fn switch(id: impl Into<String>, label: impl Into<String>, on: bool) -> View {
+        View::new(Kind::Switch { label: label.into(), on }).id(id)
+    }
+
+    /// A tab row: `tabs` are (id, label) pairs; `selected` indexes them.
+    pub fn tabs<'a>(id: impl Into<String>, tabs: impl IntoIterator<Item = (&'a str, &'a str)>, selected: usize) -> View {
+        View::new(Kind::Tabs).id(id).children(
+            tabs.into_iter()
+                .enumerate()
+                .map(|(i, (tid, label))| View::new(Kind::Tab { label: label.to_string(), selected: i == selected }).id(tid)),
+        )
+    }
+
+    pub fn dialog(id: impl Into<String>, title: impl Into<String>, content: impl IntoIterator<Item = View>) -> View {
+        View::new(Kind::Dialog { title: title.into() }).id(id).children(content)
+    }
+
+    pub fn icon(id: impl Into<String>, label: impl Into<String>, glyph: impl Into<String>, color: [u8; 3]) -> View {
+        View::new(Kind::Icon { label: label.into(), glyph: glyph.into(), color }).id(id)
+    }
+
+    pub fn app_bar(title: impl Into<String>) -> View {
+        View::new(Kind::AppBar { title: title.into() })
+    }
+
+    pub fn spacer(height: f32) -> View {
+        View::new(Kind::Spacer { height })
+    }
+
+    /// Role name used in the UI tree.
+    pub fn role(&self) -> &'static str {
+        match self.kind {
+            Kind::Column | Kind::Row | Kind::Stack => "container",
+            Kind::Text { .. } => "text",
+            Kind::Button { .. } => "button",
+            Kind::TextField { .. } => "textfield",
+            Kind::List { .. } => "list",
+            Kind::Item { .. } => "listitem",
+            Kind::Checkbox { .. } => "checkbox",
+            Kind::Switch { .. } => "switch",
+            Kind::Tabs => "tablist",
+            Kind::Tab { .. } => "tab",
+            Kind::Dialog { .. } => "dialog",
+            Kind::Icon { .. } => "icon",
+            Kind::AppBar { .. } => "appbar",
+            Kind::StatusBar { .. } => "statusbar",
+            Kind::Spacer { .. } => "container",
+        }
+    }
+
+    /// The text an agent reads for this node.
+    pub fn label(&self) -> String {
+        match &self.kind {
+            Kind::Text { text, .. } => text.clone(),
+            Kind::Button { label, .. } | Kind::Checkbox { label, .. } | Kind::Switch { label, .. } => label.clone(),
+            Kind::Tab { label, .. } | Kind::Icon { label, .. } => label.clone(),
+            Kind::TextField { value, placeholder, .. } => {
+                if value.is_empty() {
+                    placeholder.clone()
+                } else {
+                    value.clone()
+                }
+            }
+            Kind::Item { title, subtitle, trailing } => {
+                let mut s = title.clone();
+                for part in [subtitle, trailing] {
+                    if !part.is_empty() {
+                        s.push_str(" · ");
+                        s.push_str(part);
+                    }
+                }
+                s
+            }
+            Kind::Dialog { title } | Kind::AppBar { title } => title.clone(),
+            Kind::StatusBar { time } => time.clone(),
+            _ => String::new(),
+        }
+    }
+
+    /// Whether a tap on this node means something.
+    pub fn clickable(&self) -> bool {
+        self.enabled
+            && matches!(
+                self.kind,
+                Kind::Button { .. }
+                    | Kind::Item { .. }
+                    | Kind::Checkbox { .. }
+                    | Kind::Switch { .. }
+                    | Kind::Tab { .. }
+                    | Kind::Icon { .. }
+                    | Kind::TextField { .. }
+            )
+    }
+}
