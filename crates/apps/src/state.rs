@@ -175,7 +175,8 @@ impl DeviceState {
                     h.duration_min,
                     who.first
                 ),
-                time: w.now - (i as i64 + 1) * 95,
+                // Spread over the last days, newest first.
+                time: w.now - 40 - i as i64 * 11 * 60,
                 folder: Folder::Inbox,
                 read: i % 3 == 0,
             });

@@ -157,6 +157,17 @@ pub enum TasksCommand {
     },
     /// Show one task, with its hidden parameters and walkthrough
     Show { id: String },
+    /// Save a screenshot of a task's screen after the first N steps of its walkthrough
+    Screenshot {
+        id: String,
+        /// Walkthrough steps to play before the screenshot
+        #[arg(long, default_value_t = 0)]
+        steps: usize,
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        screen: ScreenArgs,
+    },
     /// Check that every task scores 0 after reset, 1 after its golden, 0 after reset again,
     /// and 1 after its walkthrough is played through the GUI
     Validate {
@@ -196,6 +207,21 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
         TasksCommand::Show { id } => {
             let task = tasks::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
             println!("{}", serde_json::to_string_pretty(&task)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        TasksCommand::Screenshot { id, steps, out, screen } => {
+            let task = tasks::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
+            let mut env = guigym_sim::SimEnv::new(screen.screen()?);
+            env.reset_sync(&task)?;
+            let mut golden = guigym_harness::GoldenPolicy::new(task.walkthrough.clone());
+            for _ in 0..steps {
+                let obs = env.observe_sync(Default::default())?;
+                env.step_sync(&golden.decide(&obs))?;
+            }
+            let obs = env.observe_sync(guigym_core::ObserveOptions { screenshot: true })?;
+            let png = obs.screenshot.map(|s| s.png).unwrap_or_default();
+            std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
+            println!("{} after {steps} steps: {}", task.id, obs.screen);
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Validate { suite, json, screen } => {

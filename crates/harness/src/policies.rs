@@ -50,7 +50,8 @@ impl GoldenPolicy {
         GoldenPolicy { walkthrough, next: 0, scrolls: 0 }
     }
 
-    fn decide(&mut self, obs: &Observation) -> Action {
+    /// The next action on this screen.
+    pub fn decide(&mut self, obs: &Observation) -> Action {
         let Some(step) = self.walkthrough.get(self.next).cloned() else {
             return Action::Terminate { status: TerminateStatus::Failure };
         };

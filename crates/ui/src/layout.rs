@@ -188,10 +188,12 @@ impl<'a> Layout<'a> {
             Kind::Stack => {
                 for (i, c) in view.children.iter().enumerate() {
                     if let Kind::Dialog { .. } = c.kind {
-                        let cw = (w - 48.0 * scale).min(320.0 * scale);
-                        let ch = intrinsic(c, cw, scale).min(h);
-                        let full = rect(0.0, 0.0, self.screen.width as f32, self.screen.height as f32);
-                        self.place(c, rect(x + (w - cw) / 2.0, y + (h - ch) / 2.0, cw, ch), full, Some(index), &child_id(i));
+                        // A dialog is centred on the whole screen, whatever holds it.
+                        let (sw, sh) = (self.screen.width as f32, self.screen.height as f32);
+                        let cw = (sw - 48.0 * scale).min(320.0 * scale);
+                        let ch = intrinsic(c, cw, scale).min(sh);
+                        let full = rect(0.0, 0.0, sw, sh);
+                        self.place(c, rect((sw - cw) / 2.0, (sh - ch) / 2.0, cw, ch), full, Some(index), &child_id(i));
                     } else {
                         self.place(c, r, clip, Some(index), &child_id(i));
                     }

@@ -22,6 +22,8 @@ struct Prepared {
     spec: Arc<TaskSpec>,
     family: &'static dyn Family,
     initial: Arc<DeviceState>,
+    /// Edited by a test after setup: never reused for a plain reset.
+    staged: bool,
 }
 
 /// One simulated phone.
@@ -59,13 +61,13 @@ impl SimEnv {
 
     fn prepare(&mut self, task: &TaskSpec) -> Result<Prepared, EnvError> {
         if let Some(p) = &self.prepared {
-            if *p.spec == *task {
+            if !p.staged && *p.spec == *task {
                 return Ok(p.clone());
             }
         }
         let family = tasks::family(&task.family).ok_or_else(|| EnvError::BadTask(format!("unknown task family \"{}\"", task.family)))?;
         let initial = tasks::initial_state(task).map_err(EnvError::BadTask)?;
-        Ok(Prepared { spec: Arc::new(task.clone()), family, initial: Arc::new(initial) })
+        Ok(Prepared { spec: Arc::new(task.clone()), family, initial: Arc::new(initial), staged: false })
     }
 
     pub fn observe_sync(&self, options: ObserveOptions) -> Result<Observation, EnvError> {
@@ -128,12 +130,28 @@ impl SimEnv {
 
     pub fn reset_sync(&mut self, task: &TaskSpec) -> Result<(), EnvError> {
         let prepared = self.prepare(task)?;
+        self.install(prepared);
+        Ok(())
+    }
+
+    /// Resets to a task whose initial state is edited first: for tests that stage a
+    /// situation (a fact changed in one app) and check that the verifier follows it.
+    pub fn reset_staged(&mut self, task: &TaskSpec, stage: impl FnOnce(&mut DeviceState)) -> Result<(), EnvError> {
+        let mut prepared = self.prepare(task)?;
+        let mut initial = (*prepared.initial).clone();
+        stage(&mut initial);
+        prepared.initial = Arc::new(initial);
+        prepared.staged = true;
+        self.install(prepared);
+        Ok(())
+    }
+
+    fn install(&mut self, prepared: Prepared) {
         self.state = Some((*prepared.initial).clone());
         self.prepared = Some(prepared);
         self.log = EpisodeLog::default();
         self.step = 0;
         self.feedback = None;
-        Ok(())
     }
 
     pub fn evaluate_sync(&self) -> Result<Verdict, EnvError> {

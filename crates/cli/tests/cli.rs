@@ -1,0 +1,85 @@
+//! The binary as a user runs it: validate, eval with JSON output, runs, bad input.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn guigym() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_guigym"))
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("guigym-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn validate_smoke_json_passes_every_task() {
+    let out = guigym().args(["tasks", "validate", "--suite", "smoke", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["failed"], 0);
+    assert!(v["tasks"].as_u64().unwrap() >= 40);
+    assert!(v["families"].as_u64().unwrap() >= 8);
+}
+
+#[test]
+fn eval_writes_the_report_and_runs_show_it() {
+    let dir = temp("eval");
+    let report = dir.join("r.json");
+    let store = dir.join("store");
+    let out = guigym()
+        .args(["eval", "--suite", "smoke", "--policy", "golden", "--attempts", "2", "--parallel", "3", "--out"])
+        .arg(&report)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("overall"), "prints a table: {stdout}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    for key in [
+        "suite", "policy", "tasks", "attempts_per_task", "success_rate", "pass_at_n", "pass_hat_n", "mean_steps",
+        "infra_failures", "false_complete", "by_family",
+    ] {
+        assert!(r.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(r["success_rate"], 1.0);
+    assert_eq!(r["pass_hat_n"], 1.0);
+    assert_eq!(r["infra_failures"], 0);
+
+    let out = guigym().args(["runs", "list", "--json", "--store"]).arg(&store).output().unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = runs[0]["id"].as_i64().unwrap();
+    let out = guigym().args(["runs", "show", &id.to_string(), "--store"]).arg(&store).output().unwrap();
+    assert!(out.status.success());
+    let show: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(show["report"]["success_rate"], 1.0);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let out = guigym().args(["eval", "--suite", "nope", "--store"]).arg(temp("bad")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown suite \"nope\""));
+    let out = guigym().args(["tasks", "show", "no.such/1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no task"));
+    let out = guigym().args(["eval", "--policy", "telepathy"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "usage errors exit 2");
+    let out = guigym().args(["runs", "show", "999", "--store"]).arg(temp("empty")).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no run with id 999"));
+}
+
+#[test]
+fn bench_sim_prints_its_figures() {
+    let out = guigym().args(["bench", "sim", "--json", "--iterations", "20", "--instances", "50"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["reset_same_task_p50_ms", "reset_same_task_p99_ms", "step_p50_ms", "observe_p50_ms", "observe_screenshot_p50_ms", "instances_up_ms", "memory_per_instance_kib"] {
+        assert!(v[key].is_number(), "missing {key}");
+    }
+}

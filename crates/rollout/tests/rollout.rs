@@ -1,0 +1,279 @@
+//! The one rollout path end to end on the sim backend: validation of every shipped task,
+//! eval figures, the store, infrastructure failures and malformed policy output.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use guigym_apps::tasks;
+use guigym_core::{Action, Attempt, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
+use guigym_harness::{GoldenPolicy, Policy, PolicyError, PolicyFactory, PolicyInput, PolicyKind, PolicyOutput};
+use guigym_rollout::{eval, validate_task, EvalConfig, Progress, Store};
+use guigym_sim::{SimEnv, SimProvider};
+use guigym_ui::Screen;
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().expect("runtime").block_on(f)
+}
+
+fn temp_store(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("guigym-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[derive(Default)]
+struct Collect(Mutex<Vec<Attempt>>);
+
+impl Progress for Collect {
+    fn attempt_done(&self, a: &Attempt) {
+        self.0.lock().unwrap().push(a.clone());
+    }
+}
+
+#[test]
+fn every_shipped_task_validates() {
+    block_on(async {
+        let all = tasks::suite("all").unwrap();
+        let families: std::collections::BTreeSet<&str> = all.iter().map(|t| t.family.as_str()).collect();
+        assert!(families.len() >= 8);
+        let mut env = SimEnv::new(Screen::PHONE);
+        for task in &all {
+            let v = validate_task(&mut env, task).await.unwrap();
+            assert!(v.passed, "{} failed: {:?}", task.id, v.failure);
+        }
+    });
+}
+
+#[test]
+fn smoke_suite_is_big_enough_and_stable() {
+    let smoke = tasks::suite("smoke").unwrap();
+    assert!(smoke.len() >= 40);
+    let families: std::collections::BTreeSet<&str> = smoke.iter().map(|t| t.family.as_str()).collect();
+    assert!(families.len() >= 8);
+    for kind in ["cross.", "info.", "infeasible."] {
+        assert!(families.iter().filter(|f| f.starts_with(kind)).count() >= 1, "{kind}");
+    }
+    assert!(families.iter().filter(|f| f.starts_with("cross.")).count() >= 2);
+    assert_eq!(smoke, tasks::suite("smoke").unwrap(), "suites are generated deterministically");
+    // Ids are unique.
+    let ids: std::collections::BTreeSet<&str> = smoke.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids.len(), smoke.len());
+}
+
+#[test]
+fn golden_eval_succeeds_and_the_store_holds_every_step() {
+    block_on(async {
+        let dir = temp_store("golden");
+        let store = Arc::new(Store::open(&dir).unwrap());
+        let tasks = Arc::new(tasks::suite("smoke").unwrap());
+        let config = EvalConfig { suite: "smoke".into(), attempts: 2, parallel: 4, ..Default::default() };
+        let collect = Arc::new(Collect::default());
+        let (run_id, report) = eval(
+            tasks.clone(),
+            &config,
+            Arc::new(SimProvider::default()),
+            Arc::new(PolicyKind::Golden),
+            Some(store.clone()),
+            collect.clone(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(report.success_rate, 1.0);
+        assert_eq!(report.pass_hat_n, 1.0);
+        assert_eq!(report.infra_failures, 0);
+        assert_eq!(report.attempts, tasks.len() * 2);
+        assert_eq!(report.false_complete, 0);
+
+        let attempts = collect.0.lock().unwrap().clone();
+        let total: usize = attempts.iter().map(|a| a.trajectory.steps.len()).sum();
+        let detail = store.show_run(run_id).unwrap();
+        assert_eq!(detail.steps as usize, total);
+        assert_eq!(detail.run.attempts as usize, attempts.len());
+        assert!(detail.run.finished_at.is_some());
+        let stored = store.steps_of_run(run_id).unwrap();
+        for a in &attempts {
+            let mine: Vec<_> = stored.iter().filter(|s| s.0 == a.task_id && s.1 == a.attempt_index).collect();
+            assert_eq!(mine.len(), a.trajectory.steps.len(), "{}", a.task_id);
+            for (s, step) in mine.iter().zip(&a.trajectory.steps) {
+                assert_eq!(s.3, step.action.as_ref().map(|x| x.to_json()));
+            }
+        }
+        // The report is stored with the run and names its harness config.
+        assert_eq!(detail.report.unwrap()["success_rate"], 1.0);
+        assert!(detail.config["harness"]["codec"].is_string());
+        let _ = std::fs::remove_dir_all(dir);
+    });
+}
+
+#[test]
+fn random_policy_rarely_succeeds() {
+    block_on(async {
+        let tasks = Arc::new(tasks::suite("smoke").unwrap());
+        let config = EvalConfig { suite: "smoke".into(), attempts: 2, parallel: 2, ..Default::default() };
+        let (_, report) =
+            eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Random), None, Arc::new(())).await.unwrap();
+        assert!(report.success_rate <= 0.2, "random succeeded {}", report.success_rate);
+        assert!(report.mean_steps > 5.0);
+    });
+}
+
+/// An instance that dies (as a crashed worker would) after a few steps, the first
+/// `failures` times an instance is created.
+struct Flaky {
+    created: AtomicUsize,
+    failures: usize,
+}
+
+struct FlakyEnv {
+    inner: SimEnv,
+    steps_left: Option<u32>,
+}
+
+#[async_trait]
+impl Env for FlakyEnv {
+    async fn reset(&mut self, task: &TaskSpec) -> Result<Observation, EnvError> {
+        self.inner.reset(task).await
+    }
+    async fn observe(&mut self, o: ObserveOptions) -> Result<Observation, EnvError> {
+        self.inner.observe(o).await
+    }
+    async fn step(&mut self, a: &Action) -> Result<StepOutcome, EnvError> {
+        if let Some(n) = self.steps_left.as_mut() {
+            if *n == 0 {
+                return Err(EnvError::Infra("instance lost".into()));
+            }
+            *n -= 1;
+        }
+        self.inner.step(a).await
+    }
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        self.inner.evaluate().await
+    }
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        self.inner.state_hash().await
+    }
+}
+
+#[async_trait]
+impl EnvProvider for Flaky {
+    fn backend(&self) -> String {
+        "flaky-sim".into()
+    }
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        let n = self.created.fetch_add(1, Ordering::SeqCst);
+        let steps_left = (n < self.failures).then_some(2);
+        Ok(Box::new(FlakyEnv { inner: SimEnv::new(Screen::PHONE), steps_left }))
+    }
+}
+
+#[test]
+fn infrastructure_failures_are_rerun_and_never_scored() {
+    block_on(async {
+        let tasks = Arc::new(tasks::suite("smoke").unwrap());
+        let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, ..Default::default() };
+        let dir = temp_store("flaky");
+        let store = Arc::new(Store::open(&dir).unwrap());
+        let provider = Arc::new(Flaky { created: AtomicUsize::new(0), failures: 3 });
+        let (run_id, report) =
+            eval(tasks.clone(), &config, provider, Arc::new(PolicyKind::Golden), Some(store.clone()), Arc::new(())).await.unwrap();
+        assert_eq!(report.infra_failures, 3);
+        assert_eq!(report.unscored, 0);
+        assert_eq!(report.attempts, tasks.len());
+        assert_eq!(report.success_rate, 1.0, "re-run attempts score as a fault-free run");
+        assert_eq!(store.show_run(run_id).unwrap().infra_failures, 3);
+        let _ = std::fs::remove_dir_all(dir);
+    });
+}
+
+/// A policy whose server is down: every try is an infrastructure failure, nothing is scored,
+/// nothing crashes.
+struct Down;
+
+#[async_trait]
+impl Policy for Down {
+    async fn act(&mut self, _input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
+        Err(PolicyError::Unavailable("connection refused".into()))
+    }
+}
+
+struct DownFactory;
+
+impl PolicyFactory for DownFactory {
+    fn name(&self) -> String {
+        "down".into()
+    }
+    fn for_attempt(&self, _task: &TaskSpec, _attempt: u32) -> Box<dyn Policy> {
+        Box::new(Down)
+    }
+}
+
+#[test]
+fn a_policy_that_stays_down_leaves_attempts_unscored() {
+    block_on(async {
+        let tasks = Arc::new(tasks::suite("smoke").unwrap()[..3].to_vec());
+        let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, max_infra_retries: 2, ..Default::default() };
+        let (_, report) =
+            eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(DownFactory), None, Arc::new(())).await.unwrap();
+        assert_eq!(report.attempts, 0);
+        assert_eq!(report.unscored, 3);
+        assert_eq!(report.infra_failures, 9);
+    });
+}
+
+/// Garbage first, then the walkthrough: the garbage is an invalid step whose parse error the
+/// policy sees next, and the attempt still succeeds.
+struct GarbageFirst {
+    golden: GoldenPolicy,
+    sent_garbage: bool,
+    seen_feedback: Arc<Mutex<Option<String>>>,
+}
+
+#[async_trait]
+impl Policy for GarbageFirst {
+    async fn act(&mut self, input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
+        if !self.sent_garbage {
+            self.sent_garbage = true;
+            return Ok(PolicyOutput { raw: "I will click {\"action\": \"click\", \"at\": [1,".into(), usage: None });
+        }
+        if input.history.len() == 1 {
+            *self.seen_feedback.lock().unwrap() = input.observation.feedback.clone();
+        }
+        self.golden.act(input).await
+    }
+}
+
+#[test]
+fn malformed_output_is_an_invalid_step_not_a_crash() {
+    block_on(async {
+        let task = tasks::find_task("messages.send/0").unwrap();
+        let seen = Arc::new(Mutex::new(None));
+        let mut policy = GarbageFirst { golden: GoldenPolicy::new(task.walkthrough.clone()), sent_garbage: false, seen_feedback: seen.clone() };
+        let mut env = SimEnv::new(Screen::PHONE);
+        let harness = guigym_harness::Harness::default();
+        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &harness, 0, &mut guigym_rollout::NullRecorder)
+            .await
+            .unwrap();
+        let first = &attempt.trajectory.steps[0];
+        assert!(first.invalid);
+        assert!(first.action.is_none());
+        assert!(first.feedback.as_deref().unwrap().contains("no JSON action") || first.feedback.as_deref().unwrap().contains("malformed"));
+        assert!(seen.lock().unwrap().as_deref().unwrap_or("").starts_with("invalid action"));
+        assert!(attempt.verdict.success);
+    });
+}
+
+#[test]
+fn terminating_with_success_on_an_unsolved_task_is_a_false_complete() {
+    block_on(async {
+        let task = tasks::find_task("contacts.add/0").unwrap();
+        let mut policy = GoldenPolicy::new(vec![Action::Terminate { status: guigym_core::TerminateStatus::Success }]);
+        let mut env = SimEnv::new(Screen::PHONE);
+        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &Default::default(), 0, &mut guigym_rollout::NullRecorder)
+            .await
+            .unwrap();
+        assert!(attempt.false_complete());
+        assert_eq!(attempt.trajectory.steps.len(), 1);
+    });
+}
