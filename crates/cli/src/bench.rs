@@ -110,8 +110,12 @@ fn bench_sim(iterations: usize, instances: usize) -> anyhow::Result<SimFigures> 
         r?;
         fresh.push(ms);
     }
-    // Step: the task's first walkthrough tap, from a fresh reset each time.
-    let first = Action::OpenApp { name: "Contacts".into() };
+    // Step: a tap on the home screen's Contacts icon (hit test, app launch), from a fresh
+    // reset each time.
+    let home = env.observe_sync(ObserveOptions::default())?;
+    let icon = home.node("app:Contacts").ok_or_else(|| anyhow!("the home screen has no Contacts icon"))?;
+    let (x, y) = icon.bounds.center();
+    let first = Action::click_at(x, y);
     let mut steps = Vec::with_capacity(iterations);
     for _ in 0..iterations {
         env.reset_sync(&task)?;

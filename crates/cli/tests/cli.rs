@@ -1,5 +1,7 @@
 //! The binary as a user runs it: validate, eval with JSON output, runs, bad input.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::PathBuf;
 use std::process::Command;
 

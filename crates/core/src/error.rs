@@ -30,7 +30,7 @@ pub enum EnvError {
     BadTask(String),
     /// An operation that needs a reset came first.
     #[error("reset needed before {0}")]
-    ResetNeeded(&'static str),
+    ResetNeeded(String),
 }
 
 impl EnvError {

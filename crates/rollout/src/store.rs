@@ -98,6 +98,15 @@ pub struct RunRow {
 }
 
 #[derive(Debug, Clone, Serialize)]
+pub struct StoredStep {
+    pub task_id: String,
+    pub attempt_index: u32,
+    pub index: u32,
+    /// The parsed action as canonical JSON; `None` when the output could not be parsed.
+    pub action: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
 pub struct RunDetail {
     pub run: RunRow,
     pub config: serde_json::Value,
@@ -267,14 +276,16 @@ impl Store {
         found.ok_or(StoreError::NoRun(id))
     }
 
-    /// The steps stored for one run's attempts, in order: (task id, attempt index, step).
-    pub fn steps_of_run(&self, run_id: i64) -> Result<Vec<(String, u32, u32, Option<String>)>, StoreError> {
+    /// The steps stored for one run's scored attempts, in order.
+    pub fn steps_of_run(&self, run_id: i64) -> Result<Vec<StoredStep>, StoreError> {
         self.with(|c| {
             let mut stmt = c.prepare(
                 "SELECT a.task_id, a.attempt_index, s.idx, s.action FROM steps s JOIN attempts a ON s.attempt_id = a.id
                  WHERE a.run_id = ?1 AND a.status = 'done' ORDER BY a.task_id, a.attempt_index, s.idx",
             )?;
-            let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+            let rows = stmt.query_map([run_id], |r| {
+                Ok(StoredStep { task_id: r.get(0)?, attempt_index: r.get(1)?, index: r.get(2)?, action: r.get(3)? })
+            })?;
             rows.collect()
         })
     }

@@ -1,6 +1,8 @@
 //! The one rollout path end to end on the sim backend: validation of every shipped task,
 //! eval figures, the store, infrastructure failures and malformed policy output.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -94,10 +96,11 @@ fn golden_eval_succeeds_and_the_store_holds_every_step() {
         assert!(detail.run.finished_at.is_some());
         let stored = store.steps_of_run(run_id).unwrap();
         for a in &attempts {
-            let mine: Vec<_> = stored.iter().filter(|s| s.0 == a.task_id && s.1 == a.attempt_index).collect();
+            let mine: Vec<_> = stored.iter().filter(|s| s.task_id == a.task_id && s.attempt_index == a.attempt_index).collect();
             assert_eq!(mine.len(), a.trajectory.steps.len(), "{}", a.task_id);
             for (s, step) in mine.iter().zip(&a.trajectory.steps) {
-                assert_eq!(s.3, step.action.as_ref().map(|x| x.to_json()));
+                assert_eq!(s.index, step.index);
+                assert_eq!(s.action, step.action.as_ref().map(|x| x.to_json()));
             }
         }
         // The report is stored with the run and names its harness config.

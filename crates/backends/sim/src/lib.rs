@@ -54,7 +54,7 @@ impl SimEnv {
 
     /// Puts the instance straight into the task's completed state.
     pub fn apply_golden_sync(&mut self) -> Result<(), EnvError> {
-        let (Some(p), Some(state)) = (&self.prepared, &mut self.state) else { return Err(EnvError::ResetNeeded("golden")) };
+        let (Some(p), Some(state)) = (&self.prepared, &mut self.state) else { return Err(EnvError::ResetNeeded("golden".into())) };
         p.family.golden(&p.spec.params, state, &mut self.log);
         Ok(())
     }
@@ -71,7 +71,7 @@ impl SimEnv {
     }
 
     pub fn observe_sync(&self, options: ObserveOptions) -> Result<Observation, EnvError> {
-        let state = self.state.as_ref().ok_or(EnvError::ResetNeeded("observe"))?;
+        let state = self.state.as_ref().ok_or_else(|| EnvError::ResetNeeded("observe".into()))?;
         let root = shell::view(state);
         let layout = Layout::new(&root, self.screen);
         let screenshot = if options.screenshot {
@@ -99,7 +99,7 @@ impl SimEnv {
 
     /// Applies one action synchronously.
     pub fn step_sync(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
-        let state = self.state.as_mut().ok_or(EnvError::ResetNeeded("step"))?;
+        let state = self.state.as_mut().ok_or_else(|| EnvError::ResetNeeded("step".into()))?;
         if self.log.terminated.is_some() {
             return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true });
         }
@@ -155,7 +155,7 @@ impl SimEnv {
     }
 
     pub fn evaluate_sync(&self) -> Result<Verdict, EnvError> {
-        let (Some(p), Some(state)) = (&self.prepared, &self.state) else { return Err(EnvError::ResetNeeded("evaluate")) };
+        let (Some(p), Some(state)) = (&self.prepared, &self.state) else { return Err(EnvError::ResetNeeded("evaluate".into())) };
         let log = &self.log;
         catch_unwind(AssertUnwindSafe(|| p.family.verify(&p.spec.params, &p.initial, state, log)))
             .map_err(|_| EnvError::Infra(format!("verifier of {} panicked", p.spec.family)))
@@ -163,7 +163,7 @@ impl SimEnv {
 
     /// Hash of the whole state: device, episode log and step counter.
     pub fn hash(&self) -> Result<String, EnvError> {
-        let state = self.state.as_ref().ok_or(EnvError::ResetNeeded("state_hash"))?;
+        let state = self.state.as_ref().ok_or_else(|| EnvError::ResetNeeded("state_hash".into()))?;
         let bytes = serde_json::to_vec(&(state, &self.log, self.step)).map_err(|e| EnvError::Infra(e.to_string()))?;
         Ok(sha256_hex(&bytes))
     }

@@ -1,6 +1,8 @@
 //! Behaviour of the simulated phone through the `Env` trait: exact reset, invalid actions as
 //! feedback, side-effect detection, verifier isolation.
 
+#![allow(clippy::unwrap_used)]
+
 use guigym_apps::tasks;
 use guigym_core::{Action, Env, ObserveOptions, Point, TaskSpec};
 use guigym_sim::SimEnv;
