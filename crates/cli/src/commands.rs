@@ -19,17 +19,72 @@ use crate::StoreArgs;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum PolicyArg {
+    /// Plays each task's walkthrough through the GUI
     Golden,
+    /// Seeded random taps and typing
     Random,
+    /// An OpenAI-compatible chat-completions server (vLLM, SGLang, hosted APIs)
+    Openai,
 }
 
-impl From<PolicyArg> for PolicyKind {
-    fn from(p: PolicyArg) -> PolicyKind {
-        match p {
-            PolicyArg::Golden => PolicyKind::Golden,
-            PolicyArg::Random => PolicyKind::Random,
+/// Settings of the `openai` policy.
+#[derive(Args)]
+pub struct OpenAiArgs {
+    /// Base URL ending in /v1; repeat for several servers (each trajectory sticks to one)
+    #[arg(long = "base-url")]
+    base_urls: Vec<String>,
+    #[arg(long, default_value = "default")]
+    model: String,
+    /// Environment variable holding the API key
+    #[arg(long, default_value = "OPENAI_API_KEY")]
+    api_key_env: String,
+    #[arg(long, default_value_t = 0.0)]
+    temperature: f32,
+    #[arg(long, default_value_t = 512)]
+    max_tokens: u32,
+    /// Per-request timeout
+    #[arg(long, default_value_t = 120_000)]
+    timeout_ms: u64,
+    /// Retries on 5xx, 429 and timeouts before the attempt counts as an infrastructure failure
+    #[arg(long, default_value_t = 4)]
+    max_retries: u32,
+    #[arg(long, default_value_t = 500)]
+    backoff_ms: u64,
+}
+
+pub fn policy(kind: PolicyArg, openai: &OpenAiArgs) -> anyhow::Result<Arc<dyn PolicyFactory>> {
+    Ok(match kind {
+        PolicyArg::Golden => Arc::new(PolicyKind::Golden),
+        PolicyArg::Random => Arc::new(PolicyKind::Random),
+        PolicyArg::Openai => {
+            if openai.base_urls.is_empty() {
+                bail!("--policy openai needs at least one --base-url (e.g. http://127.0.0.1:8000/v1)");
+            }
+            let config = guigym_harness::openai::OpenAiConfig {
+                base_urls: openai.base_urls.clone(),
+                model: openai.model.clone(),
+                api_key_env: Some(openai.api_key_env.clone()),
+                temperature: openai.temperature,
+                max_tokens: openai.max_tokens,
+                timeout_ms: openai.timeout_ms,
+                max_retries: openai.max_retries,
+                backoff_ms: openai.backoff_ms,
+                extra_body: serde_json::Value::Null,
+            };
+            Arc::new(guigym_harness::openai::OpenAiFactory::new(config).map_err(|e| anyhow!(e))?)
         }
+    })
+}
+
+pub fn harness_config(path: &Option<PathBuf>, screenshots: bool) -> anyhow::Result<guigym_harness::HarnessConfig> {
+    let mut config = match path {
+        Some(p) => guigym_harness::HarnessConfig::load(p)?,
+        None => guigym_harness::HarnessConfig::default(),
+    };
+    if screenshots && !config.observation.screenshots() {
+        config.observation = guigym_harness::ObservationMode::Both;
     }
+    Ok(config)
 }
 
 #[derive(Args)]
@@ -58,13 +113,21 @@ pub struct EvalArgs {
     suite: String,
     #[arg(long, value_enum, default_value = "golden")]
     policy: PolicyArg,
+    #[command(flatten)]
+    openai: OpenAiArgs,
+    /// Harness config (JSON or YAML): prompt, observation mode, history, codec, coordinates
+    #[arg(long)]
+    harness: Option<PathBuf>,
+    /// Run only the first N tasks of the suite
+    #[arg(long)]
+    limit: Option<usize>,
     /// Attempts per task (n of pass@n)
     #[arg(long, default_value_t = 1)]
     attempts: u32,
     /// Attempts in flight
     #[arg(long, default_value_t = 4)]
     parallel: usize,
-    /// Render a screenshot at every step (stored as blobs)
+    /// Show the policy a screenshot at every step (stored as blobs); same as observation `both`
     #[arg(long)]
     screenshots: bool,
     /// Write the report as JSON to this file
@@ -119,17 +182,21 @@ pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     if args.attempts == 0 {
         bail!("--attempts must be at least 1");
     }
-    let tasks = Arc::new(suite_tasks(&args.suite)?);
+    let mut tasks = suite_tasks(&args.suite)?;
+    if let Some(n) = args.limit {
+        tasks.truncate(n);
+    }
+    let tasks = Arc::new(tasks);
     let store = Arc::new(open_store(&args.store)?);
     let config = EvalConfig {
         suite: args.suite.clone(),
         attempts: args.attempts,
         parallel: args.parallel.max(1),
         max_infra_retries: 3,
-        harness: guigym_harness::HarnessConfig { screenshots: args.screenshots, ..Default::default() },
+        harness: harness_config(&args.harness, args.screenshots)?,
     };
     let provider: Arc<dyn EnvProvider> = Arc::new(SimProvider { screen: args.screen.screen()? });
-    let policy: Arc<dyn PolicyFactory> = Arc::new(PolicyKind::from(args.policy));
+    let policy = policy(args.policy, &args.openai)?;
     let progress = bar(tasks.len() as u64 * args.attempts as u64);
     let (run_id, report) = run_eval(tasks, &config, provider, policy, Some(store), Arc::new(Bar(progress.clone()))).await?;
     progress.finish_and_clear();
@@ -277,6 +344,9 @@ pub enum RunsCommand {
     /// Show one run: its config, its report and its counts
     Show {
         id: i64,
+        /// Also list every step: output, action, feedback, usage, endpoint
+        #[arg(long)]
+        steps: bool,
         #[command(flatten)]
         store: StoreArgs,
     },
@@ -306,8 +376,12 @@ pub fn runs(command: RunsCommand) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        RunsCommand::Show { id, store } => {
-            let detail = open_store(&store)?.show_run(id)?;
+        RunsCommand::Show { id, store, steps } => {
+            let store = open_store(&store)?;
+            let mut detail = serde_json::to_value(store.show_run(id)?)?;
+            if steps {
+                detail["step_details"] = serde_json::Value::Array(store.step_details(id)?);
+            }
             println!("{}", serde_json::to_string_pretty(&detail)?);
             Ok(ExitCode::SUCCESS)
         }

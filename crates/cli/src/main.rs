@@ -5,6 +5,7 @@
 
 mod bench;
 mod commands;
+mod policy_server;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +40,8 @@ enum Command {
         #[command(subcommand)]
         command: commands::RunsCommand,
     },
+    /// Serve a scripted OpenAI-compatible policy on loopback (for testing a harness end to end)
+    PolicyServer(policy_server::ServerArgs),
     /// Measure the platform's speed
     Bench {
         #[command(subcommand)]
@@ -69,6 +72,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Eval(args) => runtime.block_on(commands::eval(args)),
         Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
         Command::Runs { command } => commands::runs(command),
+        Command::PolicyServer(args) => runtime.block_on(policy_server::run(args)),
         Command::Bench { command } => runtime.block_on(bench::run(command)),
     }
 }

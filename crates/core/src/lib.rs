@@ -19,7 +19,7 @@ pub use error::{EnvError, InvalidAction};
 pub use observation::{Bounds, Observation, Screenshot, UiNode};
 pub use rng::Rng;
 pub use task::TaskSpec;
-pub use trajectory::{Attempt, Step, Trajectory};
+pub use trajectory::{Attempt, Step, TokenUsage, Trajectory};
 pub use verdict::{Check, Verdict};
 
 /// Hex SHA-256 of bytes: the one hash used for state hashes and content-addressed blobs.

@@ -96,8 +96,15 @@ impl Observation {
         self.ui_tree.iter().find(|n| n.id == id)
     }
 
-    /// The UI tree as indented text, one node a line: what text-only agents read.
+    /// The UI tree as indented text, one node a line: what text-only agents read. Each line
+    /// starts with the node's index in `ui_tree`.
     pub fn ui_text(&self) -> String {
+        self.ui_text_scaled(1.0, 1.0)
+    }
+
+    /// `ui_text` with bounds multiplied by (sx, sy): for a model that sees a resized image or
+    /// normalized coordinates.
+    pub fn ui_text_scaled(&self, sx: f32, sy: f32) -> String {
         let mut depth = vec![0usize; self.ui_tree.len()];
         let mut out = String::new();
         for (i, n) in self.ui_tree.iter().enumerate() {
@@ -106,12 +113,14 @@ impl Observation {
                 continue;
             }
             out.push_str(&"  ".repeat(depth[i]));
-            out.push_str(&format!("[{}] {}", n.id, n.role));
+            out.push_str(&format!("{i} [{}] {}", n.id, n.role));
             if !n.text.is_empty() {
                 out.push_str(&format!(" \"{}\"", n.text));
             }
             let b = n.bounds;
-            out.push_str(&format!(" @({},{},{},{})", b.x, b.y, b.w, b.h));
+            let (x, y) = ((b.x as f32 * sx).round(), (b.y as f32 * sy).round());
+            let (w, h) = ((b.w as f32 * sx).round(), (b.h as f32 * sy).round());
+            out.push_str(&format!(" @({x},{y},{w},{h})"));
             for (flag, name) in [
                 (n.clickable, "clickable"),
                 (n.editable, "editable"),

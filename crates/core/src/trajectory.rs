@@ -4,6 +4,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Action, Verdict};
 
+/// Tokens of one policy call, as the server reported them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TokenUsage {
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+    /// Prompt tokens served from the engine's prefix cache, when the server reports them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u32>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     pub index: u32,
@@ -21,6 +31,22 @@ pub struct Step {
     pub invalid: bool,
     pub policy_ms: f64,
     pub env_ms: f64,
+    /// Time the harness spent building the prompt and parsing the reply.
+    #[serde(default)]
+    pub harness_ms: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TokenUsage>,
+    /// The reply's token ids and log-probabilities, when the server returned them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_ids: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logprobs: Option<Vec<f32>>,
+    /// Which server answered (for sticky-routing checks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// The prompt as text (chat template, images as placeholders), for inspection.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prompt: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -1,5 +1,6 @@
 //! Built-in scripted policies: `golden` plays a task's walkthrough through the GUI, `random`
-//! taps and types at random (a floor for success rates).
+//! taps and types at random (a floor for success rates). Both answer in the harness's codec,
+//! so they exercise the same parsing path as a model.
 
 use async_trait::async_trait;
 use guigym_core::action::Target;
@@ -98,7 +99,7 @@ fn with_point(action: Action, p: Point) -> Action {
 impl Policy for GoldenPolicy {
     async fn act(&mut self, input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
         let action = self.decide(input.observation);
-        Ok(PolicyOutput { raw: action.to_json(), usage: None })
+        Ok(PolicyOutput { raw: input.prompt.encode(&action, input.observation), ..Default::default() })
     }
 }
 
@@ -147,6 +148,6 @@ impl RandomPolicy {
 impl Policy for RandomPolicy {
     async fn act(&mut self, input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
         let action = self.decide(input.observation);
-        Ok(PolicyOutput { raw: action.to_json(), usage: None })
+        Ok(PolicyOutput { raw: input.prompt.encode(&action, input.observation), ..Default::default() })
     }
 }

@@ -4,20 +4,33 @@ use async_trait::async_trait;
 use guigym_core::{Observation, Step, TaskSpec};
 use serde::{Deserialize, Serialize};
 
+use crate::prompt::Prompt;
+
 /// What a policy is shown for one decision.
 pub struct PolicyInput<'a> {
     /// The task's instruction: the only part of the task a policy sees.
     pub instruction: &'a str,
     pub observation: &'a Observation,
+    /// The messages the harness built for this step.
+    pub prompt: &'a Prompt,
     /// Earlier steps of this attempt.
     pub history: &'a [Step],
+    /// Stable for the attempt's whole life: routes every request to the same engine.
+    pub trajectory_id: &'a str,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Usage {
-    pub prompt_tokens: u32,
-    pub completion_tokens: u32,
-    pub cached_tokens: u32,
+/// Tokens of one call, as the server reported them.
+pub type Usage = guigym_core::TokenUsage;
+
+/// Token ids and log-probabilities, when the server returns them.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TokenData {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_ids: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_ids: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logprobs: Option<Vec<f32>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -25,14 +38,21 @@ pub struct PolicyOutput {
     /// The raw text, as the policy produced it.
     pub raw: String,
     pub usage: Option<Usage>,
+    pub tokens: Option<TokenData>,
+    /// Which server answered.
+    pub endpoint: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PolicyError {
-    /// The policy's server is down or timed out: not the agent's failure.
+    /// The policy's server is down, overloaded or timed out, after retries: not the agent's
+    /// failure.
     #[error("policy unavailable: {0}")]
     Unavailable(String),
+    /// The server refused the request (4xx): a configuration problem, not the agent's.
+    #[error("policy rejected the request: {0}")]
+    Rejected(String),
 }
 
 #[async_trait]
@@ -45,4 +65,8 @@ pub trait PolicyFactory: Send + Sync {
     /// The name reported with results (`golden`, `random`, a model name).
     fn name(&self) -> String;
     fn for_attempt(&self, task: &TaskSpec, attempt: u32) -> Box<dyn Policy>;
+    /// A description of the policy's settings, stored with runs.
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({ "name": self.name() })
+    }
 }

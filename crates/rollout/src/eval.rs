@@ -71,7 +71,7 @@ pub async fn eval(
             &config.suite,
             &policy.name(),
             &provider.backend(),
-            &serde_json::json!({ "eval": config, "harness": config.harness }),
+            &serde_json::json!({ "eval": config, "harness": config.harness, "policy": policy.describe() }),
         )?,
         None => 0,
     };
@@ -172,7 +172,9 @@ async fn worker(
                 Some(r) => r,
                 None => &mut NullRecorder,
             };
-            let result = run_attempt(instance.as_mut(), task, policy_instance.as_mut(), &harness, attempt_index, recorder).await;
+            let trajectory_id = format!("{run_id}:{}:{attempt_index}:{tries}", task.id);
+            let result =
+                run_attempt(instance.as_mut(), task, policy_instance.as_mut(), &harness, attempt_index, &trajectory_id, recorder).await;
             if let Some(e) = store_recorder.and_then(|r| r.error) {
                 lock(&shared.fatal).get_or_insert(e.into());
                 lock(&shared.jobs).clear();

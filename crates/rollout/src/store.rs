@@ -68,6 +68,11 @@ CREATE TABLE IF NOT EXISTS steps (
     invalid INTEGER NOT NULL,
     policy_ms REAL NOT NULL,
     env_ms REAL NOT NULL,
+    harness_ms REAL NOT NULL,
+    usage TEXT,
+    tokens TEXT,
+    endpoint TEXT,
+    prompt TEXT NOT NULL,
     PRIMARY KEY (attempt_id, idx)
 );
 CREATE TABLE IF NOT EXISTS events (
@@ -194,10 +199,14 @@ impl Store {
             self.put_blob(hash, png)?;
         }
         let action = step.action.as_ref().map(|a| a.to_json());
+        let usage = step.usage.map(|u| serde_json::to_string(&u).unwrap_or_default());
+        let tokens = (step.completion_ids.is_some() || step.logprobs.is_some())
+            .then(|| serde_json::json!({ "completion_ids": step.completion_ids, "logprobs": step.logprobs }).to_string());
         self.with(|c| {
             c.execute(
-                "INSERT OR REPLACE INTO steps (attempt_id, idx, screen, screenshot, raw_output, action, feedback, invalid, policy_ms, env_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT OR REPLACE INTO steps (attempt_id, idx, screen, screenshot, raw_output, action, feedback, invalid, policy_ms, env_ms,
+                                               harness_ms, usage, tokens, endpoint, prompt)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 params![
                     attempt_id,
                     step.index,
@@ -208,7 +217,12 @@ impl Store {
                     step.feedback,
                     step.invalid,
                     step.policy_ms,
-                    step.env_ms
+                    step.env_ms,
+                    step.harness_ms,
+                    usage,
+                    tokens,
+                    step.endpoint,
+                    step.prompt
                 ],
             )
             .map(|_| ())
@@ -285,6 +299,42 @@ impl Store {
             )?;
             let rows = stmt.query_map([run_id], |r| {
                 Ok(StoredStep { task_id: r.get(0)?, attempt_index: r.get(1)?, index: r.get(2)?, action: r.get(3)? })
+            })?;
+            rows.collect()
+        })
+    }
+}
+
+impl Store {
+    /// Every step of a run's scored attempts, with what the policy said and used.
+    pub fn step_details(&self, run_id: i64) -> Result<Vec<serde_json::Value>, StoreError> {
+        self.with(|c| {
+            let mut stmt = c.prepare(
+                "SELECT a.task_id, a.attempt_index, s.idx, s.screen, s.raw_output, s.action, s.feedback, s.invalid,
+                        s.policy_ms, s.env_ms, s.harness_ms, s.usage, s.endpoint
+                 FROM steps s JOIN attempts a ON s.attempt_id = a.id
+                 WHERE a.run_id = ?1 AND a.status = 'done' ORDER BY a.task_id, a.attempt_index, s.idx",
+            )?;
+            let rows = stmt.query_map([run_id], |r| {
+                let json = |i: usize| -> rusqlite::Result<serde_json::Value> {
+                    let t: Option<String> = r.get(i)?;
+                    Ok(t.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(serde_json::Value::Null))
+                };
+                Ok(serde_json::json!({
+                    "task_id": r.get::<_, String>(0)?,
+                    "attempt_index": r.get::<_, u32>(1)?,
+                    "index": r.get::<_, u32>(2)?,
+                    "screen": r.get::<_, String>(3)?,
+                    "raw_output": r.get::<_, String>(4)?,
+                    "action": json(5)?,
+                    "feedback": r.get::<_, Option<String>>(6)?,
+                    "invalid": r.get::<_, bool>(7)?,
+                    "policy_ms": r.get::<_, f64>(8)?,
+                    "env_ms": r.get::<_, f64>(9)?,
+                    "harness_ms": r.get::<_, f64>(10)?,
+                    "usage": json(11)?,
+                    "endpoint": r.get::<_, Option<String>>(12)?,
+                }))
             })?;
             rows.collect()
         })

@@ -44,7 +44,7 @@ pub async fn validate_task(env: &mut dyn Env, task: &TaskSpec) -> Result<Validat
         return Ok(fail("after_second_reset", "verifier scores 1 after reset".into()));
     }
     let mut policy = GoldenPolicy::new(task.walkthrough.clone());
-    let attempt = run_attempt(env, task, &mut policy, &Harness::default(), 0, &mut NullRecorder).await?;
+    let attempt = run_attempt(env, task, &mut policy, &Harness::default(), 0, &format!("validate:{}", task.id), &mut NullRecorder).await?;
     if !attempt.verdict.success {
         let invalid = attempt.trajectory.steps.iter().find(|s| s.invalid);
         let why = match invalid {

@@ -238,7 +238,7 @@ impl Policy for GarbageFirst {
     async fn act(&mut self, input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
         if !self.sent_garbage {
             self.sent_garbage = true;
-            return Ok(PolicyOutput { raw: "I will click {\"action\": \"click\", \"at\": [1,".into(), usage: None });
+            return Ok(PolicyOutput { raw: "I will click {\"action\": \"click\", \"at\": [1,".into(), ..Default::default() });
         }
         if input.history.len() == 1 {
             *self.seen_feedback.lock().unwrap() = input.observation.feedback.clone();
@@ -255,7 +255,7 @@ fn malformed_output_is_an_invalid_step_not_a_crash() {
         let mut policy = GarbageFirst { golden: GoldenPolicy::new(task.walkthrough.clone()), sent_garbage: false, seen_feedback: seen.clone() };
         let mut env = SimEnv::new(Screen::PHONE);
         let harness = guigym_harness::Harness::default();
-        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &harness, 0, &mut guigym_rollout::NullRecorder)
+        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &harness, 0, "t", &mut guigym_rollout::NullRecorder)
             .await
             .unwrap();
         let first = &attempt.trajectory.steps[0];
@@ -273,7 +273,7 @@ fn terminating_with_success_on_an_unsolved_task_is_a_false_complete() {
         let task = tasks::find_task("contacts.add/0").unwrap();
         let mut policy = GoldenPolicy::new(vec![Action::Terminate { status: guigym_core::TerminateStatus::Success }]);
         let mut env = SimEnv::new(Screen::PHONE);
-        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &Default::default(), 0, &mut guigym_rollout::NullRecorder)
+        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &Default::default(), 0, "t", &mut guigym_rollout::NullRecorder)
             .await
             .unwrap();
         assert!(attempt.false_complete());

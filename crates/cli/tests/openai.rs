@@ -1,0 +1,148 @@
+//! The `openai` policy end to end, over real HTTP: a scripted OpenAI-compatible server
+//! (`guigym policy-server`, its own process) answers with the golden walkthrough in each
+//! codec; misbehaving servers give invalid steps or infrastructure failures, counted apart;
+//! several endpoints get sticky, spread trajectories.
+
+#![allow(clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+fn guigym() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_guigym"))
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("guigym-openai-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A policy server process, killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        let mut child = guigym()
+            .arg("policy-server")
+            .args(args)
+            .args(["--suite", "smoke"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let url = line.trim().strip_prefix("listening on ").expect("server prints its address").to_string();
+        Server { child, url }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn eval(dir: &Path, harness: &str, urls: &[&str], extra: &[&str]) -> (serde_json::Value, i64) {
+    let h = dir.join(format!("harness-{}.json", urls.len()));
+    std::fs::write(&h, harness).unwrap();
+    let store = dir.join("store");
+    let mut cmd = guigym();
+    cmd.args(["eval", "--suite", "smoke", "--policy", "openai", "--json", "--parallel", "4", "--harness"]).arg(&h).arg("--store").arg(&store);
+    for u in urls {
+        cmd.args(["--base-url", u]);
+    }
+    let out = cmd.args(extra).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = guigym().args(["runs", "list", "--json", "--store"]).arg(&store).output().unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).unwrap();
+    let id = runs.as_array().unwrap().last().unwrap()["id"].as_i64().unwrap();
+    (report, id)
+}
+
+fn steps(dir: &Path, run: i64) -> Vec<serde_json::Value> {
+    let out = guigym().args(["runs", "show", &run.to_string(), "--steps", "--store"]).arg(dir.join("store")).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["step_details"].as_array().unwrap().clone()
+}
+
+#[test]
+fn every_codec_solves_the_smoke_suite_through_the_wire() {
+    let dir = temp("codecs");
+    for (server_codec, codec, observation, coordinates) in [
+        ("canonical", "canonical", "ui_tree", "pixels"),
+        ("qwen", "qwen", "ui_tree", "norm1000"),
+        ("android-world", "android_world", "ui_tree", "pixels"),
+        ("anthropic", "anthropic", "ui_tree", "pixels"),
+        ("pyautogui", "pyautogui", "ui_tree", "pixels"),
+        // The model sees a resized screenshot; its pixel coordinates map back to the screen.
+        ("qwen", "qwen", "both", "pixels"),
+    ] {
+        let server = Server::start(&["--codec", server_codec]);
+        let harness = format!(r#"{{"codec": "{codec}", "observation": "{observation}", "coordinates": "{coordinates}"}}"#);
+        let (report, run) = eval(&dir, &harness, &[&server.url], &[]);
+        assert_eq!(report["success_rate"], 1.0, "{codec} {observation} {coordinates}: {report}");
+        assert_eq!(report["infra_failures"], 0);
+        // The server's usage is recorded per step, cached tokens included.
+        let s = steps(&dir, run);
+        assert!(s.iter().all(|st| st["usage"]["prompt_tokens"].as_u64().unwrap() > 0));
+        assert!(s.iter().any(|st| st["usage"]["cached_tokens"].as_u64().unwrap() > 0));
+    }
+}
+
+#[test]
+fn garbage_is_invalid_steps_and_server_failures_are_infrastructure() {
+    let dir = temp("faults");
+    let harness = r#"{"codec": "qwen"}"#;
+
+    let garbage = Server::start(&["--codec", "qwen", "--mode", "garbage"]);
+    let (report, run) = eval(&dir, harness, &[&garbage.url], &["--limit", "3"]);
+    assert_eq!(report["success_rate"], 0.0);
+    assert_eq!(report["infra_failures"], 0, "unparseable output is the agent's doing");
+    assert_eq!(report["attempts"], 3);
+    let s = steps(&dir, run);
+    assert!(!s.is_empty() && s.iter().all(|st| st["invalid"] == true));
+    assert!(s[0]["feedback"].as_str().unwrap().contains("invalid action"));
+
+    let down = Server::start(&["--mode", "error"]);
+    let (report, _) = eval(&dir, harness, &[&down.url], &["--limit", "3", "--max-retries", "1", "--backoff-ms", "5"]);
+    assert_eq!(report["attempts"], 0, "nothing is scored against the agent");
+    assert_eq!(report["unscored"], 3);
+    assert_eq!(report["infra_failures"], 12, "each attempt tried 4 times");
+
+    let slow = Server::start(&["--mode", "slow", "--delay-ms", "3000"]);
+    let (report, _) = eval(&dir, harness, &[&slow.url], &["--limit", "2", "--timeout-ms", "150", "--max-retries", "0"]);
+    assert_eq!(report["attempts"], 0);
+    assert_eq!(report["unscored"], 2);
+
+    // A flaky server (every third request fails) is absorbed by the policy's own retries.
+    let flaky = Server::start(&["--codec", "qwen", "--mode", "flaky"]);
+    let (report, _) = eval(&dir, harness, &[&flaky.url], &["--limit", "8", "--backoff-ms", "5"]);
+    assert_eq!(report["success_rate"], 1.0);
+    assert_eq!(report["infra_failures"], 0);
+}
+
+#[test]
+fn trajectories_stick_to_one_endpoint_and_spread_over_all() {
+    let dir = temp("sticky");
+    let servers: Vec<Server> = (0..3).map(|_| Server::start(&["--codec", "canonical"])).collect();
+    let urls: Vec<&str> = servers.iter().map(|s| s.url.as_str()).collect();
+    let (report, run) = eval(&dir, r#"{"codec": "canonical"}"#, &urls, &["--attempts", "2"]);
+    assert_eq!(report["success_rate"], 1.0);
+    let mut by_attempt: std::collections::BTreeMap<(String, u64), std::collections::BTreeSet<String>> = Default::default();
+    for st in steps(&dir, run) {
+        let key = (st["task_id"].as_str().unwrap().to_string(), st["attempt_index"].as_u64().unwrap());
+        by_attempt.entry(key).or_default().insert(st["endpoint"].as_str().unwrap().to_string());
+    }
+    assert!(by_attempt.values().all(|e| e.len() == 1), "a trajectory changed endpoint");
+    let used: std::collections::BTreeSet<&String> = by_attempt.values().flatten().collect();
+    assert_eq!(used.len(), 3, "trajectories spread over every endpoint");
+}

@@ -1,0 +1,216 @@
+//! Action codecs: the conventions agents already speak, translated to and from canonical
+//! actions. Each codec describes its action space for the system prompt, parses model output
+//! (tolerating reasoning around it and code fences) and encodes canonical actions (for
+//! scripted servers and round-trip tests).
+//!
+//! Coordinates here are in the model's space (the resized image, or 0..1000); the harness
+//! maps them to screenshot pixels. An element target that a convention cannot name is
+//! encoded as the element's centre.
+
+use guigym_core::{Action, InvalidAction, Observation, Point};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod android_world;
+mod anthropic;
+mod canonical;
+mod pyautogui;
+mod qwen;
+
+pub use canonical::first_json_object;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Codec {
+    /// guigym's own JSON actions (`{"action": "click", "at": [x, y]}`).
+    Canonical,
+    /// Qwen-VL tool calls: `<tool_call>{"name": "mobile_use", "arguments": {…}}</tool_call>`.
+    Qwen,
+    /// AndroidWorld / MobileWorld JSON actions (`{"action_type": "click", "index": 3}`).
+    AndroidWorld,
+    /// Anthropic computer-use tool inputs (`{"action": "left_click", "coordinate": [x, y]}`).
+    Anthropic,
+    /// pyautogui-like calls (`pyautogui.click(x=10, y=20)`).
+    Pyautogui,
+}
+
+impl Codec {
+    pub const ALL: [Codec; 5] = [Codec::Canonical, Codec::Qwen, Codec::AndroidWorld, Codec::Anthropic, Codec::Pyautogui];
+
+    /// The action space, worded for a system prompt.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Codec::Canonical => canonical::DESCRIPTION,
+            Codec::Qwen => qwen::DESCRIPTION,
+            Codec::AndroidWorld => android_world::DESCRIPTION,
+            Codec::Anthropic => anthropic::DESCRIPTION,
+            Codec::Pyautogui => pyautogui::DESCRIPTION,
+        }
+    }
+
+    /// Parses model output into an action (points in model space). The observation resolves
+    /// element indices.
+    pub fn parse(self, raw: &str, obs: &Observation) -> Result<Action, InvalidAction> {
+        match self {
+            Codec::Canonical => canonical::parse(raw),
+            Codec::Qwen => qwen::parse(raw),
+            Codec::AndroidWorld => android_world::parse(raw, obs),
+            Codec::Anthropic => anthropic::parse(raw),
+            Codec::Pyautogui => pyautogui::parse(raw),
+        }
+    }
+
+    /// Writes an action as this convention would (points in model space). Element targets
+    /// that the convention cannot name become the element's centre on `obs`; `None` when the
+    /// element is not on screen.
+    pub fn encode(self, action: &Action, obs: &Observation) -> Option<String> {
+        match self {
+            Codec::Canonical => Some(action.to_json()),
+            Codec::Qwen => qwen::encode(&resolve_elements(action, obs)?),
+            Codec::AndroidWorld => android_world::encode(action, obs),
+            Codec::Anthropic => anthropic::encode(&resolve_elements(action, obs)?),
+            Codec::Pyautogui => pyautogui::encode(&resolve_elements(action, obs)?),
+        }
+    }
+}
+
+/// Replaces element targets with the element's centre (rounded down to whole pixels).
+pub fn resolve_elements(action: &Action, obs: &Observation) -> Option<Action> {
+    let centre = |id: &str| {
+        obs.node(id).filter(|n| n.bounds.w > 0 && n.bounds.h > 0).map(|n| {
+            let (x, y) = n.bounds.center();
+            Point(x.floor(), y.floor())
+        })
+    };
+    Some(match action.clone() {
+        Action::Click { element: Some(e), .. } => Action::Click { at: Some(centre(&e)?), element: None },
+        Action::DoubleClick { element: Some(e), .. } => Action::DoubleClick { at: Some(centre(&e)?), element: None },
+        Action::LongPress { element: Some(e), .. } => Action::LongPress { at: Some(centre(&e)?), element: None },
+        Action::RightClick { element: Some(e), .. } => Action::RightClick { at: Some(centre(&e)?), element: None },
+        Action::Scroll { element: Some(e), direction, amount, .. } => {
+            Action::Scroll { at: Some(centre(&e)?), element: None, direction, amount }
+        }
+        // Typing into a named field: tap it first is the caller's business; here the text
+        // goes to the focused field.
+        Action::Type { text, clear, .. } => Action::Type { text, element: None, clear },
+        other => other,
+    })
+}
+
+/// Applies `f` to every point of an action.
+pub fn map_points(action: Action, f: impl Fn(Point) -> Point) -> Action {
+    match action {
+        Action::Click { at, element } => Action::Click { at: at.map(&f), element },
+        Action::DoubleClick { at, element } => Action::DoubleClick { at: at.map(&f), element },
+        Action::LongPress { at, element } => Action::LongPress { at: at.map(&f), element },
+        Action::RightClick { at, element } => Action::RightClick { at: at.map(&f), element },
+        Action::Drag { from, to } => Action::Drag { from: f(from), to: f(to) },
+        Action::Swipe { from, to } => Action::Swipe { from: f(from), to: f(to) },
+        Action::Scroll { at, element, direction, amount } => Action::Scroll { at: at.map(&f), element, direction, amount },
+        other => other,
+    }
+}
+
+// ---- helpers shared by the JSON codecs ----
+
+pub(crate) fn invalid(message: impl Into<String>) -> InvalidAction {
+    InvalidAction::new(message)
+}
+
+/// A number, also when written as a string.
+pub(crate) fn num(v: Option<&Value>, field: &str) -> Result<f32, InvalidAction> {
+    match v {
+        Some(Value::Number(n)) => n.as_f64().map(|f| f as f32).ok_or_else(|| invalid(format!("`{field}` is not a number"))),
+        Some(Value::String(s)) => s.trim().parse::<f32>().map_err(|_| invalid(format!("`{field}` is not a number: {s:?}"))),
+        Some(other) => Err(invalid(format!("`{field}` is not a number: {other}"))),
+        None => Err(invalid(format!("missing `{field}`"))),
+    }
+}
+
+pub(crate) fn finite(p: Point, field: &str) -> Result<Point, InvalidAction> {
+    if p.0.is_finite() && p.1.is_finite() {
+        Ok(p)
+    } else {
+        Err(invalid(format!("`{field}` is not a finite point")))
+    }
+}
+
+/// `[x, y]` (numbers or numeric strings).
+pub(crate) fn point(v: Option<&Value>, field: &str) -> Result<Point, InvalidAction> {
+    match v {
+        Some(Value::Array(xs)) if xs.len() == 2 => finite(Point(num(xs.first(), field)?, num(xs.get(1), field)?), field),
+        Some(other) => Err(invalid(format!("`{field}` must be [x, y], got {other}"))),
+        None => Err(invalid(format!("missing `{field}`"))),
+    }
+}
+
+pub(crate) fn text(v: Option<&Value>, field: &str) -> Result<String, InvalidAction> {
+    match v {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        Some(other) => Err(invalid(format!("`{field}` must be text, got {other}"))),
+        None => Err(invalid(format!("missing `{field}`"))),
+    }
+}
+
+pub(crate) fn flag(v: Option<&Value>) -> bool {
+    matches!(v, Some(Value::Bool(true))) || matches!(v, Some(Value::String(s)) if s.eq_ignore_ascii_case("true"))
+}
+
+/// Whole-pixel rendering of a coordinate for encoders.
+pub(crate) fn int(v: f32) -> i64 {
+    v.round() as i64
+}
+
+pub(crate) fn direction(s: &str) -> Result<guigym_core::Direction, InvalidAction> {
+    use guigym_core::Direction::*;
+    match s.trim().to_lowercase().as_str() {
+        "up" => Ok(Up),
+        "down" => Ok(Down),
+        "left" => Ok(Left),
+        "right" => Ok(Right),
+        other => Err(invalid(format!("unknown direction {other:?}: use up, down, left or right"))),
+    }
+}
+
+pub(crate) fn direction_name(d: guigym_core::Direction) -> &'static str {
+    use guigym_core::Direction::*;
+    match d {
+        Up => "up",
+        Down => "down",
+        Left => "left",
+        Right => "right",
+    }
+}
+
+pub(crate) fn status(s: &str) -> Result<guigym_core::TerminateStatus, InvalidAction> {
+    use guigym_core::TerminateStatus::*;
+    match s.trim().to_lowercase().as_str() {
+        "success" | "complete" | "completed" | "done" => Ok(Success),
+        "failure" | "fail" | "failed" => Ok(Failure),
+        "infeasible" | "impossible" => Ok(Infeasible),
+        other => Err(invalid(format!("unknown status {other:?}: use success, failure or infeasible"))),
+    }
+}
+
+pub(crate) fn status_name(s: guigym_core::TerminateStatus) -> &'static str {
+    use guigym_core::TerminateStatus::*;
+    match s {
+        Success => "success",
+        Failure => "failure",
+        Infeasible => "infeasible",
+    }
+}
+
+/// The JSON object of a reply: the first `{…}` in it, parsed.
+pub(crate) fn json_object(raw: &str) -> Result<serde_json::Map<String, Value>, InvalidAction> {
+    let json = first_json_object(raw).ok_or_else(|| invalid("no JSON action found in the output"))?;
+    match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(invalid("the action must be a JSON object")),
+        Err(e) => Err(invalid(format!("malformed action JSON: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests;
