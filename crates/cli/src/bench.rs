@@ -9,6 +9,9 @@ use clap::Subcommand;
 use guigym_apps::tasks;
 use guigym_core::{Action, ObserveOptions};
 use guigym_sim::SimEnv;
+use guigym_harness::accounting::{replay, Replay};
+use guigym_harness::tokenizer::{locate, Tokenizer};
+use guigym_harness::{GoldenPolicy, HarnessConfig, HistoryPolicy, ObservationMode};
 use guigym_ui::Screen;
 use serde::Serialize;
 
@@ -26,6 +29,38 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1000)]
         instances: usize,
     },
+    /// The harness: prefix-cache hits, prompt and training tokens, overhead per step, for
+    /// window-wise against last-k history on the same trajectories
+    Harness {
+        #[arg(long)]
+        json: bool,
+        /// Trajectories to replay (the longest tasks, played by the golden policy)
+        #[arg(long, default_value_t = 24)]
+        trajectories: usize,
+        /// What the model is shown
+        #[arg(long, value_enum, default_value = "screenshot")]
+        observation: ObservationArg,
+        /// Qwen tokenizer.json [default: the one scripts/setup.sh fetched]
+        #[arg(long)]
+        tokenizer: Option<std::path::PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ObservationArg {
+    Screenshot,
+    UiTree,
+    Both,
+}
+
+impl From<ObservationArg> for ObservationMode {
+    fn from(o: ObservationArg) -> ObservationMode {
+        match o {
+            ObservationArg::Screenshot => ObservationMode::Screenshot,
+            ObservationArg::UiTree => ObservationMode::UiTree,
+            ObservationArg::Both => ObservationMode::Both,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -85,7 +120,112 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        BenchCommand::Harness { json, trajectories, observation, tokenizer } => {
+            let figures = bench_harness(trajectories.max(1), observation.into(), tokenizer.as_deref())?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&figures)?);
+            } else {
+                println!(
+                    "{} trajectories, {} steps ({:.1} per trajectory), observation {:?}, tokenizer {}",
+                    figures.trajectories, figures.steps, figures.steps as f64 / figures.trajectories as f64, figures.observation, figures.tokenizer
+                );
+                for p in &figures.policies {
+                    println!("  {}", p.history);
+                    println!("    prefix-cache hit rate        {:>7.1} %", p.prefix_cache_hit_rate * 100.0);
+                    println!("    prompt tokens per step       {:>9.0}", p.mean_prompt_tokens_per_step);
+                    println!("    training tokens / trajectory {:>9.0} packed   {:>9.0} one sequence per step", p.packed_training_tokens_per_trajectory, p.per_step_training_tokens_per_trajectory);
+                    println!("    harness overhead per step    p50 {:.3} ms  p99 {:.3} ms  mean {:.3} ms", p.overhead_p50_ms, p.overhead_p99_ms, p.overhead_mean_ms);
+                }
+                println!(
+                    "  window vs last_k: training tokens {:+.1} %, hit rate {:.1} % vs {:.1} % (paper: -84.7 %, 85.9 % vs 42.5 %)",
+                    figures.training_token_change * 100.0,
+                    figures.policies[0].prefix_cache_hit_rate * 100.0,
+                    figures.policies[1].prefix_cache_hit_rate * 100.0
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+#[derive(Serialize)]
+struct HistoryFigures {
+    history: String,
+    prefix_cache_hit_rate: f64,
+    mean_prompt_tokens_per_step: f64,
+    packed_training_tokens_per_trajectory: f64,
+    per_step_training_tokens_per_trajectory: f64,
+    overhead_p50_ms: f64,
+    overhead_p99_ms: f64,
+    overhead_mean_ms: f64,
+}
+
+#[derive(Serialize)]
+struct HarnessFigures {
+    trajectories: usize,
+    steps: usize,
+    observation: String,
+    tokenizer: String,
+    policies: Vec<HistoryFigures>,
+    /// Window-packed training tokens against last-k's one sequence per step.
+    training_token_change: f64,
+}
+
+fn bench_harness(n: usize, observation: ObservationMode, tokenizer: Option<&std::path::Path>) -> anyhow::Result<HarnessFigures> {
+    let path = locate(tokenizer)?;
+    let tok = Tokenizer::load(&path)?;
+    let mut tasks = tasks::suite("all").ok_or_else(|| anyhow!("the all suite is missing"))?;
+    // The longest walkthroughs first: history policies differ on long trajectories.
+    tasks.sort_by_key(|t| std::cmp::Reverse(t.difficulty));
+    tasks.truncate(n);
+    let mut recorded: Vec<(String, Vec<(guigym_core::Observation, String)>)> = Vec::new();
+    for task in &tasks {
+        let mut env = SimEnv::new(Screen::PHONE);
+        env.reset_sync(task)?;
+        let mut golden = GoldenPolicy::new(task.walkthrough.clone());
+        let mut steps = Vec::new();
+        for _ in 0..task.step_budget {
+            let obs = env.observe_sync(ObserveOptions { screenshot: observation.screenshots() })?;
+            let action = golden.decide(&obs);
+            let outcome = env.step_sync(&action)?;
+            steps.push((obs, action.to_json()));
+            if outcome.done {
+                break;
+            }
+        }
+        recorded.push((task.instruction.clone(), steps));
+    }
+    let total_steps: usize = recorded.iter().map(|r| r.1.len()).sum();
+    let mut policies = Vec::new();
+    for (name, history) in [("window (k=10, o=2)", HistoryPolicy::Window { k: 10, o: 2 }), ("last_k (k=5)", HistoryPolicy::LastK { k: 5 })] {
+        let config = HarnessConfig { history, observation, ..HarnessConfig::default() };
+        let replays: Vec<Replay> = recorded.iter().map(|(instr, steps)| replay(&config, instr, steps, &tok)).collect();
+        let prompt: usize = replays.iter().flat_map(|r| &r.prompt_tokens).sum();
+        let cached: usize = replays.iter().flat_map(|r| &r.cached_tokens).sum();
+        let mut overhead: Vec<f64> = replays.iter().flat_map(|r| r.overhead_ms.iter().copied()).collect();
+        let mean = overhead.iter().sum::<f64>() / overhead.len().max(1) as f64;
+        policies.push(HistoryFigures {
+            history: name.to_string(),
+            prefix_cache_hit_rate: cached as f64 / prompt.max(1) as f64,
+            mean_prompt_tokens_per_step: prompt as f64 / total_steps.max(1) as f64,
+            packed_training_tokens_per_trajectory: replays.iter().map(|r| r.packed_training_tokens).sum::<usize>() as f64 / replays.len() as f64,
+            per_step_training_tokens_per_trajectory: replays.iter().map(|r| r.per_step_training_tokens).sum::<usize>() as f64
+                / replays.len() as f64,
+            overhead_p50_ms: percentile(&mut overhead, 50.0),
+            overhead_p99_ms: percentile(&mut overhead, 99.0),
+            overhead_mean_ms: mean,
+        });
+    }
+    let training_token_change =
+        policies[0].packed_training_tokens_per_trajectory / policies[1].per_step_training_tokens_per_trajectory.max(1.0) - 1.0;
+    Ok(HarnessFigures {
+        trajectories: recorded.len(),
+        steps: total_steps,
+        observation: format!("{observation:?}"),
+        tokenizer: path.display().to_string(),
+        policies,
+        training_token_change,
+    })
 }
 
 fn bench_sim(iterations: usize, instances: usize) -> anyhow::Result<SimFigures> {

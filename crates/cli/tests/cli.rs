@@ -85,3 +85,19 @@ fn bench_sim_prints_its_figures() {
         assert!(v[key].is_number(), "missing {key}");
     }
 }
+
+#[test]
+fn bench_harness_prints_window_and_last_k_figures() {
+    let out = guigym().args(["bench", "harness", "--json", "--trajectories", "2"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let policies = v["policies"].as_array().unwrap();
+    assert_eq!(policies.len(), 2);
+    for p in policies {
+        for key in ["prefix_cache_hit_rate", "mean_prompt_tokens_per_step", "packed_training_tokens_per_trajectory", "overhead_p50_ms"] {
+            assert!(p[key].is_number(), "missing {key}");
+        }
+    }
+    // On the same trajectories, window history reuses more of its prefix than last_k.
+    assert!(policies[0]["prefix_cache_hit_rate"].as_f64() > policies[1]["prefix_cache_hit_rate"].as_f64());
+}

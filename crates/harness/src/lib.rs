@@ -8,6 +8,7 @@
 //! `Action`s. Output that cannot be parsed is the agent's mistake and becomes an
 //! invalid-action step, never an error.
 
+pub mod accounting;
 pub mod codec;
 pub mod config;
 pub mod image;

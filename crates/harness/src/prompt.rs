@@ -162,21 +162,24 @@ impl Episode {
         let t = self.turns.len() as u32;
         self.turns.push(Turn { index: t, screen: obs.screen.clone(), feedback: obs.feedback.clone(), ui_text, image, output: None });
 
-        let (window, keep_from): (Option<(u32, u32)>, Box<dyn Fn(u32) -> bool>) = match cfg.history {
-            HistoryPolicy::Window { k, o } => {
-                let (w, start) = window_of(t, k, o);
-                (Some((w, start)), Box::new(move |i| i >= start))
-            }
-            HistoryPolicy::LastK { k } => (None, Box::new(move |i| i + k >= t)),
-            HistoryPolicy::Full => (None, Box::new(|_| true)),
-            HistoryPolicy::None => (None, Box::new(|_| false)),
+        let window = match cfg.history {
+            HistoryPolicy::Window { k, o } => Some(window_of(t, k, o)),
+            _ => None,
+        };
+        // Whether an earlier step keeps its full observation or folds.
+        let keep = |i: u32| match cfg.history {
+            HistoryPolicy::Window { .. } => window.is_some_and(|(_, start)| i >= start),
+            // The current observation is one of the k.
+            HistoryPolicy::LastK { k } => i + k > t,
+            HistoryPolicy::Full => true,
+            HistoryPolicy::None => false,
         };
         let mut messages = Vec::with_capacity(2 + 2 * self.turns.len());
         messages.push(Message { role: Role::System, parts: vec![Part::Text(self.system.clone().unwrap_or_default())] });
         messages.push(Message { role: Role::User, parts: vec![Part::Text(format!("Task: {}", self.instruction))] });
         if cfg.history != HistoryPolicy::None {
             for turn in &self.turns[..self.turns.len() - 1] {
-                let parts = if keep_from(turn.index) { turn.full() } else { turn.folded() };
+                let parts = if keep(turn.index) { turn.full() } else { turn.folded() };
                 messages.push(Message { role: Role::User, parts });
                 messages.push(Message { role: Role::Assistant, parts: vec![Part::Text(turn.output.clone().unwrap_or_default())] });
             }

@@ -129,14 +129,18 @@ impl Tokenizer {
         self.special.iter().find(|(s, _)| s == token).map(|(_, id)| *id)
     }
 
-    /// Token ids of a text; special tokens written in it are recognized.
+    /// Token ids of a text; added tokens written in it (`<|im_start|>`, `<tool_call>`…) are
+    /// recognized.
     pub fn encode(&self, text: &str) -> Vec<u32> {
         let mut out = Vec::with_capacity(text.len() / 3);
         let mut rest = text;
         while !rest.is_empty() {
-            let next = rest.find("<|").and_then(|i| {
-                self.special.iter().find(|(s, _)| rest[i..].starts_with(s.as_str())).map(|(s, id)| (i, s.len(), *id))
-            });
+            // The earliest added token; at equal positions the longest (the list is sorted so).
+            let next = self
+                .special
+                .iter()
+                .filter_map(|(s, id)| rest.find(s.as_str()).map(|i| (i, s.len(), *id)))
+                .min_by_key(|(i, len, _)| (*i, std::cmp::Reverse(*len)));
             match next {
                 Some((i, len, id)) => {
                     self.encode_ordinary(&rest[..i], &mut out);
@@ -144,10 +148,8 @@ impl Tokenizer {
                     rest = &rest[i + len..];
                 }
                 None => {
-                    // A "<|" that starts no special token: encode up to just past it.
-                    let cut = rest.find("<|").map(|i| i + 2).unwrap_or(rest.len());
-                    self.encode_ordinary(&rest[..cut], &mut out);
-                    rest = &rest[cut..];
+                    self.encode_ordinary(rest, &mut out);
+                    rest = "";
                 }
             }
         }

@@ -30,6 +30,8 @@ pub static ALL: &[&dyn Family] = &[
     &EventPlaceToMessage,
     &DeleteMissingEvent,
     &MessageStranger,
+    &AddManyContacts,
+    &Broadcast,
 ];
 
 // ---- walkthrough vocabulary ----
@@ -956,5 +958,130 @@ impl Family for MessageStranger {
     }
     fn verify(&self, _p: &Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict {
         infeasible_verdict(initial, last, log)
+    }
+}
+
+// ---- Long tasks (walkthroughs of 20+ steps) ----
+
+pub struct AddManyContacts;
+
+#[derive(Serialize, Deserialize)]
+struct ManyContacts {
+    contacts: Vec<NewContact>,
+}
+
+impl Family for AddManyContacts {
+    fn name(&self) -> &'static str {
+        "long.add_contacts"
+    }
+    fn kind(&self) -> FamilyKind {
+        FamilyKind::Action
+    }
+    fn apps(&self) -> &'static [&'static str] {
+        &["Contacts"]
+    }
+    fn generate(&self, w: &World, _s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
+        let mut strangers = w.strangers.clone();
+        rng.shuffle(&mut strangers);
+        let contacts: Vec<NewContact> = strangers
+            .iter()
+            .take(3)
+            .map(|(f, l)| NewContact { name: format!("{f} {l}"), phone: format!("+1 555 {:03} {:04}", rng.range(200, 999), rng.range(1000, 9999)) })
+            .collect();
+        let listed: Vec<String> = contacts.iter().map(|c| format!("{} ({})", c.name, c.phone)).collect();
+        let mut walkthrough = vec![open("Contacts")];
+        for c in &contacts {
+            // After saving, the new contact's page is open: back to the list first.
+            walkthrough.extend(walk![one(tap("add")), fill("name", &c.name), fill("phone", &c.phone), one(tap("save")), one(Action::Back)]);
+        }
+        walkthrough.push(finish(TerminateStatus::Success));
+        Some(Draft {
+            instruction: format!("Add these new contacts: {}.", listed.join(", ")),
+            params: serde_json::to_value(ManyContacts { contacts }).ok()?,
+            walkthrough,
+        })
+    }
+    fn golden(&self, p: &Value, s: &mut DeviceState, _log: &mut EpisodeLog) {
+        if let Ok(p) = serde_json::from_value::<ManyContacts>(p.clone()) {
+            for c in p.contacts {
+                s.data.contacts.insert(Contact { name: c.name, phone: c.phone, email: String::new() });
+            }
+        }
+    }
+    fn verify(&self, p: &Value, initial: &DeviceState, last: &DeviceState, _log: &EpisodeLog) -> Verdict {
+        let p: ManyContacts = match params(p) {
+            Ok(p) => p,
+            Err(v) => return v,
+        };
+        let mut j = Judge::new(&initial.data, &last.data);
+        let added = new_ids(&initial.data.contacts, &last.data.contacts);
+        j.allow("contacts/next_id");
+        for want in &p.contacts {
+            let found = added.iter().find(|id| last.data.contacts.get(**id).is_some_and(|c| normalize(&c.name) == normalize(&want.name)));
+            j.check(&format!("added {}", want.name), found.is_some(), "missing");
+            if let Some(id) = found {
+                j.allow(format!("contacts/items/{id}"));
+                let phone = last.data.contacts.get(*id).map(|c| c.phone.clone()).unwrap_or_default();
+                j.check(&format!("phone of {}", want.name), digits(&phone) == digits(&want.phone), format!("phone is \"{phone}\""));
+            }
+        }
+        j.finish()
+    }
+}
+
+pub struct Broadcast;
+
+#[derive(Serialize, Deserialize)]
+struct BroadcastParams {
+    recipients: Vec<(String, String)>,
+    text: String,
+}
+
+impl Family for Broadcast {
+    fn name(&self) -> &'static str {
+        "long.broadcast"
+    }
+    fn kind(&self) -> FamilyKind {
+        FamilyKind::Action
+    }
+    fn apps(&self) -> &'static [&'static str] {
+        &["Messages"]
+    }
+    fn generate(&self, _w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
+        let mut all: Vec<&Contact> = s.data.contacts.items.values().collect();
+        rng.shuffle(&mut all);
+        let recipients: Vec<(String, String)> = all.iter().take(3).map(|c| (c.name.clone(), c.phone.clone())).collect();
+        let text = rng.pick(&MESSAGES).to_string();
+        let names: Vec<&str> = recipients.iter().map(|r| r.0.as_str()).collect();
+        let mut walkthrough = vec![open("Messages")];
+        for (name, _) in &recipients {
+            // Sending opens the conversation: back to the list before the next one.
+            walkthrough.extend(walk![one(tap("new")), fill("to", name), fill("body", &text), one(tap("send")), one(Action::Back)]);
+        }
+        walkthrough.push(finish(TerminateStatus::Success));
+        Some(Draft {
+            instruction: format!("Send each of {} the text message \"{text}\".", names.join(", ")),
+            params: serde_json::to_value(BroadcastParams { recipients, text }).ok()?,
+            walkthrough,
+        })
+    }
+    fn golden(&self, p: &Value, s: &mut DeviceState, _log: &mut EpisodeLog) {
+        if let Ok(p) = serde_json::from_value::<BroadcastParams>(p.clone()) {
+            for (name, phone) in &p.recipients {
+                messages::send(s, name, phone, &p.text);
+            }
+        }
+    }
+    fn verify(&self, p: &Value, initial: &DeviceState, last: &DeviceState, _log: &EpisodeLog) -> Verdict {
+        let p: BroadcastParams = match params(p) {
+            Ok(p) => p,
+            Err(v) => return v,
+        };
+        let mut j = Judge::new(&initial.data, &last.data);
+        for (name, phone) in &p.recipients {
+            let sent = sent_messages(&mut j, phone);
+            j.check(&format!("sent to {name}"), sent.iter().any(|m| normalize(m) == normalize(&p.text)), format!("sent {sent:?}"));
+        }
+        j.finish()
     }
 }

@@ -207,7 +207,7 @@ fn find_call(raw: &str) -> Option<usize> {
 
 pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
     let start = find_call(raw).ok_or_else(|| invalid("no pyautogui call found in the output"))?;
-    let call = Reader { s: raw[start..].as_bytes(), i: 0 }.call()?;
+    let call = Reader { s: &raw.as_bytes()[start..], i: 0 }.call()?;
     let keys = |call: &Call| -> Result<Vec<String>, InvalidAction> {
         call.args
             .iter()
