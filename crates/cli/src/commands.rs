@@ -140,6 +140,12 @@ pub struct EvalArgs {
     store: StoreArgs,
     #[command(flatten)]
     screen: ScreenArgs,
+    /// Lease instances from this manager instead of running them in-process
+    #[arg(long)]
+    manager: Option<String>,
+    /// Bearer token for the manager [env: GUIGYM_TOKEN]
+    #[arg(long)]
+    token: Option<String>,
 }
 
 pub fn open_store(args: &StoreArgs) -> anyhow::Result<Store> {
@@ -195,7 +201,15 @@ pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         max_infra_retries: 3,
         harness: harness_config(&args.harness, args.screenshots)?,
     };
-    let provider: Arc<dyn EnvProvider> = Arc::new(SimProvider { screen: args.screen.screen()? });
+    let screen = args.screen.screen()?;
+    let provider: Arc<dyn EnvProvider> = match &args.manager {
+        Some(url) => {
+            let token = args.token.clone().or_else(|| std::env::var("GUIGYM_TOKEN").ok());
+            let spec = guigym_manager::EnvSpec { width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
+            Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120)))
+        }
+        None => Arc::new(SimProvider { screen }),
+    };
     let policy = policy(args.policy, &args.openai)?;
     let progress = bar(tasks.len() as u64 * args.attempts as u64);
     let (run_id, report) = run_eval(tasks, &config, provider, policy, Some(store), Arc::new(Bar(progress.clone()))).await?;

@@ -6,6 +6,7 @@
 mod bench;
 mod commands;
 mod policy_server;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,6 +41,10 @@ enum Command {
         #[command(subcommand)]
         command: commands::RunsCommand,
     },
+    /// Run the environment manager's HTTP API (with an in-process worker by default)
+    Serve(serve::ServeArgs),
+    /// Run a worker process that registers with a manager and hosts instances
+    Worker(serve::WorkerProcessArgs),
     /// Serve a scripted OpenAI-compatible policy on loopback (for testing a harness end to end)
     PolicyServer(policy_server::ServerArgs),
     /// Measure the platform's speed
@@ -72,6 +77,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Eval(args) => runtime.block_on(commands::eval(args)),
         Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
         Command::Runs { command } => commands::runs(command),
+        Command::Serve(args) => runtime.block_on(serve::serve(args)),
+        Command::Worker(args) => runtime.block_on(serve::worker(args)),
         Command::PolicyServer(args) => runtime.block_on(policy_server::run(args)),
         Command::Bench { command } => runtime.block_on(bench::run(command)),
     }

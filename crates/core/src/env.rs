@@ -40,6 +40,10 @@ pub trait Env: Send {
     async fn apply_golden(&mut self) -> Result<(), EnvError> {
         Err(EnvError::BadTask("this backend cannot apply goldens".into()))
     }
+    /// Gives the instance back (a remote lease ends); the instance is not used afterwards.
+    async fn release(&mut self) -> Result<(), EnvError> {
+        Ok(())
+    }
 }
 
 /// Makes fresh instances: the rollout path asks for a new one after an infrastructure

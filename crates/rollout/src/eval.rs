@@ -137,9 +137,14 @@ async fn worker(
     run_id: i64,
     max_retries: u32,
 ) {
-    let mut env = None;
+    let mut env: Option<Box<dyn guigym_core::Env>> = None;
     loop {
-        let Some((task_index, attempt_index)) = lock(&shared.jobs).pop_front() else { return };
+        let Some((task_index, attempt_index)) = lock(&shared.jobs).pop_front() else {
+            if let Some(mut e) = env.take() {
+                let _ = e.release().await;
+            }
+            return;
+        };
         let task = &tasks[task_index];
         let mut tries = 0;
         loop {
@@ -193,8 +198,10 @@ async fn worker(
                     break;
                 }
                 Err(e) if e.is_retryable() => {
-                    // The instance may be broken: recycle it.
-                    env = None;
+                    // The instance may be broken: give it back and take a fresh one.
+                    if let Some(mut broken) = env.take() {
+                        let _ = broken.release().await;
+                    }
                     if let (Some(s), Some(id)) = (&store, attempt_id) {
                         let _ = s.fail_attempt(run_id, id, &e.to_string());
                     }

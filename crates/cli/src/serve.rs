@@ -1,0 +1,163 @@
+//! `guigym serve` (a manager, with an in-process worker unless `--capacity 0`) and
+//! `guigym worker` (a worker process that registers with a manager).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use guigym_manager::api;
+use guigym_manager::client::{run_agent, ApiClient, RemoteLink};
+use guigym_manager::control::WorkerLink;
+use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, Worker, WorkerConfig};
+use guigym_sim::SimProvider;
+use guigym_ui::Screen;
+
+/// The backends this binary can host.
+pub fn backends() -> Backends {
+    Backends::new().with(
+        "sim",
+        Arc::new(|spec: &EnvSpec| {
+            if spec.platform != "mobile" {
+                return Err(format!("the sim backend hosts platform \"mobile\", not \"{}\"", spec.platform));
+            }
+            Ok(Arc::new(SimProvider { screen: Screen { width: spec.width, height: spec.height } }) as Arc<dyn guigym_core::EnvProvider>)
+        }),
+    )
+}
+
+#[derive(Args, Clone)]
+pub struct WorkerArgs {
+    /// Instances this worker may hold at once
+    #[arg(long, default_value_t = 4096)]
+    pub capacity: usize,
+    /// Episodes after which an instance is retired and replaced
+    #[arg(long, default_value_t = 1000)]
+    pub max_episodes: u32,
+    /// Deadline of observe, step and evaluate
+    #[arg(long, default_value_t = 30_000)]
+    pub op_deadline_ms: u64,
+    /// Deadline of reset and instance creation
+    #[arg(long, default_value_t = 60_000)]
+    pub reset_deadline_ms: u64,
+}
+
+impl WorkerArgs {
+    fn config(&self) -> WorkerConfig {
+        WorkerConfig {
+            capacity: self.capacity,
+            max_episodes: self.max_episodes.max(1),
+            op_deadline: Duration::from_millis(self.op_deadline_ms),
+            reset_deadline: Duration::from_millis(self.reset_deadline_ms),
+            ..WorkerConfig::default()
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct ServeArgs {
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port (0 picks a free one; the address is printed)
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Bearer token required on /v1 routes [env: GUIGYM_TOKEN]
+    #[arg(long)]
+    token: Option<String>,
+    /// URL clients use to reach this server's data routes [default: http://HOST:PORT]
+    #[arg(long)]
+    advertise: Option<String>,
+    /// Default lease TTL
+    #[arg(long, default_value_t = 300_000)]
+    ttl_ms: u64,
+    /// Ready sim instances (default screen) kept ahead of demand, spread over workers
+    #[arg(long, default_value_t = 0)]
+    warm: usize,
+    /// A remote worker silent this long is declared lost
+    #[arg(long, default_value_t = 5_000)]
+    worker_timeout_ms: u64,
+    /// The in-process worker (capacity 0: manager only, workers register with `guigym worker`)
+    #[command(flatten)]
+    worker: WorkerArgs,
+}
+
+fn token(arg: &Option<String>) -> Option<String> {
+    arg.clone().or_else(|| std::env::var("GUIGYM_TOKEN").ok()).filter(|t| !t.is_empty())
+}
+
+async fn bind(host: &str, port: u16) -> anyhow::Result<(tokio::net::TcpListener, String)> {
+    let listener = tokio::net::TcpListener::bind((host, port)).await.with_context(|| format!("binding {host}:{port}"))?;
+    let url = format!("http://{}", listener.local_addr()?);
+    Ok((listener, url))
+}
+
+fn announce(url: &str) {
+    use std::io::Write;
+    println!("listening on {url}");
+    let _ = std::io::stdout().flush();
+}
+
+pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let token = token(&args.token);
+    let (listener, url) = bind(&args.host, args.port).await?;
+    let advertise = args.advertise.clone().unwrap_or_else(|| url.clone());
+    let mut config = ManagerConfig {
+        default_ttl: Duration::from_millis(args.ttl_ms.max(1)),
+        worker_timeout: Duration::from_millis(args.worker_timeout_ms),
+        ..ManagerConfig::default()
+    };
+    if args.warm > 0 {
+        config.warm.push((EnvSpec::sim(), args.warm));
+    }
+    let manager = Manager::new(config);
+    let link_token = token.clone();
+    let link: Arc<dyn Fn(&str) -> Arc<dyn WorkerLink> + Send + Sync> =
+        Arc::new(move |u: &str| Arc::new(RemoteLink::new(u, link_token.clone())) as Arc<dyn WorkerLink>);
+    let router = if args.worker.capacity > 0 {
+        let worker = Worker::with_metrics(args.worker.config(), backends(), manager.metrics.clone());
+        manager.add_local_worker(worker.clone(), &advertise);
+        tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
+        api::embedded_router(manager.clone(), worker, token, link)
+    } else {
+        api::manager_router(manager.clone(), token, link)
+    };
+    tokio::spawn(manager.clone().run_control_loop());
+    announce(&url);
+    axum::serve(listener, router).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct WorkerProcessArgs {
+    /// The manager's base URL
+    #[arg(long)]
+    manager: String,
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// URL the manager and clients use to reach this worker [default: http://HOST:PORT]
+    #[arg(long)]
+    advertise: Option<String>,
+    /// Bearer token, for this worker's routes and for talking to the manager [env: GUIGYM_TOKEN]
+    #[arg(long)]
+    token: Option<String>,
+    #[arg(long, default_value_t = 1_000)]
+    heartbeat_ms: u64,
+    #[command(flatten)]
+    worker: WorkerArgs,
+}
+
+pub async fn worker(args: WorkerProcessArgs) -> anyhow::Result<ExitCode> {
+    let token = token(&args.token);
+    let (listener, url) = bind(&args.host, args.port).await?;
+    let advertise = args.advertise.clone().unwrap_or_else(|| url.clone());
+    let worker = Worker::new(args.worker.config(), backends());
+    let manager = ApiClient::new(&args.manager, token.clone(), Duration::from_secs(10));
+    tokio::spawn(run_agent(manager, advertise, worker.clone(), Duration::from_millis(args.heartbeat_ms.max(50))));
+    tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
+    announce(&url);
+    axum::serve(listener, api::worker_router(worker, token)).await?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,319 @@
+//! The client side of the API: `EnvClient` (the `Env` trait over HTTP, one lease),
+//! `ManagerProvider` (an `EnvProvider` that leases from a manager), `RemoteLink` (the
+//! manager's link to a worker process) and `run_agent` (a worker's registration and
+//! heartbeats).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use guigym_core::{Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use crate::control::{LeaseGrant, LinkError, WorkerLink};
+use crate::spec::EnvSpec;
+use crate::worker::{Worker, WorkerError, WorkerStatus};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClientError {
+    #[error("{0}")]
+    Transport(String),
+    #[error("HTTP {status} {code}: {message}")]
+    Status { status: u16, code: String, message: String },
+    #[error("unexpected response: {0}")]
+    Decode(String),
+}
+
+impl ClientError {
+    /// How the rollout path should see it.
+    pub fn into_env_error(self) -> EnvError {
+        match &self {
+            ClientError::Status { status: 400 | 401 | 403 | 422, .. } => EnvError::BadTask(self.to_string()),
+            _ => EnvError::Infra(self.to_string()),
+        }
+    }
+}
+
+/// JSON over HTTP to one base URL, with an optional bearer token.
+#[derive(Clone)]
+pub struct ApiClient {
+    base: String,
+    http: reqwest::Client,
+    token: Option<String>,
+    timeout: Duration,
+}
+
+impl ApiClient {
+    pub fn new(base: &str, token: Option<String>, timeout: Duration) -> ApiClient {
+        ApiClient::with_http(base, token, timeout, reqwest::Client::new())
+    }
+
+    pub fn with_http(base: &str, token: Option<String>, timeout: Duration, http: reqwest::Client) -> ApiClient {
+        ApiClient { base: base.trim_end_matches('/').to_string(), http, token: token.filter(|t| !t.is_empty()), timeout }
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub async fn call<T: DeserializeOwned>(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> Result<T, ClientError> {
+        let mut req = self.http.request(method, format!("{}{path}", self.base)).timeout(self.timeout);
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let resp = req.send().await.map_err(|e| ClientError::Transport(format!("{}{path}: {e}", self.base)))?;
+        let status = resp.status().as_u16();
+        let bytes = resp.bytes().await.map_err(|e| ClientError::Transport(e.to_string()))?;
+        if !(200..300).contains(&status) {
+            let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            return Err(ClientError::Status {
+                status,
+                code: v.pointer("/error/code").and_then(Value::as_str).unwrap_or("http").to_string(),
+                message: v.pointer("/error/message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| String::from_utf8_lossy(&bytes).chars().take(300).collect()),
+            });
+        }
+        serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode(e.to_string()))
+    }
+
+    pub async fn post<T: DeserializeOwned>(&self, path: &str, body: &Value) -> Result<T, ClientError> {
+        self.call(reqwest::Method::POST, path, Some(body)).await
+    }
+}
+
+/// One leased instance, driven over HTTP. Heartbeats keep the lease alive while it lives;
+/// `release` (or drop) gives it back.
+pub struct EnvClient {
+    data: ApiClient,
+    manager: ApiClient,
+    pub grant: LeaseGrant,
+    heartbeat: Option<tokio::task::JoinHandle<()>>,
+    released: bool,
+    next_request: AtomicU64,
+}
+
+impl EnvClient {
+    /// Wraps a granted lease; heartbeats every third of its TTL.
+    pub fn new(grant: LeaseGrant, manager: ApiClient, data: ApiClient) -> EnvClient {
+        let every = Duration::from_millis((grant.ttl_ms / 3).max(50));
+        let (m, id) = (manager.clone(), grant.lease_id.clone());
+        let heartbeat = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let r: Result<Value, _> = m.post(&format!("/v1/leases/{id}/heartbeat"), &json!({})).await;
+                if let Err(ClientError::Status { status: 404 | 410, .. }) = r {
+                    return;
+                }
+            }
+        });
+        EnvClient { data, manager, grant, heartbeat: Some(heartbeat), released: false, next_request: AtomicU64::new(0) }
+    }
+
+    fn path(&self, op: &str) -> String {
+        format!("/v1/instances/{}/{op}", self.grant.instance_id)
+    }
+
+    async fn op<T: DeserializeOwned>(&self, op: &str, mut body: Value) -> Result<T, EnvError> {
+        body["lease"] = json!(self.grant.lease_id);
+        self.data.post(&self.path(op), &body).await.map_err(ClientError::into_env_error)
+    }
+}
+
+#[async_trait]
+impl Env for EnvClient {
+    async fn reset(&mut self, task: &TaskSpec) -> Result<Observation, EnvError> {
+        self.op("reset", json!({ "task": task })).await
+    }
+
+    async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
+        self.op("observe", json!({ "screenshot": options.screenshot })).await
+    }
+
+    async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        let request_id = format!("{}:{}", self.grant.lease_id, self.next_request.fetch_add(1, Ordering::Relaxed));
+        let body = json!({ "action": action, "request_id": request_id });
+        match self.op("step", body.clone()).await {
+            // A lost answer is retried once with the same request id: applied at most once.
+            Err(EnvError::Infra(why)) if why.contains("error sending request") || why.contains("connection closed") => {
+                self.op("step", body).await
+            }
+            other => other,
+        }
+    }
+
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        self.op("evaluate", json!({})).await
+    }
+
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        let v: Value = self.op("state_hash", json!({})).await?;
+        v.get("hash").and_then(Value::as_str).map(str::to_string).ok_or_else(|| EnvError::Infra("state hash missing".into()))
+    }
+
+    async fn apply_golden(&mut self) -> Result<(), EnvError> {
+        let _: Value = self.op("golden", json!({})).await?;
+        Ok(())
+    }
+
+    async fn release(&mut self) -> Result<(), EnvError> {
+        if let Some(h) = self.heartbeat.take() {
+            h.abort();
+        }
+        if self.released {
+            return Ok(());
+        }
+        self.released = true;
+        let r: Result<Value, _> = self.manager.call(reqwest::Method::DELETE, &format!("/v1/leases/{}", self.grant.lease_id), None).await;
+        match r {
+            Ok(_) | Err(ClientError::Status { status: 404 | 410, .. }) => Ok(()),
+            Err(e) => Err(e.into_env_error()),
+        }
+    }
+}
+
+impl Drop for EnvClient {
+    fn drop(&mut self) {
+        if let Some(h) = self.heartbeat.take() {
+            h.abort();
+        }
+        if !self.released {
+            // Best effort; the TTL reclaims it otherwise.
+            let (m, id) = (self.manager.clone(), self.grant.lease_id.clone());
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn(async move {
+                    let _: Result<Value, _> = m.call(reqwest::Method::DELETE, &format!("/v1/leases/{id}"), None).await;
+                });
+            }
+        }
+    }
+}
+
+/// Leases instances of one spec from a manager.
+pub struct ManagerProvider {
+    manager: ApiClient,
+    spec: EnvSpec,
+    ttl: Duration,
+    token: Option<String>,
+    http: reqwest::Client,
+    op_timeout: Duration,
+}
+
+impl ManagerProvider {
+    pub fn new(manager_url: &str, token: Option<String>, spec: EnvSpec, ttl: Duration) -> ManagerProvider {
+        let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap_or_default();
+        let op_timeout = Duration::from_secs(120);
+        ManagerProvider {
+            manager: ApiClient::with_http(manager_url, token.clone(), Duration::from_secs(60), http.clone()),
+            spec,
+            ttl,
+            token,
+            http,
+            op_timeout,
+        }
+    }
+
+    /// Leases `count` instances in one request.
+    pub async fn lease_many(&self, count: usize) -> Result<Vec<EnvClient>, EnvError> {
+        let v: Value = self
+            .manager
+            .post("/v1/leases", &json!({ "spec": self.spec, "count": count, "ttl_ms": self.ttl.as_millis() as u64 }))
+            .await
+            .map_err(ClientError::into_env_error)?;
+        let grants: Vec<LeaseGrant> = serde_json::from_value(v.get("leases").cloned().unwrap_or(Value::Null))
+            .map_err(|e| EnvError::Infra(format!("lease response: {e}")))?;
+        Ok(grants
+            .into_iter()
+            .map(|g| {
+                let data = ApiClient::with_http(&g.data_url, self.token.clone(), self.op_timeout, self.http.clone());
+                EnvClient::new(g, self.manager.clone(), data)
+            })
+            .collect())
+    }
+}
+
+#[async_trait]
+impl EnvProvider for ManagerProvider {
+    fn backend(&self) -> String {
+        self.spec.backend.clone()
+    }
+
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        let mut clients = self.lease_many(1).await?;
+        clients.pop().map(|c| Box::new(c) as Box<dyn Env>).ok_or_else(|| EnvError::Infra("the manager granted no lease".into()))
+    }
+}
+
+/// The manager's link to a worker process.
+pub struct RemoteLink {
+    api: ApiClient,
+}
+
+impl RemoteLink {
+    pub fn new(data_url: &str, token: Option<String>) -> RemoteLink {
+        RemoteLink { api: ApiClient::new(data_url, token, Duration::from_secs(60)) }
+    }
+
+    fn map(e: ClientError) -> LinkError {
+        match e {
+            ClientError::Transport(why) | ClientError::Decode(why) => LinkError::Unreachable(why),
+            ClientError::Status { code, message, status } => LinkError::Worker(match code.as_str() {
+                "no_capacity" => WorkerError::Full(message),
+                "bad_spec" => WorkerError::BadSpec(message),
+                _ if status >= 500 => WorkerError::Infra(message),
+                _ => WorkerError::BadSpec(message),
+            }),
+        }
+    }
+}
+
+#[async_trait]
+impl WorkerLink for RemoteLink {
+    async fn acquire(&self, spec: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, LinkError> {
+        let v: Value = self.api.post("/v1/worker/acquire", &json!({ "spec": spec, "leases": leases })).await.map_err(Self::map)?;
+        serde_json::from_value(v.get("instances").cloned().unwrap_or(Value::Null)).map_err(|e| LinkError::Unreachable(e.to_string()))
+    }
+
+    async fn release(&self, leases: &[String], reason: &str) -> Result<(), LinkError> {
+        let _: Value = self.api.post("/v1/worker/release", &json!({ "leases": leases, "reason": reason })).await.map_err(Self::map)?;
+        Ok(())
+    }
+
+    async fn set_warm(&self, spec: &EnvSpec, target: usize) -> Result<(), LinkError> {
+        let _: Value = self.api.post("/v1/worker/warm", &json!({ "spec": spec, "target": target })).await.map_err(Self::map)?;
+        Ok(())
+    }
+}
+
+/// A worker process's life with its manager: register, then heartbeat its status; when the
+/// manager no longer knows it (it was declared lost), drop every lease and register again.
+pub async fn run_agent(manager: ApiClient, data_url: String, worker: Arc<Worker>, every: Duration) {
+    let mut id: Option<String> = None;
+    loop {
+        match &id {
+            None => {
+                let r: Result<Value, _> = manager.post("/v1/workers", &json!({ "data_url": data_url, "status": worker.status() })).await;
+                match r {
+                    Ok(v) => {
+                        id = v.get("worker_id").and_then(Value::as_str).map(str::to_string);
+                        tracing::info!(worker = ?id, "registered with the manager");
+                    }
+                    Err(e) => tracing::warn!(error = %e, "cannot register with the manager yet"),
+                }
+            }
+            Some(wid) => {
+                let status: WorkerStatus = worker.status();
+                let r: Result<Value, _> = manager.post(&format!("/v1/workers/{wid}/heartbeat"), &serde_json::to_value(&status).unwrap_or_default()).await;
+                if let Err(ClientError::Status { status: 404, .. }) = r {
+                    worker.release_all("the manager declared this worker lost").await;
+                    id = None;
+                    continue;
+                }
+            }
+        }
+        tokio::time::sleep(every).await;
+    }
+}
