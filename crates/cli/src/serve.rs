@@ -9,7 +9,6 @@ use anyhow::Context;
 use clap::Args;
 use guigym_manager::api;
 use guigym_manager::client::{run_agent, ApiClient, RemoteLink};
-use guigym_manager::control::WorkerLink;
 use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, Worker, WorkerConfig};
 use guigym_sim::SimProvider;
 use guigym_ui::Screen;
@@ -111,9 +110,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         config.warm.push((EnvSpec::sim(), args.warm));
     }
     let manager = Manager::new(config);
-    let link_token = token.clone();
-    let link: Arc<dyn Fn(&str) -> Arc<dyn WorkerLink> + Send + Sync> =
-        Arc::new(move |u: &str| Arc::new(RemoteLink::new(u, link_token.clone())) as Arc<dyn WorkerLink>);
+    let link = RemoteLink::factory(token.clone());
     let router = if args.worker.capacity > 0 {
         let worker = Worker::with_metrics(args.worker.config(), backends(), manager.metrics.clone());
         manager.add_local_worker(worker.clone(), &advertise);

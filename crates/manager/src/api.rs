@@ -20,7 +20,7 @@ use guigym_core::{Action, ObserveOptions, TaskSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::control::{ControlError, Manager};
+use crate::control::{ControlError, LinkFactory, Manager};
 use crate::spec::EnvSpec;
 use crate::worker::{Worker, WorkerError, WorkerStatus};
 
@@ -146,7 +146,7 @@ pub struct RegisterRequest {
     pub status: WorkerStatus,
 }
 
-fn manager_routes(m: Arc<Manager>, link: Arc<dyn Fn(&str) -> Arc<dyn crate::control::WorkerLink> + Send + Sync>) -> Router {
+fn manager_routes(m: Arc<Manager>, link: LinkFactory) -> Router {
     Router::new()
         .route(
             "/v1/leases",
@@ -201,7 +201,7 @@ fn manager_routes(m: Arc<Manager>, link: Arc<dyn Fn(&str) -> Arc<dyn crate::cont
 pub fn manager_router(
     m: Arc<Manager>,
     token: Option<String>,
-    link: Arc<dyn Fn(&str) -> Arc<dyn crate::control::WorkerLink> + Send + Sync>,
+    link: LinkFactory,
 ) -> Router {
     let metrics_m = m.clone();
     finish(manager_routes(m, link), token, Arc::new(move || manager_metrics(&metrics_m)))
@@ -376,7 +376,7 @@ pub fn embedded_router(
     m: Arc<Manager>,
     w: Arc<Worker>,
     token: Option<String>,
-    link: Arc<dyn Fn(&str) -> Arc<dyn crate::control::WorkerLink> + Send + Sync>,
+    link: LinkFactory,
 ) -> Router {
     // The worker counts into the manager's metrics (see `Worker::with_metrics`), so one
     // rendering covers both.

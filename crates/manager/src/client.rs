@@ -257,6 +257,11 @@ impl RemoteLink {
         RemoteLink { api: ApiClient::new(data_url, token, Duration::from_secs(60)) }
     }
 
+    /// Links to registering workers, with the bearer token the workers expect.
+    pub fn factory(token: Option<String>) -> crate::control::LinkFactory {
+        Arc::new(move |url: &str| Arc::new(RemoteLink::new(url, token.clone())) as Arc<dyn WorkerLink>)
+    }
+
     fn map(e: ClientError) -> LinkError {
         match e {
             ClientError::Transport(why) | ClientError::Decode(why) => LinkError::Unreachable(why),

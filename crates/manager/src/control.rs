@@ -32,6 +32,9 @@ pub enum LinkError {
     Worker(#[from] WorkerError),
 }
 
+/// Builds the link to a worker that registers from a URL.
+pub type LinkFactory = Arc<dyn Fn(&str) -> Arc<dyn WorkerLink> + Send + Sync>;
+
 /// A worker in this process.
 pub struct LocalLink(pub Arc<Worker>);
 

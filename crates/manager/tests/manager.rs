@@ -12,7 +12,6 @@ use guigym_apps::tasks;
 use guigym_core::{Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use guigym_manager::api;
 use guigym_manager::client::{ApiClient, ClientError, RemoteLink};
-use guigym_manager::control::WorkerLink;
 use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, ManagerProvider, Worker, WorkerConfig};
 use guigym_sim::{SimEnv, SimProvider};
 use guigym_ui::Screen;
@@ -70,9 +69,7 @@ async fn start(capacity: usize, token: Option<&str>) -> (String, Arc<Manager>, A
         manager.metrics.clone(),
     );
     manager.add_local_worker(worker.clone(), &url);
-    let t = token.map(str::to_string);
-    let link: Arc<dyn Fn(&str) -> Arc<dyn WorkerLink> + Send + Sync> =
-        Arc::new(move |u: &str| Arc::new(RemoteLink::new(u, t.clone())) as Arc<dyn WorkerLink>);
+    let link = RemoteLink::factory(token.map(str::to_string));
     let router = api::embedded_router(manager.clone(), worker.clone(), token.map(str::to_string), link);
     tokio::spawn(async move { axum::serve(listener, router).await });
     tokio::spawn(manager.clone().run_control_loop());
@@ -223,7 +220,7 @@ async fn bad_input_gets_a_4xx_and_loses_nothing() {
         ("/v1/leases".into(), r#"{"spec": {"backend": "sim", "width": 5}}"#.into(), 400, "bad_request"),
         ("/v1/leases".into(), r#"{"spec": {"backend": "sim"}, "count": 0}"#.into(), 400, "bad_request"),
         ("/v1/leases/nope/heartbeat".into(), "{}".into(), 404, "unknown_lease"),
-        (step.clone(), format!(r#"{{"lease": "nope", "request_id": "a", "action": {{"action": "back"}}}}"#), 404, "unknown_lease"),
+        (step.clone(), r#"{"lease": "nope", "request_id": "a", "action": {"action": "back"}}"#.to_string(), 404, "unknown_lease"),
         (step.clone(), format!(r#"{{"lease": "{lid}", "request_id": "a", "action": {{"action": "fly"}}}}"#), 422, "bad_action"),
         ("/v1/instances/999999/observe".into(), format!(r#"{{"lease": "{lid}"}}"#), 404, "unknown_instance"),
         (format!("/v1/instances/{iid}/reset"), format!(r#"{{"lease": "{lid}", "task": {{"id": "x"}}}}"#), 422, "bad_json"),
