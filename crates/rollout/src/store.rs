@@ -229,8 +229,10 @@ impl Store {
         })
     }
 
-    /// Writes a screenshot once, named by its hash.
-    fn put_blob(&self, hash: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    /// Writes a screenshot once, named by its hash. Safe when several attempts store the same
+    /// screen at once: each writes its own temporary file, and the first rename wins.
+    pub fn put_blob(&self, hash: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let dir = self.blobs.join(&hash[..2.min(hash.len())]);
         let path = dir.join(format!("{hash}.png"));
         if path.exists() {
@@ -239,9 +241,17 @@ impl Store {
         let io = |source| StoreError::Io { path: path.display().to_string(), source };
         std::fs::create_dir_all(&dir).map_err(io)?;
         // Write then rename, so a crash never leaves a half blob under the final name.
-        let tmp = dir.join(format!("{hash}.tmp{}", std::process::id()));
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!("{hash}.tmp{}-{n}", std::process::id()));
         std::fs::write(&tmp, bytes).map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(io)
+        match std::fs::rename(&tmp, &path) {
+            Ok(()) => Ok(()),
+            Err(_) if path.exists() => {
+                let _ = std::fs::remove_file(&tmp);
+                Ok(())
+            }
+            Err(e) => Err(io(e)),
+        }
     }
 
     pub fn blob_path(&self, hash: &str) -> PathBuf {

@@ -280,3 +280,26 @@ fn terminating_with_success_on_an_unsolved_task_is_a_false_complete() {
         assert_eq!(attempt.trajectory.steps.len(), 1);
     });
 }
+
+/// Regression: concurrent attempts storing the same screenshot raced on one temporary file
+/// name and failed the eval ("No such file or directory").
+#[test]
+fn the_same_blob_stored_concurrently_is_written_once() {
+    let dir = temp_store("blob-race");
+    let store = Arc::new(Store::open(&dir).unwrap());
+    let bytes = vec![7u8; 50_000];
+    let hash = guigym_core::sha256_hex(&bytes);
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (store, bytes, hash) = (store.clone(), bytes.clone(), hash.clone());
+            std::thread::spawn(move || (0..20).map(|_| store.put_blob(&hash, &bytes)).collect::<Result<Vec<_>, _>>())
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap().unwrap();
+    }
+    assert_eq!(std::fs::read(store.blob_path(&hash)).unwrap(), bytes);
+    let leftovers = std::fs::read_dir(store.blob_path(&hash).parent().unwrap()).unwrap().count();
+    assert_eq!(leftovers, 1, "no temporary files are left behind");
+    let _ = std::fs::remove_dir_all(dir);
+}
