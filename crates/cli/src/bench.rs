@@ -29,6 +29,8 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1000)]
         instances: usize,
     },
+    /// The manager over HTTP: thousands of leased sim instances across worker processes
+    Manager(ManagerBenchArgs),
     /// The harness: prefix-cache hits, prompt and training tokens, overhead per step, for
     /// window-wise against last-k history on the same trajectories
     Harness {
@@ -44,6 +46,24 @@ pub enum BenchCommand {
         #[arg(long)]
         tokenizer: Option<std::path::PathBuf>,
     },
+}
+
+#[derive(clap::Args)]
+pub struct ManagerBenchArgs {
+    #[arg(long)]
+    json: bool,
+    /// Instances leased and held at once
+    #[arg(long, default_value_t = 20_000)]
+    instances: usize,
+    /// Worker processes (the manager runs in a process of its own)
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Concurrent clients driving steps
+    #[arg(long, default_value_t = 64)]
+    clients: usize,
+    /// How long the step load runs
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -80,7 +100,7 @@ struct SimFigures {
     memory_per_instance_kib: f64,
 }
 
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
+pub fn percentile(samples: &mut [f64], p: f64) -> f64 {
     if samples.is_empty() {
         return 0.0;
     }
@@ -117,6 +137,16 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
                 println!("  observe + screenshot  p50 {:>8.2} ms   ({:.0} KiB PNG)", figures.observe_screenshot_p50_ms, figures.screenshot_png_kib);
                 println!("  {} instances up       {:>8.1} ms", figures.instances, figures.instances_up_ms);
                 println!("  memory per instance   {:>8.1} KiB", figures.memory_per_instance_kib);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BenchCommand::Manager(args) => {
+            let json = args.json;
+            let figures = crate::bench_manager::run(args.into()).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&figures)?);
+            } else {
+                print!("{}", figures.text());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -226,6 +256,12 @@ fn bench_harness(n: usize, observation: ObservationMode, tokenizer: Option<&std:
         policies,
         training_token_change,
     })
+}
+
+impl From<ManagerBenchArgs> for crate::bench_manager::Settings {
+    fn from(a: ManagerBenchArgs) -> Self {
+        crate::bench_manager::Settings { instances: a.instances, workers: a.workers.max(1), clients: a.clients.max(1), seconds: a.seconds.max(1) }
+    }
 }
 
 fn bench_sim(iterations: usize, instances: usize) -> anyhow::Result<SimFigures> {

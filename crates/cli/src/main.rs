@@ -4,6 +4,7 @@
 //! validate) or could not run (an error, printed); 2 the command line is wrong.
 
 mod bench;
+mod bench_manager;
 mod commands;
 mod policy_server;
 mod serve;

@@ -101,3 +101,17 @@ fn bench_harness_prints_window_and_last_k_figures() {
     // On the same trajectories, window history reuses more of its prefix than last_k.
     assert!(policies[0]["prefix_cache_hit_rate"].as_f64() > policies[1]["prefix_cache_hit_rate"].as_f64());
 }
+
+#[test]
+fn bench_manager_prints_its_figures() {
+    let out = guigym()
+        .args(["bench", "manager", "--json", "--instances", "1000", "--workers", "1", "--clients", "4", "--seconds", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["instances_leased"], 1000);
+    assert_eq!(v["step_errors"], 0);
+    assert!(v["steps_per_second"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["rss_mib"].as_array().unwrap().len(), 2, "manager and one worker");
+}
