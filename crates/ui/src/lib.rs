@@ -8,6 +8,7 @@
 //! Invariant: the UI tree does not depend on the font; only pixels do, and the font is
 //! embedded (DejaVu Sans), so screenshots are the same on every host.
 
+pub mod html;
 pub mod layout;
 pub mod raster;
 pub mod theme;

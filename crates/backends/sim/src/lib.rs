@@ -42,6 +42,15 @@ impl SimEnv {
         SimEnv { screen, theme: Theme::default(), prepared: None, state: None, log: EpisodeLog::default(), step: 0, feedback: None }
     }
 
+    pub fn screen(&self) -> Screen {
+        self.screen
+    }
+
+    /// The task this instance was last reset to.
+    pub fn task(&self) -> Option<&TaskSpec> {
+        self.prepared.as_ref().map(|p| &*p.spec)
+    }
+
     /// The current device state (for tests and tools).
     pub fn state(&self) -> Option<&DeviceState> {
         self.state.as_ref()

@@ -1,0 +1,112 @@
+//! A thin Chrome DevTools Protocol client over one WebSocket: commands by id (optionally on
+//! a flattened target session), answers routed back by id. Events are not needed and are
+//! dropped. Everything is read leniently as JSON values, so fields and enum values that newer
+//! Chromium versions add never break parsing.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Message;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CdpError {
+    #[error("the browser connection is closed")]
+    Closed,
+    #[error("{method} timed out after {ms} ms")]
+    Timeout { method: String, ms: u64 },
+    #[error("{method}: {message}")]
+    Protocol { method: String, message: String },
+    #[error("cannot connect to the browser: {0}")]
+    Connect(String),
+}
+
+type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, String>>>>>;
+
+#[derive(Clone)]
+pub struct Cdp {
+    out: mpsc::UnboundedSender<Message>,
+    pending: Pending,
+    next: Arc<AtomicU64>,
+    alive: Arc<AtomicBool>,
+    pub timeout: Duration,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Cdp {
+    pub async fn connect(ws_url: &str, timeout: Duration) -> Result<Cdp, CdpError> {
+        let (ws, _) = tokio_tungstenite::connect_async(ws_url).await.map_err(|e| CdpError::Connect(e.to_string()))?;
+        let (mut sink, mut stream) = ws.split();
+        let (out, mut rx) = mpsc::unbounded_channel::<Message>();
+        let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
+        let alive = Arc::new(AtomicBool::new(true));
+        tokio::spawn(async move {
+            while let Some(m) = rx.recv().await {
+                if sink.send(m).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let (p, a) = (pending.clone(), alive.clone());
+        tokio::spawn(async move {
+            while let Some(Ok(msg)) = stream.next().await {
+                let text = match msg {
+                    Message::Text(t) => t.to_string(),
+                    Message::Close(_) => break,
+                    _ => continue,
+                };
+                let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
+                let Some(id) = v.get("id").and_then(Value::as_u64) else { continue };
+                if let Some(tx) = lock(&p).remove(&id) {
+                    let answer = match v.get("error") {
+                        Some(e) => Err(e.get("message").and_then(Value::as_str).unwrap_or("error").to_string()),
+                        None => Ok(v.get("result").cloned().unwrap_or(Value::Null)),
+                    };
+                    let _ = tx.send(answer);
+                }
+            }
+            // The socket is gone: the browser crashed or was closed.
+            a.store(false, Ordering::SeqCst);
+            lock(&p).clear();
+        });
+        Ok(Cdp { out, pending, next: Arc::new(AtomicU64::new(1)), alive, timeout })
+    }
+
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::SeqCst)
+    }
+
+    /// Sends a command and waits for its result.
+    pub async fn call(&self, session: Option<&str>, method: &str, params: Value) -> Result<Value, CdpError> {
+        if !self.is_alive() {
+            return Err(CdpError::Closed);
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut msg = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = session {
+            msg["sessionId"] = json!(s);
+        }
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        if self.out.send(Message::Text(msg.to_string().into())).is_err() {
+            lock(&self.pending).remove(&id);
+            return Err(CdpError::Closed);
+        }
+        match tokio::time::timeout(self.timeout, rx).await {
+            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err(message))) => Err(CdpError::Protocol { method: method.to_string(), message }),
+            Ok(Err(_)) => Err(CdpError::Closed),
+            Err(_) => {
+                lock(&self.pending).remove(&id);
+                Err(CdpError::Timeout { method: method.to_string(), ms: self.timeout.as_millis() as u64 })
+            }
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! The `web` backend: instances are pages in one headless Chromium, one browser context
+//! each. Mocked apps are served by the app server and played through real browser input;
+//! their state and verifiers are the sim backend's, so the same suites, goldens and verdicts
+//! hold. MiniWoB++ tasks run in their own pages, reset in place, rewarded by the page.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use guigym_apps::tasks::EpisodeLog;
+use guigym_core::action::Target;
+use guigym_core::{
+    sha256_hex, Action, Check, Direction, Env, EnvError, EnvProvider, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec,
+    Verdict,
+};
+use guigym_sim::SimEnv;
+use guigym_ui::Screen;
+use serde_json::Value;
+
+use crate::browser::{Browser, BrowserError, Page};
+use crate::miniwob;
+use crate::server::{AppServer, Hosted};
+use crate::uitree::ui_tree;
+
+fn infra(e: BrowserError) -> EnvError {
+    EnvError::Infra(format!("web backend: {e}"))
+}
+
+/// The viewport MiniWoB++ pages get (their task area is 160×210 at the top left).
+const MINIWOB_VIEWPORT: (u32, u32) = (400, 400);
+
+/// Launches (and relaunches after a crash) one browser shared by every instance it makes.
+pub struct WebProvider {
+    pub screen: Screen,
+    browser: tokio::sync::Mutex<Option<Arc<Browser>>>,
+    server: tokio::sync::OnceCell<Arc<AppServer>>,
+    pub cdp_timeout: Duration,
+}
+
+impl WebProvider {
+    pub fn new(screen: Screen) -> WebProvider {
+        WebProvider { screen, browser: tokio::sync::Mutex::new(None), server: tokio::sync::OnceCell::new(), cdp_timeout: Duration::from_secs(30) }
+    }
+
+    /// The live browser, launched anew when there is none or the last one died.
+    pub async fn browser(&self) -> Result<Arc<Browser>, EnvError> {
+        let mut slot = self.browser.lock().await;
+        if let Some(b) = slot.as_ref().filter(|b| b.is_alive()) {
+            return Ok(b.clone());
+        }
+        if slot.is_some() {
+            tracing::warn!("the browser died; launching a new one");
+        }
+        let b = Arc::new(Browser::launch(self.cdp_timeout).await.map_err(infra)?);
+        *slot = Some(b.clone());
+        Ok(b)
+    }
+
+    pub async fn server(&self) -> Result<Arc<AppServer>, EnvError> {
+        self.server
+            .get_or_try_init(|| async { AppServer::start(miniwob::html_dir()).await.map_err(|e| EnvError::Infra(format!("app server: {e}"))) })
+            .await
+            .cloned()
+    }
+}
+
+#[async_trait]
+impl EnvProvider for WebProvider {
+    fn backend(&self) -> String {
+        "web".into()
+    }
+
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        let browser = self.browser().await?;
+        let server = self.server().await?;
+        Ok(Box::new(WebEnv { browser, server, screen: self.screen, page: None, kind: Kind::Apps, hosted: None, location: String::new(), step: 0, log: EpisodeLog::default(), miniwob_seed: 0 }))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Apps,
+    Miniwob,
+}
+
+pub struct WebEnv {
+    browser: Arc<Browser>,
+    server: Arc<AppServer>,
+    screen: Screen,
+    page: Option<Page>,
+    kind: Kind,
+    hosted: Option<(u64, Arc<tokio::sync::Mutex<Hosted>>)>,
+    location: String,
+    step: u32,
+    log: EpisodeLog,
+    miniwob_seed: u64,
+}
+
+impl WebEnv {
+    fn page(&self) -> Result<&Page, EnvError> {
+        self.page.as_ref().ok_or_else(|| EnvError::ResetNeeded("a page".into()))
+    }
+
+    async fn ensure_page(&mut self, kind: Kind) -> Result<(), EnvError> {
+        if self.page.is_some() && self.kind == kind {
+            return Ok(());
+        }
+        if let Some(old) = self.page.take() {
+            old.close().await;
+        }
+        let page = match kind {
+            Kind::Apps => self.browser.new_page(self.screen.width, self.screen.height, self.screen.scale(), true).await,
+            Kind::Miniwob => self.browser.new_page(MINIWOB_VIEWPORT.0, MINIWOB_VIEWPORT.1, 1.0, false).await,
+        }
+        .map_err(infra)?;
+        self.page = Some(page);
+        self.kind = kind;
+        self.location.clear();
+        Ok(())
+    }
+
+    fn hosted(&self) -> Result<Arc<tokio::sync::Mutex<Hosted>>, EnvError> {
+        self.hosted.as_ref().map(|h| h.1.clone()).ok_or_else(|| EnvError::ResetNeeded("an app".into()))
+    }
+
+    async fn events(&self) -> Result<u64, EnvError> {
+        Ok(self.page()?.eval("__guigym.events").await.map_err(infra)?.as_u64().unwrap_or(0))
+    }
+
+    /// Waits until the page has applied every event in flight; returns the event count and
+    /// the last event's (feedback, invalid).
+    async fn settle(&self) -> Result<(u64, Option<(String, bool)>), EnvError> {
+        let v = self.page()?.eval("__guigym.settled().then(() => [__guigym.events, __guigym.last])").await.map_err(infra)?;
+        let last = v.get(1).filter(|l| !l.is_null()).map(|l| {
+            (l["feedback"].as_str().unwrap_or("").to_string(), l["invalid"].as_bool().unwrap_or(false))
+        });
+        Ok((v.get(0).and_then(Value::as_u64).unwrap_or(0), last))
+    }
+
+    /// Applies a device-level action on the server (back, home, open_app, answers…) and
+    /// refreshes the page.
+    async fn on_server(&self, action: &Action) -> Result<StepOutcome, EnvError> {
+        let hosted = self.hosted()?;
+        let outcome = hosted.lock().await.sim.step_sync(action)?;
+        self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
+        Ok(outcome)
+    }
+
+    /// Where a pointer action lands, in screenshot pixels.
+    async fn point(&self, action: &Action) -> Result<Result<Point, String>, EnvError> {
+        match action.target() {
+            Ok(Some(Target::At(p))) => Ok(Ok(p)),
+            Ok(Some(Target::Element(id))) => {
+                let tree = ui_tree(self.page()?).await.map_err(infra)?;
+                Ok(match tree.iter().find(|n| n.id == id && n.bounds.w > 0 && n.bounds.h > 0) {
+                    Some(n) => {
+                        let (x, y) = n.bounds.center();
+                        Ok(Point(x, y))
+                    }
+                    None => Err(format!("no element \"{id}\" on screen")),
+                })
+            }
+            Ok(None) => Ok(Err(format!("{} needs a target", action.name()))),
+            Err(e) => Ok(Err(e.message)),
+        }
+    }
+
+    fn size(&self) -> (f32, f32) {
+        match self.kind {
+            Kind::Apps => (self.screen.width as f32, self.screen.height as f32),
+            Kind::Miniwob => (MINIWOB_VIEWPORT.0 as f32, MINIWOB_VIEWPORT.1 as f32),
+        }
+    }
+
+    /// Plays a pointer, text or key action through the browser. `Ok(Err(reason))` is an
+    /// invalid action.
+    async fn in_browser(&self, action: &Action) -> Result<Result<Option<(String, bool)>, String>, EnvError> {
+        let page = self.page()?;
+        let (w, h) = self.size();
+        let inside = |p: Point| p.0.is_finite() && p.1.is_finite() && p.0 >= 0.0 && p.1 >= 0.0 && p.0 < w && p.1 < h;
+        match action {
+            Action::Click { .. } | Action::DoubleClick { .. } | Action::LongPress { .. } | Action::RightClick { .. } | Action::Scroll { .. } => {
+                let p = match self.point(action).await? {
+                    Ok(p) if inside(p) => p,
+                    Ok(p) => return Ok(Err(format!("({}, {}) is off screen ({w}×{h})", p.0, p.1))),
+                    Err(why) => return Ok(Err(why)),
+                };
+                match action {
+                    Action::DoubleClick { .. } => page.tap(p.0, p.1, 2).await,
+                    Action::RightClick { .. } => page.right_click(p.0, p.1).await,
+                    Action::Scroll { direction, amount, .. } => {
+                        let d = 240.0 * *amount as f32;
+                        let (dx, dy) = match direction {
+                            Direction::Down => (0.0, d),
+                            Direction::Up => (0.0, -d),
+                            Direction::Right => (d, 0.0),
+                            Direction::Left => (-d, 0.0),
+                        };
+                        page.wheel(p.0, p.1, dx, dy).await
+                    }
+                    _ => page.tap(p.0, p.1, 1).await,
+                }
+                .map_err(infra)?;
+            }
+            Action::Swipe { from, to } | Action::Drag { from, to } => {
+                if !inside(*from) || !inside(*to) {
+                    return Ok(Err("the gesture leaves the screen".into()));
+                }
+                let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+                if self.kind == Kind::Apps && dy.abs() > dx.abs() {
+                    // A vertical swipe scrolls what is under the finger; content follows it.
+                    page.wheel(from.0, from.1, 0.0, -dy / page.scale).await.map_err(infra)?;
+                } else {
+                    page.drag((from.0, from.1), (to.0, to.1)).await.map_err(infra)?;
+                }
+            }
+            Action::Type { text, element, clear } => {
+                if let Some(e) = element {
+                    match self.point(&Action::click_element(e.clone())).await? {
+                        Ok(p) => page.tap(p.0, p.1, 1).await.map_err(infra)?,
+                        Err(why) => return Ok(Err(why)),
+                    }
+                    if self.kind == Kind::Apps {
+                        self.settle().await?;
+                    }
+                }
+                let focused = page
+                    .eval("(() => { const a = document.activeElement; return !!a && (a.tagName === 'INPUT' || a.tagName === 'TEXTAREA' || a.isContentEditable); })()")
+                    .await
+                    .map_err(infra)?;
+                if focused != Value::Bool(true) {
+                    return Ok(Err("no text field is focused: tap a field first or give `element`".into()));
+                }
+                if *clear {
+                    page.eval("(() => { const a = document.activeElement; a.value = ''; a.dispatchEvent(new Event('input', {bubbles: true})); return true; })()")
+                        .await
+                        .map_err(infra)?;
+                }
+                page.insert_text(text).await.map_err(infra)?;
+            }
+            Action::Key { keys } => page.key(keys).await.map_err(infra)?,
+            _ => return Ok(Err(format!("{} is not a browser gesture", action.name()))),
+        }
+        if self.kind == Kind::Apps {
+            let (_, last) = self.settle().await?;
+            return Ok(Ok(last));
+        }
+        Ok(Ok(None))
+    }
+
+    async fn step_apps(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        match action {
+            Action::Back | Action::Home | Action::OpenApp { .. } | Action::Wait { .. } | Action::Answer { .. } | Action::AskUser { .. }
+            | Action::Terminate { .. } | Action::Key { .. } => self.on_server(action).await,
+            _ => {
+                let before = self.events().await?;
+                let result = self.in_browser(action).await?;
+                let after = self.events().await?;
+                Ok(match result {
+                    Err(why) => StepOutcome { feedback: why, invalid: true, done: false },
+                    Ok(_) if after == before => {
+                        let what = match action {
+                            Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
+                            _ => "nothing to tap there",
+                        };
+                        StepOutcome { feedback: what.into(), invalid: true, done: false }
+                    }
+                    Ok(last) => {
+                        let (feedback, invalid) = last.unwrap_or_default();
+                        StepOutcome { feedback, invalid, done: false }
+                    }
+                })
+            }
+        }
+    }
+
+    async fn step_miniwob(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        let feedback = match action {
+            Action::Answer { text } => {
+                self.log.answers.push(text.clone());
+                "answer recorded".to_string()
+            }
+            Action::AskUser { .. } => "nobody answers on this page".into(),
+            Action::Terminate { status } => {
+                self.log.terminated = Some(*status);
+                format!("terminated: {status:?}").to_lowercase()
+            }
+            Action::Wait { ms } => {
+                tokio::time::sleep(Duration::from_millis((*ms).min(5_000))).await;
+                "waited".into()
+            }
+            Action::Back | Action::Home | Action::OpenApp { .. } => {
+                return Ok(StepOutcome { feedback: format!("{} is not available on a web page", action.name()), invalid: true, done: false })
+            }
+            _ => match self.in_browser(action).await? {
+                Err(why) => return Ok(StepOutcome { feedback: why, invalid: true, done: false }),
+                Ok(_) => "done".into(),
+            },
+        };
+        let reward = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
+        let done = reward.get(1).and_then(Value::as_bool).unwrap_or(false) || self.log.terminated.is_some();
+        Ok(StepOutcome { feedback, invalid: false, done })
+    }
+}
+
+#[async_trait]
+impl Env for WebEnv {
+    async fn reset(&mut self, task: &TaskSpec) -> Result<Observation, EnvError> {
+        self.step = 0;
+        self.log = EpisodeLog::default();
+        if task.family.starts_with("miniwob.") {
+            let page_path = task.params.get("page").and_then(Value::as_str).ok_or_else(|| EnvError::BadTask("a MiniWoB++ task needs params.page".into()))?;
+            if self.server.miniwob_dir().is_none() {
+                return Err(EnvError::BadTask("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)".into()));
+            }
+            self.miniwob_seed = task.params.get("seed").and_then(Value::as_u64).unwrap_or(0);
+            self.ensure_page(Kind::Miniwob).await?;
+            let url = format!("{}/wob/{}", self.server.url, page_path);
+            if self.location != url {
+                self.page()?.navigate(&url).await.map_err(infra)?;
+                self.location = url;
+            }
+            let ready = self.page()?.eval(&miniwob::reset_script(self.miniwob_seed)).await.map_err(infra)?;
+            if ready == Value::Bool(false) {
+                // Some tasks load data first; give them a moment.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        } else {
+            self.ensure_page(Kind::Apps).await?;
+            if self.hosted.is_none() {
+                self.hosted = Some(self.server.host(SimEnv::new(self.screen)));
+            }
+            let (id, hosted) = self.hosted.clone().ok_or_else(|| EnvError::Infra("no hosted app".into()))?;
+            hosted.lock().await.sim.reset_sync(task)?;
+            let url = format!("{}/app/{id}", self.server.url);
+            if self.location != url {
+                self.page()?.navigate(&url).await.map_err(infra)?;
+                self.location = url;
+            } else {
+                self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
+            }
+        }
+        self.observe(ObserveOptions::default()).await
+    }
+
+    async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
+        let page = self.page()?;
+        let tree = ui_tree(page).await.map_err(infra)?;
+        let screenshot = if options.screenshot {
+            let png = page.screenshot().await.map_err(infra)?;
+            let (w, h) = self.size();
+            Some(Screenshot { width: w as u32, height: h as u32, png })
+        } else {
+            None
+        };
+        let (w, h) = self.size();
+        let mut obs = match self.kind {
+            Kind::Apps => {
+                let hosted = self.hosted()?;
+                let guard = hosted.lock().await;
+                guard.sim.observe_sync(ObserveOptions::default())?
+            }
+            Kind::Miniwob => Observation { app: Some("browser".into()), screen: self.location.rsplit('/').next().unwrap_or("").to_string(), ..Observation::default() },
+        };
+        obs.ui_tree = tree;
+        obs.screenshot = screenshot;
+        obs.step = self.step;
+        obs.width = w as u32;
+        obs.height = h as u32;
+        Ok(obs)
+    }
+
+    async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        self.step += 1;
+        match self.kind {
+            Kind::Apps => self.step_apps(action).await,
+            Kind::Miniwob => self.step_miniwob(action).await,
+        }
+    }
+
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        match self.kind {
+            Kind::Apps => self.hosted()?.lock().await.sim.evaluate_sync(),
+            Kind::Miniwob => {
+                let v = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
+                let raw = v.get(0).and_then(Value::as_f64).unwrap_or(0.0);
+                let reason = v.get(2).and_then(Value::as_str).unwrap_or("").to_string();
+                // Success is a positive raw reward, as BrowserGym counts it.
+                let mut verdict = Verdict::from_checks(vec![Check::new("reward", raw > 0.0, format!("raw reward {raw} {reason}"))], vec![]);
+                verdict.progress = raw.clamp(0.0, 1.0) as f32;
+                Ok(verdict)
+            }
+        }
+    }
+
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        match self.kind {
+            Kind::Apps => self.hosted()?.lock().await.sim.hash(),
+            Kind::Miniwob => {
+                let v = self.page()?.eval("document.body.innerHTML + JSON.stringify([WOB_RAW_REWARD_GLOBAL, WOB_DONE_GLOBAL])").await.map_err(infra)?;
+                Ok(sha256_hex(v.to_string().as_bytes()))
+            }
+        }
+    }
+
+    async fn apply_golden(&mut self) -> Result<(), EnvError> {
+        match self.kind {
+            Kind::Apps => {
+                self.hosted()?.lock().await.sim.apply_golden_sync()?;
+                self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
+                Ok(())
+            }
+            Kind::Miniwob => Err(EnvError::BadTask("MiniWoB++ tasks have no golden".into())),
+        }
+    }
+
+    async fn release(&mut self) -> Result<(), EnvError> {
+        if let Some(page) = self.page.take() {
+            page.close().await;
+        }
+        if let Some((id, _)) = self.hosted.take() {
+            self.server.unhost(id);
+        }
+        Ok(())
+    }
+}

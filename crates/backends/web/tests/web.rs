@@ -1,0 +1,103 @@
+//! The web backend in real headless Chromium (installed by scripts/setup.sh): smoke tasks
+//! played through their walkthroughs in the browser, MiniWoB++ tasks solved by a scripted
+//! player, and a browser killed mid-eval.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use guigym_apps::tasks;
+use guigym_core::{Action, Env, EnvProvider, ObserveOptions, UiNode};
+use guigym_harness::{GoldenPolicy, Harness, PolicyKind};
+use guigym_rollout::{eval, run_attempt, validate_task, EvalConfig, NullRecorder};
+use guigym_ui::Screen;
+use guigym_web::{miniwob, WebProvider};
+
+fn provider() -> WebProvider {
+    assert!(guigym_web::find_chromium().is_some(), "chromium is missing: run ./scripts/setup.sh");
+    WebProvider::new(Screen::PHONE)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_smoke_task_played_through_its_walkthrough_in_the_browser_scores_1() {
+    let p = provider();
+    let mut env = p.create().await.unwrap();
+    for id in ["messages.send/0", "calendar.delete/1", "cross.mail_time_to_message/2"] {
+        let task = tasks::find_task(id).unwrap();
+        let mut golden = GoldenPolicy::new(task.walkthrough.clone());
+        let attempt = run_attempt(env.as_mut(), &task, &mut golden, &Harness::default(), 0, id, &mut NullRecorder).await.unwrap();
+        let invalid: Vec<_> = attempt.trajectory.steps.iter().filter(|s| s.invalid).map(|s| s.feedback.clone()).collect();
+        assert!(attempt.verdict.success, "{id}: {:?} invalid steps {invalid:?}", attempt.verdict);
+    }
+    // The browser's screenshot is a real phone-sized PNG.
+    let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
+    let shot = obs.screenshot.unwrap();
+    assert_eq!((shot.width, shot.height), (1080, 2400));
+    assert_eq!(&shot.png[1..4], b"PNG");
+    env.release().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_smoke_suite_validates_in_the_browser() {
+    let p = provider();
+    let mut env = p.create().await.unwrap();
+    for task in tasks::suite("smoke").unwrap() {
+        let v = validate_task(env.as_mut(), &task).await.unwrap();
+        assert!(v.passed, "{}: {:?}", task.id, v.failure);
+    }
+}
+
+/// Clicks the first node whose text is `text`.
+async fn click_text(env: &mut dyn Env, tree: &[UiNode], text: &str) {
+    let node = tree.iter().find(|n| n.text == text && n.bounds.w > 0).unwrap_or_else(|| panic!("no {text:?} in {tree:#?}"));
+    let (x, y) = node.bounds.center();
+    let out = env.step(&Action::click_at(x, y)).await.unwrap();
+    assert!(!out.invalid, "{}", out.feedback);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scripted_player_solves_click_test_and_click_button() {
+    assert!(miniwob::html_dir().is_some(), "MiniWoB++ is missing: run ./scripts/setup.sh");
+    let p = provider();
+    let mut env = p.create().await.unwrap();
+    for seed in 0..3 {
+        // click-test: one button, "Click Me!".
+        let obs = env.reset(&miniwob::task("click-test", seed)).await.unwrap();
+        click_text(env.as_mut(), &obs.ui_tree, "Click Me!").await;
+        let v = env.evaluate().await.unwrap();
+        assert!(v.success, "click-test seed {seed}: {v:?}");
+        // click-button: the instruction names the button.
+        let obs = env.reset(&miniwob::task("click-button", seed)).await.unwrap();
+        let query = obs.ui_tree.iter().find(|n| n.text.starts_with("Click on the")).map(|n| n.text.clone()).unwrap();
+        let label = query.split('"').nth(1).unwrap().to_string();
+        click_text(env.as_mut(), &obs.ui_tree, &label).await;
+        let v = env.evaluate().await.unwrap();
+        assert!(v.success, "click-button seed {seed} ({query}): {v:?}");
+    }
+    // The same seed gives the same problem: reset is exact.
+    env.reset(&miniwob::task("click-button", 7)).await.unwrap();
+    let a = env.state_hash().await.unwrap();
+    env.reset(&miniwob::task("click-button", 7)).await.unwrap();
+    assert_eq!(a, env.state_hash().await.unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_the_browser_mid_eval_gives_rerun_infrastructure_failures() {
+    let p = Arc::new(provider());
+    let tasks = Arc::new(tasks::suite("smoke").unwrap()[..12].to_vec());
+    let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, ..EvalConfig::default() };
+    let killer = {
+        let p = p.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+            let pid = p.browser().await.unwrap().pid().unwrap();
+            std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
+        })
+    };
+    let (_, report) = eval(tasks.clone(), &config, p.clone(), Arc::new(PolicyKind::Golden), None, Arc::new(())).await.unwrap();
+    killer.await.unwrap();
+    assert!(report.infra_failures > 0, "the killed browser's attempts failed as infrastructure");
+    assert_eq!(report.unscored, 0);
+    assert_eq!(report.attempts, tasks.len());
+    assert_eq!(report.success_rate, 1.0, "and were re-run in a new browser");
+}

@@ -1,0 +1,161 @@
+//! HTML: a laid-out view tree as a page of absolutely positioned elements, so that a real
+//! browser shows the same screen at the same places as the native raster, and its hit testing
+//! lands on the same nodes. Elements carry `data-gid` (the UI-tree id) and `data-role`; the
+//! web backend's script turns browser events on them into shell actions.
+
+use crate::layout::Layout;
+use crate::theme::{Rgb, Theme};
+use crate::view::{Kind, TextStyle};
+
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn css(rgb: Rgb) -> String {
+    format!("rgb({},{},{})", rgb[0], rgb[1], rgb[2])
+}
+
+/// The screen's elements (no document around them), positions in CSS pixels (`px / scale`).
+pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
+    let scale = layout.screen.scale();
+    let mut out = String::with_capacity(layout.nodes.len() * 160);
+    for (i, p) in layout.nodes.iter().enumerate() {
+        let v = p.view;
+        let r = p.visible;
+        if r.w <= 0 || r.h <= 0 {
+            continue;
+        }
+        let (x, y, w, h) = (r.x as f32 / scale, r.y as f32 / scale, r.w as f32 / scale, r.h as f32 / scale);
+        let base = format!(
+            "data-gid=\"{}\" data-role=\"{}\" style=\"left:{x:.2}px;top:{y:.2}px;width:{w:.2}px;height:{h:.2}px;z-index:{}",
+            esc(&p.id),
+            v.role(),
+            i + if layout.modal.is_some_and(|m| i >= m && i < layout.nodes[m].end) { 10_000 } else { 0 }
+        );
+        let disabled = if v.enabled { "" } else { " aria-disabled=\"true\"" };
+        let el = match &v.kind {
+            Kind::StatusBar { time } => format!("<div {base};background:{}\" class=\"status\">{}</div>", css(theme.surface), esc(time)),
+            Kind::AppBar { title } => {
+                format!("<div {base};background:{};color:{}\" class=\"appbar\" role=\"heading\">{}</div>", css(theme.primary), css(theme.on_primary), esc(title))
+            }
+            Kind::Text { text, style } => {
+                let class = match style {
+                    TextStyle::Title => "title",
+                    TextStyle::Body => "body",
+                    TextStyle::Caption => "caption",
+                };
+                format!("<div {base}\" class=\"text {class}\">{}</div>", esc(text).replace('\n', "<br>"))
+            }
+            Kind::Button { label, danger } => {
+                let bg = if !v.enabled { theme.divider } else if *danger { theme.danger } else { theme.primary };
+                format!("<button {base}\" class=\"btn\"{disabled}><span style=\"background:{}\">{}</span></button>", css(bg), esc(label))
+            }
+            Kind::TextField { value, placeholder, focused, .. } => format!(
+                "<input {base}\" class=\"field\" type=\"text\" value=\"{}\" placeholder=\"{}\" aria-label=\"{}\"{}{disabled}>",
+                esc(value),
+                esc(placeholder),
+                esc(placeholder),
+                if *focused { " data-focused=\"1\"" } else { "" }
+            ),
+            Kind::Item { title, subtitle, trailing } => format!(
+                "<div {base}\" class=\"item\" role=\"button\" aria-label=\"{}\"{disabled}><b>{}</b><small>{}</small><i>{}</i></div>",
+                esc(&v.label()),
+                esc(title),
+                esc(subtitle),
+                esc(trailing)
+            ),
+            Kind::Checkbox { label, checked } => format!(
+                "<div {base}\" class=\"check\" role=\"checkbox\" aria-checked=\"{checked}\"{disabled}>{}</div>",
+                esc(label)
+            ),
+            Kind::Switch { label, on } => {
+                format!("<div {base}\" class=\"check\" role=\"switch\" aria-checked=\"{on}\"{disabled}>{}</div>", esc(label))
+            }
+            Kind::Tabs => format!("<div {base}\" role=\"tablist\"></div>"),
+            Kind::Tab { label, selected } => format!(
+                "<div {base}\" class=\"tab{}\" role=\"tab\" aria-selected=\"{selected}\">{}</div>",
+                if *selected { " on" } else { "" },
+                esc(label)
+            ),
+            Kind::Dialog { title } => format!(
+                "<div class=\"scrim\" style=\"z-index:{}\"></div><div {base};background:{}\" class=\"dialog\" role=\"dialog\" aria-label=\"{}\"><div class=\"title\">{}</div></div>",
+                9_999,
+                css(theme.surface),
+                esc(title),
+                esc(title)
+            ),
+            Kind::Icon { label, glyph, color } => format!(
+                "<div {base}\" class=\"icon\" role=\"button\" aria-label=\"{}\"><span style=\"background:{}\">{}</span><small>{}</small></div>",
+                esc(label),
+                css(*color),
+                esc(glyph),
+                esc(label)
+            ),
+            Kind::List { .. } => format!("<div {base}\" class=\"list\" role=\"list\"></div>"),
+            Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } => continue,
+        };
+        out.push_str(&el);
+    }
+    out
+}
+
+/// The stylesheet the page uses, for a theme.
+pub fn stylesheet(theme: &Theme) -> String {
+    format!(
+        "*{{box-sizing:border-box;margin:0;padding:0}}\
+         html,body{{width:100%;height:100%;overflow:hidden;background:{bg};color:{text};font:16px 'DejaVu Sans',sans-serif}}\
+         #screen>*{{position:absolute}}\
+         .status{{font-size:13px;padding:4px 16px}}\
+         .appbar{{font-size:22px;padding:14px 16px}}\
+         .text{{padding:4px 16px;overflow:hidden}} .title{{font-size:22px}} .caption{{font-size:13px;color:{muted}}}\
+         .btn{{border:0;background:transparent;padding:6px 16px}}\
+         .btn span{{display:flex;align-items:center;justify-content:center;width:100%;height:100%;border-radius:10px;color:#fff;font-size:16px}}\
+         .field{{border:2px solid {divider};border-radius:8px;margin:0;padding:0 12px;font-size:16px;background:#fff}}\
+         .field[data-focused]{{border-color:{primary}}}\
+         .item{{background:#fff;border-bottom:1px solid {divider};padding:10px 16px;overflow:hidden}}\
+         .item b{{display:block;font-weight:normal}} .item small{{display:block;color:{muted};font-size:13px;margin-top:6px}}\
+         .item i{{position:absolute;right:16px;top:12px;font-style:normal;font-size:13px;color:{muted}}}\
+         .check{{padding:14px 16px}} .check[aria-checked=true]{{color:{primary}}}\
+         .tab{{display:flex;align-items:center;justify-content:center;color:{muted}}} .tab.on{{color:{primary};border-bottom:3px solid {primary}}}\
+         .scrim{{position:fixed;left:0;top:0;width:100%;height:100%;background:rgba(0,0,0,.43)}}\
+         .dialog{{border-radius:16px}} .dialog .title{{font-size:22px;padding:12px 16px}}\
+         .icon{{text-align:center}} .icon span{{display:flex;margin:6px auto 4px;width:56px;height:56px;border-radius:14px;color:#fff;font-size:22px;align-items:center;justify-content:center}}\
+         .icon small{{font-size:13px}}",
+        bg = css(theme.background),
+        text = css(theme.text),
+        muted = css(theme.muted),
+        divider = css(theme.divider),
+        primary = css(theme.primary),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Screen, View};
+
+    #[test]
+    fn elements_sit_where_layout_puts_them() {
+        let v = View::column([View::app_bar("Mail <inbox>"), View::button("send", "Send"), View::field("to", "a&b", "To", true)]);
+        let layout = Layout::new(&v, Screen::PHONE);
+        let html = render_body(&layout, &Theme::default());
+        assert!(html.contains("data-gid=\"send\""));
+        assert!(html.contains("Mail &lt;inbox&gt;"), "text is escaped");
+        assert!(html.contains("value=\"a&amp;b\""));
+        assert!(html.contains("data-focused=\"1\""));
+        // The button's box: layout pixels divided by the density (3).
+        let b = layout.find("send").unwrap().visible;
+        assert!(html.contains(&format!("top:{:.2}px", b.y as f32 / 3.0)));
+    }
+}
