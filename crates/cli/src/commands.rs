@@ -87,6 +87,27 @@ pub fn harness_config(path: &Option<PathBuf>, screenshots: bool) -> anyhow::Resu
     Ok(config)
 }
 
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum BackendArg {
+    /// The simulated phone, in-process
+    Sim,
+    /// Real headless Chromium (Debian's `chromium`)
+    Web,
+}
+
+/// The provider for a backend, checking up front that it can run here.
+fn provider_for(backend: BackendArg, screen: Screen) -> anyhow::Result<Arc<dyn EnvProvider>> {
+    Ok(match backend {
+        BackendArg::Sim => Arc::new(SimProvider { screen }),
+        BackendArg::Web => {
+            if guigym_web::find_chromium().is_none() {
+                bail!("the web backend needs Chromium: install Debian's `chromium` package (apt-get install chromium) or run ./scripts/setup.sh");
+            }
+            Arc::new(guigym_web::WebProvider::new(screen))
+        }
+    })
+}
+
 #[derive(Args)]
 pub struct ScreenArgs {
     /// Screen width in pixels
@@ -121,6 +142,9 @@ pub struct EvalArgs {
     /// Run only the first N tasks of the suite
     #[arg(long)]
     limit: Option<usize>,
+    /// Where instances run (the `miniwob` suite needs `web`)
+    #[arg(long, value_enum, default_value = "sim")]
+    backend: BackendArg,
     /// Attempts per task (n of pass@n)
     #[arg(long, default_value_t = 1)]
     attempts: u32,
@@ -158,9 +182,14 @@ pub fn open_store(args: &StoreArgs) -> anyhow::Result<Store> {
 }
 
 fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
+    if name == "miniwob" {
+        let dir = guigym_web::miniwob::html_dir()
+            .ok_or_else(|| anyhow!("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)"))?;
+        return Ok(guigym_web::miniwob::suite(&dir));
+    }
     tasks::suite(name).ok_or_else(|| {
         let names: Vec<&str> = tasks::SUITES.iter().map(|(n, _)| *n).collect();
-        anyhow!("unknown suite \"{name}\"; suites: {}", names.join(", "))
+        anyhow!("unknown suite \"{name}\"; suites: {}, miniwob", names.join(", "))
     })
 }
 
@@ -208,7 +237,8 @@ pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
             let spec = guigym_manager::EnvSpec { width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
             Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120)))
         }
-        None => Arc::new(SimProvider { screen }),
+        None if args.suite == "miniwob" => provider_for(BackendArg::Web, screen)?,
+        None => provider_for(args.backend, screen)?,
     };
     let policy = policy(args.policy, &args.openai)?;
     let progress = bar(tasks.len() as u64 * args.attempts as u64);
@@ -256,6 +286,9 @@ pub enum TasksCommand {
         suite: String,
         #[arg(long)]
         json: bool,
+        /// Where the tasks run: the simulated phone, or real Chromium
+        #[arg(long, value_enum, default_value = "sim")]
+        backend: BackendArg,
         #[command(flatten)]
         screen: ScreenArgs,
     },
@@ -305,9 +338,9 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             println!("{} after {steps} steps: {}", task.id, obs.screen);
             Ok(ExitCode::SUCCESS)
         }
-        TasksCommand::Validate { suite, json, screen } => {
+        TasksCommand::Validate { suite, json, backend, screen } => {
             let tasks = suite_tasks(&suite)?;
-            let provider = SimProvider { screen: screen.screen()? };
+            let provider = provider_for(backend, screen.screen()?)?;
             let mut env = provider.create().await?;
             let progress = bar(tasks.len() as u64);
             if json {
@@ -323,6 +356,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
                 results.push(v);
             }
             progress.finish_and_clear();
+            let _ = env.release().await;
             let failed = results.iter().filter(|v| !v.passed).count();
             let families: std::collections::BTreeSet<&str> = results.iter().map(|v| v.family.as_str()).collect();
             if json {

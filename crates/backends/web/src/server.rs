@@ -31,13 +31,21 @@ const SCRIPT: &str = r#"
     if (f) { f.focus(); const n = f.value.length; f.setSelectionRange(n, n); }
   }
   function done() { G.pending--; if (!G.pending) G.waiters.splice(0).forEach(w => w(true)); }
+  // Events go one at a time, in order: the server sees them as the user made them.
+  let chain = Promise.resolve();
   function send(ev) {
     G.pending++; G.events++;
-    return fetch(base + '/event', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ev) })
-      .then(r => r.json()).then(apply).finally(done);
+    chain = chain
+      .then(() => fetch(base + '/event', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ev) }))
+      .then(r => r.json()).then(apply).catch(() => {}).finally(done);
+    return chain;
   }
   G.settled = () => G.pending ? new Promise(r => G.waiters.push(r)) : Promise.resolve(true);
-  G.refresh = () => { G.pending++; return fetch(base + '/html').then(r => r.json()).then(apply).finally(done).then(() => true); };
+  G.refresh = () => {
+    G.pending++;
+    chain = chain.then(() => fetch(base + '/html')).then(r => r.json()).then(apply).catch(() => {}).finally(done);
+    return chain.then(() => true);
+  };
   const TAPPABLE = ['button', 'listitem', 'checkbox', 'switch', 'tab', 'icon', 'textfield'];
   document.addEventListener('click', e => {
     const t = e.target.closest('[data-gid]');
