@@ -29,6 +29,20 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1000)]
         instances: usize,
     },
+    /// The web backend in headless Chromium, side by side with the Farama miniwob environment
+    Web {
+        #[arg(long)]
+        json: bool,
+        /// Resets timed per task
+        #[arg(long, default_value_t = 30)]
+        iterations: usize,
+        /// Seconds of each throughput run
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Skip the Python (Selenium) side
+        #[arg(long)]
+        no_python: bool,
+    },
     /// The manager over HTTP: thousands of leased sim instances across worker processes
     Manager(ManagerBenchArgs),
     /// The harness: prefix-cache hits, prompt and training tokens, overhead per step, for
@@ -137,6 +151,16 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
                 println!("  observe + screenshot  p50 {:>8.2} ms   ({:.0} KiB PNG)", figures.observe_screenshot_p50_ms, figures.screenshot_png_kib);
                 println!("  {} instances up       {:>8.1} ms", figures.instances, figures.instances_up_ms);
                 println!("  memory per instance   {:>8.1} KiB", figures.memory_per_instance_kib);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BenchCommand::Web { json, iterations, seconds, no_python } => {
+            let settings = crate::bench_web::Settings { iterations: iterations.max(3), seconds: seconds.max(0.5), python: !no_python };
+            let figures = crate::bench_web::run(settings).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&figures)?);
+            } else {
+                print!("{}", figures.text());
             }
             Ok(ExitCode::SUCCESS)
         }

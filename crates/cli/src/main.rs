@@ -5,6 +5,7 @@
 
 mod bench;
 mod bench_manager;
+mod bench_web;
 mod commands;
 mod policy_server;
 mod serve;

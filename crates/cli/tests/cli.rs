@@ -115,3 +115,19 @@ fn bench_manager_prints_its_figures() {
     assert!(v["steps_per_second"].as_f64().unwrap() > 0.0);
     assert_eq!(v["rss_mib"].as_array().unwrap().len(), 2, "manager and one worker");
 }
+
+#[test]
+fn bench_web_prints_ours_beside_the_python_environment() {
+    let out = guigym().args(["bench", "web", "--json", "--iterations", "3", "--seconds", "1"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tasks = v["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 5);
+    for t in tasks {
+        assert!(t["reset_p50_ms"].is_number() && t["step_observe_p50_ms"].is_number());
+        assert!(t["python"]["reset_p50_ms"].is_number(), "the Selenium side ran: {t}");
+    }
+    assert_eq!(v["throughput"].as_array().unwrap().len(), 3, "1, 4 and 16 instances");
+    assert!(!v["python_throughput"].as_array().unwrap().is_empty());
+    assert!(v["memory_per_instance_mib"].as_f64().unwrap() > 0.0);
+}

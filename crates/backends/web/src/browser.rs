@@ -71,6 +71,13 @@ impl Browser {
                 "--hide-scrollbars",
                 "--mute-audio",
                 "--remote-debugging-port=0",
+                // Every instance is a background page to Chromium: keep them all running at
+                // full speed, and let screenshots take the next frame at once.
+                "--disable-renderer-backgrounding",
+                "--disable-background-timer-throttling",
+                "--disable-backgrounding-occluded-windows",
+                "--disable-frame-rate-limit",
+                "--disable-gpu-vsync",
             ])
             .arg(format!("--user-data-dir={}", user_data.display()))
             .arg("about:blank")

@@ -26,8 +26,9 @@ fn infra(e: BrowserError) -> EnvError {
     EnvError::Infra(format!("web backend: {e}"))
 }
 
-/// The viewport MiniWoB++ pages get (their task area is 160×210 at the top left).
-const MINIWOB_VIEWPORT: (u32, u32) = (400, 400);
+/// The viewport MiniWoB++ pages get: exactly their task area (160×210 at the top left), as
+/// the gymnasium environment crops its screenshots to.
+const MINIWOB_VIEWPORT: (u32, u32) = (160, 210);
 
 /// Launches (and relaunches after a crash) one browser shared by every instance it makes.
 pub struct WebProvider {

@@ -63,8 +63,12 @@ fn truthy(v: Option<&Value>) -> bool {
 
 /// The page's UI tree, bounds in screenshot pixels.
 pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
-    let ax = page.call("Accessibility.getFullAXTree", json!({})).await?;
-    let snap = page.call("DOMSnapshot.captureSnapshot", json!({ "computedStyles": [] })).await?;
+    // Both requests in flight at once: one round trip instead of two.
+    let (ax, snap) = tokio::join!(
+        page.call("Accessibility.getFullAXTree", json!({})),
+        page.call("DOMSnapshot.captureSnapshot", json!({ "computedStyles": [] }))
+    );
+    let (ax, snap) = (ax?, snap?);
     let dom = snapshot_index(&snap);
     let nodes: Vec<Value> = ax["nodes"].as_array().cloned().unwrap_or_default();
     let by_id: HashMap<&str, &Value> = nodes.iter().filter_map(|n| n["nodeId"].as_str().map(|id| (id, n))).collect();
