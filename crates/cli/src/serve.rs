@@ -15,15 +15,26 @@ use guigym_ui::Screen;
 
 /// The backends this binary can host.
 pub fn backends() -> Backends {
-    Backends::new().with(
-        "sim",
-        Arc::new(|spec: &EnvSpec| {
-            if spec.platform != "mobile" {
-                return Err(format!("the sim backend hosts platform \"mobile\", not \"{}\"", spec.platform));
-            }
-            Ok(Arc::new(SimProvider { screen: Screen { width: spec.width, height: spec.height } }) as Arc<dyn guigym_core::EnvProvider>)
-        }),
-    )
+    Backends::new()
+        .with(
+            "sim",
+            Arc::new(|spec: &EnvSpec| {
+                if spec.platform != "mobile" {
+                    return Err(format!("the sim backend hosts platform \"mobile\", not \"{}\"", spec.platform));
+                }
+                Ok(Arc::new(SimProvider { screen: Screen { width: spec.width, height: spec.height } }) as Arc<dyn guigym_core::EnvProvider>)
+            }),
+        )
+        .with(
+            "web",
+            Arc::new(|spec: &EnvSpec| {
+                if guigym_web::find_chromium().is_none() {
+                    return Err("the web backend needs Chromium on this worker: apt-get install chromium".into());
+                }
+                // One browser per spec on this worker, shared by its instances.
+                Ok(Arc::new(guigym_web::WebProvider::new(Screen { width: spec.width, height: spec.height })) as Arc<dyn guigym_core::EnvProvider>)
+            }),
+        )
 }
 
 #[derive(Args, Clone)]

@@ -131,3 +131,17 @@ fn bench_web_prints_ours_beside_the_python_environment() {
     assert!(!v["python_throughput"].as_array().unwrap().is_empty());
     assert!(v["memory_per_instance_mib"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn the_web_backend_without_chromium_names_the_package_to_install() {
+    let out = guigym()
+        .args(["eval", "--backend", "web", "--suite", "smoke", "--store"])
+        .arg(temp("nochrome"))
+        .env("PATH", "/nonexistent")
+        .env_remove("GUIGYM_CHROMIUM")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("apt-get install chromium"), "{err}");
+}

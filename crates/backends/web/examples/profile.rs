@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use guigym_core::{Env, EnvProvider};
+use guigym_core::EnvProvider;
 use guigym_web::{miniwob, WebProvider};
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

@@ -101,3 +101,17 @@ async fn killing_the_browser_mid_eval_gives_rerun_infrastructure_failures() {
     assert_eq!(report.attempts, tasks.len());
     assert_eq!(report.success_rate, 1.0, "and were re-run in a new browser");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_fails_to_load_is_an_infrastructure_failure_with_its_reason() {
+    let p = provider();
+    let mut env = p.create().await.unwrap();
+    let mut task = miniwob::task("click-test", 0);
+    task.params["page"] = serde_json::json!("miniwob/no-such-task.html");
+    let err = env.reset(&task).await.unwrap_err();
+    assert!(err.is_infra(), "{err}");
+    assert!(err.to_string().contains("core is not defined"), "{err}");
+    // The instance still serves a good task afterwards.
+    let obs = env.reset(&miniwob::task("click-test", 0)).await.unwrap();
+    assert!(obs.ui_tree.iter().any(|n| n.text == "Click Me!"));
+}
