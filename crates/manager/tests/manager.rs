@@ -60,9 +60,13 @@ fn backends() -> Backends {
 
 /// An embedded manager + worker on a free loopback port.
 async fn start(capacity: usize, token: Option<&str>) -> (String, Arc<Manager>, Arc<Worker>) {
+    start_with(capacity, token, ManagerConfig { reclaim_every: Duration::from_millis(50), ..ManagerConfig::default() }).await
+}
+
+async fn start_with(capacity: usize, token: Option<&str>, config: ManagerConfig) -> (String, Arc<Manager>, Arc<Worker>) {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let manager = Manager::new(ManagerConfig { reclaim_every: Duration::from_millis(50), ..ManagerConfig::default() });
+    let manager = Manager::new(config);
     let worker = Worker::with_metrics(
         WorkerConfig { capacity, op_deadline: Duration::from_millis(300), ..WorkerConfig::default() },
         backends(),
@@ -73,6 +77,7 @@ async fn start(capacity: usize, token: Option<&str>) -> (String, Arc<Manager>, A
     let router = api::embedded_router(manager.clone(), worker.clone(), token.map(str::to_string), link);
     tokio::spawn(async move { axum::serve(listener, router).await });
     tokio::spawn(manager.clone().run_control_loop());
+    tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(20)));
     (url, manager, worker)
 }
 
@@ -283,4 +288,62 @@ async fn the_env_client_runs_the_five_operations() {
     assert_eq!(&shot.screenshot.unwrap().png[1..4], b"PNG");
     remote.release().await.unwrap();
     assert!(remote.observe(ObserveOptions::default()).await.unwrap_err().is_infra());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_warm_pool_is_kept_ready_ahead_of_demand() {
+    let config = ManagerConfig { reclaim_every: Duration::from_millis(20), warm: vec![(EnvSpec::sim(), 5)], ..ManagerConfig::default() };
+    let (url, _m, worker) = start_with(16, None, config).await;
+    let ready = |w: &Worker| w.ready_count(&EnvSpec::sim());
+    let wait_for = |n: usize| {
+        let worker = worker.clone();
+        async move {
+            for _ in 0..200 {
+                if ready(&worker) == n {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            panic!("the pool never reached {n} ready instances (has {})", ready(&worker));
+        }
+    };
+    wait_for(5).await;
+    // Leases take ready instances: nothing is created on the request path.
+    let c = client(&url, None);
+    let before = worker.status().instances;
+    let v: Value = c.post("/v1/leases", &json!({"spec": {"backend": "sim"}, "count": 3})).await.unwrap();
+    assert_eq!(v["leases"].as_array().unwrap().len(), 3);
+    assert_eq!(worker.status().instances, before, "served from the warm pool");
+    // The pool refills behind them.
+    wait_for(5).await;
+    let metrics = reqwest::get(format!("{url}/metrics")).await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("guigym_instances{state=\"ready\"} 5"), "{metrics}");
+    assert!(metrics.contains("guigym_instances{state=\"leased\"} 3"), "{metrics}");
+    assert!(metrics.contains("guigym_operation_seconds_count{op=\"create\"}"), "{metrics}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instance_is_retired_after_its_episode_budget() {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let manager = Manager::new(ManagerConfig::default());
+    let worker = Worker::with_metrics(WorkerConfig { capacity: 4, max_episodes: 2, ..WorkerConfig::default() }, backends(), manager.metrics.clone());
+    manager.add_local_worker(worker.clone(), &url);
+    let router = api::embedded_router(manager.clone(), worker.clone(), None, RemoteLink::factory(None));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let c = client(&url, None);
+    let task = tasks::find_task("contacts.add/0").unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let g = lease(&c, json!({"backend": "sim"}), 60_000).await;
+        let (iid, lid) = (g["instance_id"].as_u64().unwrap(), g["lease_id"].as_str().unwrap().to_string());
+        for _ in 0..2 {
+            let _: Value = c.post(&format!("/v1/instances/{iid}/reset"), &json!({"lease": lid, "task": task})).await.unwrap();
+        }
+        let _: Value = c.call(reqwest::Method::DELETE, &format!("/v1/leases/{lid}"), None).await.unwrap();
+        seen.push(iid);
+    }
+    seen.dedup();
+    assert_eq!(seen.len(), 3, "each used-up instance was replaced by a fresh one");
+    assert!(manager.metrics.render(&[]).contains("guigym_recycles_total 3"));
 }
