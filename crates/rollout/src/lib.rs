@@ -9,6 +9,7 @@
 pub mod attempt;
 pub mod eval;
 pub mod report;
+pub mod rl;
 pub mod store;
 pub mod validate;
 
