@@ -13,6 +13,7 @@ pub mod codec;
 pub mod config;
 pub mod image;
 pub mod openai;
+pub mod packing;
 pub mod policies;
 pub mod policy;
 pub mod prefix;
