@@ -119,7 +119,7 @@ pub struct ScreenArgs {
 }
 
 impl ScreenArgs {
-    fn screen(&self) -> anyhow::Result<Screen> {
+    pub fn screen(&self) -> anyhow::Result<Screen> {
         if !(200..=8000).contains(&self.width) || !(200..=8000).contains(&self.height) {
             bail!("screen {}×{} is out of range: width and height must be within 200..=8000", self.width, self.height);
         }
@@ -181,7 +181,7 @@ pub fn open_store(args: &StoreArgs) -> anyhow::Result<Store> {
     Store::open(&dir).with_context(|| format!("opening the store at {}", dir.display()))
 }
 
-fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
+pub fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
     if name == "miniwob" {
         let dir = guigym_web::miniwob::html_dir()
             .ok_or_else(|| anyhow!("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)"))?;
@@ -196,7 +196,7 @@ fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
 struct Bar(ProgressBar);
 
 impl Progress for Bar {
-    fn attempt_done(&self, a: &Attempt) {
+    fn attempt_done(&self, a: &Attempt, _prompts: &[guigym_harness::Prompt]) {
         self.0.set_message(a.task_id.clone());
         self.0.inc(1);
     }

@@ -6,6 +6,7 @@
 mod bench;
 mod bench_manager;
 mod bench_web;
+mod collect;
 mod commands;
 mod policy_server;
 mod serve;
@@ -33,6 +34,8 @@ pub struct StoreArgs {
 enum Command {
     /// Run a policy over a suite and report success rates
     Eval(commands::EvalArgs),
+    /// Run a policy over a suite and export its successful trajectories as training data
+    Collect(collect::CollectArgs),
     /// List, show and validate tasks
     Tasks {
         #[command(subcommand)]
@@ -77,6 +80,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     match cli.command {
         Command::Eval(args) => runtime.block_on(commands::eval(args)),
+        Command::Collect(args) => runtime.block_on(collect::run(args)),
         Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
         Command::Runs { command } => commands::runs(command),
         Command::Serve(args) => runtime.block_on(serve::serve(args)),

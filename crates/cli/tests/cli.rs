@@ -145,3 +145,33 @@ fn the_web_backend_without_chromium_names_the_package_to_install() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("apt-get install chromium"), "{err}");
 }
+
+#[test]
+fn collect_exports_successful_trajectories_as_chat_and_token_samples() {
+    let dir = temp("collect");
+    let out = guigym()
+        .args(["collect", "--suite", "smoke", "--limit", "4", "--screenshots", "--out"])
+        .arg(dir.join("data"))
+        .arg("--store")
+        .arg(dir.join("store"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("data/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["successful_attempts_kept"], 4);
+    let sft = std::fs::read_to_string(dir.join("data/sft.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(sft.lines().next().unwrap()).unwrap();
+    let messages = first["messages"].as_array().unwrap();
+    assert_eq!(messages.last().unwrap()["role"], "assistant");
+    let image = messages.iter().flat_map(|m| m["content"].as_array().unwrap()).find(|p| p["type"] == "image").unwrap();
+    assert!(dir.join("data").join(image["image"].as_str().unwrap()).is_file(), "image references point at files");
+    assert!(!first["train_turns"].as_array().unwrap().is_empty());
+    let samples = std::fs::read_to_string(dir.join("data/samples.jsonl")).unwrap();
+    for line in samples.lines() {
+        let s: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(s["loss_mask"].as_array().unwrap().len(), s["response_ids"].as_array().unwrap().len());
+        assert_eq!(s["token_source"], "tokenizer");
+        assert_eq!(s["reward"], 1.0);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

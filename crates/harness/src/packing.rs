@@ -20,6 +20,10 @@ pub struct Sample {
     pub task_id: String,
     /// Window index (window history) or step index (one sample per step).
     pub window: u32,
+    /// The first step whose reply is trained, and the step whose prompt and reply end the
+    /// sample.
+    pub first_step: u32,
+    pub last_step: u32,
     pub prompt_ids: Vec<u32>,
     pub response_ids: Vec<u32>,
     /// One per response token: 1 for the model's own tokens of new steps.
@@ -163,6 +167,8 @@ pub fn pack(tok: &Tokenizer, history: HistoryPolicy, steps: &[RecordedStep<'_>],
                 trajectory_id: info.trajectory_id.to_string(),
                 task_id: info.task_id.to_string(),
                 window: index,
+                first_step: first_new,
+                last_step: last as u32,
                 prompt_ids,
                 response_ids,
                 loss_mask,

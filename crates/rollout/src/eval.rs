@@ -6,10 +6,10 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use guigym_core::{Attempt, EnvProvider, TaskSpec};
-use guigym_harness::{Harness, HarnessConfig, PolicyFactory};
+use guigym_harness::{Harness, HarnessConfig, PolicyFactory, Prompt};
 use serde::{Deserialize, Serialize};
 
-use crate::attempt::{run_attempt, AttemptError, NullRecorder, Recorder};
+use crate::attempt::{run_attempt, AttemptError, Recorder};
 use crate::report::EvalReport;
 use crate::store::{Store, StoreError, StoreRecorder};
 
@@ -29,14 +29,37 @@ impl Default for EvalConfig {
     }
 }
 
-/// Told of each finished attempt (a progress bar, a log).
+/// Told of each finished attempt (a progress bar, a log, a data sink).
 pub trait Progress: Send + Sync {
-    fn attempt_done(&self, attempt: &Attempt);
+    /// `prompts` holds the prompt of every step when `wants_prompts` says so.
+    fn attempt_done(&self, attempt: &Attempt, prompts: &[Prompt]);
     fn infra_failure(&self, _task_id: &str, _error: &str) {}
+    fn wants_prompts(&self) -> bool {
+        false
+    }
 }
 
 impl Progress for () {
-    fn attempt_done(&self, _attempt: &Attempt) {}
+    fn attempt_done(&self, _attempt: &Attempt, _prompts: &[Prompt]) {}
+}
+
+/// Forwards steps to the store and keeps prompts when asked to.
+struct AttemptRecorder<'a> {
+    store: Option<StoreRecorder<'a>>,
+    prompts: Option<Vec<Prompt>>,
+}
+
+impl Recorder for AttemptRecorder<'_> {
+    fn step(&mut self, step: &guigym_core::Step, png: Option<&[u8]>) {
+        if let Some(s) = self.store.as_mut() {
+            s.step(step, png);
+        }
+    }
+    fn prompt(&mut self, prompt: &Prompt) {
+        if let Some(p) = self.prompts.as_mut() {
+            p.push(prompt.clone());
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -172,15 +195,15 @@ async fn worker(
                 None => None,
             };
             let mut policy_instance = policy.for_attempt(task, attempt_index);
-            let mut store_recorder = store.as_deref().zip(attempt_id).map(|(s, id)| StoreRecorder { store: s, attempt_id: id, error: None });
-            let recorder: &mut dyn Recorder = match store_recorder.as_mut() {
-                Some(r) => r,
-                None => &mut NullRecorder,
+            let mut recorder = AttemptRecorder {
+                store: store.as_deref().zip(attempt_id).map(|(s, id)| StoreRecorder { store: s, attempt_id: id, error: None }),
+                prompts: progress.wants_prompts().then(Vec::new),
             };
             let trajectory_id = format!("{run_id}:{}:{attempt_index}:{tries}", task.id);
             let result =
-                run_attempt(instance.as_mut(), task, policy_instance.as_mut(), &harness, attempt_index, &trajectory_id, recorder).await;
-            if let Some(e) = store_recorder.and_then(|r| r.error) {
+                run_attempt(instance.as_mut(), task, policy_instance.as_mut(), &harness, attempt_index, &trajectory_id, &mut recorder).await;
+            let prompts = recorder.prompts.take().unwrap_or_default();
+            if let Some(e) = recorder.store.and_then(|r| r.error) {
                 lock(&shared.fatal).get_or_insert(e.into());
                 lock(&shared.jobs).clear();
                 return;
@@ -193,7 +216,7 @@ async fn worker(
                             lock(&shared.fatal).get_or_insert(e.into());
                         }
                     }
-                    progress.attempt_done(&attempt);
+                    progress.attempt_done(&attempt, &prompts);
                     lock(&shared.done).push((task_index, attempt));
                     break;
                 }

@@ -29,7 +29,7 @@ fn temp_store(name: &str) -> PathBuf {
 struct Collect(Mutex<Vec<Attempt>>);
 
 impl Progress for Collect {
-    fn attempt_done(&self, a: &Attempt) {
+    fn attempt_done(&self, a: &Attempt, _prompts: &[guigym_harness::Prompt]) {
         self.0.lock().unwrap().push(a.clone());
     }
 }

@@ -1,0 +1,185 @@
+//! `guigym collect`: the eval run, exported as supervised fine-tuning data. Each successful
+//! attempt becomes chat records in the format the harness produced (messages with image
+//! references, the trained assistant turns named) and packed token samples.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+use clap::Args;
+use guigym_core::{Attempt, EnvProvider};
+use guigym_harness::packing::{pack, RecordedStep, TrajectoryInfo};
+use guigym_harness::tokenizer::{locate, Tokenizer};
+use guigym_harness::{HistoryPolicy, Part, Prompt};
+use guigym_rollout::{eval, EvalConfig, Progress};
+use serde_json::{json, Value};
+
+use crate::commands::{harness_config, open_store, policy, suite_tasks, OpenAiArgs, PolicyArg, ScreenArgs};
+use crate::StoreArgs;
+
+#[derive(Args)]
+pub struct CollectArgs {
+    #[arg(long, default_value = "smoke")]
+    suite: String,
+    #[arg(long, value_enum, default_value = "golden")]
+    policy: PolicyArg,
+    #[command(flatten)]
+    openai: OpenAiArgs,
+    /// Harness config (JSON or YAML)
+    #[arg(long)]
+    harness: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    attempts: u32,
+    #[arg(long, default_value_t = 4)]
+    parallel: usize,
+    /// Only the first N tasks of the suite
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Show the policy a screenshot at every step (saved under OUT/images)
+    #[arg(long)]
+    screenshots: bool,
+    /// Output folder: sft.jsonl, samples.jsonl, images/, summary.json
+    #[arg(long)]
+    out: PathBuf,
+    /// Qwen tokenizer.json [default: the one scripts/setup.sh fetched]
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    #[command(flatten)]
+    store: StoreArgs,
+    #[command(flatten)]
+    screen: ScreenArgs,
+}
+
+struct Sink {
+    dir: PathBuf,
+    tokenizer: Tokenizer,
+    history: HistoryPolicy,
+    files: Mutex<(std::fs::File, std::fs::File)>,
+    counts: Mutex<(usize, usize, usize)>,
+    error: Mutex<Option<String>>,
+}
+
+/// A prompt's messages as chat JSON, images as file references.
+fn chat(prompt: &Prompt, dir: &std::path::Path) -> std::io::Result<Vec<Value>> {
+    let mut out = Vec::new();
+    for m in &prompt.messages {
+        let mut parts = Vec::new();
+        for p in &m.parts {
+            match p {
+                Part::Text(t) => parts.push(json!({"type": "text", "text": t})),
+                Part::Image(img) => {
+                    let rel = format!("images/{}.png", img.hash);
+                    let path = dir.join(&rel);
+                    if !path.exists() {
+                        std::fs::write(&path, img.png.as_slice())?;
+                    }
+                    parts.push(json!({"type": "image", "image": rel}));
+                }
+            }
+        }
+        out.push(json!({"role": m.role.name(), "content": parts}));
+    }
+    Ok(out)
+}
+
+impl Sink {
+    fn write(&self, a: &Attempt, prompts: &[Prompt]) -> anyhow::Result<()> {
+        let steps: Vec<RecordedStep> = prompts
+            .iter()
+            .zip(&a.trajectory.steps)
+            .map(|(p, s)| RecordedStep { prompt: p, reply: &s.raw_output, reply_ids: s.completion_ids.as_deref(), reply_logprobs: s.logprobs.as_deref() })
+            .collect();
+        let trajectory_id = format!("{}:{}", a.task_id, a.attempt_index);
+        let info = TrajectoryInfo {
+            trajectory_id: &trajectory_id,
+            task_id: &a.task_id,
+            group_id: &a.task_id,
+            reward: a.verdict.score as f64,
+            advantage: 0.0,
+            weight_version: 0,
+            status: "completed",
+        };
+        let samples = pack(&self.tokenizer, self.history, &steps, &info);
+        let mut lines_sft = Vec::new();
+        let mut lines_samples = Vec::new();
+        for s in &samples {
+            let last = s.last_step as usize;
+            let mut messages = chat(&prompts[last], &self.dir)?;
+            messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": a.trajectory.steps[last].raw_output}]}));
+            // Assistant turns of the new steps are trained; overlapped ones are context.
+            let assistant: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| m["role"] == "assistant").map(|(i, _)| i).collect();
+            let trained: Vec<usize> = assistant.into_iter().enumerate().filter(|(j, _)| *j as u32 >= s.first_step).map(|(_, i)| i).collect();
+            lines_sft.push(json!({"trajectory_id": trajectory_id, "task_id": a.task_id, "window": s.window, "messages": messages, "train_turns": trained}).to_string());
+            lines_samples.push(serde_json::to_string(s)?);
+        }
+        let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+        for l in &lines_sft {
+            writeln!(files.0, "{l}")?;
+        }
+        for l in &lines_samples {
+            writeln!(files.1, "{l}")?;
+        }
+        let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        c.0 += 1;
+        c.1 += lines_sft.len();
+        c.2 += lines_samples.len();
+        Ok(())
+    }
+}
+
+impl Progress for Sink {
+    fn attempt_done(&self, a: &Attempt, prompts: &[Prompt]) {
+        if !a.verdict.success {
+            return;
+        }
+        if let Err(e) = self.write(a, prompts) {
+            self.error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.to_string());
+        }
+    }
+    fn wants_prompts(&self) -> bool {
+        true
+    }
+}
+
+pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
+    let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
+    let mut tasks = suite_tasks(&args.suite)?;
+    if let Some(n) = args.limit {
+        tasks.truncate(n);
+    }
+    let harness = harness_config(&args.harness, args.screenshots)?;
+    std::fs::create_dir_all(args.out.join("images")).with_context(|| format!("creating {}", args.out.display()))?;
+    let open = |name: &str| std::fs::File::create(args.out.join(name)).with_context(|| format!("creating {name}"));
+    let sink = Arc::new(Sink {
+        dir: args.out.clone(),
+        tokenizer,
+        history: harness.history,
+        files: Mutex::new((open("sft.jsonl")?, open("samples.jsonl")?)),
+        counts: Mutex::new((0, 0, 0)),
+        error: Mutex::new(None),
+    });
+    let config = EvalConfig { suite: args.suite.clone(), attempts: args.attempts.max(1), parallel: args.parallel.max(1), max_infra_retries: 3, harness };
+    let provider: Arc<dyn EnvProvider> = Arc::new(guigym_sim::SimProvider { screen: args.screen.screen()? });
+    let store = Arc::new(open_store(&args.store)?);
+    let policy = policy(args.policy, &args.openai)?;
+    let (run_id, report) = eval(Arc::new(tasks), &config, provider, policy, Some(store), sink.clone()).await?;
+    if let Some(e) = sink.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        anyhow::bail!("writing the collected data: {e}");
+    }
+    let (kept, sft, samples) = *sink.counts.lock().unwrap_or_else(|p| p.into_inner());
+    let summary = json!({
+        "run_id": run_id,
+        "suite": args.suite,
+        "policy": report.policy,
+        "harness": config.harness,
+        "attempts": report.attempts,
+        "successful_attempts_kept": kept,
+        "sft_records": sft,
+        "token_samples": samples,
+    });
+    std::fs::write(args.out.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
+    println!("{}", serde_json::to_string_pretty(&summary)?);
+    Ok(ExitCode::SUCCESS)
+}
