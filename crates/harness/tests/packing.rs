@@ -67,8 +67,8 @@ fn window_samples_are_last_prompt_plus_reply_with_new_steps_masked() {
         // The masked tokens are those replies, in order.
         let masked: Vec<u32> = s.response_ids.iter().zip(&s.loss_mask).filter(|(_, m)| **m == 1).map(|(t, _)| *t).collect();
         let mut replies_tokens = Vec::new();
-        for i in *first..=*last {
-            replies_tokens.extend(tok.encode(&replies[i]));
+        for reply in &replies[*first..=*last] {
+            replies_tokens.extend(tok.encode(reply));
             replies_tokens.push(im_end);
         }
         assert_eq!(masked, replies_tokens);
