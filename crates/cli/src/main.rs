@@ -6,6 +6,7 @@
 mod bench;
 mod bench_manager;
 mod bench_web;
+mod buffer;
 mod collect;
 mod commands;
 mod policy_server;
@@ -36,6 +37,11 @@ enum Command {
     Eval(commands::EvalArgs),
     /// Run a policy over a suite and export its successful trajectories as training data
     Collect(collect::CollectArgs),
+    /// Serve the trajectory buffer that trainers (slime, verl) read batches from
+    Buffer {
+        #[command(subcommand)]
+        command: buffer::BufferCommand,
+    },
     /// List, show and validate tasks
     Tasks {
         #[command(subcommand)]
@@ -81,6 +87,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Eval(args) => runtime.block_on(commands::eval(args)),
         Command::Collect(args) => runtime.block_on(collect::run(args)),
+        Command::Buffer { command } => runtime.block_on(buffer::run(command)),
         Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
         Command::Runs { command } => commands::runs(command),
         Command::Serve(args) => runtime.block_on(serve::serve(args)),

@@ -7,6 +7,7 @@
 //! function; `store` persists runs, attempts and steps as they happen.
 
 pub mod attempt;
+pub mod buffer;
 pub mod eval;
 pub mod report;
 pub mod rl;
