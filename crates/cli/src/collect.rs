@@ -160,7 +160,7 @@ pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
         counts: Mutex::new((0, 0, 0)),
         error: Mutex::new(None),
     });
-    let config = EvalConfig { suite: args.suite.clone(), attempts: args.attempts.max(1), parallel: args.parallel.max(1), max_infra_retries: 3, harness };
+    let config = EvalConfig { suite: args.suite.clone(), attempts: args.attempts.max(1), parallel: args.parallel.max(1), harness, ..EvalConfig::default() };
     let provider: Arc<dyn EnvProvider> = Arc::new(guigym_sim::SimProvider { screen: args.screen.screen()? });
     let store = Arc::new(open_store(&args.store)?);
     let policy = policy(args.policy, &args.openai)?;

@@ -229,6 +229,7 @@ pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         parallel: args.parallel.max(1),
         max_infra_retries: 3,
         harness: harness_config(&args.harness, args.screenshots)?,
+        task_attempts: Vec::new(),
     };
     let screen = args.screen.screen()?;
     let provider: Arc<dyn EnvProvider> = match &args.manager {

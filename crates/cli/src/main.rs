@@ -11,6 +11,7 @@ mod collect;
 mod commands;
 mod policy_server;
 mod serve;
+mod train;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,6 +38,8 @@ enum Command {
     Eval(commands::EvalArgs),
     /// Run a policy over a suite and export its successful trajectories as training data
     Collect(collect::CollectArgs),
+    /// Online RL rounds: adaptive task sampling, groups, advantages, packed samples
+    Train(train::TrainArgs),
     /// Serve the trajectory buffer that trainers (slime, verl) read batches from
     Buffer {
         #[command(subcommand)]
@@ -87,6 +90,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Eval(args) => runtime.block_on(commands::eval(args)),
         Command::Collect(args) => runtime.block_on(collect::run(args)),
+        Command::Train(args) => runtime.block_on(train::run(args)),
         Command::Buffer { command } => runtime.block_on(buffer::run(command)),
         Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
         Command::Runs { command } => commands::runs(command),

@@ -21,11 +21,21 @@ pub struct EvalConfig {
     /// Re-runs of one attempt after infrastructure failures before it is left unscored.
     pub max_infra_retries: u32,
     pub harness: HarnessConfig,
+    /// Attempts per task when they differ (adaptive sampling); empty: `attempts` for all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub task_attempts: Vec<u32>,
 }
 
 impl Default for EvalConfig {
     fn default() -> EvalConfig {
-        EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 4, max_infra_retries: 3, harness: HarnessConfig::default() }
+        EvalConfig {
+            suite: "smoke".into(),
+            attempts: 1,
+            parallel: 4,
+            max_infra_retries: 3,
+            harness: HarnessConfig::default(),
+            task_attempts: Vec::new(),
+        }
     }
 }
 
@@ -98,7 +108,8 @@ pub async fn eval(
         )?,
         None => 0,
     };
-    let jobs: VecDeque<(usize, u32)> = (0..tasks.len()).flat_map(|t| (0..config.attempts).map(move |a| (t, a))).collect();
+    let attempts_of = |t: usize| config.task_attempts.get(t).copied().unwrap_or(config.attempts);
+    let jobs: VecDeque<(usize, u32)> = (0..tasks.len()).flat_map(|t| (0..attempts_of(t)).map(move |a| (t, a))).collect();
     let shared = Arc::new(Shared {
         jobs: Mutex::new(jobs),
         done: Mutex::new(Vec::new()),

@@ -12,6 +12,7 @@ pub mod eval;
 pub mod report;
 pub mod rl;
 pub mod store;
+pub mod train;
 pub mod validate;
 
 pub use attempt::{run_attempt, AttemptError, NullRecorder, Recorder};

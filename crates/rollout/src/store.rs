@@ -75,6 +75,24 @@ CREATE TABLE IF NOT EXISTS steps (
     prompt TEXT NOT NULL,
     PRIMARY KEY (attempt_id, idx)
 );
+CREATE TABLE IF NOT EXISTS train_runs (
+    name TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    started_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS train_rounds (
+    name TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    stats TEXT NOT NULL,
+    PRIMARY KEY (name, round)
+);
+CREATE TABLE IF NOT EXISTS task_stats (
+    name TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    successes INTEGER NOT NULL,
+    PRIMARY KEY (name, task_id)
+);
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY,
     run_id INTEGER,
@@ -316,6 +334,60 @@ impl Store {
 }
 
 impl Store {
+    /// Registers a training run; false when one of that name exists already.
+    pub fn create_train_run(&self, name: &str, config: &serde_json::Value) -> Result<bool, StoreError> {
+        self.with(|c| {
+            let n = c.execute(
+                "INSERT OR IGNORE INTO train_runs (name, config, started_at) VALUES (?1, ?2, ?3)",
+                params![name, config.to_string(), now()],
+            )?;
+            Ok(n == 1)
+        })
+    }
+
+    /// Records a finished round and the running task statistics, in one transaction, so a
+    /// resumed run starts from a consistent point.
+    pub fn finish_train_round(
+        &self,
+        name: &str,
+        round: u32,
+        stats: &serde_json::Value,
+        tasks: &[(String, u64, u64)],
+    ) -> Result<(), StoreError> {
+        let mut conn = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn.transaction().map_err(|e| self.err(e))?;
+        tx.execute("INSERT OR REPLACE INTO train_rounds (name, round, stats) VALUES (?1, ?2, ?3)", params![name, round, stats.to_string()])
+            .map_err(|e| self.err(e))?;
+        for (task, attempts, successes) in tasks {
+            tx.execute(
+                "INSERT OR REPLACE INTO task_stats (name, task_id, attempts, successes) VALUES (?1, ?2, ?3, ?4)",
+                params![name, task, attempts, successes],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// Rounds finished so far, in order.
+    pub fn train_rounds(&self, name: &str) -> Result<Vec<(u32, serde_json::Value)>, StoreError> {
+        self.with(|c| {
+            let mut stmt = c.prepare("SELECT round, stats FROM train_rounds WHERE name = ?1 ORDER BY round")?;
+            let rows = stmt.query_map([name], |r| {
+                let stats: String = r.get(1)?;
+                Ok((r.get::<_, u32>(0)?, serde_json::from_str(&stats).unwrap_or(serde_json::Value::Null)))
+            })?;
+            rows.collect()
+        })
+    }
+
+    pub fn task_stats(&self, name: &str) -> Result<Vec<(String, u64, u64)>, StoreError> {
+        self.with(|c| {
+            let mut stmt = c.prepare("SELECT task_id, attempts, successes FROM task_stats WHERE name = ?1")?;
+            let rows = stmt.query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect()
+        })
+    }
+
     /// Every step of a run's scored attempts, with what the policy said and used.
     pub fn step_details(&self, run_id: i64) -> Result<Vec<serde_json::Value>, StoreError> {
         self.with(|c| {

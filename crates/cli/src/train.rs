@@ -1,0 +1,68 @@
+//! `guigym train --config FILE.yaml`: rounds of adaptive sampling, groups through the one
+//! rollout path, advantages and packed samples per round, all recorded for resumption.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail};
+use clap::Args;
+use guigym_core::EnvProvider;
+use guigym_harness::tokenizer::{locate, Tokenizer};
+use guigym_harness::{PolicyFactory, PolicyKind};
+use guigym_rollout::train::{RoundStats, TrainConfig, Trainer};
+
+use crate::commands::{open_store, suite_tasks};
+use crate::StoreArgs;
+
+#[derive(Args)]
+pub struct TrainArgs {
+    /// The training config (YAML)
+    #[arg(long)]
+    config: PathBuf,
+    /// Continue the run of the config's name from its last finished round
+    #[arg(long)]
+    resume: bool,
+    /// Qwen tokenizer.json [default: the one scripts/setup.sh fetched]
+    #[arg(long)]
+    tokenizer: Option<PathBuf>,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    let config = TrainConfig::load(&args.config)?;
+    let mut pool = Vec::new();
+    for s in &config.suites {
+        pool.extend(suite_tasks(s)?);
+    }
+    if let Some(n) = config.max_tasks {
+        pool.truncate(n.max(1));
+    }
+    let policy: Arc<dyn PolicyFactory> = match config.policy.kind.as_str() {
+        "golden" => Arc::new(PolicyKind::Golden),
+        "random" => Arc::new(PolicyKind::Random),
+        "openai" => {
+            let c = config.policy.openai.clone().ok_or_else(|| anyhow!("policy.openai is required for kind openai"))?;
+            Arc::new(guigym_harness::openai::OpenAiFactory::new(c).map_err(|e| anyhow!(e))?)
+        }
+        other => bail!("{}: policy.kind \"{other}\" is not one of golden, random, openai", args.config.display()),
+    };
+    let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
+    let provider: Arc<dyn EnvProvider> = Arc::new(guigym_sim::SimProvider::default());
+    let trainer = Trainer { config: &config, pool, provider, policy, store: Arc::new(open_store(&args.store)?), tokenizer: &tokenizer };
+    println!("{:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>9} {:>8}", "round", "tasks", "attempts", "reward", "kept", "drop", "samples", "tokens", "seconds");
+    let print = |s: &RoundStats| {
+        println!(
+            "{:>5} {:>6} {:>8} {:>8.3} {:>8} {:>6} {:>8} {:>9} {:>8.1}",
+            s.round, s.tasks, s.attempts, s.mean_reward, s.groups_kept, s.groups_dropped, s.samples, s.tokens, s.seconds
+        )
+    };
+    let rounds = trainer.run(args.resume, &print).await?;
+    println!(
+        "{} rounds run; samples in {}/round-N.jsonl. No learner is built in yet: serve a round to a trainer with `guigym buffer serve --samples FILE`.",
+        rounds.len(),
+        config.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

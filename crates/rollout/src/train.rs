@@ -1,0 +1,273 @@
+//! `train`: rounds of policy-adaptive task sampling, groups of attempts through the one
+//! rollout path (the eval scheduler), group advantages, and window-packed samples for a
+//! learner. Every round is written to the store as it ends, with the sampler's statistics,
+//! so a run can be inspected and resumed after a crash.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use guigym_core::{Attempt, EnvProvider, Rng, TaskSpec};
+use guigym_harness::packing::{pack, RecordedStep, Sample, TrajectoryInfo};
+use guigym_harness::tokenizer::Tokenizer;
+use guigym_harness::{HarnessConfig, PolicyFactory, Prompt};
+use serde::{Deserialize, Serialize};
+
+use crate::eval::{eval, EvalConfig, Progress};
+use crate::rl::{dapo_keep, dr_grpo, grpo, AdaptiveSampler, KlEstimator, SamplingConfig, TaskStats};
+use crate::store::Store;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Algorithm {
+    Grpo,
+    DrGrpo,
+    /// GRPO advantages, groups without reward spread dropped, asymmetric clipping.
+    Dapo,
+    /// GRPO advantages with a sequence-level ratio in the loss.
+    Gspo,
+    /// Group-centred outcomes; token returns are whitened by the learner.
+    ReinforcePp,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AlgorithmConfig {
+    pub name: Algorithm,
+    pub kl: KlEstimator,
+    pub kl_coef: f64,
+    pub eps_low: f64,
+    pub eps_high: f64,
+    pub learning_rate: f64,
+}
+
+impl Default for AlgorithmConfig {
+    fn default() -> AlgorithmConfig {
+        AlgorithmConfig { name: Algorithm::Grpo, kl: KlEstimator::K3, kl_coef: 1e-3, eps_low: 0.2, eps_high: 0.28, learning_rate: 1e-6 }
+    }
+}
+
+/// Which policy plays the rollouts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// `golden`, `random` or `openai`.
+    pub kind: String,
+    #[serde(default)]
+    pub openai: Option<guigym_harness::openai::OpenAiConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    pub version: u32,
+    /// The run's name in the store; `--resume` continues it.
+    pub name: String,
+    pub suites: Vec<String>,
+    /// Cap on the task pool (the first tasks of the suites).
+    #[serde(default)]
+    pub max_tasks: Option<usize>,
+    pub policy: PolicyConfig,
+    #[serde(default)]
+    pub harness: HarnessConfig,
+    #[serde(default = "eight")]
+    pub group_size: usize,
+    pub rounds: u32,
+    #[serde(default = "eight")]
+    pub tasks_per_round: usize,
+    #[serde(default)]
+    pub algorithm: AlgorithmConfig,
+    #[serde(default)]
+    pub sampling: SamplingConfig,
+    #[serde(default = "four")]
+    pub parallel: usize,
+    #[serde(default)]
+    pub seed: u64,
+    /// Where round-N.jsonl sample files go.
+    pub output: PathBuf,
+}
+
+fn eight() -> usize {
+    8
+}
+fn four() -> usize {
+    4
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    #[error("train config {path}: {message}")]
+    Config { path: String, message: String },
+    #[error("{0}")]
+    Run(String),
+}
+
+impl TrainConfig {
+    /// Reads a YAML config; errors name the file, the line and column, and the field.
+    pub fn load(path: &Path) -> Result<TrainConfig, TrainError> {
+        let shown = path.display().to_string();
+        let bad = |message: String| TrainError::Config { path: shown.clone(), message };
+        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        let config: TrainConfig = serde_saphyr::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        if config.version != 1 {
+            return Err(bad(format!("version: {} is not supported (this build reads version 1)", config.version)));
+        }
+        if config.group_size < 2 {
+            return Err(bad("group_size: a group needs at least 2 attempts".into()));
+        }
+        if config.suites.is_empty() || config.tasks_per_round == 0 {
+            return Err(bad("suites and tasks_per_round must name at least one task".into()));
+        }
+        config.harness.check().map_err(|m| bad(format!("harness: {m}")))?;
+        Ok(config)
+    }
+}
+
+/// What one round did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundStats {
+    pub round: u32,
+    pub eval_run: i64,
+    pub tasks: usize,
+    pub attempts: usize,
+    pub mean_reward: f64,
+    pub success_rate: f64,
+    pub groups_kept: usize,
+    pub groups_dropped: usize,
+    pub samples: usize,
+    pub tokens: usize,
+    pub trained_tokens: usize,
+    pub infra_failures: usize,
+    pub seconds: f64,
+}
+
+/// Collects each attempt with the prompts it saw.
+#[derive(Default)]
+struct Collected(Mutex<Vec<(Attempt, Vec<Prompt>)>>);
+
+impl Progress for Collected {
+    fn attempt_done(&self, a: &Attempt, prompts: &[Prompt]) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push((a.clone(), prompts.to_vec()));
+    }
+    fn wants_prompts(&self) -> bool {
+        true
+    }
+}
+
+/// The advantages of a group under the algorithm; `None` when the group is dropped.
+pub fn group_advantages(algorithm: Algorithm, rewards: &[f64]) -> Option<Vec<f64>> {
+    match algorithm {
+        Algorithm::Dapo if !dapo_keep(rewards) => None,
+        Algorithm::Grpo | Algorithm::Dapo | Algorithm::Gspo => Some(grpo(rewards)),
+        Algorithm::DrGrpo | Algorithm::ReinforcePp => Some(dr_grpo(rewards)),
+    }
+}
+
+pub struct Trainer<'a> {
+    pub config: &'a TrainConfig,
+    pub pool: Vec<TaskSpec>,
+    pub provider: Arc<dyn EnvProvider>,
+    pub policy: Arc<dyn PolicyFactory>,
+    pub store: Arc<Store>,
+    pub tokenizer: &'a Tokenizer,
+}
+
+impl Trainer<'_> {
+    /// Runs the rounds not yet in the store; `on_round` is told of each as it ends.
+    pub async fn run(&self, resume: bool, on_round: &dyn Fn(&RoundStats)) -> Result<Vec<RoundStats>, TrainError> {
+        let c = self.config;
+        let run = |e: crate::store::StoreError| TrainError::Run(e.to_string());
+        let fresh = self.store.create_train_run(&c.name, &serde_json::to_value(c).unwrap_or_default()).map_err(run)?;
+        if !fresh && !resume {
+            return Err(TrainError::Run(format!("a training run named \"{}\" exists; pass --resume to continue it", c.name)));
+        }
+        let done = self.store.train_rounds(&c.name).map_err(run)?;
+        let mut sampler = AdaptiveSampler::new(SamplingConfig { group_size: c.group_size, ..c.sampling.clone() });
+        for (task, attempts, successes) in self.store.task_stats(&c.name).map_err(run)? {
+            sampler.stats.insert(task, TaskStats { attempts, successes });
+        }
+        std::fs::create_dir_all(&c.output).map_err(|e| TrainError::Run(format!("{}: {e}", c.output.display())))?;
+        let mut order: Vec<usize> = (0..self.pool.len()).collect();
+        Rng::derive(c.seed, &c.name).shuffle(&mut order);
+        let mut out = Vec::new();
+        for round in (done.len() as u32)..c.rounds {
+            let started = Instant::now();
+            // The next tasks of the seeded order, cycling over the pool.
+            let picked: Vec<TaskSpec> = (0..c.tasks_per_round.min(self.pool.len()))
+                .map(|i| self.pool[order[(round as usize * c.tasks_per_round + i) % order.len()]].clone())
+                .collect();
+            let budgets: Vec<u32> = picked.iter().map(|t| sampler.budget(&t.id) as u32).collect();
+            let eval_config = EvalConfig {
+                suite: format!("train:{}:round{round}", c.name),
+                attempts: c.group_size as u32,
+                parallel: c.parallel.max(1),
+                max_infra_retries: 3,
+                harness: c.harness.clone(),
+                task_attempts: budgets,
+            };
+            let collected = Arc::new(Collected::default());
+            let (eval_run, report) = eval(Arc::new(picked.clone()), &eval_config, self.provider.clone(), self.policy.clone(), Some(self.store.clone()), collected.clone())
+                .await
+                .map_err(|e| TrainError::Run(e.to_string()))?;
+            let attempts = std::mem::take(&mut *collected.0.lock().unwrap_or_else(|p| p.into_inner()));
+            let mean_reward = attempts.iter().map(|(a, _)| a.verdict.score as f64).sum::<f64>() / attempts.len().max(1) as f64;
+            let mut groups: BTreeMap<String, Vec<(Attempt, Vec<Prompt>)>> = BTreeMap::new();
+            for (a, p) in attempts {
+                sampler.record(&a.task_id, a.verdict.success);
+                groups.entry(a.task_id.clone()).or_default().push((a, p));
+            }
+            let (mut kept, mut dropped, mut samples) = (0, 0, Vec::<Sample>::new());
+            for (task_id, group) in &groups {
+                let rewards: Vec<f64> = group.iter().map(|(a, _)| a.verdict.score as f64).collect();
+                let Some(advantages) = group_advantages(c.algorithm.name, &rewards) else {
+                    dropped += 1;
+                    continue;
+                };
+                kept += 1;
+                for ((a, prompts), adv) in group.iter().zip(advantages) {
+                    let steps: Vec<RecordedStep> = prompts
+                        .iter()
+                        .zip(&a.trajectory.steps)
+                        .map(|(p, s)| RecordedStep { prompt: p, reply: &s.raw_output, reply_ids: s.completion_ids.as_deref(), reply_logprobs: s.logprobs.as_deref() })
+                        .collect();
+                    let trajectory_id = format!("{}:{round}:{task_id}:{}", c.name, a.attempt_index);
+                    let status = if a.trajectory.steps.last().is_some_and(|s| s.action.as_ref().is_some_and(|x| x.name() == "terminate")) { "completed" } else { "truncated" };
+                    let info = TrajectoryInfo {
+                        trajectory_id: &trajectory_id,
+                        task_id,
+                        group_id: &format!("{round}:{task_id}"),
+                        reward: a.verdict.score as f64,
+                        advantage: adv,
+                        weight_version: round as u64,
+                        status,
+                    };
+                    samples.extend(pack(self.tokenizer, c.harness.history, &steps, &info));
+                }
+            }
+            let path = c.output.join(format!("round-{round}.jsonl"));
+            let lines: Vec<String> = samples.iter().filter_map(|s| serde_json::to_string(s).ok()).collect();
+            std::fs::write(&path, lines.join("\n") + if lines.is_empty() { "" } else { "\n" }).map_err(|e| TrainError::Run(format!("{}: {e}", path.display())))?;
+            let stats = RoundStats {
+                round,
+                eval_run,
+                tasks: picked.len(),
+                attempts: report.attempts,
+                mean_reward,
+                success_rate: report.success_rate,
+                groups_kept: kept,
+                groups_dropped: dropped,
+                samples: samples.len(),
+                tokens: samples.iter().map(|s| s.prompt_ids.len() + s.response_ids.len()).sum(),
+                trained_tokens: samples.iter().map(|s| s.loss_mask.iter().filter(|m| **m == 1).count()).sum(),
+                infra_failures: report.infra_failures,
+                seconds: started.elapsed().as_secs_f64(),
+            };
+            let task_rows: Vec<(String, u64, u64)> = sampler.stats.iter().map(|(t, s)| (t.clone(), s.attempts, s.successes)).collect();
+            self.store.finish_train_round(&c.name, round, &serde_json::to_value(&stats).unwrap_or_default(), &task_rows).map_err(run)?;
+            on_round(&stats);
+            out.push(stats);
+        }
+        Ok(out)
+    }
+}
