@@ -9,47 +9,25 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use clap::Args;
-use guigym_core::{Attempt, EnvProvider};
+use guigym_core::Attempt;
 use guigym_harness::packing::{pack, RecordedStep, TrajectoryInfo};
 use guigym_harness::tokenizer::{locate, Tokenizer};
 use guigym_harness::{HistoryPolicy, Part, Prompt};
-use guigym_rollout::{eval, EvalConfig, Progress};
+use guigym_rollout::{eval, Progress};
 use serde_json::{json, Value};
 
-use crate::commands::{harness_config, open_store, policy, suite_tasks, OpenAiArgs, PolicyArg, ScreenArgs};
-use crate::StoreArgs;
+use crate::commands::{Prepared, RunArgs};
 
 #[derive(Args)]
 pub struct CollectArgs {
-    #[arg(long, default_value = "smoke")]
-    suite: String,
-    #[arg(long, value_enum, default_value = "golden")]
-    policy: PolicyArg,
     #[command(flatten)]
-    openai: OpenAiArgs,
-    /// Harness config (JSON or YAML)
-    #[arg(long)]
-    harness: Option<PathBuf>,
-    #[arg(long, default_value_t = 1)]
-    attempts: u32,
-    #[arg(long, default_value_t = 4)]
-    parallel: usize,
-    /// Only the first N tasks of the suite
-    #[arg(long)]
-    limit: Option<usize>,
-    /// Show the policy a screenshot at every step (saved under OUT/images)
-    #[arg(long)]
-    screenshots: bool,
+    run: RunArgs,
     /// Output folder: sft.jsonl, samples.jsonl, images/, summary.json
     #[arg(long)]
     out: PathBuf,
     /// Qwen tokenizer.json [default: the one scripts/setup.sh fetched]
     #[arg(long)]
     tokenizer: Option<PathBuf>,
-    #[command(flatten)]
-    store: StoreArgs,
-    #[command(flatten)]
-    screen: ScreenArgs,
 }
 
 struct Sink {
@@ -86,11 +64,7 @@ fn chat(prompt: &Prompt, dir: &std::path::Path) -> std::io::Result<Vec<Value>> {
 
 impl Sink {
     fn write(&self, a: &Attempt, prompts: &[Prompt]) -> anyhow::Result<()> {
-        let steps: Vec<RecordedStep> = prompts
-            .iter()
-            .zip(&a.trajectory.steps)
-            .map(|(p, s)| RecordedStep { prompt: p, reply: &s.raw_output, reply_ids: s.completion_ids.as_deref(), reply_logprobs: s.logprobs.as_deref() })
-            .collect();
+        let steps = RecordedStep::zip(prompts, &a.trajectory.steps);
         let trajectory_id = format!("{}:{}", a.task_id, a.attempt_index);
         let info = TrajectoryInfo {
             trajectory_id: &trajectory_id,
@@ -145,33 +119,25 @@ impl Progress for Sink {
 
 pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
-    let mut tasks = suite_tasks(&args.suite)?;
-    if let Some(n) = args.limit {
-        tasks.truncate(n);
-    }
-    let harness = harness_config(&args.harness, args.screenshots)?;
+    let Prepared { tasks, config, provider, policy, store } = args.run.prepare()?;
     std::fs::create_dir_all(args.out.join("images")).with_context(|| format!("creating {}", args.out.display()))?;
     let open = |name: &str| std::fs::File::create(args.out.join(name)).with_context(|| format!("creating {name}"));
     let sink = Arc::new(Sink {
         dir: args.out.clone(),
         tokenizer,
-        history: harness.history,
+        history: config.harness.history,
         files: Mutex::new((open("sft.jsonl")?, open("samples.jsonl")?)),
         counts: Mutex::new((0, 0, 0)),
         error: Mutex::new(None),
     });
-    let config = EvalConfig { suite: args.suite.clone(), attempts: args.attempts.max(1), parallel: args.parallel.max(1), harness, ..EvalConfig::default() };
-    let provider: Arc<dyn EnvProvider> = Arc::new(guigym_sim::SimProvider { screen: args.screen.screen()? });
-    let store = Arc::new(open_store(&args.store)?);
-    let policy = policy(args.policy, &args.openai)?;
-    let (run_id, report) = eval(Arc::new(tasks), &config, provider, policy, Some(store), sink.clone()).await?;
+    let (run_id, report) = eval(tasks, &config, provider, policy, Some(store), sink.clone()).await?;
     if let Some(e) = sink.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
         anyhow::bail!("writing the collected data: {e}");
     }
     let (kept, sft, samples) = *sink.counts.lock().unwrap_or_else(|p| p.into_inner());
     let summary = json!({
         "run_id": run_id,
-        "suite": args.suite,
+        "suite": config.suite,
         "policy": report.policy,
         "harness": config.harness,
         "attempts": report.attempts,

@@ -127,49 +127,103 @@ impl ScreenArgs {
     }
 }
 
+/// What every rollout command (eval, collect) takes: which tasks, which policy, which
+/// harness, where instances run, and where results go.
 #[derive(Args)]
-pub struct EvalArgs {
+pub struct RunArgs {
     /// Suite to run (see `guigym tasks list`)
     #[arg(long, default_value = "smoke")]
-    suite: String,
+    pub suite: String,
     #[arg(long, value_enum, default_value = "golden")]
-    policy: PolicyArg,
+    pub policy: PolicyArg,
     #[command(flatten)]
-    openai: OpenAiArgs,
+    pub openai: OpenAiArgs,
     /// Harness config (JSON or YAML): prompt, observation mode, history, codec, coordinates
     #[arg(long)]
-    harness: Option<PathBuf>,
+    pub harness: Option<PathBuf>,
     /// Run only the first N tasks of the suite
     #[arg(long)]
-    limit: Option<usize>,
+    pub limit: Option<usize>,
     /// Where instances run (the `miniwob` suite needs `web`)
     #[arg(long, value_enum, default_value = "sim")]
-    backend: BackendArg,
+    pub backend: BackendArg,
     /// Attempts per task (n of pass@n)
     #[arg(long, default_value_t = 1)]
-    attempts: u32,
+    pub attempts: u32,
     /// Attempts in flight
     #[arg(long, default_value_t = 4)]
-    parallel: usize,
-    /// Show the policy a screenshot at every step (stored as blobs); same as observation `both`
+    pub parallel: usize,
+    /// Show the policy a screenshot at every step; same as observation `both`
     #[arg(long)]
-    screenshots: bool,
+    pub screenshots: bool,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub screen: ScreenArgs,
+    /// Lease instances from this manager instead of running them in-process
+    #[arg(long)]
+    pub manager: Option<String>,
+    /// Bearer token for the manager [env: GUIGYM_TOKEN]
+    #[arg(long)]
+    pub token: Option<String>,
+}
+
+/// A rollout command made ready: the tasks, the eval settings, where instances come from,
+/// who plays, and the store.
+pub struct Prepared {
+    pub tasks: Arc<Vec<TaskSpec>>,
+    pub config: EvalConfig,
+    pub provider: Arc<dyn EnvProvider>,
+    pub policy: Arc<dyn PolicyFactory>,
+    pub store: Arc<Store>,
+}
+
+impl RunArgs {
+    pub fn prepare(&self) -> anyhow::Result<Prepared> {
+        if self.attempts == 0 {
+            bail!("--attempts must be at least 1");
+        }
+        let mut tasks = suite_tasks(&self.suite)?;
+        if let Some(n) = self.limit {
+            tasks.truncate(n);
+        }
+        let config = EvalConfig {
+            suite: self.suite.clone(),
+            attempts: self.attempts,
+            parallel: self.parallel.max(1),
+            harness: harness_config(&self.harness, self.screenshots)?,
+            ..EvalConfig::default()
+        };
+        let screen = self.screen.screen()?;
+        let provider: Arc<dyn EnvProvider> = match &self.manager {
+            Some(url) => {
+                let token = self.token.clone().or_else(|| std::env::var("GUIGYM_TOKEN").ok());
+                let spec = guigym_manager::EnvSpec { width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
+                Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120)))
+            }
+            None if self.suite == "miniwob" => provider_for(BackendArg::Web, screen)?,
+            None => provider_for(self.backend, screen)?,
+        };
+        Ok(Prepared {
+            tasks: Arc::new(tasks),
+            config,
+            provider,
+            policy: policy(self.policy, &self.openai)?,
+            store: Arc::new(open_store(&self.store)?),
+        })
+    }
+}
+
+#[derive(Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    run: RunArgs,
     /// Write the report as JSON to this file
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print the report as JSON instead of a table
     #[arg(long)]
     json: bool,
-    #[command(flatten)]
-    store: StoreArgs,
-    #[command(flatten)]
-    screen: ScreenArgs,
-    /// Lease instances from this manager instead of running them in-process
-    #[arg(long)]
-    manager: Option<String>,
-    /// Bearer token for the manager [env: GUIGYM_TOKEN]
-    #[arg(long)]
-    token: Option<String>,
 }
 
 pub fn open_store(args: &StoreArgs) -> anyhow::Result<Store> {
@@ -214,35 +268,8 @@ fn bar(total: u64) -> ProgressBar {
 }
 
 pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
-    if args.attempts == 0 {
-        bail!("--attempts must be at least 1");
-    }
-    let mut tasks = suite_tasks(&args.suite)?;
-    if let Some(n) = args.limit {
-        tasks.truncate(n);
-    }
-    let tasks = Arc::new(tasks);
-    let store = Arc::new(open_store(&args.store)?);
-    let config = EvalConfig {
-        suite: args.suite.clone(),
-        attempts: args.attempts,
-        parallel: args.parallel.max(1),
-        max_infra_retries: 3,
-        harness: harness_config(&args.harness, args.screenshots)?,
-        task_attempts: Vec::new(),
-    };
-    let screen = args.screen.screen()?;
-    let provider: Arc<dyn EnvProvider> = match &args.manager {
-        Some(url) => {
-            let token = args.token.clone().or_else(|| std::env::var("GUIGYM_TOKEN").ok());
-            let spec = guigym_manager::EnvSpec { width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
-            Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120)))
-        }
-        None if args.suite == "miniwob" => provider_for(BackendArg::Web, screen)?,
-        None => provider_for(args.backend, screen)?,
-    };
-    let policy = policy(args.policy, &args.openai)?;
-    let progress = bar(tasks.len() as u64 * args.attempts as u64);
+    let Prepared { tasks, config, provider, policy, store } = args.run.prepare()?;
+    let progress = bar(tasks.len() as u64 * config.attempts as u64);
     let (run_id, report) = run_eval(tasks, &config, provider, policy, Some(store), Arc::new(Bar(progress.clone()))).await?;
     progress.finish_and_clear();
     let json = serde_json::to_string_pretty(&report)?;

@@ -99,6 +99,17 @@ pub struct RecordedStep<'a> {
     pub reply_logprobs: Option<&'a [f32]>,
 }
 
+impl<'a> RecordedStep<'a> {
+    /// Pairs an attempt's prompts with its recorded steps, in order.
+    pub fn zip(prompts: &'a [Prompt], steps: &'a [guigym_core::Step]) -> Vec<RecordedStep<'a>> {
+        prompts
+            .iter()
+            .zip(steps)
+            .map(|(p, s)| RecordedStep { prompt: p, reply: &s.raw_output, reply_ids: s.completion_ids.as_deref(), reply_logprobs: s.logprobs.as_deref() })
+            .collect()
+    }
+}
+
 /// Facts every sample of a trajectory carries.
 pub struct TrajectoryInfo<'a> {
     pub trajectory_id: &'a str,

@@ -226,11 +226,7 @@ impl Trainer<'_> {
                 };
                 kept += 1;
                 for ((a, prompts), adv) in group.iter().zip(advantages) {
-                    let steps: Vec<RecordedStep> = prompts
-                        .iter()
-                        .zip(&a.trajectory.steps)
-                        .map(|(p, s)| RecordedStep { prompt: p, reply: &s.raw_output, reply_ids: s.completion_ids.as_deref(), reply_logprobs: s.logprobs.as_deref() })
-                        .collect();
+                    let steps = RecordedStep::zip(prompts, &a.trajectory.steps);
                     let trajectory_id = format!("{}:{round}:{task_id}:{}", c.name, a.attempt_index);
                     let status = if a.trajectory.steps.last().is_some_and(|s| s.action.as_ref().is_some_and(|x| x.name() == "terminate")) { "completed" } else { "truncated" };
                     let info = TrajectoryInfo {
