@@ -241,10 +241,7 @@ pub fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
             .ok_or_else(|| anyhow!("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)"))?;
         return Ok(guigym_web::miniwob::suite(&dir));
     }
-    tasks::suite(name).ok_or_else(|| {
-        let names: Vec<&str> = tasks::SUITES.iter().map(|(n, _)| *n).collect();
-        anyhow!("unknown suite \"{name}\"; suites: {}, miniwob", names.join(", "))
-    })
+    tasks::suite(name).ok_or_else(|| anyhow!("unknown suite \"{name}\"; suites: {}, miniwob", tasks::SUITES.join(", ")))
 }
 
 struct Bar(ProgressBar);
@@ -332,7 +329,8 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
                     .map(|t| {
                         serde_json::json!({
                             "id": t.id, "family": t.family, "apps": t.apps, "instruction": t.instruction,
-                            "difficulty": t.difficulty, "step_budget": t.step_budget, "world_seed": t.world_seed,
+                            "split": tasks::split_of(t), "difficulty": t.difficulty, "step_budget": t.step_budget,
+                            "world_seed": t.world_seed,
                         })
                     })
                     .collect();

@@ -303,3 +303,22 @@ fn the_same_blob_stored_concurrently_is_written_once() {
     assert_eq!(leftovers, 1, "no temporary files are left behind");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn splits_share_no_task_and_hold_out_whole_families_and_apps() {
+    let ids = |name: &str| -> std::collections::BTreeSet<String> { tasks::suite(name).unwrap().into_iter().map(|t| t.id).collect() };
+    let (train, test, families, apps) = (ids("train"), ids("test"), ids("test-families"), ids("novel-apps"));
+    assert!(train.is_disjoint(&test) && train.is_disjoint(&families) && train.is_disjoint(&apps));
+    assert!(test.is_disjoint(&families) && test.is_disjoint(&apps) && families.is_disjoint(&apps));
+    assert_eq!(train.len() + test.len() + families.len() + apps.len(), ids("all").len(), "every task has one split");
+    let train_tasks = tasks::suite("train").unwrap();
+    for held in tasks::HELD_OUT_FAMILIES {
+        assert!(train_tasks.iter().all(|t| t.family != *held));
+    }
+    for app in tasks::HELD_OUT_APPS {
+        assert!(train_tasks.iter().all(|t| !t.apps.iter().any(|a| a == app)));
+    }
+    // Test holds the same families as train, other instances.
+    let train_families: std::collections::BTreeSet<String> = train_tasks.iter().map(|t| t.family.clone()).collect();
+    assert!(tasks::suite("test").unwrap().iter().all(|t| train_families.contains(&t.family)));
+}

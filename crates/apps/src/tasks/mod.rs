@@ -65,7 +65,43 @@ pub fn family(name: &str) -> Option<&'static dyn Family> {
 }
 
 /// Suites and how many tasks each family contributes to them.
-pub const SUITES: &[(&str, usize)] = &[("smoke", 4), ("all", 25)];
+pub const SUITES: &[&str] = &["smoke", "all", "train", "test", "test-families", "novel-apps"];
+
+/// Tasks per family in the smoke suite and in the whole catalogue.
+const SMOKE_PER_FAMILY: usize = 4;
+const ALL_PER_FAMILY: usize = 25;
+
+/// Families held out whole, for measuring generalization to unseen task types.
+pub const HELD_OUT_FAMILIES: &[&str] = &["cross.event_place_to_message", "mail.reply", "info.contact_phone", "long.broadcast"];
+/// Apps held out whole: no training task touches them.
+pub const HELD_OUT_APPS: &[&str] = &["Calendar"];
+
+/// Which split a task of the catalogue belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Split {
+    Train,
+    /// Same families and apps as train, other task instances.
+    Test,
+    /// Families never trained on.
+    TestFamilies,
+    /// Apps never trained on.
+    NovelApps,
+}
+
+/// A task's split: apps first (a held-out app wins), then families, then one instance in five
+/// (by a hash of its id) goes to test.
+pub fn split_of(task: &TaskSpec) -> Split {
+    if task.apps.iter().any(|a| HELD_OUT_APPS.contains(&a.as_str())) {
+        Split::NovelApps
+    } else if HELD_OUT_FAMILIES.contains(&task.family.as_str()) {
+        Split::TestFamilies
+    } else if Rng::derive(0, &task.id).next_u64().is_multiple_of(5) {
+        Split::Test
+    } else {
+        Split::Train
+    }
+}
 
 /// The task `index` of a family; the same index always gives the same task.
 pub fn task(f: &dyn Family, index: usize) -> Option<TaskSpec> {
@@ -96,8 +132,17 @@ pub fn task(f: &dyn Family, index: usize) -> Option<TaskSpec> {
 
 /// The tasks of a suite, or `None` for an unknown suite name.
 pub fn suite(name: &str) -> Option<Vec<TaskSpec>> {
-    let per_family = SUITES.iter().find(|(n, _)| *n == name)?.1;
-    Some(catalog().iter().flat_map(|f| (0..per_family).filter_map(|i| task(*f, i))).collect())
+    let of = |n: usize| catalog().iter().flat_map(move |f| (0..n).filter_map(move |i| task(*f, i)));
+    let split = |s: Split| Some(of(ALL_PER_FAMILY).filter(|t| split_of(t) == s).collect());
+    match name {
+        "smoke" => Some(of(SMOKE_PER_FAMILY).collect()),
+        "all" => Some(of(ALL_PER_FAMILY).collect()),
+        "train" => split(Split::Train),
+        "test" => split(Split::Test),
+        "test-families" => split(Split::TestFamilies),
+        "novel-apps" => split(Split::NovelApps),
+        _ => None,
+    }
 }
 
 /// Finds one task by id (`family/index`).
