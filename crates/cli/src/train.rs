@@ -39,6 +39,10 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     if let Some(n) = config.max_tasks {
         pool.truncate(n.max(1));
     }
+    let provider: Arc<dyn EnvProvider> = Arc::new(guigym_sim::SimProvider::default());
+    if let Some(learner) = &config.learner {
+        return recipe(&config, learner, pool, provider, &args).await;
+    }
     let policy: Arc<dyn PolicyFactory> = match config.policy.kind.as_str() {
         "golden" => Arc::new(PolicyKind::Golden),
         "random" => Arc::new(PolicyKind::Random),
@@ -46,10 +50,9 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             let c = config.policy.openai.clone().ok_or_else(|| anyhow!("policy.openai is required for kind openai"))?;
             Arc::new(guigym_harness::openai::OpenAiFactory::new(c).map_err(|e| anyhow!(e))?)
         }
-        other => bail!("{}: policy.kind \"{other}\" is not one of golden, random, openai", args.config.display()),
+        other => bail!("{}: policy.kind \"{other}\" is not one of golden, random, openai (learned needs a learner section)", args.config.display()),
     };
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
-    let provider: Arc<dyn EnvProvider> = Arc::new(guigym_sim::SimProvider::default());
     let trainer = Trainer { config: &config, pool, provider, policy, store: Arc::new(open_store(&args.store)?), tokenizer: &tokenizer };
     println!("{:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>9} {:>8}", "round", "tasks", "attempts", "reward", "kept", "drop", "samples", "tokens", "seconds");
     let print = |s: &RoundStats| {
@@ -63,6 +66,40 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         "{} rounds run; samples in {}/round-N.jsonl. No learner is built in yet: serve a round to a trainer with `guigym buffer serve --samples FILE`.",
         rounds.len(),
         config.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The built-in learner's recipe: held-out success before warm-up, after warm-up, after RL.
+async fn recipe(
+    config: &TrainConfig,
+    learner: &guigym_rollout::train::LearnerConfig,
+    train: Vec<guigym_core::TaskSpec>,
+    provider: Arc<dyn EnvProvider>,
+    args: &TrainArgs,
+) -> anyhow::Result<ExitCode> {
+    if config.policy.kind != "learned" {
+        bail!("{}: a learner section trains the built-in policy; set policy.kind: learned", args.config.display());
+    }
+    let test = suite_tasks(&config.test_suite)?;
+    let store = Arc::new(open_store(&args.store)?);
+    let report = guigym_learner::recipe::run(learner, &train, &test, provider, Some(store.clone()), &|line| println!("{line}"))
+        .await
+        .map_err(|e| anyhow!(e))?;
+    for point in &report.curve {
+        store.finish_train_round(&config.name, point.round, &serde_json::to_value(point)?, &[])?;
+    }
+    std::fs::create_dir_all(&config.output)?;
+    let path = config.output.join("recipe.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&report)?)?;
+    println!(
+        "held-out success: {:.1} % before warm-up, {:.1} % after warm-up, {:.1} % after RL ({:+.1} points from RL) in {:.1} s; report in {}",
+        report.before_warmup * 100.0,
+        report.after_warmup * 100.0,
+        report.after_rl * 100.0,
+        (report.after_rl - report.after_warmup) * 100.0,
+        report.seconds,
+        path.display()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -71,3 +71,23 @@ fn a_bad_config_names_the_file_line_and_field() {
     assert!(err.contains("bad.yaml") && err.contains("group_sise") && err.contains('8'), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn the_quickstart_recipe_reports_held_out_success_before_and_after_warmup_and_rl() {
+    let dir = std::env::temp_dir().join(format!("guigym-quickstart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/quickstart.yaml")).unwrap();
+    let config = dir.join("quickstart.yaml");
+    std::fs::write(&config, text.replace("output: .guigym/quickstart", &format!("output: {}", dir.join("out").display()))).unwrap();
+    let out = guigym().args(["train", "--config"]).arg(&config).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out/recipe.json")).unwrap()).unwrap();
+    let (before, warm, rl) = (report["before_warmup"].as_f64().unwrap(), report["after_warmup"].as_f64().unwrap(), report["after_rl"].as_f64().unwrap());
+    assert_eq!(before, 0.0, "an untrained policy solves nothing");
+    assert!(warm > 0.1, "cloning walkthroughs teaches it something: {warm}");
+    assert!((0.0..=1.0).contains(&rl));
+    assert_eq!(report["curve"].as_array().unwrap().len(), 60);
+    assert!(report["test_tasks"].as_u64().unwrap() > 20);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -48,6 +48,45 @@ impl Default for AlgorithmConfig {
     }
 }
 
+/// The built-in learner's recipe (crate `guigym-learner`): warm-up by behaviour cloning, then
+/// GRPO rounds with a k3 KL penalty, success measured on held-out tasks before and after each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LearnerConfig {
+    /// Training tasks whose walkthroughs are cloned.
+    pub warmup_tasks: usize,
+    pub warmup_epochs: usize,
+    pub warmup_lr: f32,
+    pub rl_rounds: u32,
+    pub rl_tasks_per_round: usize,
+    pub group_size: u32,
+    pub rl_lr: f32,
+    /// Weight of the k3 KL penalty to the warm-up policy.
+    pub kl_coef: f32,
+    /// Held-out test tasks evaluated (all when 0).
+    pub eval_tasks: usize,
+    pub parallel: usize,
+    pub seed: u64,
+}
+
+impl Default for LearnerConfig {
+    fn default() -> LearnerConfig {
+        LearnerConfig {
+            warmup_tasks: 12,
+            warmup_epochs: 3,
+            warmup_lr: 0.1,
+            rl_rounds: 60,
+            rl_tasks_per_round: 16,
+            group_size: 8,
+            rl_lr: 0.01,
+            kl_coef: 1e-3,
+            eval_tasks: 0,
+            parallel: 4,
+            seed: 0,
+        }
+    }
+}
+
 /// Which policy plays the rollouts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -84,8 +123,19 @@ pub struct TrainConfig {
     pub parallel: usize,
     #[serde(default)]
     pub seed: u64,
-    /// Where round-N.jsonl sample files go.
+    /// Where round-N.jsonl sample files (or the learner's report) go.
     pub output: PathBuf,
+    /// Train the built-in learned policy instead of collecting samples for an external one
+    /// (`policy.kind: learned`).
+    #[serde(default)]
+    pub learner: Option<LearnerConfig>,
+    /// Held-out suite the learner is measured on.
+    #[serde(default = "test_suite")]
+    pub test_suite: String,
+}
+
+fn test_suite() -> String {
+    "test".into()
 }
 
 fn eight() -> usize {

@@ -1,0 +1,160 @@
+//! The recipe: held-out success before warm-up, behaviour cloning of walkthroughs, held-out
+//! success after warm-up, rounds of GRPO with a k3 KL penalty to the warm-up policy, and
+//! held-out success after RL. Every rollout goes through `guigym_rollout::eval`, the same
+//! path and harness as any eval.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use guigym_core::{Action, EnvProvider, ObserveOptions, Rng, TaskSpec};
+use guigym_harness::{GoldenPolicy, HarnessConfig};
+use guigym_rollout::rl::grpo;
+use guigym_rollout::{eval, EvalConfig, Progress, Store};
+use serde::{Deserialize, Serialize};
+
+pub use guigym_rollout::train::LearnerConfig;
+
+use crate::{candidates, matching, Decision, LearnedFactory, Memory, Model};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundPoint {
+    pub round: u32,
+    /// Success of the sampled rollouts on training tasks this round.
+    pub train_success: f64,
+    pub groups_with_signal: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecipeReport {
+    pub test_tasks: usize,
+    pub before_warmup: f64,
+    pub after_warmup: f64,
+    pub after_rl: f64,
+    pub warmup_decisions: usize,
+    pub curve: Vec<RoundPoint>,
+    pub seconds: f64,
+}
+
+async fn success(model: &Model, tasks: &[TaskSpec], provider: &Arc<dyn EnvProvider>, c: &LearnerConfig, store: &Option<Arc<Store>>) -> Result<f64, String> {
+    let factory = Arc::new(LearnedFactory::new(model.clone(), true, c.seed));
+    let config = EvalConfig { suite: "test".into(), attempts: 1, parallel: c.parallel.max(1), harness: HarnessConfig::default(), ..EvalConfig::default() };
+    let (_, report) = eval(Arc::new(tasks.to_vec()), &config, provider.clone(), factory, store.clone(), Arc::new(())).await.map_err(|e| e.to_string())?;
+    Ok(report.success_rate)
+}
+
+/// Plays each task's walkthrough and records, at every step, the candidates and the one
+/// the walkthrough took.
+async fn demonstrations(tasks: &[TaskSpec], provider: &Arc<dyn EnvProvider>) -> Result<Vec<Decision>, String> {
+    let mut env = provider.create().await.map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for task in tasks {
+        env.reset(task).await.map_err(|e| e.to_string())?;
+        let mut golden = GoldenPolicy::new(task.walkthrough.clone());
+        let mut memory = Memory::default();
+        for _ in 0..task.step_budget {
+            let obs = env.observe(ObserveOptions::default()).await.map_err(|e| e.to_string())?;
+            let action = golden.decide(&obs);
+            let cands = candidates(&task.instruction, &obs, &memory);
+            if let Some(i) = matching(&cands, &action, &obs) {
+                out.push(Decision { candidates: cands, chosen: i });
+            }
+            memory.update(&action, &obs);
+            let done = env.step(&action).await.map_err(|e| e.to_string())?.done;
+            if done || matches!(action, Action::Terminate { .. }) {
+                break;
+            }
+        }
+    }
+    let _ = env.release().await;
+    Ok(out)
+}
+
+pub async fn run(
+    c: &LearnerConfig,
+    train: &[TaskSpec],
+    test: &[TaskSpec],
+    provider: Arc<dyn EnvProvider>,
+    store: Option<Arc<Store>>,
+    on_line: &dyn Fn(&str),
+) -> Result<RecipeReport, String> {
+    let started = Instant::now();
+    let test: Vec<TaskSpec> = if c.eval_tasks == 0 { test.to_vec() } else { test.iter().take(c.eval_tasks).cloned().collect() };
+    let mut model = Model::default();
+    let before = success(&model, &test, &provider, c, &store).await?;
+    on_line(&format!("held-out success before warm-up: {:.1} % ({} tasks)", before * 100.0, test.len()));
+
+    let mut order: Vec<usize> = (0..train.len()).collect();
+    Rng::derive(c.seed, "warmup").shuffle(&mut order);
+    let warm: Vec<TaskSpec> = order.iter().take(c.warmup_tasks).map(|i| train[*i].clone()).collect();
+    let demos = demonstrations(&warm, &provider).await?;
+    for _ in 0..c.warmup_epochs {
+        for d in &demos {
+            model.step_logprob(&d.candidates, d.chosen, c.warmup_lr);
+        }
+    }
+    let reference = model.clone();
+    let after_warmup = success(&model, &test, &provider, c, &store).await?;
+    on_line(&format!("held-out success after warm-up: {:.1} % ({} demonstrated steps from {} tasks)", after_warmup * 100.0, demos.len(), warm.len()));
+
+    let factory = Arc::new(LearnedFactory::new(model, false, c.seed));
+    let mut curve = Vec::new();
+    for round in 0..c.rl_rounds {
+        let tasks: Vec<TaskSpec> =
+            (0..c.rl_tasks_per_round.min(train.len())).map(|i| train[order[(round as usize * c.rl_tasks_per_round + i + c.warmup_tasks) % order.len()]].clone()).collect();
+        let config = EvalConfig { suite: format!("rl-round-{round}"), attempts: c.group_size.max(2), parallel: c.parallel.max(1), ..EvalConfig::default() };
+        let sink = Arc::new(Attempts::default());
+        let (run_id, report) = eval(Arc::new(tasks), &config, provider.clone(), factory.clone(), store.clone(), sink.clone()).await.map_err(|e| e.to_string())?;
+        let log = factory.take_log();
+        let attempts = std::mem::take(&mut *sink.0.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut groups: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
+        for a in attempts {
+            let tid = format!("{run_id}:{}:{}:{}", a.task_id, a.attempt_index, a.infra_retries);
+            groups.entry(a.task_id.clone()).or_default().push((tid, a.verdict.score as f64));
+        }
+        let mut with_signal = 0;
+        let mut model = factory.model.write().map_err(|_| "model lock poisoned".to_string())?;
+        for group in groups.values() {
+            let rewards: Vec<f64> = group.iter().map(|g| g.1).collect();
+            let adv = grpo(&rewards);
+            if adv.iter().all(|a| a.abs() < 1e-9) {
+                continue;
+            }
+            with_signal += 1;
+            for ((tid, _), a) in group.iter().zip(adv) {
+                for d in log.get(tid).into_iter().flatten() {
+                    // ∇ of −A·log π + β·k3(π, π_ref): k3's gradient in log π is 1 − π_ref/π.
+                    let p = model.probs(&d.candidates)[d.chosen].max(1e-6);
+                    let p_ref = reference.probs(&d.candidates)[d.chosen];
+                    let scale = c.rl_lr * (a as f32 - c.kl_coef * (1.0 - p_ref / p));
+                    model.step_logprob(&d.candidates, d.chosen, scale);
+                }
+            }
+        }
+        drop(model);
+        let point = RoundPoint { round, train_success: report.success_rate, groups_with_signal: with_signal };
+        on_line(&format!("round {round}: sampled success on training tasks {:.1} %, groups with signal {with_signal}", point.train_success * 100.0));
+        curve.push(point);
+    }
+    let model = factory.model.read().map_err(|_| "model lock poisoned".to_string())?.clone();
+    let after_rl = success(&model, &test, &provider, c, &store).await?;
+    on_line(&format!("held-out success after RL: {:.1} %", after_rl * 100.0));
+    Ok(RecipeReport {
+        test_tasks: test.len(),
+        before_warmup: before,
+        after_warmup,
+        after_rl,
+        warmup_decisions: demos.len(),
+        curve,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+#[derive(Default)]
+struct Attempts(std::sync::Mutex<Vec<guigym_core::Attempt>>);
+
+impl Progress for Attempts {
+    fn attempt_done(&self, a: &guigym_core::Attempt, _prompts: &[guigym_harness::Prompt]) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(a.clone());
+    }
+}
