@@ -106,7 +106,9 @@ pub async fn run(
         let sink = Arc::new(Attempts::default());
         let (run_id, report) = eval(Arc::new(tasks), &config, provider.clone(), factory.clone(), store.clone(), sink.clone()).await.map_err(|e| e.to_string())?;
         let log = factory.take_log();
-        let attempts = std::mem::take(&mut *sink.0.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut attempts = std::mem::take(&mut *sink.0.lock().unwrap_or_else(|p| p.into_inner()));
+        // Attempts finish in any order; updates are applied in a fixed one, so a seed gives one result.
+        attempts.sort_by(|a, b| (&a.task_id, a.attempt_index).cmp(&(&b.task_id, b.attempt_index)));
         let mut groups: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
         for a in attempts {
             let tid = format!("{run_id}:{}:{}:{}", a.task_id, a.attempt_index, a.infra_retries);
