@@ -151,6 +151,37 @@ impl World {
     pub fn person(&self, index: usize) -> &Person {
         &self.people[index % self.people.len()]
     }
+
+    /// The world in words: persona, scenario, people, happenings and where each fact lives.
+    pub fn describe(&self) -> String {
+        let mut out = format!(
+            "world {} · {} ({}) · scenario: {} · now {}\n\npeople\n",
+            self.seed,
+            self.user.name(),
+            self.user.email,
+            self.scenario.name(),
+            time::short(self.now)
+        );
+        for p in &self.people {
+            out.push_str(&format!("  {:<18} {:<10} {:<17} {}\n", p.name(), p.relation, p.phone, p.email));
+        }
+        out.push_str("\nhappenings (each announced by mail from the person it is with)\n");
+        for h in &self.happenings {
+            out.push_str(&format!(
+                "  {:<20} {} · {} min · {:<12} with {:<18} {}\n",
+                h.topic,
+                time::short(h.start),
+                h.duration_min,
+                h.place,
+                self.person(h.with).name(),
+                if h.in_calendar { "in calendar" } else { "mail only" }
+            ));
+        }
+        out.push_str("\nstrangers (in no app)\n  ");
+        out.push_str(&self.strangers.iter().map(|(f, l)| format!("{f} {l}")).collect::<Vec<_>>().join(", "));
+        out.push('\n');
+        out
+    }
 }
 
 #[cfg(test)]

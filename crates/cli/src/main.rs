@@ -50,6 +50,11 @@ enum Command {
         #[command(subcommand)]
         command: commands::TasksCommand,
     },
+    /// Print the world a seed generates: persona, scenario, people, events and facts
+    Worlds {
+        #[command(subcommand)]
+        command: WorldsCommand,
+    },
     /// Inspect stored runs
     Runs {
         #[command(subcommand)]
@@ -65,6 +70,16 @@ enum Command {
     Bench {
         #[command(subcommand)]
         command: bench::BenchCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum WorldsCommand {
+    /// One world, as text or JSON
+    Show {
+        seed: u64,
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -94,6 +109,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Buffer { command } => runtime.block_on(buffer::run(command)),
         Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
         Command::Runs { command } => commands::runs(command),
+        Command::Worlds { command: WorldsCommand::Show { seed, json } } => {
+            let world = guigym_apps::World::generate(seed);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&world)?);
+            } else {
+                print!("{}", world.describe());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Serve(args) => runtime.block_on(serve::serve(args)),
         Command::Worker(args) => runtime.block_on(serve::worker(args)),
         Command::PolicyServer(args) => runtime.block_on(policy_server::run(args)),

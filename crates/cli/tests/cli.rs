@@ -175,3 +175,24 @@ fn collect_exports_successful_trajectories_as_chat_and_token_samples() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn worlds_show_prints_the_same_world_for_a_seed() {
+    let show = |seed: &str, json: bool| {
+        let mut c = guigym();
+        c.args(["worlds", "show", seed]);
+        if json {
+            c.arg("--json");
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(show("7", false), show("7", false));
+    assert_ne!(show("7", false), show("8", false));
+    let w: serde_json::Value = serde_json::from_str(&show("7", true)).unwrap();
+    assert_eq!(w["people"].as_array().unwrap().len(), 12);
+    let text = show("7", false);
+    let first = w["people"][0]["first"].as_str().unwrap();
+    assert!(text.contains(first), "the text names the same people");
+}
