@@ -4,13 +4,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Command, Stdio};
+mod common;
 
-fn guigym() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_guigym"))
-}
+use std::path::Path;
+use std::process::Command;
+
+use common::{guigym, Served};
 
 #[test]
 fn slime_and_verl_read_batches_from_the_buffer() {
@@ -18,16 +17,9 @@ fn slime_and_verl_read_batches_from_the_buffer() {
     let _ = std::fs::remove_dir_all(&dir);
     let out = guigym().args(["collect", "--suite", "smoke", "--limit", "6", "--out"]).arg(dir.join("data")).arg("--store").arg(dir.join("store")).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut server = guigym()
-        .args(["buffer", "serve", "--samples"])
-        .arg(dir.join("data/samples.jsonl"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("listening on ").unwrap().to_string();
+    let samples = dir.join("data/samples.jsonl");
+    let server = Served::start(&["buffer", "serve", "--samples", samples.to_str().unwrap()]);
+    let url = server.url.clone();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../integrations");
     let run = |script: &str| {
         let out = Command::new("python3").arg(root.join(script)).args([&url, "3"]).output().unwrap();
@@ -41,7 +33,6 @@ fn slime_and_verl_read_batches_from_the_buffer() {
     let verl = run("verl_reader.py");
     assert_eq!(verl["outputs"], 3, "the next three samples");
     assert!(verl["model_tokens"].as_u64().unwrap() > 0);
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -2,19 +2,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn guigym() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_guigym"))
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("guigym-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{guigym, temp};
 
 #[test]
 fn validate_smoke_json_passes_every_task() {

@@ -4,44 +4,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn guigym() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_guigym"))
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("guigym-manager-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A server process (serve or worker), killed when dropped.
-struct Proc {
-    child: Child,
-    url: String,
-}
-
-impl Proc {
-    fn start(args: &[&str]) -> Proc {
-        let mut child = guigym().args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").expect("prints its address").to_string();
-        Proc { child, url }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::{guigym, temp, Served};
 
 fn get(url: &str) -> serde_json::Value {
     let out = Command::new("curl").args(["-s", "--max-time", "5", url]).output();
@@ -65,8 +33,8 @@ fn report(path: &std::path::Path) -> serde_json::Value {
 
 #[test]
 fn eval_through_a_manager_equals_embedded_eval() {
-    let dir = temp("same");
-    let server = Proc::start(&["serve", "--port", "0"]);
+    let dir = temp("manager-same");
+    let server = Served::start(&["serve", "--port", "0"]);
     let embedded = dir.join("embedded.json");
     let remote = dir.join("remote.json");
     assert!(guigym().args(eval_args(&embedded, &dir.join("s1"))).output().unwrap().status.success());
@@ -77,10 +45,10 @@ fn eval_through_a_manager_equals_embedded_eval() {
 
 #[test]
 fn killing_a_worker_mid_eval_reruns_its_attempts_and_changes_no_score() {
-    let dir = temp("chaos");
-    let manager = Proc::start(&["serve", "--port", "0", "--capacity", "0", "--worker-timeout-ms", "1000"]);
-    let mut victim = Proc::start(&["worker", "--manager", &manager.url, "--capacity", "64", "--heartbeat-ms", "200"]);
-    let _survivor = Proc::start(&["worker", "--manager", &manager.url, "--capacity", "64", "--heartbeat-ms", "200"]);
+    let dir = temp("manager-chaos");
+    let manager = Served::start(&["serve", "--port", "0", "--capacity", "0", "--worker-timeout-ms", "1000"]);
+    let mut victim = Served::start(&["worker", "--manager", &manager.url, "--capacity", "64", "--heartbeat-ms", "200"]);
+    let _survivor = Served::start(&["worker", "--manager", &manager.url, "--capacity", "64", "--heartbeat-ms", "200"]);
     let deadline = Instant::now() + Duration::from_secs(20);
     while get(&format!("{}/v1/workers", manager.url)).as_array().map(|a| a.len()).unwrap_or(0) < 2 {
         assert!(Instant::now() < deadline, "workers did not register");

@@ -5,49 +5,17 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+mod common;
 
-fn guigym() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_guigym"))
-}
+use std::path::Path;
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("guigym-openai-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{guigym, temp, Served};
 
-/// A policy server process, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(args: &[&str]) -> Server {
-        let mut child = guigym()
-            .arg("policy-server")
-            .args(args)
-            .args(["--suite", "smoke"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").expect("server prints its address").to_string();
-        Server { child, url }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A scripted policy server that knows the smoke suite.
+fn policy_server(args: &[&str]) -> Served {
+    let mut all = vec!["policy-server", "--suite", "smoke"];
+    all.extend_from_slice(args);
+    Served::start(&all)
 }
 
 fn eval(dir: &Path, harness: &str, urls: &[&str], extra: &[&str]) -> (serde_json::Value, i64) {
@@ -76,7 +44,7 @@ fn steps(dir: &Path, run: i64) -> Vec<serde_json::Value> {
 
 #[test]
 fn every_codec_solves_the_smoke_suite_through_the_wire() {
-    let dir = temp("codecs");
+    let dir = temp("openai-codecs");
     for (server_codec, codec, observation, coordinates) in [
         ("canonical", "canonical", "ui_tree", "pixels"),
         ("qwen", "qwen", "ui_tree", "norm1000"),
@@ -86,7 +54,7 @@ fn every_codec_solves_the_smoke_suite_through_the_wire() {
         // The model sees a resized screenshot; its pixel coordinates map back to the screen.
         ("qwen", "qwen", "both", "pixels"),
     ] {
-        let server = Server::start(&["--codec", server_codec]);
+        let server = policy_server(&["--codec", server_codec]);
         let harness = format!(r#"{{"codec": "{codec}", "observation": "{observation}", "coordinates": "{coordinates}"}}"#);
         let (report, run) = eval(&dir, &harness, &[&server.url], &[]);
         assert_eq!(report["success_rate"], 1.0, "{codec} {observation} {coordinates}: {report}");
@@ -100,10 +68,10 @@ fn every_codec_solves_the_smoke_suite_through_the_wire() {
 
 #[test]
 fn garbage_is_invalid_steps_and_server_failures_are_infrastructure() {
-    let dir = temp("faults");
+    let dir = temp("openai-faults");
     let harness = r#"{"codec": "qwen"}"#;
 
-    let garbage = Server::start(&["--codec", "qwen", "--mode", "garbage"]);
+    let garbage = policy_server(&["--codec", "qwen", "--mode", "garbage"]);
     let (report, run) = eval(&dir, harness, &[&garbage.url], &["--limit", "3"]);
     assert_eq!(report["success_rate"], 0.0);
     assert_eq!(report["infra_failures"], 0, "unparseable output is the agent's doing");
@@ -112,19 +80,19 @@ fn garbage_is_invalid_steps_and_server_failures_are_infrastructure() {
     assert!(!s.is_empty() && s.iter().all(|st| st["invalid"] == true));
     assert!(s[0]["feedback"].as_str().unwrap().contains("invalid action"));
 
-    let down = Server::start(&["--mode", "error"]);
+    let down = policy_server(&["--mode", "error"]);
     let (report, _) = eval(&dir, harness, &[&down.url], &["--limit", "3", "--max-retries", "1", "--backoff-ms", "5"]);
     assert_eq!(report["attempts"], 0, "nothing is scored against the agent");
     assert_eq!(report["unscored"], 3);
     assert_eq!(report["infra_failures"], 12, "each attempt tried 4 times");
 
-    let slow = Server::start(&["--mode", "slow", "--delay-ms", "3000"]);
+    let slow = policy_server(&["--mode", "slow", "--delay-ms", "3000"]);
     let (report, _) = eval(&dir, harness, &[&slow.url], &["--limit", "2", "--timeout-ms", "150", "--max-retries", "0"]);
     assert_eq!(report["attempts"], 0);
     assert_eq!(report["unscored"], 2);
 
     // A flaky server (every third request fails) is absorbed by the policy's own retries.
-    let flaky = Server::start(&["--codec", "qwen", "--mode", "flaky"]);
+    let flaky = policy_server(&["--codec", "qwen", "--mode", "flaky"]);
     let (report, _) = eval(&dir, harness, &[&flaky.url], &["--limit", "8", "--backoff-ms", "5"]);
     assert_eq!(report["success_rate"], 1.0);
     assert_eq!(report["infra_failures"], 0);
@@ -132,8 +100,8 @@ fn garbage_is_invalid_steps_and_server_failures_are_infrastructure() {
 
 #[test]
 fn trajectories_stick_to_one_endpoint_and_spread_over_all() {
-    let dir = temp("sticky");
-    let servers: Vec<Server> = (0..3).map(|_| Server::start(&["--codec", "canonical"])).collect();
+    let dir = temp("openai-sticky");
+    let servers: Vec<Served> = (0..3).map(|_| policy_server(&["--codec", "canonical"])).collect();
     let urls: Vec<&str> = servers.iter().map(|s| s.url.as_str()).collect();
     let (report, run) = eval(&dir, r#"{"codec": "canonical"}"#, &urls, &["--attempts", "2"]);
     assert_eq!(report["success_rate"], 1.0);

@@ -3,11 +3,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::process::Command;
+mod common;
 
-fn guigym() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_guigym"))
-}
+use common::guigym;
 
 fn config(dir: &std::path::Path, rounds: u32) -> std::path::PathBuf {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train-tiny.yaml")).unwrap();
