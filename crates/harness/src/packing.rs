@@ -52,7 +52,8 @@ pub struct TokenizedPrompt {
     pub ids: Vec<u32>,
     /// (message index, start, end) of each assistant message's content and end-of-turn token.
     pub assistant: Vec<(usize, usize, usize)>,
-    pub images: Vec<(usize, String)>,
+    /// (start, length, screenshot hash) of each image's pad tokens.
+    pub images: Vec<(usize, usize, String)>,
 }
 
 /// Tokenizes a prompt in the Qwen chat template, ending with the assistant header.
@@ -73,7 +74,7 @@ pub fn tokenize(tok: &Tokenizer, prompt: &Prompt) -> TokenizedPrompt {
                 Part::Text(t) => ids.extend(tok.encode(t)),
                 Part::Image(img) => {
                     ids.push(vstart);
-                    images.push((ids.len(), img.hash.clone()));
+                    images.push((ids.len(), img.tokens as usize, img.hash.clone()));
                     ids.extend(std::iter::repeat_n(pad, img.tokens as usize));
                     ids.push(vend);
                 }
@@ -184,8 +185,8 @@ pub fn pack(tok: &Tokenizer, history: HistoryPolicy, steps: &[RecordedStep<'_>],
                 response_ids,
                 loss_mask,
                 rollout_logprobs: logprobs,
-                images: tp.images.iter().map(|(_, h)| h.clone()).collect(),
-                image_positions: tp.images.iter().map(|(p, _)| *p).collect(),
+                images: tp.images.iter().map(|(_, _, h)| h.clone()).collect(),
+                image_positions: tp.images.iter().map(|(p, _, _)| *p).collect(),
                 reward: info.reward,
                 advantage: info.advantage,
                 group_id: info.group_id.to_string(),

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use serde::Deserialize;
 
-use crate::prompt::{Part, Prompt};
+use crate::prompt::Prompt;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizerError {
@@ -199,30 +199,14 @@ impl Tokenizer {
     /// header, as cache keys: text tokens are their ids; image pad tokens carry their image's
     /// hash (top bit set), so only the same image matches.
     pub fn prompt_keys(&self, prompt: &Prompt) -> Vec<u64> {
-        let id = |s: &str| self.special_id(s).unwrap_or(0) as u64;
-        let (start, end) = (id("<|im_start|>"), id("<|im_end|>"));
-        let (vstart, vend) = (id("<|vision_start|>"), id("<|vision_end|>"));
-        let newline: Vec<u64> = self.encode("\n").into_iter().map(u64::from).collect();
-        let mut keys = Vec::new();
-        for m in &prompt.messages {
-            keys.push(start);
-            keys.extend(self.encode(&format!("{}\n", m.role.name())).into_iter().map(u64::from));
-            for p in &m.parts {
-                match p {
-                    Part::Text(t) => keys.extend(self.encode(t).into_iter().map(u64::from)),
-                    Part::Image(img) => {
-                        keys.push(vstart);
-                        let h = u64::from_str_radix(&img.hash[..15], 16).unwrap_or(0) | (1 << 63);
-                        keys.extend(std::iter::repeat_n(h, img.tokens as usize));
-                        keys.push(vend);
-                    }
-                }
-            }
-            keys.push(end);
-            keys.extend(&newline);
+        // The same token sequence training packs, with each image's pad tokens keyed by the
+        // image's hash instead of the shared pad id.
+        let tp = crate::packing::tokenize(self, prompt);
+        let mut keys: Vec<u64> = tp.ids.iter().map(|&i| u64::from(i)).collect();
+        for (start, len, hash) in &tp.images {
+            let h = u64::from_str_radix(&hash[..15.min(hash.len())], 16).unwrap_or(0) | (1 << 63);
+            keys[*start..start + len].fill(h);
         }
-        keys.push(start);
-        keys.extend(self.encode("assistant\n").into_iter().map(u64::from));
         keys
     }
 }
