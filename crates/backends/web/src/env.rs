@@ -175,7 +175,7 @@ impl WebEnv {
 
     /// Plays a pointer, text or key action through the browser. `Ok(Err(reason))` is an
     /// invalid action.
-    async fn in_browser(&self, action: &Action) -> Result<Result<Option<(String, bool)>, String>, EnvError> {
+    async fn in_browser(&self, action: &Action) -> Result<Result<(), String>, EnvError> {
         let page = self.page()?;
         let (w, h) = self.size();
         let inside = |p: Point| p.0.is_finite() && p.1.is_finite() && p.0 >= 0.0 && p.1 >= 0.0 && p.0 < w && p.1 < h;
@@ -242,11 +242,7 @@ impl WebEnv {
             Action::Key { keys } => page.key(keys).await.map_err(infra)?,
             _ => return Ok(Err(format!("{} is not a browser gesture", action.name()))),
         }
-        if self.kind == Kind::Apps {
-            let (_, last) = self.settle().await?;
-            return Ok(Ok(last));
-        }
-        Ok(Ok(None))
+        Ok(Ok(()))
     }
 
     async fn step_apps(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
@@ -255,18 +251,20 @@ impl WebEnv {
             | Action::Terminate { .. } | Action::Key { .. } => self.on_server(action).await,
             _ => {
                 let before = self.events().await?;
-                let result = self.in_browser(action).await?;
-                let after = self.events().await?;
-                Ok(match result {
-                    Err(why) => StepOutcome { feedback: why, invalid: true, done: false },
-                    Ok(_) if after == before => {
+                if let Err(why) = self.in_browser(action).await? {
+                    return Ok(StepOutcome { feedback: why, invalid: true, done: false });
+                }
+                // Wait for the page to apply what the gesture caused; no new event means it hit nothing.
+                let (after, last) = self.settle().await?;
+                Ok(match last {
+                    _ if after == before => {
                         let what = match action {
                             Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
                             _ => "nothing to tap there",
                         };
                         StepOutcome { feedback: what.into(), invalid: true, done: false }
                     }
-                    Ok(last) => {
+                    last => {
                         let (feedback, invalid) = last.unwrap_or_default();
                         StepOutcome { feedback, invalid, done: false }
                     }
@@ -295,7 +293,7 @@ impl WebEnv {
             }
             _ => match self.in_browser(action).await? {
                 Err(why) => return Ok(StepOutcome { feedback: why, invalid: true, done: false }),
-                Ok(_) => "done".into(),
+                Ok(()) => "done".into(),
             },
         };
         let reward = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
