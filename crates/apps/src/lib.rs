@@ -6,6 +6,7 @@
 //! episode log, never pixels.
 
 pub mod apps;
+pub mod install;
 pub mod shell;
 pub mod state;
 pub mod tasks;
@@ -21,6 +22,24 @@ pub use world::World;
 pub fn normalize(s: &str) -> String {
     let words: Vec<&str> = s.split_whitespace().collect();
     words.join(" ").to_lowercase().trim_end_matches(['.', '!', '?', ',', ';']).trim_matches(['"', '\'']).to_string()
+}
+
+/// Cents as money: `$12.50`, `-$3.00`.
+pub fn money(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    format!("{sign}${}.{:02}", cents.abs() / 100, cents.abs() % 100)
+}
+
+/// Money typed by a person (`12.5`, `$12.50`, `12,50`, `USD 12`) in cents.
+pub fn parse_money(s: &str) -> Option<i64> {
+    let t: String = s.trim().trim_start_matches("USD").trim_end_matches("USD").trim().trim_start_matches('$').trim().replace(',', ".");
+    let (whole, frac) = t.split_once('.').unwrap_or((&t, ""));
+    if whole.is_empty() || !whole.chars().all(|c| c.is_ascii_digit()) || frac.len() > 2 || !frac.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let whole: i64 = whole.parse().ok()?;
+    let frac: i64 = if frac.is_empty() { 0 } else { format!("{frac:0<2}").parse().ok()? };
+    whole.checked_mul(100)?.checked_add(frac)
 }
 
 /// The digits of a phone number.

@@ -5,7 +5,7 @@
 //! so apps stay small and every app reacts to the same gestures in the same way.
 
 use guigym_core::{Action, Direction, InvalidAction, Point};
-use guigym_ui::{Kind, Layout, Screen, TextStyle, View};
+use guigym_ui::{Kind, Layout, Screen, TextStyle, Theme, View};
 
 use crate::apps::{self, UiEvent, APPS};
 use crate::state::DeviceState;
@@ -27,12 +27,83 @@ pub fn view(s: &DeviceState) -> View {
         }
         None => home(),
     };
+    let mut body = body;
+    if s.ui.look.reversed_lists {
+        reverse_lists(&mut body);
+    }
     let mut column = vec![status, body];
+    if s.ui.look.ads && s.ui.foreground.is_some() {
+        column.push(View::item("ad_banner", "Sponsored", "Premium headphones: 20% off today"));
+    }
     if let Some(t) = &s.ui.toast {
         column.push(View::styled(t, TextStyle::Caption).id("toast"));
     }
     // A dialog inside the body must cover the whole screen, status bar included.
-    View::column(column)
+    let page = View::column(column);
+    match s.ui.overlay.as_deref() {
+        Some("ad") => View::stack([
+            page,
+            View::dialog("ad_dialog", "Sponsored", [View::text("Premium headphones: 20% off today only."), View::button("ad_close", "Close ad")]),
+        ]),
+        Some(popup) => {
+            let app = popup.strip_prefix("popup:").unwrap_or(popup);
+            View::stack([
+                page,
+                View::dialog(
+                    "popup",
+                    format!("What's new in {app}"),
+                    [
+                        View::text("Turn on notifications to never miss an update?"),
+                        View::row([View::button("popup_dismiss", "Not now"), View::button("popup_accept", "Turn on")]),
+                    ],
+                ),
+            ])
+        }
+        None => page,
+    }
+}
+
+/// Lists shown in the other order (newest or last first), as some phones do. Conversations
+/// keep their order.
+fn reverse_lists(v: &mut View) {
+    if matches!(v.kind, Kind::List { .. }) && v.id != "messages" {
+        v.children.reverse();
+    }
+    for c in &mut v.children {
+        reverse_lists(c);
+    }
+}
+
+/// The layout of a state's screen, at the world's zoom.
+pub fn layout<'a>(root: &'a View, s: &DeviceState, screen: Screen) -> Layout<'a> {
+    let zoom = if s.ui.look.zoom_pct == 0 { 1.0 } else { s.ui.look.zoom_pct as f32 / 100.0 };
+    Layout::zoomed(root, screen, zoom)
+}
+
+/// The colours of a state's world.
+pub fn theme(s: &DeviceState) -> Theme {
+    Theme::variant(s.ui.look.theme)
+}
+
+/// Taps on the device's own dialogs and banners, before any app sees them.
+fn tap_overlay(s: &mut DeviceState, id: &str) -> Option<String> {
+    match id {
+        "popup_dismiss" | "popup_accept" => {
+            if let Some(app) = s.ui.overlay.take().and_then(|o| o.strip_prefix("popup:").map(str::to_string)) {
+                s.ui.look.popups.retain(|a| *a != app);
+            }
+            Some("closed the pop-up".into())
+        }
+        "ad_banner" => {
+            s.ui.overlay = Some("ad".into());
+            Some("opened an ad".into())
+        }
+        "ad_close" => {
+            s.ui.overlay = None;
+            Some("closed the ad".into())
+        }
+        _ => None,
+    }
 }
 
 fn home() -> View {
@@ -62,8 +133,13 @@ pub fn open_app(s: &mut DeviceState, name: &str) -> Result<String, InvalidAction
     })?;
     s.clear_screen();
     s.ui.toast = None;
+    s.ui.overlay = None;
     s.ui.foreground = Some(app.name.to_string());
     s.ui.routes.entry(app.name.to_string()).or_insert_with(|| vec![app.root.to_string()]);
+    if s.ui.look.popups.iter().any(|p| p == app.name) {
+        s.ui.overlay = Some(format!("popup:{}", app.name));
+        return Ok(format!("opened {}; a pop-up appeared", app.name));
+    }
     Ok(format!("opened {}", app.name))
 }
 
@@ -72,7 +148,7 @@ pub fn open_app(s: &mut DeviceState, name: &str) -> Result<String, InvalidAction
 pub fn apply(s: &mut DeviceState, action: &Action, screen: Screen) -> Result<String, InvalidAction> {
     s.clock_ms += STEP_MS;
     let root = view(s);
-    let layout = Layout::new(&root, screen);
+    let layout = layout(&root, s, screen);
     // A toast lasts until the next action.
     let had_toast = s.ui.toast.take().is_some();
     let result = apply_on(s, action, &layout);
@@ -139,7 +215,7 @@ fn apply_on(s: &mut DeviceState, action: &Action, layout: &Layout<'_>) -> Result
                 Some(list) if dy.abs() > dx.abs() && dy.abs() > 10.0 => {
                     // Content follows the finger: swiping up scrolls down.
                     let dir = if dy < 0.0 { Direction::Down } else { Direction::Up };
-                    let units = ((dy.abs() / layout.screen.scale()) / SCROLL_DP as f32).ceil().max(1.0) as u32;
+                    let units = ((dy.abs() / layout.scale()) / SCROLL_DP as f32).ceil().max(1.0) as u32;
                     scroll(s, layout, &list.id.clone(), dir, units)
                 }
                 _ => Ok("swiped: nothing moved".into()),
@@ -211,6 +287,9 @@ fn tap(s: &mut DeviceState, layout: &Layout<'_>, id: &str) -> Result<String, Inv
     if let Some(app) = id.strip_prefix("app:") {
         return open_app(s, app);
     }
+    if let Some(feedback) = tap_overlay(s, id) {
+        return Ok(feedback);
+    }
     let node = layout.find(id).ok_or_else(|| unknown_element(id))?;
     if let Kind::TextField { .. } = node.view.kind {
         s.ui.focus = Some(id.to_string());
@@ -238,7 +317,7 @@ fn scrollable_ancestor(layout: &Layout<'_>, id: &str) -> Option<String> {
 
 fn scroll(s: &mut DeviceState, layout: &Layout<'_>, list: &str, dir: Direction, amount: u32) -> Result<String, InvalidAction> {
     let node = layout.find(list).ok_or_else(|| unknown_element(list))?;
-    let scale = layout.screen.scale();
+    let scale = layout.scale();
     let max = (((node.content_height - node.visible.h) as f32) / scale).ceil().max(0.0) as i32;
     let step = SCROLL_DP * amount.clamp(1, 20) as i32;
     let old = s.scroll(list);
@@ -255,6 +334,9 @@ fn scroll(s: &mut DeviceState, layout: &Layout<'_>, list: &str, dir: Direction, 
 }
 
 fn back(s: &mut DeviceState) -> Result<String, InvalidAction> {
+    if s.ui.overlay.is_some() {
+        return Ok(tap_overlay(s, if s.ui.overlay.as_deref() == Some("ad") { "ad_close" } else { "popup_dismiss" }).unwrap_or_default());
+    }
     if s.ui.dialog.take().is_some() {
         return Ok("closed dialog".into());
     }
@@ -273,6 +355,7 @@ fn back(s: &mut DeviceState) -> Result<String, InvalidAction> {
 
 fn go_home(s: &mut DeviceState) -> String {
     s.clear_screen();
+    s.ui.overlay = None;
     s.ui.toast = None;
     s.ui.foreground = None;
     "went home".into()

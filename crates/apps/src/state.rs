@@ -92,6 +92,180 @@ impl<T> Table<T> {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Note {
+    pub title: String,
+    pub body: String,
+    pub pinned: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileEntry {
+    pub name: String,
+    pub folder: String,
+    pub size_kb: u32,
+    pub starred: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub wifi: bool,
+    pub bluetooth: bool,
+    pub airplane_mode: bool,
+    pub do_not_disturb: bool,
+    pub dark_mode: bool,
+    /// Percent, 0 to 100.
+    pub brightness: u32,
+    pub language: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Alarm {
+    pub minute_of_day: i64,
+    pub label: String,
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timer {
+    pub minutes: u32,
+    pub label: String,
+}
+
+/// Something for sale (shop) or on a menu (food delivery).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Product {
+    pub name: String,
+    pub category: String,
+    pub price_cents: i64,
+}
+
+/// One line of a cart, basket or order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub item: String,
+    pub qty: u32,
+    pub price_cents: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Order {
+    pub number: String,
+    /// The shop, or the restaurant for food orders.
+    pub seller: String,
+    pub lines: Vec<Line>,
+    pub total_cents: i64,
+    pub address: String,
+    /// `placed`, `delivered`, `return requested`, `cancelled`.
+    pub status: String,
+    pub time: Minutes,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Restaurant {
+    pub name: String,
+    pub cuisine: String,
+    pub menu: Vec<Product>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ride {
+    pub pickup: String,
+    pub destination: String,
+    /// `Standard`, `Comfort`, `XL`.
+    pub class: String,
+    pub price_cents: i64,
+    /// `booked`, `cancelled`, `completed`.
+    pub status: String,
+    pub time: Minutes,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ticket {
+    pub train: String,
+    pub from: String,
+    pub to: String,
+    pub depart: Minutes,
+    /// `Second`, `First`, `Business`.
+    pub class: String,
+    pub passengers: Vec<String>,
+    pub price_cents: i64,
+    /// `paid`, `refunded`.
+    pub status: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transaction {
+    pub counterparty: String,
+    /// Negative when money leaves the account.
+    pub amount_cents: i64,
+    pub note: String,
+    pub time: Minutes,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Place {
+    pub name: String,
+    pub address: String,
+    pub category: String,
+    /// Walking, transit and driving times in minutes.
+    pub walk_min: u32,
+    pub transit_min: u32,
+    pub drive_min: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPlace {
+    pub place: String,
+    /// `Home`, `Work`, `Favourite`.
+    pub label: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Review {
+    pub place: String,
+    pub author: String,
+    pub stars: u32,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comment {
+    pub author: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Post {
+    pub author: String,
+    pub text: String,
+    pub likes: u32,
+    pub liked: bool,
+    pub comments: Vec<Comment>,
+    pub time: Minutes,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Song {
+    pub title: String,
+    pub artist: String,
+    pub seconds: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Playlist {
+    pub name: String,
+    /// Song ids, in play order.
+    pub songs: Vec<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Player {
+    pub song: Option<u32>,
+    pub playing: bool,
+    pub shuffle: bool,
+}
+
 /// Everything a verifier judges.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AppData {
@@ -99,6 +273,48 @@ pub struct AppData {
     pub threads: Table<Thread>,
     pub emails: Table<Email>,
     pub events: Table<Event>,
+    pub notes: Table<Note>,
+    pub files: Table<FileEntry>,
+    pub settings: Settings,
+    pub alarms: Table<Alarm>,
+    pub timers: Table<Timer>,
+    pub products: Table<Product>,
+    /// The shop's cart: leaving something in it changes nothing in the world.
+    pub cart: Vec<Line>,
+    pub orders: Table<Order>,
+    pub restaurants: Table<Restaurant>,
+    pub basket: Vec<Line>,
+    pub basket_restaurant: Option<u32>,
+    pub food_orders: Table<Order>,
+    pub rides: Table<Ride>,
+    pub tickets: Table<Ticket>,
+    /// People the train app may book for (the user first).
+    pub passengers: Vec<String>,
+    pub balance_cents: i64,
+    pub transactions: Table<Transaction>,
+    pub places: Table<Place>,
+    pub saved_places: Table<SavedPlace>,
+    pub reviews: Table<Review>,
+    pub posts: Table<Post>,
+    pub songs: Table<Song>,
+    pub playlists: Table<Playlist>,
+    pub player: Player,
+}
+
+/// How a world's phone looks: theme, text size, list order, ads and pop-ups. Varies per
+/// world seed so that an agent cannot pass by remembering one screen.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Look {
+    /// Index into `guigym_ui::Theme::variants`.
+    pub theme: usize,
+    /// Display zoom in percent (100 = default text and widget size).
+    pub zoom_pct: u32,
+    /// Lists sorted newest (or last) first instead of oldest (or first) first.
+    pub reversed_lists: bool,
+    /// A sponsored banner at the top of list screens.
+    pub ads: bool,
+    /// Apps that show a pop-up the first time they are opened, until it is dismissed.
+    pub popups: Vec<String>,
 }
 
 /// Where the user is: foreground app, navigation, form fields, focus, scroll, dialogs.
@@ -117,6 +333,11 @@ pub struct UiState {
     pub dialog: Option<String>,
     /// A transient message shown at the bottom (validation errors, confirmations).
     pub toast: Option<String>,
+    #[serde(default)]
+    pub look: Look,
+    /// A dialog of the device itself over any app: a pop-up (`popup:Notes`) or an ad (`ad`).
+    #[serde(default)]
+    pub overlay: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -136,12 +357,7 @@ impl DeviceState {
 
     /// Installs a world: contacts, message threads, mail and calendar, all from its facts.
     pub fn from_world(w: &World) -> DeviceState {
-        let mut data = AppData {
-            contacts: Table::default(),
-            threads: Table::default(),
-            emails: Table::default(),
-            events: Table::default(),
-        };
+        let mut data = crate::install::empty_data();
         let mut people: Vec<&crate::world::Person> = w.people.iter().collect();
         people.sort_by_key(|p| p.name());
         for p in &people {
@@ -193,12 +409,13 @@ impl DeviceState {
                 ],
             });
         }
+        crate::install::every_app(w, &mut data);
         DeviceState {
             clock_ms: w.now * 60_000,
             user_name: w.user.name(),
             user_email: w.user.email.clone(),
             data,
-            ui: UiState::default(),
+            ui: UiState { look: crate::install::look(w), ..UiState::default() },
         }
     }
 

@@ -175,3 +175,41 @@ mod tests {
         assert_eq!(times_in_text("25:00 and 7:5"), Vec::<i64>::new());
     }
 }
+
+/// Every calendar day written in text, as day numbers: ISO dates (`2026-05-04`) and month
+/// names with a day (`May 4`, `4 May 2026`, `May 4th`). A missing year is taken from `near`.
+pub fn dates_in_text(text: &str, near: Minutes) -> Vec<i64> {
+    let (near_year, _, _) = civil_from_days(near.div_euclid(DAY));
+    let words: Vec<String> =
+        text.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).map(|w| w.trim_matches('.').to_lowercase()).collect();
+    let month_of = |w: &str| {
+        MONTHS.iter().position(|m| w.len() <= 9 && w.chars().all(char::is_alphabetic) && w.starts_with(&m.to_lowercase())).map(|i| i as u32 + 1)
+    };
+    let day_of = |w: &str| {
+        let n = w.trim_end_matches("st").trim_end_matches("nd").trim_end_matches("rd").trim_end_matches("th");
+        n.parse::<u32>().ok().filter(|d| (1..=31).contains(d))
+    };
+    let year_of = |w: Option<&String>| w.and_then(|w| w.parse::<i64>().ok()).filter(|y| (1900..2200).contains(y));
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        if let Some(t) = parse_date(w) {
+            out.push(t.div_euclid(DAY));
+            continue;
+        }
+        let Some(m) = month_of(w) else { continue };
+        // `May 4 [2026]` or `4 May [2026]`.
+        let (d, year) = if let Some(d) = words.get(k + 1).and_then(|n| day_of(n)) {
+            (d, year_of(words.get(k + 2)))
+        } else if let Some(d) = k.checked_sub(1).and_then(|p| day_of(&words[p])) {
+            (d, year_of(words.get(k + 1)))
+        } else {
+            continue;
+        };
+        let y = year.unwrap_or(near_year);
+        let day = days_from_civil(y, m, d);
+        if (1..=31).contains(&d) && civil_from_days(day) == (y, m, d) {
+            out.push(day);
+        }
+    }
+    out
+}

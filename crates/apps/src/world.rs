@@ -102,7 +102,30 @@ pub struct World {
     pub happenings: Vec<Happening>,
     /// Names that appear nowhere in the world (for infeasible and new-contact tasks).
     pub strangers: Vec<(String, String)>,
+    /// Where the user lives and where the scenario takes them (train stations).
+    pub home_city: String,
+    pub trip_city: String,
+    /// The day of the trip (midnight), announced by mail.
+    pub trip_day: Minutes,
+    /// Money people asked the user to pay back, by message.
+    pub debts: Vec<Debt>,
+    /// A code the user keeps in a note (door, locker or gate), by place.
+    pub codes: Vec<(String, String)>,
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Debt {
+    /// Index into `World::people`.
+    pub with: usize,
+    pub cents: i64,
+    pub reason: String,
+}
+
+/// Train stations of the train app, and the cities of worlds.
+pub const STATIONS: [&str; 10] =
+    ["Northport", "Eastfield", "Southbay", "Westmere", "Lakeside", "Hillcrest", "Riverton", "Stonebridge", "Ashford", "Kingsley"];
+pub const WORLD_PLACES: [&str; 10] = PLACES;
+const DEBT_REASONS: [&str; 6] = ["concert tickets", "the taxi", "groceries", "the birthday gift", "lunch", "the train fare"];
 
 impl World {
     /// The world of a seed: the same seed always gives the same world.
@@ -145,7 +168,33 @@ impl World {
                 in_calendar: i % 2 == 0,
             })
             .collect();
-        World { seed, user, scenario, now, people, happenings, strangers }
+        // Later additions draw from their own stream, so older facts of a seed never move.
+        let mut more = Rng::derive(seed, "world.more");
+        let mut cities = STATIONS.to_vec();
+        more.shuffle(&mut cities);
+        let trip_day = (day + more.range(3, 12)) * DAY;
+        let mut reasons = DEBT_REASONS.to_vec();
+        more.shuffle(&mut reasons);
+        let debts = (0..2)
+            .map(|i| Debt { with: 4 + i * 3 + more.below(2), cents: more.range(8, 96) * 50 + more.range(0, 1) * 25, reason: reasons[i].to_string() })
+            .collect();
+        let mut code_places = PLACES.to_vec();
+        more.shuffle(&mut code_places);
+        let codes = code_places.iter().take(3).map(|p| (p.to_string(), format!("{}", more.range(1000, 9999)))).collect();
+        World {
+            seed,
+            user,
+            scenario,
+            now,
+            people,
+            happenings,
+            strangers,
+            home_city: cities[0].to_string(),
+            trip_city: cities[1].to_string(),
+            trip_day,
+            debts,
+            codes,
+        }
     }
 
     pub fn person(&self, index: usize) -> &Person {
@@ -176,6 +225,20 @@ impl World {
                 self.person(h.with).name(),
                 if h.in_calendar { "in calendar" } else { "mail only" }
             ));
+        }
+        out.push_str(&format!(
+            "\ntravel\n  home {} · trip to {} on {} (mail \"Travel plan\")\n",
+            self.home_city,
+            self.trip_city,
+            time::date_iso(self.trip_day)
+        ));
+        out.push_str("\nmoney owed (asked for in Messages, paid in Bank)\n");
+        for d in &self.debts {
+            out.push_str(&format!("  {:<18} {} for {}\n", self.person(d.with).name(), crate::money(d.cents), d.reason));
+        }
+        out.push_str("\ncodes (in Notes)\n");
+        for (place, code) in &self.codes {
+            out.push_str(&format!("  {place}: {code}\n"));
         }
         out.push_str("\nstrangers (in no app)\n  ");
         out.push_str(&self.strangers.iter().map(|(f, l)| format!("{f} {l}")).collect::<Vec<_>>().join(", "));

@@ -33,6 +33,8 @@ pub struct Layout<'a> {
     pub nodes: Vec<Placed<'a>>,
     /// Index of the topmost open dialog: it captures every touch.
     pub modal: Option<usize>,
+    /// Display zoom: text and widgets this many times their default size.
+    pub zoom: f32,
 }
 
 /// Estimated glyph advance as a fraction of the font size (DejaVu Sans averages ~0.55).
@@ -145,14 +147,26 @@ fn intersect(a: Bounds, b: Bounds) -> Bounds {
 impl<'a> Layout<'a> {
     /// Lays out `root` over the whole screen.
     pub fn new(root: &'a View, screen: Screen) -> Layout<'a> {
-        let mut layout = Layout { screen, nodes: Vec::with_capacity(64), modal: None };
+        Layout::zoomed(root, screen, 1.0)
+    }
+
+    /// Lays out `root` with text and widgets `zoom` times their default size (Android's
+    /// display size setting).
+    pub fn zoomed(root: &'a View, screen: Screen, zoom: f32) -> Layout<'a> {
+        let zoom = if zoom.is_finite() { zoom.clamp(0.5, 2.0) } else { 1.0 };
+        let mut layout = Layout { screen, nodes: Vec::with_capacity(64), modal: None, zoom };
         let full = rect(0.0, 0.0, screen.width as f32, screen.height as f32);
         layout.place(root, full, full, None, "root");
         layout
     }
 
+    /// Pixels per dp, zoom included.
+    pub fn scale(&self) -> f32 {
+        self.screen.scale() * self.zoom
+    }
+
     fn place(&mut self, view: &'a View, r: Bounds, clip: Bounds, parent: Option<usize>, auto_id: &str) {
-        let scale = self.screen.scale();
+        let scale = self.scale();
         let visible = intersect(r, clip);
         let id = if view.id.is_empty() { auto_id.to_string() } else { view.id.clone() };
         let index = self.nodes.len();

@@ -54,10 +54,10 @@ pub fn encode_rgb_png(pixmap: &Pixmap) -> Result<Vec<u8>, RasterError> {
 
 /// Paints a layout into a pixmap.
 pub fn render(layout: &Layout<'_>, theme: &Theme) -> Result<Pixmap, RasterError> {
-    let Layout { screen, nodes, modal } = layout;
+    let Layout { screen, nodes, modal, .. } = layout;
     let mut painter = Painter {
         pixmap: Pixmap::new(screen.width, screen.height).ok_or(RasterError::Size(screen.width, screen.height))?,
-        scale: screen.scale(),
+        scale: layout.scale(),
         glyphs: HashMap::new(),
     };
     painter.pixmap.fill(color(theme.background, 255));

@@ -30,3 +30,27 @@ impl Default for Theme {
         }
     }
 }
+
+impl Theme {
+    /// The themes a world may use: light, dark, and light with other accent colours.
+    pub fn variants() -> Vec<Theme> {
+        let light = Theme::default();
+        let dark = Theme {
+            background: [18, 18, 20],
+            surface: [32, 32, 36],
+            primary: [96, 165, 250],
+            on_primary: [10, 10, 12],
+            text: [236, 236, 240],
+            muted: [160, 160, 170],
+            divider: [60, 60, 66],
+            danger: [248, 113, 113],
+        };
+        let green = Theme { primary: [22, 163, 74], ..light.clone() };
+        let plum = Theme { primary: [147, 51, 234], background: [252, 250, 255], ..light.clone() };
+        vec![light, dark, green, plum]
+    }
+
+    pub fn variant(index: usize) -> Theme {
+        Theme::variants().into_iter().nth(index).unwrap_or_default()
+    }
+}

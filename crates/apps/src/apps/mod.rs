@@ -7,10 +7,23 @@ use guigym_ui::View;
 
 use crate::state::DeviceState;
 
+pub mod bank;
 pub mod calendar;
+pub mod clock;
 pub mod contacts;
+pub mod files;
+pub mod food;
 pub mod mail;
+pub mod maps;
 pub mod messages;
+pub mod music;
+pub mod notes;
+pub mod reviews;
+pub mod ride;
+pub mod settings;
+pub mod shop;
+pub mod social;
+pub mod train;
 
 /// What the shell tells an app.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,7 +49,25 @@ pub struct App {
 }
 
 /// Every app on the phone, in home-screen order.
-pub const APPS: &[App] = &[contacts::APP, messages::APP, mail::APP, calendar::APP];
+pub const APPS: &[App] = &[
+    contacts::APP,
+    messages::APP,
+    mail::APP,
+    calendar::APP,
+    notes::APP,
+    files::APP,
+    settings::APP,
+    clock::APP,
+    shop::APP,
+    food::APP,
+    ride::APP,
+    train::APP,
+    bank::APP,
+    maps::APP,
+    reviews::APP,
+    social::APP,
+    music::APP,
+];
 
 pub fn find(name: &str) -> Option<&'static App> {
     APPS.iter().find(|a| a.name.eq_ignore_ascii_case(name.trim()))
@@ -48,6 +79,11 @@ pub fn split_route(route: &str) -> (&str, Option<u32>) {
         Some((head, id)) => (head, id.parse().ok()),
         None => (route, None),
     }
+}
+
+/// `note:12` with prefix `note:` → `Some(12)`.
+pub fn id_after(id: &str, prefix: &str) -> Option<u32> {
+    id.strip_prefix(prefix).and_then(|n| n.parse().ok())
 }
 
 /// A screen with an app bar over `body`, and the app's dialog on top when one is open.

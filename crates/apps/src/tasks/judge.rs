@@ -6,8 +6,12 @@ use serde_json::Value;
 
 use crate::state::AppData;
 
-/// Paths that change by merely looking (opening an email marks it read): never a side effect.
-const BENIGN: &[&str] = &["emails/items/*/read"];
+/// Paths that change by merely looking (opening an email marks it read) or that leave the
+/// world as it was (a cart or basket nobody checked out, the music player): never a side effect.
+const BENIGN: &[&str] = &["emails/items/*/read", "cart", "basket", "basket_restaurant", "player"];
+
+/// Keys the golden cannot predict (when a message was sent): not compared.
+const VOLATILE: &[&str] = &["time", "next_id"];
 
 /// Every leaf path whose value differs between two app data snapshots. Maps compare by key,
 /// arrays by index, so an appended message is one added path.
@@ -88,6 +92,105 @@ impl<'a> Judge<'a> {
     }
 }
 
+/// Judges a final state against the state the golden produces from the same initial one:
+/// each item the task changes is a named check, every other change a side effect. New items
+/// are matched by content, so an agent whose new note got another id still passes.
+pub fn expected_checks(initial: &AppData, expected: &AppData, last: &AppData) -> (Vec<Check>, Vec<String>) {
+    let i = canon(&serde_json::to_value(initial).unwrap_or(Value::Null));
+    let e = canon(&serde_json::to_value(expected).unwrap_or(Value::Null));
+    let mut l = canon(&serde_json::to_value(last).unwrap_or(Value::Null));
+    match_new_items(&i, &e, &mut l);
+    let mut groups: Vec<String> = Vec::new();
+    let mut changed = Vec::new();
+    diff_values(&i, &e, String::new(), &mut changed);
+    for p in changed {
+        let g = group_of(&p);
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    let at = |v: &Value, path: &str| v.pointer(&format!("/{path}")).cloned().unwrap_or(Value::Null);
+    let mut checks = Vec::new();
+    for g in &groups {
+        let (want, got) = (at(&e, g), at(&l, g));
+        let mut wrong = Vec::new();
+        diff_values(&want, &got, String::new(), &mut wrong);
+        let detail = wrong.first().map(|p| {
+            let sub = |v: &Value| if p.is_empty() { v.clone() } else { at(v, p) };
+            let name = if p.is_empty() { g.clone() } else { format!("{g}/{p}") };
+            format!("{name}: expected {}, found {}", short(&sub(&want)), short(&sub(&got)))
+        });
+        checks.push(Check::new(g.clone(), wrong.is_empty(), detail.unwrap_or_default()));
+    }
+    let mut actual = Vec::new();
+    diff_values(&i, &l, String::new(), &mut actual);
+    let side_effects = actual
+        .into_iter()
+        .filter(|p| !groups.iter().any(|g| under(p, g)) && !BENIGN.iter().any(|b| under(p, b)))
+        .collect();
+    (checks, side_effects)
+}
+
+fn short(v: &Value) -> String {
+    let s = if v.is_null() { "nothing".to_string() } else { v.to_string() };
+    if s.chars().count() > 80 { format!("{}…", s.chars().take(80).collect::<String>()) } else { s }
+}
+
+/// The item a changed path belongs to: `notes/items/3/title` → `notes/items/3`,
+/// `settings/wifi` → `settings/wifi`.
+fn group_of(path: &str) -> String {
+    let segs: Vec<&str> = path.split('/').collect();
+    let n = if segs.get(1) == Some(&"items") { 3 } else { 2 };
+    segs[..n.min(segs.len())].join("/")
+}
+
+/// Volatile keys dropped, strings normalized (case, spacing, trailing punctuation).
+fn canon(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().filter(|(k, _)| !VOLATILE.contains(&k.as_str())).map(|(k, v)| (k.clone(), canon(v))).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(canon).collect()),
+        Value::String(s) => Value::String(crate::normalize(s)),
+        other => other.clone(),
+    }
+}
+
+/// Renames the new items of `last`'s tables to the ids of the expected new items they equal
+/// (then pairs the rest in order, so a wrong new item is compared field by field).
+fn match_new_items(initial: &Value, expected: &Value, last: &mut Value) {
+    let Some(tables) = expected.as_object() else { return };
+    for (name, table) in tables {
+        let (Some(e_items), Some(i_items)) = (table.get("items").and_then(Value::as_object), initial.get(name).and_then(|t| t.get("items")).and_then(Value::as_object)) else {
+            continue;
+        };
+        let Some(l_items) = last.get_mut(name).and_then(|t| t.get_mut("items")).and_then(Value::as_object_mut) else { continue };
+        let want: Vec<&String> = e_items.keys().filter(|k| !i_items.contains_key(*k)).collect();
+        let mut have: Vec<(String, Value)> = l_items.iter().filter(|(k, _)| !i_items.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        if want.is_empty() && have.is_empty() {
+            continue;
+        }
+        for (k, _) in &have {
+            l_items.remove(k);
+        }
+        let mut placed = Vec::new();
+        for w in &want {
+            if let Some(pos) = have.iter().position(|(_, v)| Some(v) == e_items.get(*w)) {
+                placed.push(((*w).clone(), have.remove(pos).1));
+            }
+        }
+        for w in &want {
+            if !placed.iter().any(|(k, _)| k == *w) && !have.is_empty() {
+                placed.push(((*w).clone(), have.remove(0).1));
+            }
+        }
+        for (k, v) in placed {
+            l_items.insert(k, v);
+        }
+        for (k, v) in have {
+            l_items.insert(format!("new-{k}"), v);
+        }
+    }
+}
+
 /// Ids present after but not before.
 pub fn new_ids<T>(before: &crate::state::Table<T>, after: &crate::state::Table<T>) -> Vec<u32> {
     after.items.keys().filter(|k| !before.items.contains_key(k)).copied().collect()
@@ -108,6 +211,83 @@ pub fn answer_is_phone(answer: &str, phone: &str) -> bool {
 /// Whether an answer is the name (case and spacing ignored; the first name alone is not enough).
 pub fn answer_is_name(answer: &str, name: &str) -> bool {
     crate::normalize(answer) == crate::normalize(name)
+}
+
+/// Amounts of money written in text (`$12.50`, `12.50`, `12,50 USD`, `12 dollars`), in cents.
+pub fn money_in_text(text: &str) -> Vec<i64> {
+    numbers_in_text(text).into_iter().filter(|n| *n >= 0.0).map(|n| (n * 100.0).round() as i64).collect()
+}
+
+/// Numbers written in digits (`12`, `12.5`, `1,250`, `12,50`), dates and times excluded.
+pub fn numbers_in_text(text: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    for raw in text.split(|c: char| c.is_whitespace() || c == '$' || c == '(' || c == ')') {
+        let token = raw.trim_matches(|c: char| !c.is_ascii_digit());
+        if token.is_empty() || token.contains(':') || token.matches('-').count() > 0 || token.contains('/') {
+            continue;
+        }
+        // `1,250` is a thousands separator, `12,50` a decimal comma.
+        let cleaned = match token.split_once(',') {
+            Some((_, tail)) if token.contains('.') || tail.len() == 3 => token.replace(',', ""),
+            Some(_) => token.replacen(',', ".", 1),
+            None => token.to_string(),
+        };
+        if let Ok(n) = cleaned.parse::<f64>() {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Whether an answer names this amount of money, and no other.
+pub fn answer_is_money(answer: &str, cents: i64) -> bool {
+    let found = money_in_text(answer);
+    !found.is_empty() && found.iter().all(|c| *c == cents)
+}
+
+/// Whether an answer is this number, and no other.
+pub fn answer_is_number(answer: &str, n: f64) -> bool {
+    let found = numbers_in_text(answer);
+    !found.is_empty() && found.iter().all(|x| (x - n).abs() < 1e-9)
+}
+
+/// Whether an answer names this day (`2026-05-04`, `May 4`, `4 May 2026`, `Monday, May 4`),
+/// and no other.
+pub fn answer_is_date(answer: &str, day: crate::time::Minutes) -> bool {
+    let found = crate::time::dates_in_text(answer, day);
+    let want = day.div_euclid(crate::time::DAY);
+    !found.is_empty() && found.iter().all(|d| *d == want)
+}
+
+/// Whether an answer is this many minutes (`25 min`, `1 h 5 min`, `65 minutes`).
+pub fn answer_is_duration(answer: &str, minutes: i64) -> bool {
+    let lower = answer.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
+    let mut total = 0i64;
+    let mut seen = false;
+    for (k, w) in words.iter().enumerate() {
+        let (num, unit) = match w.find(|c: char| !c.is_ascii_digit()) {
+            Some(0) => continue,
+            Some(at) => (&w[..at], &w[at..]),
+            None => (*w, words.get(k + 1).copied().unwrap_or("")),
+        };
+        let Ok(n) = num.parse::<i64>() else { continue };
+        if unit.starts_with('h') {
+            total += n * 60;
+        } else if unit.starts_with("min") || unit.is_empty() || unit.starts_with('m') {
+            total += n;
+        } else {
+            continue;
+        }
+        seen = true;
+    }
+    seen && total == minutes
+}
+
+/// Whether a free-text answer states `text` (case, spacing and a short frame like "It is …" allowed).
+pub fn answer_states(answer: &str, text: &str) -> bool {
+    let (a, t) = (crate::normalize(answer), crate::normalize(text));
+    !t.is_empty() && (a == t || (a.contains(&t) && a.len() <= t.len() + 24))
 }
 
 #[cfg(test)]
@@ -135,5 +315,33 @@ mod tests {
         assert!(!answer_is_phone("4567", "+1 555 123 4567"));
         assert!(answer_is_name(" ana  RUIZ", "Ana Ruiz"));
         assert!(!answer_is_name("Ana", "Ana Ruiz"));
+    }
+
+    #[test]
+    fn typed_money_numbers_dates_durations() {
+        assert!(answer_is_money("$23.50", 2350));
+        assert!(answer_is_money("It was 23.5 dollars.", 2350));
+        assert!(answer_is_money("23,50 USD", 2350));
+        assert!(answer_is_money("1,250.00", 125_000));
+        assert!(!answer_is_money("$23.05", 2350));
+        assert!(!answer_is_money("either $23.50 or $24", 2350), "hedging is not an answer");
+        assert!(!answer_is_money("twenty three fifty", 2350));
+        assert!(answer_is_number("4 stars", 4.0));
+        assert!(!answer_is_number("4 or 5", 4.0));
+        let day = crate::time::days_from_civil(2026, 5, 4) * crate::time::DAY;
+        assert!(answer_is_date("2026-05-04", day));
+        assert!(answer_is_date("Monday, May 4", day));
+        assert!(answer_is_date("on 4 May 2026", day));
+        assert!(answer_is_date("May 4th", day));
+        assert!(!answer_is_date("May 5", day));
+        assert!(!answer_is_date("4 May 2025", day), "a wrong year is a wrong date");
+        assert!(!answer_is_date("Monday", day), "a weekday alone is not a date");
+        assert!(answer_is_duration("25 min", 25));
+        assert!(answer_is_duration("about 1 h 5 min", 65));
+        assert!(answer_is_duration("65 minutes", 65));
+        assert!(answer_is_duration("1 hour 5 minutes", 65));
+        assert!(!answer_is_duration("25 min or 30 min", 25));
+        assert!(answer_states("It is Cafe Lumen.", "Cafe Lumen"));
+        assert!(!answer_states("Cafe Lumen, Green Park, Studio 9, Room 4B, City Hall and more", "Cafe Lumen"));
     }
 }

@@ -14,7 +14,7 @@ use guigym_apps::{shell, DeviceState};
 use guigym_core::{
     sha256_hex, Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict,
 };
-use guigym_ui::{Layout, Screen, Theme};
+use guigym_ui::Screen;
 
 /// A task made ready: its family and initial state.
 #[derive(Clone)]
@@ -29,7 +29,6 @@ struct Prepared {
 /// One simulated phone.
 pub struct SimEnv {
     screen: Screen,
-    theme: Theme,
     prepared: Option<Prepared>,
     state: Option<DeviceState>,
     log: EpisodeLog,
@@ -39,7 +38,7 @@ pub struct SimEnv {
 
 impl SimEnv {
     pub fn new(screen: Screen) -> SimEnv {
-        SimEnv { screen, theme: Theme::default(), prepared: None, state: None, log: EpisodeLog::default(), step: 0, feedback: None }
+        SimEnv { screen, prepared: None, state: None, log: EpisodeLog::default(), step: 0, feedback: None }
     }
 
     pub fn screen(&self) -> Screen {
@@ -82,9 +81,9 @@ impl SimEnv {
     pub fn observe_sync(&self, options: ObserveOptions) -> Result<Observation, EnvError> {
         let state = self.state.as_ref().ok_or_else(|| EnvError::ResetNeeded("observe".into()))?;
         let root = shell::view(state);
-        let layout = Layout::new(&root, self.screen);
+        let layout = shell::layout(&root, state, self.screen);
         let screenshot = if options.screenshot {
-            let png = guigym_ui::render_png(&layout, &self.theme).map_err(|e| EnvError::Infra(e.to_string()))?;
+            let png = guigym_ui::render_png(&layout, &shell::theme(state)).map_err(|e| EnvError::Infra(e.to_string()))?;
             Some(Screenshot { width: self.screen.width, height: self.screen.height, png })
         } else {
             None

@@ -201,3 +201,155 @@ fn malformed_task_params_fail_the_verifier_with_a_named_check() {
         assert_eq!(v.checks[0].name, "params");
     });
 }
+
+/// A change the task did not ask for, in each app: the verifier names it as a side effect.
+#[test]
+fn every_app_rejects_side_effects() {
+    use guigym_apps::state::*;
+    let perturb = |app: &str, s: &mut guigym_apps::DeviceState| match app {
+        "Contacts" => {
+            let _ = s.data.contacts.insert(Contact { name: "Zed".into(), phone: "+1 555 000 0000".into(), email: String::new() });
+        }
+        "Messages" => {
+            let _ = s.data.threads.insert(Thread { name: "Zed".into(), phone: "+1 555 000 0000".into(), messages: vec![] });
+        }
+        "Mail" => {
+            let e = s.data.emails.items.values().next().cloned().unwrap();
+            s.data.emails.insert(Email { subject: "Spam".into(), ..e });
+        }
+        "Calendar" => {
+            let _ = s.data.events.insert(Event { title: "Extra".into(), start: 0, duration_min: 30, location: String::new() });
+        }
+        "Notes" => {
+            let _ = s.data.notes.insert(Note { title: "Extra".into(), body: String::new(), pinned: false });
+        }
+        "Files" => {
+            let _ = s.data.files.insert(FileEntry { name: "x.txt".into(), folder: "Documents".into(), size_kb: 1, starred: false });
+        }
+        "Settings" => s.data.settings.airplane_mode = !s.data.settings.airplane_mode,
+        "Clock" => {
+            let _ = s.data.alarms.insert(Alarm { minute_of_day: 1, label: "Extra".into(), enabled: true });
+        }
+        "Shop" => s.data.products.items.values_mut().for_each(|p| p.price_cents += 1),
+        "Food" => s.data.restaurants.items.values_mut().for_each(|r| r.cuisine.push('!')),
+        "Ride" => {
+            let _ = s.data.rides.insert(s.data.rides.items.values().next().cloned().unwrap());
+        }
+        "Trains" => s.data.passengers.push("Zed Extra".into()),
+        "Bank" => s.data.balance_cents -= 1,
+        "Maps" => s.data.places.items.values_mut().for_each(|p| p.walk_min += 1),
+        "Reviews" => {
+            let _ = s.data.reviews.insert(Review { place: "Cafe Lumen".into(), author: "Zed".into(), stars: 1, text: "Extra".into() });
+        }
+        "Social" => s.data.posts.items.values_mut().for_each(|p| p.likes += 1),
+        "Music" => {
+            let _ = s.data.playlists.insert(Playlist { name: "Extra".into(), songs: vec![] });
+        }
+        other => panic!("no perturbation for {other}"),
+    };
+    block_on(async {
+        for app in guigym_apps::apps::APPS {
+            let f = tasks::catalog().iter().find(|f| f.apps().contains(&app.name)).unwrap_or_else(|| panic!("no family uses {}", app.name));
+            let task = tasks::task(*f, 0).unwrap();
+            let mut env = SimEnv::new(Screen::PHONE);
+            env.reset(&task).await.unwrap();
+            env.apply_golden().await.unwrap();
+            assert!(env.evaluate().await.unwrap().success, "{}", task.id);
+            perturb(app.name, env.state_mut().unwrap());
+            let v = env.evaluate().await.unwrap();
+            assert!(!v.success, "{} with an extra change in {}", task.id, app.name);
+            assert!(!v.unexpected_side_effects.is_empty(), "{}: {:?}", task.id, v);
+        }
+    });
+}
+
+/// Catalogue cross-app tasks read their fact in the source app: stage another fact there and
+/// the old answer fails while the new one passes.
+#[test]
+fn catalogue_cross_app_facts_follow_the_source_app() {
+    block_on(async {
+        // Messages → Bank: the amount asked for.
+        let task = tasks::find_task("cross.debt_to_bank/0").unwrap();
+        let thread = task.params["thread"].as_u64().unwrap() as u32;
+        let (to, cents) = (task.params["to"].as_str().unwrap().to_string(), task.params["cents"].as_i64().unwrap());
+        let mut env = SimEnv::new(Screen::PHONE);
+        let stage = |env: &mut SimEnv| {
+            env.reset_staged(&task, |s| {
+                let m = s.data.threads.get_mut(thread).unwrap().messages.iter_mut().rev().find(|m| !m.from_me).unwrap();
+                m.text = "Could you send me $7.25 for the parking?".into();
+            })
+        };
+        stage(&mut env).unwrap();
+        guigym_apps::apps::bank::transfer(env.state_mut().unwrap(), &to, cents, "");
+        assert!(!env.evaluate().await.unwrap().success, "the old amount no longer matches the message");
+        stage(&mut env).unwrap();
+        guigym_apps::apps::bank::transfer(env.state_mut().unwrap(), &to, 725, "");
+        assert!(env.evaluate().await.unwrap().success, "the staged amount matches");
+
+        // Calendar → Ride: the event's place.
+        let task = tasks::find_task("cross.event_ride/0").unwrap();
+        let event = task.params["event"].as_u64().unwrap() as u32;
+        let old = task.params["place"].as_str().unwrap().to_string();
+        let other = guigym_apps::world::WORLD_PLACES.iter().find(|p| **p != old).unwrap().to_string();
+        let stage = |env: &mut SimEnv| env.reset_staged(&task, |s| s.data.events.get_mut(event).unwrap().location = other.clone());
+        stage(&mut env).unwrap();
+        guigym_apps::apps::ride::book(env.state_mut().unwrap(), &old, "Standard");
+        assert!(!env.evaluate().await.unwrap().success);
+        stage(&mut env).unwrap();
+        guigym_apps::apps::ride::book(env.state_mut().unwrap(), &other, "Standard");
+        assert!(env.evaluate().await.unwrap().success);
+
+        // Mail → Trains: the travel date.
+        let task = tasks::find_task("cross.trip_train/0").unwrap();
+        let mail = task.params["mail"].as_u64().unwrap() as u32;
+        let day = task.params["day"].as_i64().unwrap();
+        let later = day + 2 * guigym_apps::time::DAY;
+        let stage = |env: &mut SimEnv| {
+            env.reset_staged(&task, |s| {
+                let e = s.data.emails.get_mut(mail).unwrap();
+                e.body = format!("Please travel on {} instead.", guigym_apps::time::date_iso(later));
+            })
+        };
+        for (d, ok) in [(day, false), (later, true)] {
+            stage(&mut env).unwrap();
+            let mut p = task.params.clone();
+            p["day"] = serde_json::json!(d);
+            guigym_apps::tasks::everyday::train_book_golden(&p, env.state_mut().unwrap());
+            assert_eq!(env.evaluate().await.unwrap().success, ok, "booking for {}", guigym_apps::time::date_iso(d));
+        }
+    });
+}
+
+/// A world's look varies by seed; a pop-up captures touches until it is dismissed, and the
+/// walkthrough of such a world dismisses it.
+#[test]
+fn looks_vary_and_popups_must_be_dismissed() {
+    let looks: Vec<_> = (0..60).map(|seed| guigym_apps::DeviceState::from_world(&guigym_apps::World::generate(seed)).ui.look).collect();
+    assert!(looks.iter().any(|l| l.reversed_lists) && looks.iter().any(|l| !l.reversed_lists));
+    assert!(looks.iter().any(|l| l.ads) && looks.iter().any(|l| l.zoom_pct > 100) && looks.iter().any(|l| l.zoom_pct < 100));
+    let themes: std::collections::BTreeSet<usize> = looks.iter().map(|l| l.theme).collect();
+    assert!(themes.len() >= 3);
+
+    let task = tasks::catalog()
+        .iter()
+        .flat_map(|f| (0..25).filter_map(|i| tasks::task(*f, i)))
+        .find(|t| t.walkthrough.iter().any(|a| a == &Action::click_element("popup_dismiss")))
+        .expect("some world greets with a pop-up");
+    let at = task.walkthrough.iter().position(|a| a == &Action::click_element("popup_dismiss")).unwrap();
+    let mut env = SimEnv::new(Screen::PHONE);
+    env.reset_sync(&task).unwrap();
+    for a in &task.walkthrough[..at] {
+        env.step_sync(a).unwrap();
+    }
+    let obs = env.observe_sync(ObserveOptions::default()).unwrap();
+    assert!(obs.ui_tree.iter().any(|n| n.id == "popup"), "the pop-up is on screen");
+    // Anything but the pop-up's buttons is out of reach.
+    let next = &task.walkthrough[at + 1];
+    if let Action::Click { element: Some(e), .. } = next {
+        let out = env.step_sync(&Action::click_element(e.clone())).unwrap();
+        assert!(out.invalid, "{e} is under the pop-up");
+    }
+    assert!(!env.step_sync(&Action::click_element("popup_dismiss")).unwrap().invalid);
+    let obs = env.observe_sync(ObserveOptions::default()).unwrap();
+    assert!(!obs.ui_tree.iter().any(|n| n.id == "popup"));
+}

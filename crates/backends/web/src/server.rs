@@ -14,7 +14,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use guigym_core::{Action, Direction};
 use guigym_sim::SimEnv;
-use guigym_ui::{Layout, Theme};
+use guigym_ui::Theme;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -141,7 +141,7 @@ impl AppServer {
         match hosted.sim.state() {
             Some(state) => {
                 let view = guigym_apps::shell::view(state);
-                let layout = Layout::new(&view, hosted.sim.screen());
+                let layout = guigym_apps::shell::layout(&view, state, hosted.sim.screen());
                 guigym_ui::html::render_body(&layout, &self.theme)
             }
             None => String::new(),

@@ -1,0 +1,249 @@
+//! Shop: search with category tabs, product pages with a quantity, a cart, checkout with an
+//! address and a payment confirmation, orders and returns. A safe clone: nothing is bought.
+
+use guigym_ui::{TextStyle, View};
+
+use super::{confirm, id_after, screen, split_route, App, UiEvent};
+use crate::money;
+use crate::state::{DeviceState, Line, Order, Product};
+
+pub const APP: App = App { name: "Shop", glyph: "Sh", color: [234, 88, 12], root: "home", view, handle };
+
+const CATEGORIES: [&str; 5] = ["All", "Electronics", "Home", "Office", "Travel"];
+pub const RETURN_REASONS: [&str; 3] = ["Damaged", "Wrong item", "No longer needed"];
+
+pub fn cart_total(lines: &[Line]) -> i64 {
+    lines.iter().map(|l| l.price_cents * l.qty as i64).sum()
+}
+
+fn qty(s: &DeviceState) -> u32 {
+    s.field("qty").parse().unwrap_or(1)
+}
+
+fn view(s: &DeviceState, route: &str) -> View {
+    let focus = s.ui.focus.as_deref();
+    match split_route(route) {
+        ("product", Some(id)) => match s.data.products.get(id) {
+            Some(p) => screen(
+                &p.name,
+                vec![
+                    View::text(money(p.price_cents)).id("price"),
+                    View::styled(&p.category, TextStyle::Caption),
+                    View::text(format!("Quantity: {}", qty(s))).id("qty"),
+                    View::row([View::button("qty_minus", "−"), View::button("qty_plus", "+")]),
+                    View::button("add_to_cart", "Add to cart"),
+                    View::button("cart", format!("Cart ({})", s.data.cart.iter().map(|l| l.qty).sum::<u32>())),
+                ],
+                None,
+            ),
+            None => screen("Product", vec![View::text("This product is gone.")], None),
+        },
+        ("cart", _) => {
+            let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("remove:")).map(|i| {
+                confirm("remove_dialog", "Remove from cart?", &format!("Line {i} will be removed."), "confirm_remove", "Remove")
+            });
+            screen(
+                "Cart",
+                vec![
+                    View::list(
+                        "cart_lines",
+                        s.scroll("cart_lines"),
+                        s.data.cart.iter().enumerate().map(|(i, l)| {
+                            View::item_with(format!("line:{i}"), &l.item, format!("× {}", l.qty), money(l.price_cents * l.qty as i64))
+                        }),
+                    ),
+                    View::text(format!("Total: {}", money(cart_total(&s.data.cart)))).id("total"),
+                    View::button("checkout", "Checkout"),
+                ],
+                dialog,
+            )
+        }
+        ("checkout", _) => {
+            let total = cart_total(&s.data.cart);
+            let dialog = (s.ui.dialog.as_deref() == Some("pay"))
+                .then(|| confirm("pay_dialog", "Place order?", &format!("You will pay {}.", money(total)), "confirm_pay", "Pay"));
+            screen(
+                "Checkout",
+                vec![
+                    View::field("address", s.field("address"), "Delivery address", focus == Some("address")),
+                    View::text(format!("Total: {}", money(total))).id("total"),
+                    View::button("place_order", "Place order"),
+                ],
+                dialog,
+            )
+        }
+        ("orders", _) => {
+            let mut rows: Vec<(u32, &Order)> = s.data.orders.iter().collect();
+            rows.sort_by_key(|(id, o)| (std::cmp::Reverse(o.time), *id));
+            screen(
+                "Orders",
+                vec![View::list(
+                    "orders",
+                    s.scroll("orders"),
+                    rows.into_iter().map(|(id, o)| View::item_with(format!("order:{id}"), format!("Order {}", o.number), &o.status, money(o.total_cents))),
+                )],
+                None,
+            )
+        }
+        ("order", Some(id)) => match s.data.orders.get(id) {
+            Some(o) => {
+                let dialog = (s.ui.dialog.as_deref() == Some("return")).then(|| {
+                    View::dialog(
+                        "return_dialog",
+                        "Why are you returning it?",
+                        RETURN_REASONS.iter().enumerate().map(|(i, r)| View::button(format!("reason:{i}"), *r)).chain([View::button("dialog_cancel", "Cancel")]),
+                    )
+                });
+                let mut body: Vec<View> = o.lines.iter().map(|l| View::text(format!("{} × {} — {}", l.qty, l.item, money(l.price_cents * l.qty as i64)))).collect();
+                body.push(View::text(format!("Total: {}", money(o.total_cents))).id("total"));
+                body.push(View::text(format!("Status: {}", o.status)).id("status"));
+                if o.status == "delivered" {
+                    body.push(View::button("return", "Return items"));
+                }
+                screen(&format!("Order {}", o.number), body, dialog)
+            }
+            None => screen("Order", vec![View::text("No such order.")], None),
+        },
+        _ => {
+            let q = crate::normalize(s.field("search"));
+            let cat = s.field("category");
+            let cat = if cat.is_empty() { "All" } else { cat };
+            let rows: Vec<(u32, &Product)> = s
+                .data
+                .products
+                .iter()
+                .filter(|(_, p)| (cat == "All" || p.category == cat) && (q.is_empty() || crate::normalize(&p.name).contains(&q)))
+                .collect();
+            let selected = CATEGORIES.iter().position(|c| *c == cat).unwrap_or(0);
+            screen(
+                "Shop",
+                vec![
+                    View::field("search", s.field("search"), "Search products", focus == Some("search")),
+                    View::tabs("categories", CATEGORIES.iter().map(|c| (*c, *c)), selected),
+                    View::list(
+                        "products",
+                        s.scroll("products"),
+                        rows.into_iter().map(|(id, p)| View::item_with(format!("product:{id}"), &p.name, &p.category, money(p.price_cents))),
+                    ),
+                    View::row([View::button("cart", "Cart"), View::button("orders", "Orders")]),
+                ],
+                None,
+            )
+        }
+    }
+}
+
+/// Adds to the cart, merging with a line of the same item.
+pub fn add_to_cart(s: &mut DeviceState, p: &Product, qty: u32) {
+    match s.data.cart.iter_mut().find(|l| l.item == p.name) {
+        Some(l) => l.qty += qty,
+        None => s.data.cart.push(Line { item: p.name.clone(), qty, price_cents: p.price_cents }),
+    }
+}
+
+/// Turns the cart into an order; its number follows from the orders so far.
+pub fn place_order(s: &mut DeviceState, address: &str) -> u32 {
+    let lines = std::mem::take(&mut s.data.cart);
+    let number = format!("B{}", 20001 + s.data.orders.next_id);
+    let total_cents = cart_total(&lines);
+    let time = s.now();
+    s.data.orders.insert(Order { number, seller: "Shop".into(), lines, total_cents, address: address.to_string(), status: "placed".into(), time })
+}
+
+fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
+    let UiEvent::Tap(id) = ev else { return String::new() };
+    let (screen, arg) = split_route(route);
+    if let Some(pid) = id_after(id, "product:") {
+        s.push(format!("product:{pid}"));
+        return "opened product".into();
+    }
+    if let Some(oid) = id_after(id, "order:") {
+        s.push(format!("order:{oid}"));
+        return "opened order".into();
+    }
+    match (screen, id.as_str()) {
+        ("home", c) if CATEGORIES.contains(&c) => {
+            s.ui.fields.insert("category".into(), c.to_string());
+            format!("showing {c}")
+        }
+        (_, "cart") => {
+            s.push("cart");
+            "opened cart".into()
+        }
+        ("home", "orders") => {
+            s.push("orders");
+            "opened orders".into()
+        }
+        ("product", "qty_plus") => {
+            let q = (qty(s) + 1).min(20);
+            s.ui.fields.insert("qty".into(), q.to_string());
+            format!("quantity {q}")
+        }
+        ("product", "qty_minus") => {
+            let q = qty(s).saturating_sub(1).max(1);
+            s.ui.fields.insert("qty".into(), q.to_string());
+            format!("quantity {q}")
+        }
+        ("product", "add_to_cart") => {
+            let Some(p) = arg.and_then(|pid| s.data.products.get(pid)).cloned() else { return String::new() };
+            let q = qty(s);
+            add_to_cart(s, &p, q);
+            s.ui.toast = Some(format!("Added {q} × {} to the cart", p.name));
+            "added to cart".into()
+        }
+        ("cart", line) if line.starts_with("line:") => {
+            s.ui.dialog = Some(format!("remove:{}", line.trim_start_matches("line:")));
+            "asked to confirm removal".into()
+        }
+        ("cart" | "checkout" | "order", "dialog_cancel") => {
+            s.ui.dialog = None;
+            "cancelled".into()
+        }
+        ("cart", "confirm_remove") => {
+            if let Some(i) = s.ui.dialog.take().and_then(|d| d.trim_start_matches("remove:").parse::<usize>().ok()) {
+                if i < s.data.cart.len() {
+                    s.data.cart.remove(i);
+                }
+            }
+            "removed from cart".into()
+        }
+        ("cart", "checkout") => {
+            if s.data.cart.is_empty() {
+                s.ui.toast = Some("Your cart is empty".into());
+                return "cannot check out: the cart is empty".into();
+            }
+            s.push("checkout");
+            "checkout".into()
+        }
+        ("checkout", "place_order") => {
+            if s.field("address").trim().is_empty() {
+                s.ui.toast = Some("Enter a delivery address".into());
+                return "not placed: enter a delivery address".into();
+            }
+            s.ui.dialog = Some("pay".into());
+            "asked to confirm payment".into()
+        }
+        ("checkout", "confirm_pay") => {
+            let address = s.field("address").trim().to_string();
+            let oid = place_order(s, &address);
+            s.reset_to("home");
+            s.push(format!("order:{oid}"));
+            s.ui.toast = Some("Order placed".into());
+            "order placed".into()
+        }
+        ("order", "return") => {
+            s.ui.dialog = Some("return".into());
+            "choose a reason".into()
+        }
+        ("order", reason) if reason.starts_with("reason:") => {
+            if let Some(o) = arg.and_then(|oid| s.data.orders.get_mut(oid)) {
+                if o.status == "delivered" {
+                    o.status = "return requested".into();
+                }
+            }
+            s.ui.dialog = None;
+            "return requested".into()
+        }
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,173 @@
+//! Families as data: a name, a kind, its apps, a generator and a golden. The verifier is
+//! the same for every such family: the golden applied to the initial state says what the
+//! final state must be (`judge::expected_checks`), and the task's parameters say what the
+//! episode log must hold:
+//!
+//! - `answer: {kind, value}` — the last `answer` must state the value, compared by type
+//!   (`money` in cents, `number`, `date` as a day's minute, `duration` in minutes, `time`,
+//!   `name`, `text`);
+//! - `infeasible: true` — the episode must end with `terminate(infeasible)`, nothing changed;
+//! - `user_reply` with `must_ask: true` — the agent must have asked (the reply is what the
+//!   environment answers to `ask_user`, and holds a fact the instruction leaves out).
+
+use guigym_core::{Check, Rng, TerminateStatus, Verdict};
+use serde_json::Value;
+
+use super::judge::{self, expected_checks};
+use super::{Draft, EpisodeLog, Family, FamilyKind};
+use crate::state::DeviceState;
+use crate::world::World;
+
+pub struct Spec {
+    pub name: &'static str,
+    pub kind: FamilyKind,
+    pub apps: &'static [&'static str],
+    pub generate: fn(&World, &DeviceState, &mut Rng) -> Option<Draft>,
+    /// The task's change to the app data (nothing for retrieval and infeasible tasks).
+    pub golden: fn(&Value, &mut DeviceState),
+}
+
+/// A golden for tasks that change nothing.
+pub fn no_change(_: &Value, _: &mut DeviceState) {}
+
+impl Family for Spec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn kind(&self) -> FamilyKind {
+        self.kind
+    }
+    fn apps(&self) -> &'static [&'static str] {
+        self.apps
+    }
+    fn generate(&self, world: &World, state: &DeviceState, rng: &mut Rng) -> Option<Draft> {
+        (self.generate)(world, state, rng)
+    }
+    fn golden(&self, params: &Value, state: &mut DeviceState, log: &mut EpisodeLog) {
+        (self.golden)(params, state);
+        if params.get("must_ask").and_then(Value::as_bool) == Some(true) {
+            log.questions.push("asked".into());
+        }
+        if let Some(a) = params.get("answer") {
+            log.answers.push(answer_text(a));
+        }
+        if params.get("infeasible").and_then(Value::as_bool) == Some(true) {
+            log.terminated = Some(TerminateStatus::Infeasible);
+        }
+    }
+    fn verify(&self, params: &Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict {
+        let mut expected = initial.clone();
+        (self.golden)(params, &mut expected);
+        let (mut checks, side_effects) = expected_checks(&initial.data, &expected.data, &last.data);
+        if params.get("must_ask").and_then(Value::as_bool) == Some(true) {
+            checks.push(Check::new("asked_user", !log.questions.is_empty(), "the task leaves out a detail only the user knows: ask_user"));
+        }
+        if let Some(a) = params.get("answer") {
+            let got = log.answers.last().map(String::as_str);
+            let ok = got.is_some_and(|g| answer_matches(a, g));
+            checks.push(Check::new("answer", ok, format!("expected {}, answered {:?}", answer_text(a), got.unwrap_or("nothing"))));
+        }
+        if params.get("infeasible").and_then(Value::as_bool) == Some(true) {
+            let ok = log.terminated == Some(TerminateStatus::Infeasible);
+            checks.push(Check::new("reported_infeasible", ok, format!("ended with {:?}", log.terminated)));
+        }
+        if checks.is_empty() {
+            checks.push(Check::new("params", false, "task parameters ask for nothing"));
+        }
+        Verdict::from_checks(checks, side_effects)
+    }
+}
+
+/// The expected answer, written the way the golden answers.
+pub fn answer_text(a: &Value) -> String {
+    let v = &a["value"];
+    match a["kind"].as_str().unwrap_or("") {
+        "money" => crate::money(v.as_i64().unwrap_or(0)),
+        "date" => crate::time::date_iso(v.as_i64().unwrap_or(0)),
+        "time" => crate::time::time_hm(v.as_i64().unwrap_or(0)),
+        "duration" => format!("{} min", v.as_i64().unwrap_or(0)),
+        _ => match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        },
+    }
+}
+
+/// Compares an answer by the expected value's type.
+pub fn answer_matches(a: &Value, got: &str) -> bool {
+    let v = &a["value"];
+    match a["kind"].as_str().unwrap_or("") {
+        "money" => v.as_i64().is_some_and(|c| judge::answer_is_money(got, c)),
+        "number" => v.as_f64().is_some_and(|n| judge::answer_is_number(got, n)),
+        "date" => v.as_i64().is_some_and(|d| judge::answer_is_date(got, d)),
+        "time" => v.as_i64().is_some_and(|t| judge::answer_is_time(got, t.rem_euclid(crate::time::DAY))),
+        "duration" => v.as_i64().is_some_and(|m| judge::answer_is_duration(got, m)),
+        "name" => v.as_str().is_some_and(|n| judge::answer_is_name(got, n)),
+        _ => v.as_str().is_some_and(|t| judge::answer_states(got, t)),
+    }
+}
+
+/// Reads a task parameter, or the default of its type when the task lacks it (a verifier
+/// then fails its checks instead of panicking).
+pub fn str_param<'a>(p: &'a Value, key: &str) -> &'a str {
+    p.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+pub fn int_param(p: &Value, key: &str) -> i64 {
+    p.get(key).and_then(Value::as_i64).unwrap_or(0)
+}
+
+pub fn id_param(p: &Value, key: &str) -> u32 {
+    p.get(key).and_then(Value::as_u64).unwrap_or(0) as u32
+}
+
+pub fn draft(instruction: String, params: Value, walkthrough: Vec<guigym_core::Action>) -> Option<Draft> {
+    Some(Draft { instruction, params, walkthrough })
+}
+
+/// A walkthrough, written the way a person would describe it.
+#[derive(Default)]
+pub struct Walk(Vec<guigym_core::Action>);
+
+impl Walk {
+    pub fn new() -> Walk {
+        Walk::default()
+    }
+    /// From anywhere: home, then the app's icon.
+    pub fn open(mut self, app: &str) -> Walk {
+        if !self.0.is_empty() {
+            self.0.push(guigym_core::Action::Home);
+        }
+        self.tap(format!("app:{app}"))
+    }
+    pub fn tap(mut self, id: impl Into<String>) -> Walk {
+        self.0.push(guigym_core::Action::click_element(id));
+        self
+    }
+    /// Taps a field, then types (replacing what it held).
+    pub fn fill(self, field: &str, text: &str) -> Walk {
+        let mut w = self.tap(field);
+        w.0.push(guigym_core::Action::Type { text: text.to_string(), element: None, clear: true });
+        w
+    }
+    pub fn answer(mut self, text: impl Into<String>) -> Walk {
+        self.0.push(guigym_core::Action::Answer { text: text.into() });
+        self
+    }
+    pub fn ask(mut self, question: &str) -> Walk {
+        self.0.push(guigym_core::Action::AskUser { text: question.to_string() });
+        self
+    }
+    pub fn back(mut self) -> Walk {
+        self.0.push(guigym_core::Action::Back);
+        self
+    }
+    pub fn done(mut self) -> Vec<guigym_core::Action> {
+        self.0.push(guigym_core::Action::Terminate { status: TerminateStatus::Success });
+        self.0
+    }
+    pub fn infeasible(mut self) -> Vec<guigym_core::Action> {
+        self.0.push(guigym_core::Action::Terminate { status: TerminateStatus::Infeasible });
+        self.0
+    }
+}
