@@ -36,7 +36,10 @@ pub const PRODUCTS: [(&str, &str, i64); 24] = [
     ("Gift wrap", "Party", 599),
 ];
 
-const RESTAURANTS: [(&str, &str, [(&str, i64); 4]); 6] = [
+/// Name, cuisine, and a menu of dishes with prices in cents.
+type RestaurantSpec = (&'static str, &'static str, [(&'static str, i64); 4]);
+
+const RESTAURANTS: [RestaurantSpec; 6] = [
     (
         "Luigi's Pizza",
         "Italian",

@@ -164,43 +164,6 @@ pub fn times_in_text(text: &str) -> Vec<i64> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn civil_round_trip_and_weekdays() {
-        for days in [-1000, 0, 19000, 20500, 22000] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
-        }
-        // 2026-11-29 is a Sunday.
-        let t = at(2026, 11, 29, 9, 0);
-        assert_eq!(weekday_name(t), "Sunday");
-        assert_eq!(date_iso(t), "2026-11-29");
-        assert_eq!(time_hm(t), "09:00");
-        assert_eq!(short(t), "Sun 29 Nov, 09:00");
-    }
-
-    #[test]
-    fn parses_dates_strictly() {
-        assert_eq!(parse_date("2026-03-05"), Some(at(2026, 3, 5, 0, 0)));
-        assert_eq!(parse_date("2026-02-30"), None);
-        assert_eq!(parse_date("5 March"), None);
-        assert_eq!(parse_date("2026-13-01"), None);
-    }
-
-    #[test]
-    fn finds_times_in_many_spellings() {
-        assert_eq!(times_in_text("The meeting is at 14:30."), vec![870]);
-        assert_eq!(times_in_text("see you at 2:30 pm"), vec![870]);
-        assert_eq!(times_in_text("3pm or 9 AM"), vec![900, 540]);
-        assert_eq!(times_in_text("room 12, floor 3"), Vec::<i64>::new());
-        assert_eq!(times_in_text("12am 12pm"), vec![0, 720]);
-        assert_eq!(times_in_text("25:00 and 7:5"), Vec::<i64>::new());
-    }
-}
-
 /// Every calendar day written in text, as day numbers: ISO dates (`2026-05-04`) and month
 /// names with a day (`May 4`, `4 May 2026`, `May 4th`). A missing year is taken from `near`.
 pub fn dates_in_text(text: &str, near: Minutes) -> Vec<i64> {
@@ -254,4 +217,41 @@ pub fn dates_in_text(text: &str, near: Minutes) -> Vec<i64> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trip_and_weekdays() {
+        for days in [-1000, 0, 19000, 20500, 22000] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+        // 2026-11-29 is a Sunday.
+        let t = at(2026, 11, 29, 9, 0);
+        assert_eq!(weekday_name(t), "Sunday");
+        assert_eq!(date_iso(t), "2026-11-29");
+        assert_eq!(time_hm(t), "09:00");
+        assert_eq!(short(t), "Sun 29 Nov, 09:00");
+    }
+
+    #[test]
+    fn parses_dates_strictly() {
+        assert_eq!(parse_date("2026-03-05"), Some(at(2026, 3, 5, 0, 0)));
+        assert_eq!(parse_date("2026-02-30"), None);
+        assert_eq!(parse_date("5 March"), None);
+        assert_eq!(parse_date("2026-13-01"), None);
+    }
+
+    #[test]
+    fn finds_times_in_many_spellings() {
+        assert_eq!(times_in_text("The meeting is at 14:30."), vec![870]);
+        assert_eq!(times_in_text("see you at 2:30 pm"), vec![870]);
+        assert_eq!(times_in_text("3pm or 9 AM"), vec![900, 540]);
+        assert_eq!(times_in_text("room 12, floor 3"), Vec::<i64>::new());
+        assert_eq!(times_in_text("12am 12pm"), vec![0, 720]);
+        assert_eq!(times_in_text("25:00 and 7:5"), Vec::<i64>::new());
+    }
 }
