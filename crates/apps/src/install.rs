@@ -40,66 +40,12 @@ pub const PRODUCTS: [(&str, &str, i64); 24] = [
 type RestaurantSpec = (&'static str, &'static str, [(&'static str, i64); 4]);
 
 const RESTAURANTS: [RestaurantSpec; 6] = [
-    (
-        "Luigi's Pizza",
-        "Italian",
-        [
-            ("Margherita", 1100),
-            ("Pepperoni", 1350),
-            ("Garlic bread", 500),
-            ("Tiramisu", 650),
-        ],
-    ),
-    (
-        "Sakura Sushi",
-        "Japanese",
-        [
-            ("Salmon roll", 900),
-            ("Miso soup", 350),
-            ("Bento box", 1550),
-            ("Edamame", 450),
-        ],
-    ),
-    (
-        "Green Bowl",
-        "Salads",
-        [
-            ("Caesar salad", 950),
-            ("Quinoa bowl", 1150),
-            ("Falafel wrap", 850),
-            ("Lemonade", 350),
-        ],
-    ),
-    (
-        "Burger Barn",
-        "American",
-        [
-            ("Cheeseburger", 1050),
-            ("Veggie burger", 1000),
-            ("Fries", 400),
-            ("Milkshake", 550),
-        ],
-    ),
-    (
-        "Spice Route",
-        "Indian",
-        [
-            ("Chicken curry", 1300),
-            ("Dal", 900),
-            ("Naan", 300),
-            ("Mango lassi", 450),
-        ],
-    ),
-    (
-        "Taco Stand",
-        "Mexican",
-        [
-            ("Beef tacos", 950),
-            ("Burrito", 1150),
-            ("Nachos", 750),
-            ("Churros", 500),
-        ],
-    ),
+    ("Luigi's Pizza", "Italian", [("Margherita", 1100), ("Pepperoni", 1350), ("Garlic bread", 500), ("Tiramisu", 650)]),
+    ("Sakura Sushi", "Japanese", [("Salmon roll", 900), ("Miso soup", 350), ("Bento box", 1550), ("Edamame", 450)]),
+    ("Green Bowl", "Salads", [("Caesar salad", 950), ("Quinoa bowl", 1150), ("Falafel wrap", 850), ("Lemonade", 350)]),
+    ("Burger Barn", "American", [("Cheeseburger", 1050), ("Veggie burger", 1000), ("Fries", 400), ("Milkshake", 550)]),
+    ("Spice Route", "Indian", [("Chicken curry", 1300), ("Dal", 900), ("Naan", 300), ("Mango lassi", 450)]),
+    ("Taco Stand", "Mexican", [("Beef tacos", 950), ("Burrito", 1150), ("Nachos", 750), ("Churros", 500)]),
 ];
 
 const SONGS: [(&str, &str); 24] = [
@@ -129,37 +75,11 @@ const SONGS: [(&str, &str); 24] = [
     ("Long Way Home", "Ruby Gray"),
 ];
 
-const CATEGORIES: [&str; 10] = [
-    "Meeting room",
-    "Cafe",
-    "Office",
-    "Library",
-    "Studio",
-    "Park",
-    "Hotel",
-    "Meeting room",
-    "Government",
-    "Restaurant",
-];
-const STREETS: [&str; 8] = [
-    "Elm Street",
-    "Harbour Road",
-    "King's Avenue",
-    "Mill Lane",
-    "Station Square",
-    "Park Row",
-    "Oak Drive",
-    "Bridge Street",
-];
+const CATEGORIES: [&str; 10] =
+    ["Meeting room", "Cafe", "Office", "Library", "Studio", "Park", "Hotel", "Meeting room", "Government", "Restaurant"];
+const STREETS: [&str; 8] = ["Elm Street", "Harbour Road", "King's Avenue", "Mill Lane", "Station Square", "Park Row", "Oak Drive", "Bridge Street"];
 const FOLDERS: [&str; 3] = ["Documents", "Downloads", "Pictures"];
-pub const LANGUAGES: [&str; 6] = [
-    "English",
-    "Español",
-    "Français",
-    "Deutsch",
-    "Italiano",
-    "Português",
-];
+pub const LANGUAGES: [&str; 6] = ["English", "Español", "Français", "Deutsch", "Italiano", "Português"];
 pub const RIDE_CLASSES: [(&str, i64); 3] = [("Standard", 100), ("Comfort", 135), ("XL", 170)];
 pub const SEAT_CLASSES: [(&str, i64); 3] = [("Second", 100), ("First", 160), ("Business", 250)];
 
@@ -217,46 +137,25 @@ pub fn every_app(w: &World, d: &mut AppData) {
         let walk = rng.range(6, 45) as u32;
         d.places.insert(Place {
             name: name.to_string(),
-            address: format!(
-                "{} {}",
-                rng.range(2, 180),
-                STREETS[(i + w.seed as usize) % STREETS.len()]
-            ),
+            address: format!("{} {}", rng.range(2, 180), STREETS[(i + w.seed as usize) % STREETS.len()]),
             category: CATEGORIES[i].to_string(),
             walk_min: walk,
             transit_min: (walk / 2).max(4) + rng.range(0, 5) as u32,
             drive_min: (walk / 3).max(3) + rng.range(0, 3) as u32,
         });
     }
-    d.saved_places.insert(SavedPlace {
-        place: WORLD_PLACES[(w.seed % 10) as usize].to_string(),
-        label: "Work".into(),
-    });
+    d.saved_places.insert(SavedPlace { place: WORLD_PLACES[(w.seed % 10) as usize].to_string(), label: "Work".into() });
 
     // Notes: codes for places, a list for the scenario, an idea per person.
     for (place, code) in &w.codes {
-        d.notes.insert(Note {
-            title: format!("Code for {place}"),
-            body: format!("The door code for {place} is {code}."),
-            pinned: false,
-        });
+        d.notes.insert(Note { title: format!("Code for {place}"), body: format!("The door code for {place} is {code}."), pinned: false });
     }
     d.notes.insert(Note {
         title: format!("{} checklist", capitalize(w.scenario.name())),
-        body: w
-            .happenings
-            .iter()
-            .take(3)
-            .map(|h| format!("- {}", h.topic))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        body: w.happenings.iter().take(3).map(|h| format!("- {}", h.topic)).collect::<Vec<_>>().join("\n"),
         pinned: true,
     });
-    d.notes.insert(Note {
-        title: format!("Gift idea for {}", w.person(2).first),
-        body: "A board game or a scented candle.".into(),
-        pinned: false,
-    });
+    d.notes.insert(Note { title: format!("Gift idea for {}", w.person(2).first), body: "A board game or a scented candle.".into(), pinned: false });
 
     // Files: documents of the scenario and a few downloads and pictures.
     let files = [
@@ -271,52 +170,27 @@ pub fn every_app(w: &World, d: &mut AppData) {
         ("Screenshot.png".to_string(), 2),
     ];
     for (name, folder) in files {
-        d.files.insert(FileEntry {
-            name,
-            folder: FOLDERS[folder].to_string(),
-            size_kb: rng.range(12, 4800) as u32,
-            starred: false,
-        });
+        d.files.insert(FileEntry { name, folder: FOLDERS[folder].to_string(), size_kb: rng.range(12, 4800) as u32, starred: false });
     }
 
     d.settings.brightness = rng.range(3, 9) as u32 * 10;
     d.settings.bluetooth = rng.chance(0.5);
 
-    d.alarms.insert(Alarm {
-        minute_of_day: 7 * 60 + rng.range(0, 3) * 15,
-        label: "Wake up".into(),
-        enabled: true,
-    });
-    d.alarms.insert(Alarm {
-        minute_of_day: 13 * 60 + 30,
-        label: "Medication".into(),
-        enabled: rng.chance(0.5),
-    });
+    d.alarms.insert(Alarm { minute_of_day: 7 * 60 + rng.range(0, 3) * 15, label: "Wake up".into(), enabled: true });
+    d.alarms.insert(Alarm { minute_of_day: 13 * 60 + 30, label: "Medication".into(), enabled: rng.chance(0.5) });
 
     // Shop: the catalogue with seeded prices, and two past orders.
     for (name, category, price) in PRODUCTS {
         let price = price + rng.range(-2, 4) * 50;
-        d.products.insert(Product {
-            name: name.into(),
-            category: category.into(),
-            price_cents: price,
-        });
+        d.products.insert(Product { name: name.into(), category: category.into(), price_cents: price });
     }
     for k in 0..2 {
-        let p = d
-            .products
-            .get(1 + rng.below(PRODUCTS.len()) as u32)
-            .cloned()
-            .expect("catalogue");
+        let p = d.products.get(1 + rng.below(PRODUCTS.len()) as u32).cloned().expect("catalogue");
         let qty = 1 + rng.below(2) as u32;
         d.orders.insert(Order {
             number: format!("A{}", rng.range(10000, 99999)),
             seller: "Shop".into(),
-            lines: vec![Line {
-                item: p.name.clone(),
-                qty,
-                price_cents: p.price_cents,
-            }],
+            lines: vec![Line { item: p.name.clone(), qty, price_cents: p.price_cents }],
             total_cents: p.price_cents * qty as i64,
             address: "Home".into(),
             status: "delivered".into(),
@@ -325,19 +199,8 @@ pub fn every_app(w: &World, d: &mut AppData) {
     }
 
     for (name, cuisine, menu) in RESTAURANTS {
-        let menu = menu
-            .iter()
-            .map(|(dish, price)| Product {
-                name: dish.to_string(),
-                category: cuisine.into(),
-                price_cents: *price,
-            })
-            .collect();
-        d.restaurants.insert(Restaurant {
-            name: name.into(),
-            cuisine: cuisine.into(),
-            menu,
-        });
+        let menu = menu.iter().map(|(dish, price)| Product { name: dish.to_string(), category: cuisine.into(), price_cents: *price }).collect();
+        d.restaurants.insert(Restaurant { name: name.into(), cuisine: cuisine.into(), menu });
     }
 
     // Rides and tickets in the past; passengers are the user and the family.
@@ -351,12 +214,7 @@ pub fn every_app(w: &World, d: &mut AppData) {
         time: w.now - 2 * DAY,
     });
     d.passengers.push(w.user.name());
-    d.passengers.extend(
-        w.people
-            .iter()
-            .filter(|p| p.relation == "family")
-            .map(|p| p.name()),
-    );
+    d.passengers.extend(w.people.iter().filter(|p| p.relation == "family").map(|p| p.name()));
     let back = day - 5 * DAY;
     if let Some(run) = timetable(&w.trip_city, &w.home_city, back).first() {
         d.tickets.insert(Ticket {
@@ -372,11 +230,7 @@ pub fn every_app(w: &World, d: &mut AppData) {
     }
 
     // An upcoming family visit by train, to refund, change or look up.
-    let visit = STATIONS
-        .iter()
-        .find(|c| **c != w.home_city && **c != w.trip_city)
-        .copied()
-        .unwrap_or("Kingsley");
+    let visit = STATIONS.iter().find(|c| **c != w.home_city && **c != w.trip_city).copied().unwrap_or("Kingsley");
     let visit_day = day + rng.range(2, 6) * DAY;
     if let Some(run) = timetable(&w.home_city, visit, visit_day).get(1 + rng.below(3)) {
         let mut passengers = vec![w.user.name()];
@@ -402,11 +256,7 @@ pub fn every_app(w: &World, d: &mut AppData) {
         d.transactions.insert(Transaction {
             counterparty: who,
             amount_cents: if incoming { cents } else { -cents },
-            note: if incoming {
-                "Thanks!".into()
-            } else {
-                "Shared costs".into()
-            },
+            note: if incoming { "Thanks!".into() } else { "Shared costs".into() },
             time: w.now - (k + 1) * DAY - rng.range(0, 600),
         });
     }
@@ -418,14 +268,7 @@ pub fn every_app(w: &World, d: &mut AppData) {
                 place: name.to_string(),
                 author: person(i + k * 5),
                 stars: rng.range(2, 5) as u32,
-                text: [
-                    "Friendly staff.",
-                    "A bit noisy.",
-                    "Great spot.",
-                    "Would come again.",
-                    "Fine for meetings.",
-                ][rng.below(5)]
-                .into(),
+                text: ["Friendly staff.", "A bit noisy.", "Great spot.", "Would come again.", "Fine for meetings."][rng.below(5)].into(),
             });
         }
     }
@@ -437,29 +280,15 @@ pub fn every_app(w: &World, d: &mut AppData) {
             text: format!("Looking forward to the {} at {}!", h.topic, h.place),
             likes: rng.range(0, 40) as u32,
             liked: false,
-            comments: if i % 2 == 0 {
-                vec![Comment {
-                    author: person(h.with + 1),
-                    text: "Same here!".into(),
-                }]
-            } else {
-                Vec::new()
-            },
+            comments: if i % 2 == 0 { vec![Comment { author: person(h.with + 1), text: "Same here!".into() }] } else { Vec::new() },
             time: w.now - (i as i64 + 1) * 95,
         });
     }
 
     for (title, artist) in SONGS {
-        d.songs.insert(Song {
-            title: title.into(),
-            artist: artist.into(),
-            seconds: rng.range(150, 300) as u32,
-        });
+        d.songs.insert(Song { title: title.into(), artist: artist.into(), seconds: rng.range(150, 300) as u32 });
     }
-    d.playlists.insert(Playlist {
-        name: "Favourites".into(),
-        songs: vec![1 + rng.below(8) as u32, 9 + rng.below(8) as u32],
-    });
+    d.playlists.insert(Playlist { name: "Favourites".into(), songs: vec![1 + rng.below(8) as u32, 9 + rng.below(8) as u32] });
 
     // Mail and messages that tie the apps to the world.
     d.emails.insert(Email {
@@ -483,24 +312,12 @@ pub fn every_app(w: &World, d: &mut AppData) {
     });
     for debt in &w.debts {
         let p = w.person(debt.with);
-        let text = format!(
-            "Hey! Could you send me {} for {}? No rush.",
-            crate::money(debt.cents),
-            debt.reason
-        );
-        let msg = Message {
-            from_me: false,
-            text,
-            time: w.now - 90,
-        };
+        let text = format!("Hey! Could you send me {} for {}? No rush.", crate::money(debt.cents), debt.reason);
+        let msg = Message { from_me: false, text, time: w.now - 90 };
         match d.threads.items.iter_mut().find(|(_, t)| t.phone == p.phone) {
             Some((_, t)) => t.messages.push(msg),
             None => {
-                d.threads.insert(Thread {
-                    name: p.name(),
-                    phone: p.phone.clone(),
-                    messages: vec![msg],
-                });
+                d.threads.insert(Thread { name: p.name(), phone: p.phone.clone(), messages: vec![msg] });
             }
         }
     }
@@ -510,11 +327,7 @@ pub fn every_app(w: &World, d: &mut AppData) {
 pub fn look(w: &World) -> Look {
     let mut rng = Rng::derive(w.seed, "look");
     let names: Vec<&str> = crate::apps::APPS.iter().map(|a| a.name).collect();
-    let popups = names
-        .iter()
-        .filter(|_| rng.chance(0.15))
-        .map(|n| n.to_string())
-        .collect();
+    let popups = names.iter().filter(|_| rng.chance(0.15)).map(|n| n.to_string()).collect();
     Look {
         theme: rng.below(guigym_ui::Theme::variants().len()),
         zoom_pct: *rng.pick(&[90, 100, 100, 115, 130]),
@@ -537,9 +350,7 @@ pub struct TrainRun {
 /// The trains between two stations on a day: the same for the same inputs, different per
 /// route and day, none when the stations are equal or unknown.
 pub fn timetable(from: &str, to: &str, day: Minutes) -> Vec<TrainRun> {
-    let (Some(a), Some(b)) = (station_index(from), station_index(to)) else {
-        return Vec::new();
-    };
+    let (Some(a), Some(b)) = (station_index(from), station_index(to)) else { return Vec::new() };
     if a == b {
         return Vec::new();
     }
@@ -561,29 +372,19 @@ pub fn timetable(from: &str, to: &str, day: Minutes) -> Vec<TrainRun> {
 }
 
 pub fn station_index(name: &str) -> Option<usize> {
-    STATIONS
-        .iter()
-        .position(|s| s.eq_ignore_ascii_case(name.trim()))
+    STATIONS.iter().position(|s| s.eq_ignore_ascii_case(name.trim()))
 }
 
 /// A ride's price to a destination in a class.
 pub fn ride_price(destination: &str, class: &str) -> i64 {
     let base = 600 + (Rng::derive(0, destination).next_u64() % 1800) as i64;
-    let factor = RIDE_CLASSES
-        .iter()
-        .find(|(c, _)| *c == class)
-        .map(|(_, f)| *f)
-        .unwrap_or(100);
+    let factor = RIDE_CLASSES.iter().find(|(c, _)| *c == class).map(|(_, f)| *f).unwrap_or(100);
     (base * factor / 100 / 5) * 5
 }
 
 /// The price of a train seat for `passengers` people.
 pub fn fare(run: &TrainRun, class: &str, passengers: usize) -> i64 {
-    let factor = SEAT_CLASSES
-        .iter()
-        .find(|(c, _)| *c == class)
-        .map(|(_, f)| *f)
-        .unwrap_or(100);
+    let factor = SEAT_CLASSES.iter().find(|(c, _)| *c == class).map(|(_, f)| *f).unwrap_or(100);
     run.price_cents * factor / 100 * passengers as i64
 }
 
@@ -625,67 +426,30 @@ mod tests {
             let w = World::generate(seed);
             let s = DeviceState::from_world(&w);
             // The trip in the mail is to a city the train app serves.
-            let mail = s
-                .data
-                .emails
-                .iter()
-                .find(|(_, e)| e.subject == "Travel plan")
-                .map(|(_, e)| e.body.clone())
-                .unwrap();
-            assert!(
-                mail.contains(&w.trip_city) && mail.contains(&crate::time::date_iso(w.trip_day))
-            );
+            let mail = s.data.emails.iter().find(|(_, e)| e.subject == "Travel plan").map(|(_, e)| e.body.clone()).unwrap();
+            assert!(mail.contains(&w.trip_city) && mail.contains(&crate::time::date_iso(w.trip_day)));
             assert!(station_index(&w.trip_city).is_some());
             // Each debt is asked for by its person in Messages.
             for debt in &w.debts {
                 let p = w.person(debt.with);
-                let t = s
-                    .data
-                    .threads
-                    .iter()
-                    .find(|(_, t)| t.phone == p.phone)
-                    .map(|(_, t)| t)
-                    .unwrap();
-                assert!(t
-                    .messages
-                    .iter()
-                    .any(|m| m.text.contains(&crate::money(debt.cents))));
+                let t = s.data.threads.iter().find(|(_, t)| t.phone == p.phone).map(|(_, t)| t).unwrap();
+                assert!(t.messages.iter().any(|m| m.text.contains(&crate::money(debt.cents))));
             }
             // Meeting places are places on the map, reviewed by people of the world.
             for e in s.data.events.items.values() {
-                assert!(
-                    s.data.places.iter().any(|(_, p)| p.name == e.location),
-                    "{}",
-                    e.location
-                );
+                assert!(s.data.places.iter().any(|(_, p)| p.name == e.location), "{}", e.location);
             }
             let people: Vec<String> = w.people.iter().map(|p| p.name()).collect();
-            assert!(s
-                .data
-                .reviews
-                .items
-                .values()
-                .all(|r| people.contains(&r.author)));
-            assert!(s
-                .data
-                .transactions
-                .items
-                .values()
-                .all(|t| people.contains(&t.counterparty)));
+            assert!(s.data.reviews.items.values().all(|r| people.contains(&r.author)));
+            assert!(s.data.transactions.items.values().all(|t| people.contains(&t.counterparty)));
         }
     }
 
     #[test]
     fn timetables_and_prices_are_pure() {
         let day = crate::time::days_from_civil(2026, 5, 4) * DAY;
-        assert_eq!(
-            timetable("Northport", "Ashford", day),
-            timetable("Northport", "Ashford", day + 600)
-        );
-        assert_ne!(
-            timetable("Northport", "Ashford", day),
-            timetable("Northport", "Ashford", day + DAY)
-        );
+        assert_eq!(timetable("Northport", "Ashford", day), timetable("Northport", "Ashford", day + 600));
+        assert_ne!(timetable("Northport", "Ashford", day), timetable("Northport", "Ashford", day + DAY));
         assert!(timetable("Northport", "Northport", day).is_empty());
         assert!(timetable("Northport", "Paris", day).is_empty());
         assert!(ride_price("Cafe Lumen", "XL") > ride_price("Cafe Lumen", "Standard"));

@@ -21,12 +21,7 @@ pub use world::World;
 /// and short texts are compared.
 pub fn normalize(s: &str) -> String {
     let words: Vec<&str> = s.split_whitespace().collect();
-    words
-        .join(" ")
-        .to_lowercase()
-        .trim_end_matches(['.', '!', '?', ',', ';'])
-        .trim_matches(['"', '\''])
-        .to_string()
+    words.join(" ").to_lowercase().trim_end_matches(['.', '!', '?', ',', ';']).trim_matches(['"', '\'']).to_string()
 }
 
 /// Cents as money: `$12.50`, `-$3.00`.
@@ -37,28 +32,13 @@ pub fn money(cents: i64) -> String {
 
 /// Money typed by a person (`12.5`, `$12.50`, `12,50`, `USD 12`) in cents.
 pub fn parse_money(s: &str) -> Option<i64> {
-    let t: String = s
-        .trim()
-        .trim_start_matches("USD")
-        .trim_end_matches("USD")
-        .trim()
-        .trim_start_matches('$')
-        .trim()
-        .replace(',', ".");
+    let t: String = s.trim().trim_start_matches("USD").trim_end_matches("USD").trim().trim_start_matches('$').trim().replace(',', ".");
     let (whole, frac) = t.split_once('.').unwrap_or((&t, ""));
-    if whole.is_empty()
-        || !whole.chars().all(|c| c.is_ascii_digit())
-        || frac.len() > 2
-        || !frac.chars().all(|c| c.is_ascii_digit())
-    {
+    if whole.is_empty() || !whole.chars().all(|c| c.is_ascii_digit()) || frac.len() > 2 || !frac.chars().all(|c| c.is_ascii_digit()) {
         return None;
     }
     let whole: i64 = whole.parse().ok()?;
-    let frac: i64 = if frac.is_empty() {
-        0
-    } else {
-        format!("{frac:0<2}").parse().ok()?
-    };
+    let frac: i64 = if frac.is_empty() { 0 } else { format!("{frac:0<2}").parse().ok()? };
     whole.checked_mul(100)?.checked_add(frac)
 }
 
@@ -71,10 +51,7 @@ pub fn digits(s: &str) -> String {
 /// and a leading plus, 7 to 15 digits.
 pub fn is_phone(s: &str) -> bool {
     let s = s.trim();
-    let ok_chars = s
-        .chars()
-        .enumerate()
-        .all(|(i, c)| c.is_ascii_digit() || " -.()".contains(c) || (c == '+' && i == 0));
+    let ok_chars = s.chars().enumerate().all(|(i, c)| c.is_ascii_digit() || " -.()".contains(c) || (c == '+' && i == 0));
     ok_chars && (7..=15).contains(&digits(s).len())
 }
 

@@ -19,10 +19,7 @@ const MAX_FIELD_CHARS: usize = 2000;
 
 /// The whole screen for a state.
 pub fn view(s: &DeviceState) -> View {
-    let status = View::new(Kind::StatusBar {
-        time: time::time_hm(s.now()),
-    })
-    .id("status_bar");
+    let status = View::new(Kind::StatusBar { time: time::time_hm(s.now()) }).id("status_bar");
     let body = match s.ui.foreground.as_deref().and_then(apps::find) {
         Some(app) => {
             let route = s.route(app.name).unwrap_or(app.root);
@@ -36,11 +33,7 @@ pub fn view(s: &DeviceState) -> View {
     }
     let mut column = vec![status, body];
     if s.ui.look.ads && s.ui.foreground.is_some() {
-        column.push(View::item(
-            "ad_banner",
-            "Sponsored",
-            "Premium headphones: 20% off today",
-        ));
+        column.push(View::item("ad_banner", "Sponsored", "Premium headphones: 20% off today"));
     }
     if let Some(t) = &s.ui.toast {
         column.push(View::styled(t, TextStyle::Caption).id("toast"));
@@ -50,14 +43,7 @@ pub fn view(s: &DeviceState) -> View {
     match s.ui.overlay.as_deref() {
         Some("ad") => View::stack([
             page,
-            View::dialog(
-                "ad_dialog",
-                "Sponsored",
-                [
-                    View::text("Premium headphones: 20% off today only."),
-                    View::button("ad_close", "Close ad"),
-                ],
-            ),
+            View::dialog("ad_dialog", "Sponsored", [View::text("Premium headphones: 20% off today only."), View::button("ad_close", "Close ad")]),
         ]),
         Some(popup) => {
             let app = popup.strip_prefix("popup:").unwrap_or(popup);
@@ -68,10 +54,7 @@ pub fn view(s: &DeviceState) -> View {
                     format!("What's new in {app}"),
                     [
                         View::text("Turn on notifications to never miss an update?"),
-                        View::row([
-                            View::button("popup_dismiss", "Not now"),
-                            View::button("popup_accept", "Turn on"),
-                        ]),
+                        View::row([View::button("popup_dismiss", "Not now"), View::button("popup_accept", "Turn on")]),
                     ],
                 ),
             ])
@@ -93,11 +76,7 @@ fn reverse_lists(v: &mut View) {
 
 /// The layout of a state's screen, at the world's zoom.
 pub fn layout<'a>(root: &'a View, s: &DeviceState, screen: Screen) -> Layout<'a> {
-    let zoom = if s.ui.look.zoom_pct == 0 {
-        1.0
-    } else {
-        s.ui.look.zoom_pct as f32 / 100.0
-    };
+    let zoom = if s.ui.look.zoom_pct == 0 { 1.0 } else { s.ui.look.zoom_pct as f32 / 100.0 };
     Layout::zoomed(root, screen, zoom)
 }
 
@@ -110,11 +89,7 @@ pub fn theme(s: &DeviceState) -> Theme {
 fn tap_overlay(s: &mut DeviceState, id: &str) -> Option<String> {
     match id {
         "popup_dismiss" | "popup_accept" => {
-            if let Some(app) =
-                s.ui.overlay
-                    .take()
-                    .and_then(|o| o.strip_prefix("popup:").map(str::to_string))
-            {
+            if let Some(app) = s.ui.overlay.take().and_then(|o| o.strip_prefix("popup:").map(str::to_string)) {
                 s.ui.look.popups.retain(|a| *a != app);
             }
             Some("closed the pop-up".into())
@@ -132,10 +107,7 @@ fn tap_overlay(s: &mut DeviceState, id: &str) -> Option<String> {
 }
 
 fn home() -> View {
-    let icons: Vec<View> = APPS
-        .iter()
-        .map(|a| View::icon(format!("app:{}", a.name), a.name, a.glyph, a.color))
-        .collect();
+    let icons: Vec<View> = APPS.iter().map(|a| View::icon(format!("app:{}", a.name), a.name, a.glyph, a.color)).collect();
     let rows = icons.chunks(4).map(|chunk| {
         let mut row: Vec<View> = chunk.to_vec();
         while row.len() < 4 {
@@ -157,18 +129,13 @@ pub fn screen_name(s: &DeviceState) -> String {
 pub fn open_app(s: &mut DeviceState, name: &str) -> Result<String, InvalidAction> {
     let app = apps::find(name).ok_or_else(|| {
         let names: Vec<&str> = APPS.iter().map(|a| a.name).collect();
-        InvalidAction::new(format!(
-            "no app named \"{name}\"; installed: {}",
-            names.join(", ")
-        ))
+        InvalidAction::new(format!("no app named \"{name}\"; installed: {}", names.join(", ")))
     })?;
     s.clear_screen();
     s.ui.toast = None;
     s.ui.overlay = None;
     s.ui.foreground = Some(app.name.to_string());
-    s.ui.routes
-        .entry(app.name.to_string())
-        .or_insert_with(|| vec![app.root.to_string()]);
+    s.ui.routes.entry(app.name.to_string()).or_insert_with(|| vec![app.root.to_string()]);
     if s.ui.look.popups.iter().any(|p| p == app.name) {
         s.ui.overlay = Some(format!("popup:{}", app.name));
         return Ok(format!("opened {}; a pop-up appeared", app.name));
@@ -178,11 +145,7 @@ pub fn open_app(s: &mut DeviceState, name: &str) -> Result<String, InvalidAction
 
 /// Applies one device-level action (not `answer`, `ask_user` or `terminate`, which the
 /// backend records). Returns feedback; an `InvalidAction` changes nothing but the clock.
-pub fn apply(
-    s: &mut DeviceState,
-    action: &Action,
-    screen: Screen,
-) -> Result<String, InvalidAction> {
+pub fn apply(s: &mut DeviceState, action: &Action, screen: Screen) -> Result<String, InvalidAction> {
     s.clock_ms += STEP_MS;
     let root = view(s);
     let layout = layout(&root, s, screen);
@@ -196,11 +159,7 @@ pub fn apply(
     result
 }
 
-fn apply_on(
-    s: &mut DeviceState,
-    action: &Action,
-    layout: &Layout<'_>,
-) -> Result<String, InvalidAction> {
+fn apply_on(s: &mut DeviceState, action: &Action, layout: &Layout<'_>) -> Result<String, InvalidAction> {
     match action {
         Action::Click { .. } | Action::DoubleClick { .. } | Action::RightClick { .. } => {
             let id = resolve(layout, action)?;
@@ -212,58 +171,40 @@ fn apply_on(
                 Some(app) => {
                     let route = s.route(app.name).unwrap_or(app.root).to_string();
                     let fb = (app.handle)(s, &route, &UiEvent::LongPress(id.clone()));
-                    Ok(if fb.is_empty() {
-                        format!("long-pressed {id}: nothing happened")
-                    } else {
-                        fb
-                    })
+                    Ok(if fb.is_empty() { format!("long-pressed {id}: nothing happened") } else { fb })
                 }
                 None => Ok(format!("long-pressed {id}: nothing happened")),
             }
         }
-        Action::Type {
-            text,
-            element,
-            clear,
-        } => {
+        Action::Type { text, element, clear } => {
             if let Some(e) = element {
                 let node = layout.touchable_node(e).ok_or_else(|| unknown_element(e))?;
                 if !matches!(node.view.kind, Kind::TextField { .. }) {
-                    return Err(InvalidAction::new(format!(
-                        "element {e} is not a text field"
-                    )));
+                    return Err(InvalidAction::new(format!("element {e} is not a text field")));
                 }
                 s.ui.focus = Some(e.clone());
             }
             let Some(field) = s.ui.focus.clone() else {
-                return Err(InvalidAction::new(
-                    "no text field is focused: tap a field first or give `element`",
-                ));
+                return Err(InvalidAction::new("no text field is focused: tap a field first or give `element`"));
             };
             let value = s.ui.fields.entry(field.clone()).or_default();
             if *clear {
                 value.clear();
             }
             if value.chars().count() + text.chars().count() > MAX_FIELD_CHARS {
-                return Err(InvalidAction::new(format!(
-                    "text too long: a field holds at most {MAX_FIELD_CHARS} characters"
-                )));
+                return Err(InvalidAction::new(format!("text too long: a field holds at most {MAX_FIELD_CHARS} characters")));
             }
             value.push_str(text);
             Ok(format!("typed into {field}"))
         }
-        Action::Scroll {
-            direction, amount, ..
-        } => {
+        Action::Scroll { direction, amount, .. } => {
             let list = match action.target()? {
-                Some(guigym_core::action::Target::At(p)) => layout
-                    .scrollable_at(p.0, p.1)
-                    .map(|n| n.id.clone())
-                    .ok_or_else(|| nothing_to_scroll(p))?,
-                Some(guigym_core::action::Target::Element(e)) => scrollable_ancestor(layout, e)
-                    .ok_or_else(|| {
-                        InvalidAction::new(format!("element {e} is not in a scrollable list"))
-                    })?,
+                Some(guigym_core::action::Target::At(p)) => {
+                    layout.scrollable_at(p.0, p.1).map(|n| n.id.clone()).ok_or_else(|| nothing_to_scroll(p))?
+                }
+                Some(guigym_core::action::Target::Element(e)) => {
+                    scrollable_ancestor(layout, e).ok_or_else(|| InvalidAction::new(format!("element {e} is not in a scrollable list")))?
+                }
                 None => return Err(InvalidAction::new("scroll needs a target")),
             };
             scroll(s, layout, &list, *direction, *amount)
@@ -273,25 +214,15 @@ fn apply_on(
             match layout.scrollable_at(from.0, from.1) {
                 Some(list) if dy.abs() > dx.abs() && dy.abs() > 10.0 => {
                     // Content follows the finger: swiping up scrolls down.
-                    let dir = if dy < 0.0 {
-                        Direction::Down
-                    } else {
-                        Direction::Up
-                    };
-                    let units = ((dy.abs() / layout.scale()) / SCROLL_DP as f32)
-                        .ceil()
-                        .max(1.0) as u32;
+                    let dir = if dy < 0.0 { Direction::Down } else { Direction::Up };
+                    let units = ((dy.abs() / layout.scale()) / SCROLL_DP as f32).ceil().max(1.0) as u32;
                     scroll(s, layout, &list.id.clone(), dir, units)
                 }
                 _ => Ok("swiped: nothing moved".into()),
             }
         }
         Action::Key { keys } => {
-            let key = keys
-                .iter()
-                .map(|k| k.to_lowercase())
-                .collect::<Vec<_>>()
-                .join("+");
+            let key = keys.iter().map(|k| k.to_lowercase()).collect::<Vec<_>>().join("+");
             match key.as_str() {
                 "back" | "escape" => back(s),
                 "home" => Ok(go_home(s)),
@@ -299,11 +230,7 @@ fn apply_on(
                     Some(app) => {
                         let route = s.route(app.name).unwrap_or(app.root).to_string();
                         let fb = (app.handle)(s, &route, &UiEvent::Key(key.clone()));
-                        Ok(if fb.is_empty() {
-                            format!("pressed {key}: nothing happened")
-                        } else {
-                            fb
-                        })
+                        Ok(if fb.is_empty() { format!("pressed {key}: nothing happened") } else { fb })
                     }
                     None => Ok(format!("pressed {key}: nothing happened")),
                 },
@@ -318,10 +245,7 @@ fn apply_on(
             Ok(format!("waited {ms} ms"))
         }
         Action::Answer { .. } | Action::AskUser { .. } | Action::Terminate { .. } => {
-            Err(InvalidAction::new(format!(
-                "{} is handled by the environment, not the device",
-                action.name()
-            )))
+            Err(InvalidAction::new(format!("{} is handled by the environment, not the device", action.name())))
         }
     }
 }
@@ -340,16 +264,11 @@ fn resolve(layout: &Layout<'_>, action: &Action) -> Result<String, InvalidAction
         Some(guigym_core::action::Target::At(Point(x, y))) => {
             let (w, h) = (layout.screen.width as f32, layout.screen.height as f32);
             if !(0.0..w).contains(&x) || !(0.0..h).contains(&y) || x.is_nan() || y.is_nan() {
-                return Err(InvalidAction::new(format!(
-                    "({x}, {y}) is off screen ({}×{})",
-                    w, h
-                )));
+                return Err(InvalidAction::new(format!("({x}, {y}) is off screen ({}×{})", w, h)));
             }
             match layout.hit(x, y) {
                 Some(node) => Ok(node.id.clone()),
-                None if layout.modal.is_some() => Err(InvalidAction::new(format!(
-                    "({x}, {y}) is outside the open dialog"
-                ))),
+                None if layout.modal.is_some() => Err(InvalidAction::new(format!("({x}, {y}) is outside the open dialog"))),
                 None => Err(InvalidAction::new(format!("nothing to tap at ({x}, {y})"))),
             }
         }
@@ -360,10 +279,7 @@ fn resolve(layout: &Layout<'_>, action: &Action) -> Result<String, InvalidAction
             }
             Ok(node.id.clone())
         }
-        None => Err(InvalidAction::new(format!(
-            "{} needs a target",
-            action.name()
-        ))),
+        None => Err(InvalidAction::new(format!("{} needs a target", action.name()))),
     }
 }
 
@@ -385,11 +301,7 @@ fn tap(s: &mut DeviceState, layout: &Layout<'_>, id: &str) -> Result<String, Inv
     };
     let route = s.route(app.name).unwrap_or(app.root).to_string();
     let feedback = (app.handle)(s, &route, &UiEvent::Tap(id.to_string()));
-    Ok(if feedback.is_empty() {
-        format!("tapped \"{label}\": nothing happened")
-    } else {
-        format!("tapped \"{label}\": {feedback}")
-    })
+    Ok(if feedback.is_empty() { format!("tapped \"{label}\": nothing happened") } else { format!("tapped \"{label}\": {feedback}") })
 }
 
 fn scrollable_ancestor(layout: &Layout<'_>, id: &str) -> Option<String> {
@@ -403,51 +315,27 @@ fn scrollable_ancestor(layout: &Layout<'_>, id: &str) -> Option<String> {
     }
 }
 
-fn scroll(
-    s: &mut DeviceState,
-    layout: &Layout<'_>,
-    list: &str,
-    dir: Direction,
-    amount: u32,
-) -> Result<String, InvalidAction> {
+fn scroll(s: &mut DeviceState, layout: &Layout<'_>, list: &str, dir: Direction, amount: u32) -> Result<String, InvalidAction> {
     let node = layout.find(list).ok_or_else(|| unknown_element(list))?;
     let scale = layout.scale();
-    let max = (((node.content_height - node.visible.h) as f32) / scale)
-        .ceil()
-        .max(0.0) as i32;
+    let max = (((node.content_height - node.visible.h) as f32) / scale).ceil().max(0.0) as i32;
     let step = SCROLL_DP * amount.clamp(1, 20) as i32;
     let old = s.scroll(list);
     let new = match dir {
         Direction::Down => (old + step).min(max),
         Direction::Up => (old - step).max(0),
-        Direction::Left | Direction::Right => {
-            return Ok(format!("{list} does not scroll sideways"))
-        }
+        Direction::Left | Direction::Right => return Ok(format!("{list} does not scroll sideways")),
     };
     if new == old {
-        return Ok(format!(
-            "{list} is already at the {}",
-            if dir == Direction::Down { "end" } else { "top" }
-        ));
+        return Ok(format!("{list} is already at the {}", if dir == Direction::Down { "end" } else { "top" }));
     }
     s.ui.scroll.insert(list.to_string(), new);
-    Ok(format!(
-        "scrolled {list} {}",
-        if dir == Direction::Down { "down" } else { "up" }
-    ))
+    Ok(format!("scrolled {list} {}", if dir == Direction::Down { "down" } else { "up" }))
 }
 
 fn back(s: &mut DeviceState) -> Result<String, InvalidAction> {
     if s.ui.overlay.is_some() {
-        return Ok(tap_overlay(
-            s,
-            if s.ui.overlay.as_deref() == Some("ad") {
-                "ad_close"
-            } else {
-                "popup_dismiss"
-            },
-        )
-        .unwrap_or_default());
+        return Ok(tap_overlay(s, if s.ui.overlay.as_deref() == Some("ad") { "ad_close" } else { "popup_dismiss" }).unwrap_or_default());
     }
     if s.ui.dialog.take().is_some() {
         return Ok("closed dialog".into());

@@ -67,10 +67,7 @@ pub struct Table<T> {
 
 impl<T> Default for Table<T> {
     fn default() -> Table<T> {
-        Table {
-            next_id: 1,
-            items: BTreeMap::new(),
-        }
+        Table { next_id: 1, items: BTreeMap::new() }
     }
 }
 
@@ -364,11 +361,7 @@ impl DeviceState {
         let mut people: Vec<&crate::world::Person> = w.people.iter().collect();
         people.sort_by_key(|p| p.name());
         for p in &people {
-            data.contacts.insert(Contact {
-                name: p.name(),
-                phone: p.phone.clone(),
-                email: p.email.clone(),
-            });
+            data.contacts.insert(Contact { name: p.name(), phone: p.phone.clone(), email: p.email.clone() });
         }
         for h in &w.happenings {
             if h.in_calendar {
@@ -411,16 +404,8 @@ impl DeviceState {
                 name: p.name(),
                 phone: p.phone.clone(),
                 messages: vec![
-                    Message {
-                        from_me: false,
-                        text: format!("Any news about the {}?", w.scenario.name()),
-                        time: t,
-                    },
-                    Message {
-                        from_me: true,
-                        text: "Working on it, will let you know.".into(),
-                        time: t + 7,
-                    },
+                    Message { from_me: false, text: format!("Any news about the {}?", w.scenario.name()), time: t },
+                    Message { from_me: true, text: "Working on it, will let you know.".into(), time: t + 7 },
                 ],
             });
         }
@@ -430,10 +415,7 @@ impl DeviceState {
             user_name: w.user.name(),
             user_email: w.user.email.clone(),
             data,
-            ui: UiState {
-                look: crate::install::look(w),
-                ..UiState::default()
-            },
+            ui: UiState { look: crate::install::look(w), ..UiState::default() },
         }
     }
 
@@ -448,11 +430,7 @@ impl DeviceState {
 
     /// The route shown for an app (its default when it was never opened).
     pub fn route(&self, app: &str) -> Option<&str> {
-        self.ui
-            .routes
-            .get(app)
-            .and_then(|r| r.last())
-            .map(String::as_str)
+        self.ui.routes.get(app).and_then(|r| r.last()).map(String::as_str)
     }
 
     /// Leaves the current screen's transient UI (fields, focus, scroll, dialog) behind.
@@ -481,9 +459,7 @@ impl DeviceState {
 
     /// Goes back one screen; false when already at the app's root.
     pub fn pop(&mut self) -> bool {
-        let Some(app) = self.ui.foreground.clone() else {
-            return false;
-        };
+        let Some(app) = self.ui.foreground.clone() else { return false };
         let stack = self.ui.routes.entry(app).or_default();
         if stack.len() > 1 {
             stack.pop();
@@ -497,10 +473,7 @@ impl DeviceState {
     /// Finds a contact by name, case-insensitively.
     pub fn contact_named(&self, name: &str) -> Option<(u32, &Contact)> {
         let want = crate::normalize(name);
-        self.data
-            .contacts
-            .iter()
-            .find(|(_, c)| crate::normalize(&c.name) == want)
+        self.data.contacts.iter().find(|(_, c)| crate::normalize(&c.name) == want)
     }
 }
 

@@ -6,18 +6,9 @@ pub type Minutes = i64;
 
 pub const DAY: Minutes = 24 * 60;
 
-const WEEKDAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
+const WEEKDAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+const MONTHS: [&str; 12] =
+    ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /// Days since the epoch for a civil date (proleptic Gregorian).
 pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
@@ -78,13 +69,7 @@ pub fn date_human(t: Minutes) -> String {
 /// `Thu 5 Mar, 14:30`
 pub fn short(t: Minutes) -> String {
     let (_, m, d) = civil_from_days(t.div_euclid(DAY));
-    format!(
-        "{} {} {}, {}",
-        &weekday_name(t)[..3],
-        d,
-        MONTHS[m as usize - 1],
-        time_hm(t)
-    )
+    format!("{} {} {}, {}", &weekday_name(t)[..3], d, MONTHS[m as usize - 1], time_hm(t))
 }
 
 /// Parses `YYYY-MM-DD` into the minute at midnight.
@@ -109,9 +94,7 @@ pub fn times_in_text(text: &str) -> Vec<i64> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        if !chars[i].is_ascii_digit()
-            || (i > 0 && (chars[i - 1].is_ascii_digit() || chars[i - 1] == ':'))
-        {
+        if !chars[i].is_ascii_digit() || (i > 0 && (chars[i - 1].is_ascii_digit() || chars[i - 1] == ':')) {
             i += 1;
             continue;
         }
@@ -119,11 +102,7 @@ pub fn times_in_text(text: &str) -> Vec<i64> {
         while i < chars.len() && chars[i].is_ascii_digit() {
             i += 1;
         }
-        let hour: i64 = chars[start..i]
-            .iter()
-            .collect::<String>()
-            .parse()
-            .unwrap_or(99);
+        let hour: i64 = chars[start..i].iter().collect::<String>().parse().unwrap_or(99);
         let mut minute = 0;
         let mut has_minutes = false;
         if i + 2 < chars.len() + 1 && i < chars.len() && chars[i] == ':' {
@@ -133,11 +112,7 @@ pub fn times_in_text(text: &str) -> Vec<i64> {
                 me += 1;
             }
             if me - ms == 2 {
-                minute = chars[ms..me]
-                    .iter()
-                    .collect::<String>()
-                    .parse()
-                    .unwrap_or(99);
+                minute = chars[ms..me].iter().collect::<String>().parse().unwrap_or(99);
                 has_minutes = true;
                 i = me;
             }
@@ -168,33 +143,16 @@ pub fn times_in_text(text: &str) -> Vec<i64> {
 /// names with a day (`May 4`, `4 May 2026`, `May 4th`). A missing year is taken from `near`.
 pub fn dates_in_text(text: &str, near: Minutes) -> Vec<i64> {
     let (near_year, _, _) = civil_from_days(near.div_euclid(DAY));
-    let words: Vec<String> = text
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty())
-        .map(|w| w.trim_matches('.').to_lowercase())
-        .collect();
+    let words: Vec<String> =
+        text.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).map(|w| w.trim_matches('.').to_lowercase()).collect();
     let month_of = |w: &str| {
-        MONTHS
-            .iter()
-            .position(|m| {
-                w.len() <= 9
-                    && w.chars().all(char::is_alphabetic)
-                    && w.starts_with(&m.to_lowercase())
-            })
-            .map(|i| i as u32 + 1)
+        MONTHS.iter().position(|m| w.len() <= 9 && w.chars().all(char::is_alphabetic) && w.starts_with(&m.to_lowercase())).map(|i| i as u32 + 1)
     };
     let day_of = |w: &str| {
-        let n = w
-            .trim_end_matches("st")
-            .trim_end_matches("nd")
-            .trim_end_matches("rd")
-            .trim_end_matches("th");
+        let n = w.trim_end_matches("st").trim_end_matches("nd").trim_end_matches("rd").trim_end_matches("th");
         n.parse::<u32>().ok().filter(|d| (1..=31).contains(d))
     };
-    let year_of = |w: Option<&String>| {
-        w.and_then(|w| w.parse::<i64>().ok())
-            .filter(|y| (1900..2200).contains(y))
-    };
+    let year_of = |w: Option<&String>| w.and_then(|w| w.parse::<i64>().ok()).filter(|y| (1900..2200).contains(y));
     let mut out = Vec::new();
     for (k, w) in words.iter().enumerate() {
         if let Some(t) = parse_date(w) {

@@ -7,26 +7,16 @@ use serde::{Deserialize, Serialize};
 use crate::time::{self, Minutes, DAY};
 
 const FIRST: [&str; 24] = [
-    "Ana", "Ben", "Chloe", "David", "Elena", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira",
-    "Liam", "Maya", "Noah", "Olga", "Pedro", "Quinn", "Rosa", "Samir", "Tara", "Umar", "Vera",
-    "Wen", "Yusuf",
+    "Ana", "Ben", "Chloe", "David", "Elena", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam", "Maya",
+    "Noah", "Olga", "Pedro", "Quinn", "Rosa", "Samir", "Tara", "Umar", "Vera", "Wen", "Yusuf",
 ];
 const LAST: [&str; 20] = [
-    "Ruiz", "Okafor", "Martin", "Kowalski", "Silva", "Haddad", "Lee", "Moreau", "Costa", "Berg",
-    "Tanaka", "Walsh", "Novak", "Patel", "Ivanova", "Garcia", "Fischer", "Nakamura", "Osei",
-    "Larsen",
+    "Ruiz", "Okafor", "Martin", "Kowalski", "Silva", "Haddad", "Lee", "Moreau", "Costa", "Berg", "Tanaka", "Walsh",
+    "Novak", "Patel", "Ivanova", "Garcia", "Fischer", "Nakamura", "Osei", "Larsen",
 ];
 const PLACES: [&str; 10] = [
-    "Room 4B",
-    "Cafe Lumen",
-    "Harbor Office",
-    "Main Library",
-    "Studio 9",
-    "Green Park",
-    "Hotel Astra",
-    "Room 2A",
-    "City Hall",
-    "The Old Mill",
+    "Room 4B", "Cafe Lumen", "Harbor Office", "Main Library", "Studio 9", "Green Park", "Hotel Astra", "Room 2A",
+    "City Hall", "The Old Mill",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,12 +29,7 @@ pub enum Scenario {
 }
 
 impl Scenario {
-    const ALL: [Scenario; 4] = [
-        Scenario::BusinessTrip,
-        Scenario::FamilyBirthday,
-        Scenario::NewJob,
-        Scenario::MovingHouse,
-    ];
+    const ALL: [Scenario; 4] = [Scenario::BusinessTrip, Scenario::FamilyBirthday, Scenario::NewJob, Scenario::MovingHouse];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -59,44 +44,20 @@ impl Scenario {
     fn topics(self) -> &'static [&'static str] {
         match self {
             Scenario::BusinessTrip => &[
-                "client meeting",
-                "budget review",
-                "project kickoff",
-                "supplier call",
-                "team dinner",
-                "airport pickup",
-                "contract signing",
-                "trade fair visit",
+                "client meeting", "budget review", "project kickoff", "supplier call", "team dinner", "airport pickup",
+                "contract signing", "trade fair visit",
             ],
             Scenario::FamilyBirthday => &[
-                "cake tasting",
-                "party planning",
-                "gift shopping",
-                "birthday lunch",
-                "venue visit",
-                "choir rehearsal",
-                "photo session",
-                "decorations run",
+                "cake tasting", "party planning", "gift shopping", "birthday lunch", "venue visit", "choir rehearsal",
+                "photo session", "decorations run",
             ],
             Scenario::NewJob => &[
-                "onboarding session",
-                "team standup",
-                "HR appointment",
-                "laptop pickup",
-                "mentor chat",
-                "security training",
-                "welcome lunch",
-                "design review",
+                "onboarding session", "team standup", "HR appointment", "laptop pickup", "mentor chat", "security training",
+                "welcome lunch", "design review",
             ],
             Scenario::MovingHouse => &[
-                "flat viewing",
-                "movers quote",
-                "key handover",
-                "internet install",
-                "furniture delivery",
-                "landlord meeting",
-                "painting job",
-                "cleaning visit",
+                "flat viewing", "movers quote", "key handover", "internet install", "furniture delivery", "landlord meeting",
+                "painting job", "cleaning visit",
             ],
         }
     }
@@ -161,27 +122,10 @@ pub struct Debt {
 }
 
 /// Train stations of the train app, and the cities of worlds.
-pub const STATIONS: [&str; 10] = [
-    "Northport",
-    "Eastfield",
-    "Southbay",
-    "Westmere",
-    "Lakeside",
-    "Hillcrest",
-    "Riverton",
-    "Stonebridge",
-    "Ashford",
-    "Kingsley",
-];
+pub const STATIONS: [&str; 10] =
+    ["Northport", "Eastfield", "Southbay", "Westmere", "Lakeside", "Hillcrest", "Riverton", "Stonebridge", "Ashford", "Kingsley"];
 pub const WORLD_PLACES: [&str; 10] = PLACES;
-const DEBT_REASONS: [&str; 6] = [
-    "concert tickets",
-    "the taxi",
-    "groceries",
-    "the birthday gift",
-    "lunch",
-    "the train fare",
-];
+const DEBT_REASONS: [&str; 6] = ["concert tickets", "the taxi", "groceries", "the birthday gift", "lunch", "the train fare"];
 
 impl World {
     /// The world of a seed: the same seed always gives the same world.
@@ -197,28 +141,15 @@ impl World {
             Person {
                 first: f.to_string(),
                 last: l.to_string(),
-                phone: format!(
-                    "+1 555 {:03} {:04}",
-                    100 + i * 37 % 900,
-                    rng.range(1000, 9999)
-                ),
+                phone: format!("+1 555 {:03} {:04}", 100 + i * 37 % 900, rng.range(1000, 9999)),
                 email: format!("{}.{}@example.com", f.to_lowercase(), l.to_lowercase()),
                 relation: relation.to_string(),
             }
         };
         let user = person(0, &mut rng, "self");
         let relations = ["colleague", "friend", "family", "neighbour"];
-        let people: Vec<Person> = (1..=12)
-            .map(|i| person(i, &mut rng, relations[i % 4]))
-            .collect();
-        let strangers = (13..18)
-            .map(|i| {
-                (
-                    firsts[i].to_string(),
-                    lasts[(i + 7) % lasts.len()].to_string(),
-                )
-            })
-            .collect();
+        let people: Vec<Person> = (1..=12).map(|i| person(i, &mut rng, relations[i % 4])).collect();
+        let strangers = (13..18).map(|i| (firsts[i].to_string(), lasts[(i + 7) % lasts.len()].to_string())).collect();
 
         // Reset time: a morning in 2026, the day seeded.
         let day = time::days_from_civil(2026, 3, 2) + rng.range(0, 250);
@@ -245,19 +176,11 @@ impl World {
         let mut reasons = DEBT_REASONS.to_vec();
         more.shuffle(&mut reasons);
         let debts = (0..2)
-            .map(|i| Debt {
-                with: 4 + i * 3 + more.below(2),
-                cents: more.range(8, 96) * 50 + more.range(0, 1) * 25,
-                reason: reasons[i].to_string(),
-            })
+            .map(|i| Debt { with: 4 + i * 3 + more.below(2), cents: more.range(8, 96) * 50 + more.range(0, 1) * 25, reason: reasons[i].to_string() })
             .collect();
         let mut code_places = PLACES.to_vec();
         more.shuffle(&mut code_places);
-        let codes = code_places
-            .iter()
-            .take(3)
-            .map(|p| (p.to_string(), format!("{}", more.range(1000, 9999))))
-            .collect();
+        let codes = code_places.iter().take(3).map(|p| (p.to_string(), format!("{}", more.range(1000, 9999)))).collect();
         World {
             seed,
             user,
@@ -289,13 +212,7 @@ impl World {
             time::short(self.now)
         );
         for p in &self.people {
-            out.push_str(&format!(
-                "  {:<18} {:<10} {:<17} {}\n",
-                p.name(),
-                p.relation,
-                p.phone,
-                p.email
-            ));
+            out.push_str(&format!("  {:<18} {:<10} {:<17} {}\n", p.name(), p.relation, p.phone, p.email));
         }
         out.push_str("\nhappenings (each announced by mail from the person it is with)\n");
         for h in &self.happenings {
@@ -306,11 +223,7 @@ impl World {
                 h.duration_min,
                 h.place,
                 self.person(h.with).name(),
-                if h.in_calendar {
-                    "in calendar"
-                } else {
-                    "mail only"
-                }
+                if h.in_calendar { "in calendar" } else { "mail only" }
             ));
         }
         out.push_str(&format!(
@@ -321,26 +234,14 @@ impl World {
         ));
         out.push_str("\nmoney owed (asked for in Messages, paid in Bank)\n");
         for d in &self.debts {
-            out.push_str(&format!(
-                "  {:<18} {} for {}\n",
-                self.person(d.with).name(),
-                crate::money(d.cents),
-                d.reason
-            ));
+            out.push_str(&format!("  {:<18} {} for {}\n", self.person(d.with).name(), crate::money(d.cents), d.reason));
         }
         out.push_str("\ncodes (in Notes)\n");
         for (place, code) in &self.codes {
             out.push_str(&format!("  {place}: {code}\n"));
         }
         out.push_str("\nstrangers (in no app)\n  ");
-        out.push_str(
-            &self
-                .strangers
-                .iter()
-                .map(|(f, l)| format!("{f} {l}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        );
+        out.push_str(&self.strangers.iter().map(|(f, l)| format!("{f} {l}")).collect::<Vec<_>>().join(", "));
         out.push('\n');
         out
     }

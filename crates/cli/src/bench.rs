@@ -8,10 +8,10 @@ use anyhow::{anyhow, Context};
 use clap::Subcommand;
 use guigym_apps::tasks;
 use guigym_core::{Action, ObserveOptions};
+use guigym_sim::SimEnv;
 use guigym_harness::accounting::{replay, Replay};
 use guigym_harness::tokenizer::{locate, Tokenizer};
 use guigym_harness::{GoldenPolicy, HarnessConfig, HistoryPolicy, ObservationMode};
-use guigym_sim::SimEnv;
 use guigym_ui::Screen;
 use serde::Serialize;
 
@@ -138,61 +138,24 @@ fn rss_bytes() -> Option<u64> {
 
 pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
     match command {
-        BenchCommand::Sim {
-            json,
-            iterations,
-            instances,
-        } => {
+        BenchCommand::Sim { json, iterations, instances } => {
             let figures = bench_sim(iterations.max(10), instances.max(1))?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&figures)?);
             } else {
-                println!(
-                    "sim backend, screen {}, {} iterations",
-                    figures.screen, figures.iterations
-                );
-                println!(
-                    "  reset (same task)     p50 {:>8.4} ms   p99 {:>8.4} ms",
-                    figures.reset_same_task_p50_ms, figures.reset_same_task_p99_ms
-                );
-                println!(
-                    "  reset (new task)      p50 {:>8.4} ms   p99 {:>8.4} ms",
-                    figures.reset_new_task_p50_ms, figures.reset_new_task_p99_ms
-                );
-                println!(
-                    "  step (tap)            p50 {:>8.4} ms",
-                    figures.step_p50_ms
-                );
-                println!(
-                    "  observe (UI tree)     p50 {:>8.4} ms",
-                    figures.observe_p50_ms
-                );
-                println!(
-                    "  observe + screenshot  p50 {:>8.2} ms   ({:.0} KiB PNG)",
-                    figures.observe_screenshot_p50_ms, figures.screenshot_png_kib
-                );
-                println!(
-                    "  {} instances up       {:>8.1} ms",
-                    figures.instances, figures.instances_up_ms
-                );
-                println!(
-                    "  memory per instance   {:>8.1} KiB",
-                    figures.memory_per_instance_kib
-                );
+                println!("sim backend, screen {}, {} iterations", figures.screen, figures.iterations);
+                println!("  reset (same task)     p50 {:>8.4} ms   p99 {:>8.4} ms", figures.reset_same_task_p50_ms, figures.reset_same_task_p99_ms);
+                println!("  reset (new task)      p50 {:>8.4} ms   p99 {:>8.4} ms", figures.reset_new_task_p50_ms, figures.reset_new_task_p99_ms);
+                println!("  step (tap)            p50 {:>8.4} ms", figures.step_p50_ms);
+                println!("  observe (UI tree)     p50 {:>8.4} ms", figures.observe_p50_ms);
+                println!("  observe + screenshot  p50 {:>8.2} ms   ({:.0} KiB PNG)", figures.observe_screenshot_p50_ms, figures.screenshot_png_kib);
+                println!("  {} instances up       {:>8.1} ms", figures.instances, figures.instances_up_ms);
+                println!("  memory per instance   {:>8.1} KiB", figures.memory_per_instance_kib);
             }
             Ok(ExitCode::SUCCESS)
         }
-        BenchCommand::Web {
-            json,
-            iterations,
-            seconds,
-            no_python,
-        } => {
-            let settings = crate::bench_web::Settings {
-                iterations: iterations.max(3),
-                seconds: seconds.max(0.5),
-                python: !no_python,
-            };
+        BenchCommand::Web { json, iterations, seconds, no_python } => {
+            let settings = crate::bench_web::Settings { iterations: iterations.max(3), seconds: seconds.max(0.5), python: !no_python };
             let figures = crate::bench_web::run(settings).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&figures)?);
@@ -211,17 +174,8 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        BenchCommand::Harness {
-            json,
-            trajectories,
-            observation,
-            tokenizer,
-        } => {
-            let figures = bench_harness(
-                trajectories.max(1),
-                observation.into(),
-                tokenizer.as_deref(),
-            )?;
+        BenchCommand::Harness { json, trajectories, observation, tokenizer } => {
+            let figures = bench_harness(trajectories.max(1), observation.into(), tokenizer.as_deref())?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&figures)?);
             } else {
@@ -231,14 +185,8 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
                 );
                 for p in &figures.policies {
                     println!("  {}", p.history);
-                    println!(
-                        "    prefix-cache hit rate        {:>7.1} %",
-                        p.prefix_cache_hit_rate * 100.0
-                    );
-                    println!(
-                        "    prompt tokens per step       {:>9.0}",
-                        p.mean_prompt_tokens_per_step
-                    );
+                    println!("    prefix-cache hit rate        {:>7.1} %", p.prefix_cache_hit_rate * 100.0);
+                    println!("    prompt tokens per step       {:>9.0}", p.mean_prompt_tokens_per_step);
                     println!("    training tokens / trajectory {:>9.0} packed   {:>9.0} one sequence per step", p.packed_training_tokens_per_trajectory, p.per_step_training_tokens_per_trajectory);
                     println!("    harness overhead per step    p50 {:.3} ms  p99 {:.3} ms  mean {:.3} ms", p.overhead_p50_ms, p.overhead_p99_ms, p.overhead_mean_ms);
                 }
@@ -277,11 +225,7 @@ struct HarnessFigures {
     training_token_change: f64,
 }
 
-fn bench_harness(
-    n: usize,
-    observation: ObservationMode,
-    tokenizer: Option<&std::path::Path>,
-) -> anyhow::Result<HarnessFigures> {
+fn bench_harness(n: usize, observation: ObservationMode, tokenizer: Option<&std::path::Path>) -> anyhow::Result<HarnessFigures> {
     let path = locate(tokenizer)?;
     let tok = Tokenizer::load(&path)?;
     let mut tasks = tasks::suite("all").ok_or_else(|| anyhow!("the all suite is missing"))?;
@@ -295,9 +239,7 @@ fn bench_harness(
         let mut golden = GoldenPolicy::new(task.walkthrough.clone());
         let mut steps = Vec::new();
         for _ in 0..task.step_budget {
-            let obs = env.observe_sync(ObserveOptions {
-                screenshot: observation.screenshots(),
-            })?;
+            let obs = env.observe_sync(ObserveOptions { screenshot: observation.screenshots() })?;
             let action = golden.decide(&obs);
             let outcome = env.step_sync(&action)?;
             steps.push((obs, action.to_json()));
@@ -309,48 +251,27 @@ fn bench_harness(
     }
     let total_steps: usize = recorded.iter().map(|r| r.1.len()).sum();
     let mut policies = Vec::new();
-    for (name, history) in [
-        ("window (k=10, o=2)", HistoryPolicy::Window { k: 10, o: 2 }),
-        ("last_k (k=5)", HistoryPolicy::LastK { k: 5 }),
-    ] {
-        let config = HarnessConfig {
-            history,
-            observation,
-            ..HarnessConfig::default()
-        };
-        let replays: Vec<Replay> = recorded
-            .iter()
-            .map(|(instr, steps)| replay(&config, instr, steps, &tok))
-            .collect();
+    for (name, history) in [("window (k=10, o=2)", HistoryPolicy::Window { k: 10, o: 2 }), ("last_k (k=5)", HistoryPolicy::LastK { k: 5 })] {
+        let config = HarnessConfig { history, observation, ..HarnessConfig::default() };
+        let replays: Vec<Replay> = recorded.iter().map(|(instr, steps)| replay(&config, instr, steps, &tok)).collect();
         let prompt: usize = replays.iter().flat_map(|r| &r.prompt_tokens).sum();
         let cached: usize = replays.iter().flat_map(|r| &r.cached_tokens).sum();
-        let mut overhead: Vec<f64> = replays
-            .iter()
-            .flat_map(|r| r.overhead_ms.iter().copied())
-            .collect();
+        let mut overhead: Vec<f64> = replays.iter().flat_map(|r| r.overhead_ms.iter().copied()).collect();
         let mean = overhead.iter().sum::<f64>() / overhead.len().max(1) as f64;
         policies.push(HistoryFigures {
             history: name.to_string(),
             prefix_cache_hit_rate: cached as f64 / prompt.max(1) as f64,
             mean_prompt_tokens_per_step: prompt as f64 / total_steps.max(1) as f64,
-            packed_training_tokens_per_trajectory: replays
-                .iter()
-                .map(|r| r.packed_training_tokens)
-                .sum::<usize>() as f64
-                / replays.len() as f64,
-            per_step_training_tokens_per_trajectory: replays
-                .iter()
-                .map(|r| r.per_step_training_tokens)
-                .sum::<usize>() as f64
+            packed_training_tokens_per_trajectory: replays.iter().map(|r| r.packed_training_tokens).sum::<usize>() as f64 / replays.len() as f64,
+            per_step_training_tokens_per_trajectory: replays.iter().map(|r| r.per_step_training_tokens).sum::<usize>() as f64
                 / replays.len() as f64,
             overhead_p50_ms: percentile(&mut overhead, 50.0),
             overhead_p99_ms: percentile(&mut overhead, 99.0),
             overhead_mean_ms: mean,
         });
     }
-    let training_token_change = policies[0].packed_training_tokens_per_trajectory
-        / policies[1].per_step_training_tokens_per_trajectory.max(1.0)
-        - 1.0;
+    let training_token_change =
+        policies[0].packed_training_tokens_per_trajectory / policies[1].per_step_training_tokens_per_trajectory.max(1.0) - 1.0;
     Ok(HarnessFigures {
         trajectories: recorded.len(),
         steps: total_steps,
@@ -363,22 +284,14 @@ fn bench_harness(
 
 impl From<ManagerBenchArgs> for crate::bench_manager::Settings {
     fn from(a: ManagerBenchArgs) -> Self {
-        crate::bench_manager::Settings {
-            instances: a.instances,
-            workers: a.workers.max(1),
-            clients: a.clients.max(1),
-            seconds: a.seconds.max(1),
-        }
+        crate::bench_manager::Settings { instances: a.instances, workers: a.workers.max(1), clients: a.clients.max(1), seconds: a.seconds.max(1) }
     }
 }
 
 fn bench_sim(iterations: usize, instances: usize) -> anyhow::Result<SimFigures> {
     let screen = Screen::PHONE;
     let suite = tasks::suite("smoke").ok_or_else(|| anyhow!("the smoke suite is missing"))?;
-    let task = suite
-        .first()
-        .ok_or_else(|| anyhow!("the smoke suite is empty"))?
-        .clone();
+    let task = suite.first().ok_or_else(|| anyhow!("the smoke suite is empty"))?.clone();
     let mut env = SimEnv::new(screen);
     env.reset_sync(&task).context("first reset")?;
 
@@ -400,9 +313,7 @@ fn bench_sim(iterations: usize, instances: usize) -> anyhow::Result<SimFigures> 
     // Step: a tap on the home screen's Contacts icon (hit test, app launch), from a fresh
     // reset each time.
     let home = env.observe_sync(ObserveOptions::default())?;
-    let icon = home
-        .node("app:Contacts")
-        .ok_or_else(|| anyhow!("the home screen has no Contacts icon"))?;
+    let icon = home.node("app:Contacts").ok_or_else(|| anyhow!("the home screen has no Contacts icon"))?;
     let (x, y) = icon.bounds.center();
     let first = Action::click_at(x, y);
     let mut steps = Vec::with_capacity(iterations);

@@ -52,47 +52,21 @@ pub struct ManagerFigures {
 
 impl ManagerFigures {
     pub fn text(&self) -> String {
-        let l = |x: &Latency| {
-            format!(
-                "p50 {:>7.2} ms   p99 {:>7.2} ms   ({} samples)",
-                x.p50_ms, x.p99_ms, x.samples
-            )
-        };
+        let l = |x: &Latency| format!("p50 {:>7.2} ms   p99 {:>7.2} ms   ({} samples)", x.p50_ms, x.p99_ms, x.samples);
         let mut out = format!(
             "manager + {} worker processes on loopback, {} instances leased, {} clients\n",
             self.workers, self.instances_leased, self.clients
         );
-        out.push_str(&format!(
-            "  1,000 fresh instances up        {:>8.1} ms\n",
-            self.fresh_1000_up_ms
-        ));
-        out.push_str(&format!(
-            "  lease request (1,000)           {}\n",
-            l(&self.lease_request_1000)
-        ));
-        out.push_str(&format!(
-            "  lease request (1) under load    {}\n",
-            l(&self.lease_request_under_load)
-        ));
-        out.push_str(&format!(
-            "  reset under load                {}\n",
-            l(&self.reset_under_load)
-        ));
-        out.push_str(&format!(
-            "  step under load                 {}\n",
-            l(&self.step_under_load)
-        ));
-        out.push_str(&format!(
-            "  steps per second                {:>8.0}   (errors {})\n",
-            self.steps_per_second, self.step_errors
-        ));
+        out.push_str(&format!("  1,000 fresh instances up        {:>8.1} ms\n", self.fresh_1000_up_ms));
+        out.push_str(&format!("  lease request (1,000)           {}\n", l(&self.lease_request_1000)));
+        out.push_str(&format!("  lease request (1) under load    {}\n", l(&self.lease_request_under_load)));
+        out.push_str(&format!("  reset under load                {}\n", l(&self.reset_under_load)));
+        out.push_str(&format!("  step under load                 {}\n", l(&self.step_under_load)));
+        out.push_str(&format!("  steps per second                {:>8.0}   (errors {})\n", self.steps_per_second, self.step_errors));
         for (name, mib) in &self.rss_mib {
             out.push_str(&format!("  RSS {:<28}{:>8.1} MiB\n", name, mib));
         }
-        out.push_str(&format!(
-            "  RSS per leased instance         {:>8.1} KiB\n",
-            self.rss_per_instance_kib
-        ));
+        out.push_str(&format!("  RSS per leased instance         {:>8.1} KiB\n", self.rss_per_instance_kib));
         out
     }
 }
@@ -107,32 +81,16 @@ struct Server {
 impl Server {
     fn start(name: &str, args: &[String]) -> anyhow::Result<Server> {
         let exe = std::env::current_exe().context("finding the guigym binary")?;
-        let mut child = Command::new(exe)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
+        let mut child = Command::new(exe).args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn()?;
         let mut line = String::new();
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| anyhow!("no stdout from {name}"))?;
+        let stdout = child.stdout.take().ok_or_else(|| anyhow!("no stdout from {name}"))?;
         BufReader::new(stdout).read_line(&mut line)?;
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .ok_or_else(|| anyhow!("{name} did not start: {line:?}"))?
-            .to_string();
-        Ok(Server {
-            name: name.to_string(),
-            child,
-            url,
-        })
+        let url = line.trim().strip_prefix("listening on ").ok_or_else(|| anyhow!("{name} did not start: {line:?}"))?.to_string();
+        Ok(Server { name: name.to_string(), child, url })
     }
 
     fn rss_mib(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
         status
             .lines()
             .find(|l| l.starts_with("VmRSS:"))
@@ -151,11 +109,7 @@ impl Drop for Server {
 }
 
 fn latency(mut samples: Vec<f64>) -> Latency {
-    Latency {
-        p50_ms: percentile(&mut samples, 50.0),
-        p99_ms: percentile(&mut samples, 99.0),
-        samples: samples.len(),
-    }
+    Latency { p50_ms: percentile(&mut samples, 50.0), p99_ms: percentile(&mut samples, 99.0), samples: samples.len() }
 }
 
 #[derive(Clone)]
@@ -165,32 +119,18 @@ struct Grant {
     data: ApiClient,
 }
 
-async fn lease(
-    manager: &ApiClient,
-    http: &reqwest::Client,
-    count: usize,
-) -> anyhow::Result<Vec<Grant>> {
+async fn lease(manager: &ApiClient, http: &reqwest::Client, count: usize) -> anyhow::Result<Vec<Grant>> {
     let v: Value = manager
-        .post(
-            "/v1/leases",
-            &json!({ "spec": {"backend": "sim"}, "count": count, "ttl_ms": 3_600_000 }),
-        )
+        .post("/v1/leases", &json!({ "spec": {"backend": "sim"}, "count": count, "ttl_ms": 3_600_000 }))
         .await
         .map_err(|e| anyhow!("leasing {count}: {e}"))?;
-    let leases = v["leases"]
-        .as_array()
-        .ok_or_else(|| anyhow!("no leases in the answer"))?;
+    let leases = v["leases"].as_array().ok_or_else(|| anyhow!("no leases in the answer"))?;
     Ok(leases
         .iter()
         .map(|g| Grant {
             lease: g["lease_id"].as_str().unwrap_or_default().to_string(),
             instance: g["instance_id"].as_u64().unwrap_or_default(),
-            data: ApiClient::with_http(
-                g["data_url"].as_str().unwrap_or_default(),
-                None,
-                Duration::from_secs(120),
-                http.clone(),
-            ),
+            data: ApiClient::with_http(g["data_url"].as_str().unwrap_or_default(), None, Duration::from_secs(120), http.clone()),
         })
         .collect())
 }
@@ -200,41 +140,19 @@ pub async fn run(s: Settings) -> anyhow::Result<ManagerFigures> {
         bail!("--instances must be at least 1000");
     }
     let per_worker = s.instances.div_ceil(s.workers) + 1000;
-    let manager = Server::start(
-        "manager",
-        &["serve", "--port", "0", "--capacity", "0"].map(String::from),
-    )?;
+    let manager = Server::start("manager", &["serve", "--port", "0", "--capacity", "0"].map(String::from))?;
     let mut workers = Vec::new();
     for i in 0..s.workers {
-        let args: Vec<String> = [
-            "worker",
-            "--manager",
-            &manager.url,
-            "--port",
-            "0",
-            "--capacity",
-            &per_worker.to_string(),
-        ]
-        .iter()
-        .map(|x| x.to_string())
-        .collect();
+        let args: Vec<String> =
+            ["worker", "--manager", &manager.url, "--port", "0", "--capacity", &per_worker.to_string()].iter().map(|x| x.to_string()).collect();
         workers.push(Server::start(&format!("worker {i}"), &args)?);
     }
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(s.clients * 2)
-        .build()?;
+    let http = reqwest::Client::builder().pool_max_idle_per_host(s.clients * 2).build()?;
     let api = ApiClient::with_http(&manager.url, None, Duration::from_secs(300), http.clone());
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let w: Value = api
-            .call(reqwest::Method::GET, "/v1/workers", None)
-            .await
-            .map_err(|e| anyhow!("{e}"))?;
-        if w.as_array()
-            .map(|a| a.iter().filter(|x| x["alive"] == true).count())
-            .unwrap_or(0)
-            >= s.workers
-        {
+        let w: Value = api.call(reqwest::Method::GET, "/v1/workers", None).await.map_err(|e| anyhow!("{e}"))?;
+        if w.as_array().map(|a| a.iter().filter(|x| x["alive"] == true).count()).unwrap_or(0) >= s.workers {
             break;
         }
         if Instant::now() > deadline {
@@ -262,38 +180,27 @@ pub async fn run(s: Settings) -> anyhow::Result<ManagerFigures> {
     let resets = Arc::new(Mutex::new(Vec::new()));
     let mut handles = Vec::new();
     for _ in 0..s.clients {
-        let (grants, next, resets, suite) =
-            (grants.clone(), next.clone(), resets.clone(), suite.clone());
+        let (grants, next, resets, suite) = (grants.clone(), next.clone(), resets.clone(), suite.clone());
         handles.push(tokio::spawn(async move {
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                let Some(g) = grants.get(i) else {
-                    return Ok::<(), anyhow::Error>(());
-                };
+                let Some(g) = grants.get(i) else { return Ok::<(), anyhow::Error>(()) };
                 let task = &suite[i % suite.len()];
                 let t = Instant::now();
                 let _: Value = g
                     .data
-                    .post(
-                        &format!("/v1/instances/{}/reset", g.instance),
-                        &json!({"lease": g.lease, "task": task}),
-                    )
+                    .post(&format!("/v1/instances/{}/reset", g.instance), &json!({"lease": g.lease, "task": task}))
                     .await
                     .map_err(|e| anyhow!("reset: {e}"))?;
-                resets
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(t.elapsed().as_secs_f64() * 1e3);
+                resets.lock().unwrap_or_else(|p| p.into_inner()).push(t.elapsed().as_secs_f64() * 1e3);
             }
         }));
     }
     for h in handles {
         h.await??;
     }
-    let rss_mib: Vec<(String, f64)> = std::iter::once(&manager)
-        .chain(workers.iter())
-        .map(|p| (p.name.clone(), p.rss_mib()))
-        .collect();
+    let rss_mib: Vec<(String, f64)> =
+        std::iter::once(&manager).chain(workers.iter()).map(|p| (p.name.clone(), p.rss_mib())).collect();
     let worker_rss: f64 = rss_mib.iter().skip(1).map(|r| r.1).sum();
 
     // Step load: every client taps on its instances in turn; one client also leases and
@@ -303,8 +210,7 @@ pub async fn run(s: Settings) -> anyhow::Result<ManagerFigures> {
     let errors = Arc::new(AtomicU64::new(0));
     let mut handles = Vec::new();
     for c in 0..s.clients {
-        let (grants, stop, steps, errors) =
-            (grants.clone(), stop.clone(), steps.clone(), errors.clone());
+        let (grants, stop, steps, errors) = (grants.clone(), stop.clone(), steps.clone(), errors.clone());
         let clients = s.clients;
         handles.push(tokio::spawn(async move {
             let mut i = c;
@@ -337,13 +243,7 @@ pub async fn run(s: Settings) -> anyhow::Result<ManagerFigures> {
                 if let Ok(g) = lease(&api, &http, 1).await {
                     samples.push(t.elapsed().as_secs_f64() * 1e3);
                     for x in g {
-                        let _: Result<Value, _> = api
-                            .call(
-                                reqwest::Method::DELETE,
-                                &format!("/v1/leases/{}", x.lease),
-                                None,
-                            )
-                            .await;
+                        let _: Result<Value, _> = api.call(reqwest::Method::DELETE, &format!("/v1/leases/{}", x.lease), None).await;
                     }
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;

@@ -15,13 +15,7 @@ use serde_json::Value;
 
 use crate::bench::percentile;
 
-pub const TASKS: [&str; 5] = [
-    "click-button",
-    "click-checkboxes",
-    "enter-text",
-    "book-flight",
-    "email-inbox",
-];
+pub const TASKS: [&str; 5] = ["click-button", "click-checkboxes", "enter-text", "book-flight", "email-inbox"];
 
 pub struct Settings {
     pub iterations: usize,
@@ -55,21 +49,13 @@ pub struct WebFigures {
 
 impl WebFigures {
     pub fn text(&self) -> String {
-        let mut out = format!(
-            "web backend (headless Chromium), browser launch {:.0} ms\n",
-            self.launch_ms
-        );
+        let mut out = format!("web backend (headless Chromium), browser launch {:.0} ms\n", self.launch_ms);
         out.push_str(&format!(
             "  {:<18} {:>24} {:>24} {:>22}\n",
             "task", "reset p50 / p99 ms", "python reset p50 / p99", "step+observe p50 (py)"
         ));
         for t in &self.tasks {
-            let py = |k: &str| {
-                t.python
-                    .as_ref()
-                    .and_then(|p| p[k].as_f64())
-                    .unwrap_or(f64::NAN)
-            };
+            let py = |k: &str| t.python.as_ref().and_then(|p| p[k].as_f64()).unwrap_or(f64::NAN);
             out.push_str(&format!(
                 "  {:<18} {:>11.1} / {:>8.1} {:>13.1} / {:>8.1} {:>10.1} ({:>6.1})\n",
                 t.task,
@@ -86,23 +72,13 @@ impl WebFigures {
             self.smoke_reset_p50_ms, self.smoke_reset_p99_ms, self.smoke_step_observe_p50_ms
         ));
         for (c, r) in &self.throughput {
-            let py = self
-                .python_throughput
-                .iter()
-                .find(|(pc, _)| pc == c)
-                .map(|(_, v)| *v);
+            let py = self.python_throughput.iter().find(|(pc, _)| pc == c).map(|(_, v)| *v);
             match py {
-                Some(p) if p > 0.0 => out.push_str(&format!(
-                    "  throughput x{c:<3} {r:>8.1} cycles/s   python {p:>6.1}   ratio {:>5.1}x\n",
-                    r / p
-                )),
+                Some(p) if p > 0.0 => out.push_str(&format!("  throughput x{c:<3} {r:>8.1} cycles/s   python {p:>6.1}   ratio {:>5.1}x\n", r / p)),
                 _ => out.push_str(&format!("  throughput x{c:<3} {r:>8.1} cycles/s\n")),
             }
         }
-        out.push_str(&format!(
-            "  memory per instance {:>8.1} MiB\n",
-            self.memory_per_instance_mib
-        ));
+        out.push_str(&format!("  memory per instance {:>8.1} MiB\n", self.memory_per_instance_mib));
         out
     }
 }
@@ -113,30 +89,15 @@ fn tree_pss_mib(root: u32) -> f64 {
     let mut children: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
     let mut rss: std::collections::HashMap<u32, f64> = std::collections::HashMap::new();
     for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
-            continue;
-        };
-        let field = |name: &str| {
-            status
-                .lines()
-                .find(|l| l.starts_with(name))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<f64>().ok())
-        };
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { continue };
+        let field = |name: &str| status.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok());
         if let Some(pp) = field("PPid:") {
             children.entry(pp as u32).or_default().push(pid);
         }
         let pss = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
             .ok()
-            .and_then(|t| {
-                t.lines()
-                    .find(|l| l.starts_with("Pss:"))
-                    .and_then(|l| l.split_whitespace().nth(1))
-                    .and_then(|v| v.parse::<f64>().ok())
-            });
+            .and_then(|t| t.lines().find(|l| l.starts_with("Pss:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()));
         rss.insert(pid, pss.unwrap_or(0.0) / 1024.0);
     }
     let mut total = 0.0;
@@ -167,48 +128,24 @@ fn python_side(settings: &Settings, concurrency: &str) -> anyhow::Result<Option<
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_default();
     let python = cache.join("guigym/venv/bin/python");
-    let script = [
-        "scripts/bench_miniwob_python.py",
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../scripts/bench_miniwob_python.py"
-        ),
-    ]
-    .into_iter()
-    .map(PathBuf::from)
-    .find(|p| p.is_file())
-    .ok_or_else(|| anyhow!("scripts/bench_miniwob_python.py not found"))?;
+    let script = ["scripts/bench_miniwob_python.py", concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/bench_miniwob_python.py")]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or_else(|| anyhow!("scripts/bench_miniwob_python.py not found"))?;
     if !python.is_file() {
         bail!("the Python side needs the venv of ./scripts/setup.sh (or pass --no-python)");
     }
     let out = std::process::Command::new(&python)
         .arg(&script)
-        .args([
-            "--tasks",
-            &TASKS.join(","),
-            "--iterations",
-            &settings.iterations.to_string(),
-        ])
-        .args([
-            "--seconds",
-            &settings.seconds.to_string(),
-            "--concurrency",
-            concurrency,
-        ])
+        .args(["--tasks", &TASKS.join(","), "--iterations", &settings.iterations.to_string()])
+        .args(["--seconds", &settings.seconds.to_string(), "--concurrency", concurrency])
         .output()
         .context("running the Python benchmark")?;
     if !out.status.success() {
-        bail!(
-            "the Python benchmark failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .last()
-                .unwrap_or("")
-        );
+        bail!("the Python benchmark failed: {}", String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or(""));
     }
-    Ok(Some(
-        serde_json::from_slice(&out.stdout).context("reading the Python benchmark's JSON")?,
-    ))
+    Ok(Some(serde_json::from_slice(&out.stdout).context("reading the Python benchmark's JSON")?))
 }
 
 pub async fn run(s: Settings) -> anyhow::Result<WebFigures> {
@@ -249,12 +186,7 @@ pub async fn run(s: Settings) -> anyhow::Result<WebFigures> {
         let t = Instant::now();
         let obs = env.reset(task).await?;
         resets.push(ms(t));
-        let icon = obs
-            .ui_tree
-            .iter()
-            .find(|n| n.id.starts_with("app:"))
-            .map(|n| n.bounds.center())
-            .unwrap_or((540.0, 400.0));
+        let icon = obs.ui_tree.iter().find(|n| n.id.starts_with("app:")).map(|n| n.bounds.center()).unwrap_or((540.0, 400.0));
         let t = Instant::now();
         click_and_observe(env.as_mut(), icon.0, icon.1).await?;
         steps.push(ms(t));
@@ -282,8 +214,7 @@ pub async fn run(s: Settings) -> anyhow::Result<WebFigures> {
             handles.push(tokio::spawn(async move {
                 let mut n = 0u64;
                 while Instant::now() < end {
-                    e.reset(&miniwob::task("click-button", 1000 * k as u64 + n))
-                        .await?;
+                    e.reset(&miniwob::task("click-button", 1000 * k as u64 + n)).await?;
                     click_and_observe(e.as_mut(), 80.0, 130.0).await?;
                     n += 1;
                 }

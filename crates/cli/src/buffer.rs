@@ -110,16 +110,10 @@ pub async fn run(command: BufferCommand) -> anyhow::Result<ExitCode> {
     let BufferCommand::Serve(args) = command;
     let mut buffer = TrajectoryBuffer::new(args.max_staleness);
     if let Some(path) = &args.samples {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let mut group = Vec::new();
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let s: Sample = serde_json::from_str(line)
-                .with_context(|| format!("{}:{}: not a sample", path.display(), i + 1))?;
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let s: Sample = serde_json::from_str(line).with_context(|| format!("{}:{}: not a sample", path.display(), i + 1))?;
             group.push(s);
         }
         buffer.push_group(group);

@@ -83,18 +83,8 @@ impl Sink {
             let mut messages = chat(&prompts[last], &self.dir)?;
             messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": a.trajectory.steps[last].raw_output}]}));
             // Assistant turns of the new steps are trained; overlapped ones are context.
-            let assistant: Vec<usize> = messages
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| m["role"] == "assistant")
-                .map(|(i, _)| i)
-                .collect();
-            let trained: Vec<usize> = assistant
-                .into_iter()
-                .enumerate()
-                .filter(|(j, _)| *j as u32 >= s.first_step)
-                .map(|(_, i)| i)
-                .collect();
+            let assistant: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| m["role"] == "assistant").map(|(i, _)| i).collect();
+            let trained: Vec<usize> = assistant.into_iter().enumerate().filter(|(j, _)| *j as u32 >= s.first_step).map(|(_, i)| i).collect();
             lines_sft.push(json!({"trajectory_id": trajectory_id, "task_id": a.task_id, "window": s.window, "messages": messages, "train_turns": trained}).to_string());
             lines_samples.push(serde_json::to_string(s)?);
         }
@@ -119,10 +109,7 @@ impl Progress for Sink {
             return;
         }
         if let Err(e) = self.write(a, prompts) {
-            self.error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert(e.to_string());
+            self.error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.to_string());
         }
     }
     fn wants_prompts(&self) -> bool {
@@ -132,18 +119,9 @@ impl Progress for Sink {
 
 pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
-    let Prepared {
-        tasks,
-        config,
-        provider,
-        policy,
-        store,
-    } = args.run.prepare()?;
-    std::fs::create_dir_all(args.out.join("images"))
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    let open = |name: &str| {
-        std::fs::File::create(args.out.join(name)).with_context(|| format!("creating {name}"))
-    };
+    let Prepared { tasks, config, provider, policy, store } = args.run.prepare()?;
+    std::fs::create_dir_all(args.out.join("images")).with_context(|| format!("creating {}", args.out.display()))?;
+    let open = |name: &str| std::fs::File::create(args.out.join(name)).with_context(|| format!("creating {name}"));
     let sink = Arc::new(Sink {
         dir: args.out.clone(),
         tokenizer,
@@ -152,8 +130,7 @@ pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
         counts: Mutex::new((0, 0, 0)),
         error: Mutex::new(None),
     });
-    let (run_id, report) =
-        eval(tasks, &config, provider, policy, Some(store), sink.clone()).await?;
+    let (run_id, report) = eval(tasks, &config, provider, policy, Some(store), sink.clone()).await?;
     if let Some(e) = sink.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
         anyhow::bail!("writing the collected data: {e}");
     }
@@ -168,10 +145,7 @@ pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
         "sft_records": sft,
         "token_samples": samples,
     });
-    std::fs::write(
-        args.out.join("summary.json"),
-        serde_json::to_string_pretty(&summary)?,
-    )?;
+    std::fs::write(args.out.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
     println!("{}", serde_json::to_string_pretty(&summary)?);
     Ok(ExitCode::SUCCESS)
 }

@@ -58,9 +58,7 @@ pub fn policy(kind: PolicyArg, openai: &OpenAiArgs) -> anyhow::Result<Arc<dyn Po
         PolicyArg::Random => Arc::new(PolicyKind::Random),
         PolicyArg::Openai => {
             if openai.base_urls.is_empty() {
-                bail!(
-                    "--policy openai needs at least one --base-url (e.g. http://127.0.0.1:8000/v1)"
-                );
+                bail!("--policy openai needs at least one --base-url (e.g. http://127.0.0.1:8000/v1)");
             }
             let config = guigym_harness::openai::OpenAiConfig {
                 base_urls: openai.base_urls.clone(),
@@ -78,10 +76,7 @@ pub fn policy(kind: PolicyArg, openai: &OpenAiArgs) -> anyhow::Result<Arc<dyn Po
     })
 }
 
-pub fn harness_config(
-    path: &Option<PathBuf>,
-    screenshots: bool,
-) -> anyhow::Result<guigym_harness::HarnessConfig> {
+pub fn harness_config(path: &Option<PathBuf>, screenshots: bool) -> anyhow::Result<guigym_harness::HarnessConfig> {
     let mut config = match path {
         Some(p) => guigym_harness::HarnessConfig::load(p)?,
         None => guigym_harness::HarnessConfig::default(),
@@ -126,16 +121,9 @@ pub struct ScreenArgs {
 impl ScreenArgs {
     pub fn screen(&self) -> anyhow::Result<Screen> {
         if !(200..=8000).contains(&self.width) || !(200..=8000).contains(&self.height) {
-            bail!(
-                "screen {}×{} is out of range: width and height must be within 200..=8000",
-                self.width,
-                self.height
-            );
+            bail!("screen {}×{} is out of range: width and height must be within 200..=8000", self.width, self.height);
         }
-        Ok(Screen {
-            width: self.width,
-            height: self.height,
-        })
+        Ok(Screen { width: self.width, height: self.height })
     }
 }
 
@@ -209,21 +197,9 @@ impl RunArgs {
         let screen = self.screen.screen()?;
         let provider: Arc<dyn EnvProvider> = match &self.manager {
             Some(url) => {
-                let token = self
-                    .token
-                    .clone()
-                    .or_else(|| std::env::var("GUIGYM_TOKEN").ok());
-                let spec = guigym_manager::EnvSpec {
-                    width: screen.width,
-                    height: screen.height,
-                    ..guigym_manager::EnvSpec::sim()
-                };
-                Arc::new(guigym_manager::ManagerProvider::new(
-                    url,
-                    token,
-                    spec,
-                    std::time::Duration::from_secs(120),
-                ))
+                let token = self.token.clone().or_else(|| std::env::var("GUIGYM_TOKEN").ok());
+                let spec = guigym_manager::EnvSpec { width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
+                Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120)))
             }
             None if self.suite == "miniwob" => provider_for(BackendArg::Web, screen)?,
             None => provider_for(self.backend, screen)?,
@@ -261,19 +237,11 @@ pub fn open_store(args: &StoreArgs) -> anyhow::Result<Store> {
 
 pub fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
     if name == "miniwob" {
-        let dir = guigym_web::miniwob::html_dir().ok_or_else(|| {
-            anyhow!(
-                "MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)"
-            )
-        })?;
+        let dir = guigym_web::miniwob::html_dir()
+            .ok_or_else(|| anyhow!("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)"))?;
         return Ok(guigym_web::miniwob::suite(&dir));
     }
-    tasks::suite(name).ok_or_else(|| {
-        anyhow!(
-            "unknown suite \"{name}\"; suites: {}, miniwob",
-            tasks::SUITES.join(", ")
-        )
-    })
+    tasks::suite(name).ok_or_else(|| anyhow!("unknown suite \"{name}\"; suites: {}, miniwob", tasks::SUITES.join(", ")))
 }
 
 struct Bar(ProgressBar);
@@ -284,40 +252,22 @@ impl Progress for Bar {
         self.0.inc(1);
     }
     fn infra_failure(&self, task_id: &str, error: &str) {
-        self.0.println(format!(
-            "infrastructure failure in {task_id} (re-run): {error}"
-        ));
+        self.0.println(format!("infrastructure failure in {task_id} (re-run): {error}"));
     }
 }
 
 fn bar(total: u64) -> ProgressBar {
     let bar = ProgressBar::new(total);
-    if let Ok(style) =
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
-    {
+    if let Ok(style) = ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}") {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
 }
 
 pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
-    let Prepared {
-        tasks,
-        config,
-        provider,
-        policy,
-        store,
-    } = args.run.prepare()?;
+    let Prepared { tasks, config, provider, policy, store } = args.run.prepare()?;
     let progress = bar(tasks.len() as u64 * config.attempts as u64);
-    let (run_id, report) = run_eval(
-        tasks,
-        &config,
-        provider,
-        policy,
-        Some(store),
-        Arc::new(Bar(progress.clone())),
-    )
-    .await?;
+    let (run_id, report) = run_eval(tasks, &config, provider, policy, Some(store), Arc::new(Bar(progress.clone()))).await?;
     progress.finish_and_clear();
     let json = serde_json::to_string_pretty(&report)?;
     if let Some(out) = &args.out {
@@ -388,30 +338,19 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             } else {
                 let mut out = std::io::stdout().lock();
                 for t in &tasks {
-                    writeln!(
-                        out,
-                        "{:<40} {:>3} steps  {}",
-                        t.id, t.difficulty, t.instruction
-                    )?;
+                    writeln!(out, "{:<40} {:>3} steps  {}", t.id, t.difficulty, t.instruction)?;
                 }
                 writeln!(out, "{} tasks in suite {suite}", tasks.len())?;
             }
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Show { id } => {
-            let task = tasks::find_task(&id)
-                .ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
+            let task = tasks::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
             println!("{}", serde_json::to_string_pretty(&task)?);
             Ok(ExitCode::SUCCESS)
         }
-        TasksCommand::Screenshot {
-            id,
-            steps,
-            out,
-            screen,
-        } => {
-            let task = tasks::find_task(&id)
-                .ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
+        TasksCommand::Screenshot { id, steps, out, screen } => {
+            let task = tasks::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
             let mut env = guigym_sim::SimEnv::new(screen.screen()?);
             env.reset_sync(&task)?;
             let mut golden = guigym_harness::GoldenPolicy::new(task.walkthrough.clone());
@@ -425,12 +364,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             println!("{} after {steps} steps: {}", task.id, obs.screen);
             Ok(ExitCode::SUCCESS)
         }
-        TasksCommand::Validate {
-            suite,
-            json,
-            backend,
-            screen,
-        } => {
+        TasksCommand::Validate { suite, json, backend, screen } => {
             let tasks = suite_tasks(&suite)?;
             let provider = provider_for(backend, screen.screen()?)?;
             let mut env = provider.create().await?;
@@ -440,15 +374,9 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             }
             let mut results = Vec::new();
             for task in &tasks {
-                let v = validate_task(env.as_mut(), task)
-                    .await
-                    .with_context(|| format!("validating {}", task.id))?;
+                let v = validate_task(env.as_mut(), task).await.with_context(|| format!("validating {}", task.id))?;
                 if !v.passed {
-                    progress.println(format!(
-                        "FAIL {} — {}",
-                        v.task_id,
-                        v.failure.clone().unwrap_or_default()
-                    ));
+                    progress.println(format!("FAIL {} — {}", v.task_id, v.failure.clone().unwrap_or_default()));
                 }
                 progress.inc(1);
                 results.push(v);
@@ -456,26 +384,11 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             progress.finish_and_clear();
             let _ = env.release().await;
             let failed = results.iter().filter(|v| !v.passed).count();
-            let families: std::collections::BTreeSet<&str> =
-                results.iter().map(|v| v.family.as_str()).collect();
-            let apps: std::collections::BTreeSet<&str> = tasks
-                .iter()
-                .flat_map(|t| t.apps.iter().map(String::as_str))
-                .collect();
-            let mut kinds: std::collections::BTreeMap<String, usize> =
-                std::collections::BTreeMap::new();
-            for f in families
-                .iter()
-                .filter_map(|f| guigym_apps::tasks::family(f))
-            {
-                *kinds
-                    .entry(
-                        serde_json::to_value(f.kind())?
-                            .as_str()
-                            .unwrap_or("")
-                            .to_string(),
-                    )
-                    .or_default() += 1;
+            let families: std::collections::BTreeSet<&str> = results.iter().map(|v| v.family.as_str()).collect();
+            let apps: std::collections::BTreeSet<&str> = tasks.iter().flat_map(|t| t.apps.iter().map(String::as_str)).collect();
+            let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+            for f in families.iter().filter_map(|f| guigym_apps::tasks::family(f)) {
+                *kinds.entry(serde_json::to_value(f.kind())?.as_str().unwrap_or("").to_string()).or_default() += 1;
             }
             if json {
                 let summary = serde_json::json!({
@@ -491,11 +404,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
                 println!("{}", serde_json::to_string_pretty(&summary)?);
             } else {
                 for v in results.iter().filter(|v| !v.passed) {
-                    println!(
-                        "FAIL {:<40} {}",
-                        v.task_id,
-                        v.failure.clone().unwrap_or_default()
-                    );
+                    println!("FAIL {:<40} {}", v.task_id, v.failure.clone().unwrap_or_default());
                 }
                 println!(
                     "{} of {} tasks from {} families over {} apps pass validation",
@@ -505,11 +414,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
                     apps.len()
                 );
             }
-            Ok(if failed == 0 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
     }
 }
@@ -541,10 +446,7 @@ pub fn runs(command: RunsCommand) -> anyhow::Result<ExitCode> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&runs)?);
             } else {
-                println!(
-                    "{:>5} {:<6} {:<10} {:<8} {:<6} {:>9} {:>9}",
-                    "id", "kind", "suite", "policy", "backend", "attempts", "success"
-                );
+                println!("{:>5} {:<6} {:<10} {:<8} {:<6} {:>9} {:>9}", "id", "kind", "suite", "policy", "backend", "attempts", "success");
                 for r in runs {
                     println!(
                         "{:>5} {:<6} {:<10} {:<8} {:<6} {:>9} {:>9}{}",
@@ -555,11 +457,7 @@ pub fn runs(command: RunsCommand) -> anyhow::Result<ExitCode> {
                         r.backend,
                         r.attempts,
                         r.successes,
-                        if r.finished_at.is_none() {
-                            "  (unfinished)"
-                        } else {
-                            ""
-                        }
+                        if r.finished_at.is_none() { "  (unfinished)" } else { "" }
                     );
                 }
             }

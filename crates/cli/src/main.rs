@@ -19,11 +19,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(
-    name = "guigym",
-    version,
-    about = "Evaluate and train GUI agents on resettable simulated devices"
-)]
+#[command(name = "guigym", version, about = "Evaluate and train GUI agents on resettable simulated devices")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -90,8 +86,7 @@ enum WorldsCommand {
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -106,9 +101,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     match cli.command {
         Command::Eval(args) => runtime.block_on(commands::eval(args)),
         Command::Collect(args) => runtime.block_on(collect::run(args)),
@@ -116,9 +109,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Buffer { command } => runtime.block_on(buffer::run(command)),
         Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
         Command::Runs { command } => commands::runs(command),
-        Command::Worlds {
-            command: WorldsCommand::Show { seed, json },
-        } => {
+        Command::Worlds { command: WorldsCommand::Show { seed, json } } => {
             let world = guigym_apps::World::generate(seed);
             if json {
                 println!("{}", serde_json::to_string_pretty(&world)?);

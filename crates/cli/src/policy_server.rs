@@ -83,16 +83,12 @@ struct Server {
 }
 
 pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
-    let suite =
-        tasks::suite(&args.suite).ok_or_else(|| anyhow!("unknown suite \"{}\"", args.suite))?;
+    let suite = tasks::suite(&args.suite).ok_or_else(|| anyhow!("unknown suite \"{}\"", args.suite))?;
     let server = Arc::new(Server {
         codec: args.codec.into(),
         mode: args.mode,
         delay: Duration::from_millis(args.delay_ms),
-        tasks: suite
-            .into_iter()
-            .map(|t| (t.instruction.clone(), t))
-            .collect(),
+        tasks: suite.into_iter().map(|t| (t.instruction.clone(), t)).collect(),
         sessions: Mutex::new(HashMap::new()),
         requests: AtomicU64::new(0),
     });
@@ -101,9 +97,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
         .route("/v1/chat/completions", post(complete))
         .layer(axum::extract::DefaultBodyLimit::max(512 << 20))
         .with_state(server);
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
-        .await
-        .context("binding the policy server")?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await.context("binding the policy server")?;
     println!("listening on http://{}/v1", listener.local_addr()?);
     use std::io::Write;
     std::io::stdout().flush()?;
@@ -119,72 +113,43 @@ fn error(status: StatusCode, message: &str) -> Response {
 fn content_text(m: &Value) -> String {
     match m.get("content") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"),
         _ => String::new(),
     }
 }
 
-async fn complete(
-    State(server): State<Arc<Server>>,
-    headers: HeaderMap,
-    Json(body): Json<Value>,
-) -> Response {
+async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
     let n = server.requests.fetch_add(1, Ordering::SeqCst);
     match server.mode {
         Mode::Error => return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted failure"),
-        Mode::Flaky if n % 3 == 2 => {
-            return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted flake")
-        }
+        Mode::Flaky if n % 3 == 2 => return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted flake"),
         Mode::Slow => tokio::time::sleep(server.delay).await,
         _ => {}
     }
     let Some(messages) = body.get("messages").and_then(Value::as_array) else {
         return error(StatusCode::BAD_REQUEST, "the request has no messages");
     };
-    let session = headers
-        .get("x-session-id")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("default")
-        .to_string();
+    let session = headers.get("x-session-id").and_then(|v| v.to_str().ok()).unwrap_or("default").to_string();
     let instruction = messages
         .iter()
         .map(content_text)
         .find_map(|t| t.strip_prefix("Task: ").map(str::to_string))
         .unwrap_or_default();
     let Some(task) = server.tasks.get(&instruction) else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            &format!("unknown task {instruction:?}"),
-        );
+        return error(StatusCode::BAD_REQUEST, &format!("unknown task {instruction:?}"));
     };
-    let observation = messages
-        .last()
-        .map(|m| parse_ui(&content_text(m)))
-        .unwrap_or_default();
+    let observation = messages.last().map(|m| parse_ui(&content_text(m))).unwrap_or_default();
     let serialized = Value::Array(messages.clone()).to_string();
     let (text, cached) = {
         let mut sessions = server.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        let (golden, last) = sessions
-            .entry(session)
-            .or_insert_with(|| (GoldenPolicy::new(task.walkthrough.clone()), String::new()));
-        let cached = last
-            .bytes()
-            .zip(serialized.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
+        let (golden, last) = sessions.entry(session).or_insert_with(|| (GoldenPolicy::new(task.walkthrough.clone()), String::new()));
+        let cached = last.bytes().zip(serialized.bytes()).take_while(|(a, b)| a == b).count();
         *last = serialized.clone();
         let action = golden.decide(&observation);
         let text = if server.mode == Mode::Garbage {
             "Let me think about which button looks right.".to_string()
         } else {
-            server
-                .codec
-                .encode(&action, &observation)
-                .unwrap_or_else(|| action.to_json())
+            server.codec.encode(&action, &observation).unwrap_or_else(|| action.to_json())
         };
         (text, cached)
     };
@@ -209,29 +174,14 @@ pub fn parse_ui(text: &str) -> Observation {
     let mut nodes: Vec<UiNode> = Vec::new();
     for line in text.lines() {
         let line = line.trim_start();
-        let Some((index, rest)) = line.split_once(' ') else {
-            continue;
-        };
-        let Ok(index) = index.parse::<usize>() else {
-            continue;
-        };
-        let Some(rest) = rest.strip_prefix('[') else {
-            continue;
-        };
-        let Some((id, rest)) = rest.split_once("] ") else {
-            continue;
-        };
-        let Some(at) = rest.rfind(" @(") else {
-            continue;
-        };
+        let Some((index, rest)) = line.split_once(' ') else { continue };
+        let Ok(index) = index.parse::<usize>() else { continue };
+        let Some(rest) = rest.strip_prefix('[') else { continue };
+        let Some((id, rest)) = rest.split_once("] ") else { continue };
+        let Some(at) = rest.rfind(" @(") else { continue };
         let (head, tail) = (&rest[..at], &rest[at + 3..]);
-        let Some((nums, flags)) = tail.split_once(')') else {
-            continue;
-        };
-        let v: Vec<i32> = nums
-            .split(',')
-            .filter_map(|n| n.trim().parse::<f32>().ok().map(|f| f as i32))
-            .collect();
+        let Some((nums, flags)) = tail.split_once(')') else { continue };
+        let v: Vec<i32> = nums.split(',').filter_map(|n| n.trim().parse::<f32>().ok().map(|f| f as i32)).collect();
         if v.len() != 4 {
             continue;
         }
@@ -246,12 +196,7 @@ pub fn parse_ui(text: &str) -> Observation {
             id: id.to_string(),
             role: role.to_string(),
             text: label.to_string(),
-            bounds: Bounds {
-                x: v[0],
-                y: v[1],
-                w: v[2],
-                h: v[3],
-            },
+            bounds: Bounds { x: v[0], y: v[1], w: v[2], h: v[3] },
             clickable: flags.contains("clickable"),
             scrollable: flags.contains("scrollable"),
             editable: flags.contains("editable"),
@@ -259,8 +204,5 @@ pub fn parse_ui(text: &str) -> Observation {
             ..Default::default()
         };
     }
-    Observation {
-        ui_tree: nodes,
-        ..Default::default()
-    }
+    Observation { ui_tree: nodes, ..Default::default() }
 }

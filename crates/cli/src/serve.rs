@@ -20,33 +20,19 @@ pub fn backends() -> Backends {
             "sim",
             Arc::new(|spec: &EnvSpec| {
                 if spec.platform != "mobile" {
-                    return Err(format!(
-                        "the sim backend hosts platform \"mobile\", not \"{}\"",
-                        spec.platform
-                    ));
+                    return Err(format!("the sim backend hosts platform \"mobile\", not \"{}\"", spec.platform));
                 }
-                Ok(Arc::new(SimProvider {
-                    screen: Screen {
-                        width: spec.width,
-                        height: spec.height,
-                    },
-                }) as Arc<dyn guigym_core::EnvProvider>)
+                Ok(Arc::new(SimProvider { screen: Screen { width: spec.width, height: spec.height } }) as Arc<dyn guigym_core::EnvProvider>)
             }),
         )
         .with(
             "web",
             Arc::new(|spec: &EnvSpec| {
                 if guigym_web::find_chromium().is_none() {
-                    return Err(
-                        "the web backend needs Chromium on this worker: apt-get install chromium"
-                            .into(),
-                    );
+                    return Err("the web backend needs Chromium on this worker: apt-get install chromium".into());
                 }
                 // One browser per spec on this worker, shared by its instances.
-                Ok(Arc::new(guigym_web::WebProvider::new(Screen {
-                    width: spec.width,
-                    height: spec.height,
-                })) as Arc<dyn guigym_core::EnvProvider>)
+                Ok(Arc::new(guigym_web::WebProvider::new(Screen { width: spec.width, height: spec.height })) as Arc<dyn guigym_core::EnvProvider>)
             }),
         )
 }
@@ -107,15 +93,11 @@ pub struct ServeArgs {
 }
 
 fn token(arg: &Option<String>) -> Option<String> {
-    arg.clone()
-        .or_else(|| std::env::var("GUIGYM_TOKEN").ok())
-        .filter(|t| !t.is_empty())
+    arg.clone().or_else(|| std::env::var("GUIGYM_TOKEN").ok()).filter(|t| !t.is_empty())
 }
 
 async fn bind(host: &str, port: u16) -> anyhow::Result<(tokio::net::TcpListener, String)> {
-    let listener = tokio::net::TcpListener::bind((host, port))
-        .await
-        .with_context(|| format!("binding {host}:{port}"))?;
+    let listener = tokio::net::TcpListener::bind((host, port)).await.with_context(|| format!("binding {host}:{port}"))?;
     let url = format!("http://{}", listener.local_addr()?);
     Ok((listener, url))
 }
@@ -141,8 +123,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let manager = Manager::new(config);
     let link = RemoteLink::factory(token.clone());
     let router = if args.worker.capacity > 0 {
-        let worker =
-            Worker::with_metrics(args.worker.config(), backends(), manager.metrics.clone());
+        let worker = Worker::with_metrics(args.worker.config(), backends(), manager.metrics.clone());
         manager.add_local_worker(worker.clone(), &advertise);
         tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
         api::embedded_router(manager.clone(), worker, token, link)
@@ -182,12 +163,7 @@ pub async fn worker(args: WorkerProcessArgs) -> anyhow::Result<ExitCode> {
     let advertise = args.advertise.clone().unwrap_or_else(|| url.clone());
     let worker = Worker::new(args.worker.config(), backends());
     let manager = ApiClient::new(&args.manager, token.clone(), Duration::from_secs(10));
-    tokio::spawn(run_agent(
-        manager,
-        advertise,
-        worker.clone(),
-        Duration::from_millis(args.heartbeat_ms.max(50)),
-    ));
+    tokio::spawn(run_agent(manager, advertise, worker.clone(), Duration::from_millis(args.heartbeat_ms.max(50))));
     tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
     announce(&url);
     axum::serve(listener, api::worker_router(worker, token)).await?;

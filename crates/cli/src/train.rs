@@ -53,30 +53,12 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         other => bail!("{}: policy.kind \"{other}\" is not one of golden, random, openai (learned needs a learner section)", args.config.display()),
     };
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
-    let trainer = Trainer {
-        config: &config,
-        pool,
-        provider,
-        policy,
-        store: Arc::new(open_store(&args.store)?),
-        tokenizer: &tokenizer,
-    };
-    println!(
-        "{:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>9} {:>8}",
-        "round", "tasks", "attempts", "reward", "kept", "drop", "samples", "tokens", "seconds"
-    );
+    let trainer = Trainer { config: &config, pool, provider, policy, store: Arc::new(open_store(&args.store)?), tokenizer: &tokenizer };
+    println!("{:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>9} {:>8}", "round", "tasks", "attempts", "reward", "kept", "drop", "samples", "tokens", "seconds");
     let print = |s: &RoundStats| {
         println!(
             "{:>5} {:>6} {:>8} {:>8.3} {:>8} {:>6} {:>8} {:>9} {:>8.1}",
-            s.round,
-            s.tasks,
-            s.attempts,
-            s.mean_reward,
-            s.groups_kept,
-            s.groups_dropped,
-            s.samples,
-            s.tokens,
-            s.seconds
+            s.round, s.tasks, s.attempts, s.mean_reward, s.groups_kept, s.groups_dropped, s.samples, s.tokens, s.seconds
         )
     };
     let rounds = trainer.run(args.resume, &print).await?;
@@ -97,30 +79,15 @@ async fn recipe(
     args: &TrainArgs,
 ) -> anyhow::Result<ExitCode> {
     if config.policy.kind != "learned" {
-        bail!(
-            "{}: a learner section trains the built-in policy; set policy.kind: learned",
-            args.config.display()
-        );
+        bail!("{}: a learner section trains the built-in policy; set policy.kind: learned", args.config.display());
     }
     let test = suite_tasks(&config.test_suite)?;
     let store = Arc::new(open_store(&args.store)?);
-    let report = guigym_learner::recipe::run(
-        learner,
-        &train,
-        &test,
-        provider,
-        Some(store.clone()),
-        &|line| println!("{line}"),
-    )
-    .await
-    .map_err(|e| anyhow!(e))?;
+    let report = guigym_learner::recipe::run(learner, &train, &test, provider, Some(store.clone()), &|line| println!("{line}"))
+        .await
+        .map_err(|e| anyhow!(e))?;
     for point in &report.curve {
-        store.finish_train_round(
-            &config.name,
-            point.round,
-            &serde_json::to_value(point)?,
-            &[],
-        )?;
+        store.finish_train_round(&config.name, point.round, &serde_json::to_value(point)?, &[])?;
     }
     std::fs::create_dir_all(&config.output)?;
     let path = config.output.join("recipe.json");

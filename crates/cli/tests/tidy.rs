@@ -6,15 +6,10 @@
 use std::path::{Path, PathBuf};
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.flatten() {
         let p = e.path();
-        if p.is_dir()
-            && p.file_name()
-                .is_some_and(|n| n != "target" && !n.to_string_lossy().starts_with('.'))
-        {
+        if p.is_dir() && p.file_name().is_some_and(|n| n != "target" && !n.to_string_lossy().starts_with('.')) {
             rust_files(&p, out);
         } else if p.extension().is_some_and(|x| x == "rs") {
             out.push(p);

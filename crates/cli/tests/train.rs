@@ -8,17 +8,10 @@ mod common;
 use common::guigym;
 
 fn config(dir: &std::path::Path, rounds: u32) -> std::path::PathBuf {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../configs/train-tiny.yaml"
-    ))
-    .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train-tiny.yaml")).unwrap();
     let text = text
         .replace("rounds: 2", &format!("rounds: {rounds}"))
-        .replace(
-            "output: .guigym/train-tiny",
-            &format!("output: {}", dir.join("out").display()),
-        );
+        .replace("output: .guigym/train-tiny", &format!("output: {}", dir.join("out").display()));
     let path = dir.join(format!("train-{rounds}.yaml"));
     std::fs::write(&path, text).unwrap();
     path
@@ -27,17 +20,8 @@ fn config(dir: &std::path::Path, rounds: u32) -> std::path::PathBuf {
 fn rows(stdout: &[u8]) -> Vec<Vec<String>> {
     String::from_utf8_lossy(stdout)
         .lines()
-        .filter(|l| {
-            l.trim_start()
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_digit())
-        })
-        .map(|l| {
-            l.split_whitespace()
-                .map(str::to_string)
-                .collect::<Vec<String>>()
-        })
+        .filter(|l| l.trim_start().chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<String>>())
         .filter(|cols| cols.len() == 9)
         .collect()
 }
@@ -48,64 +32,28 @@ fn rounds_adapt_budgets_and_resume_where_they_stopped() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let store = dir.join("store");
-    let out = guigym()
-        .args(["train", "--config"])
-        .arg(config(&dir, 2))
-        .arg("--store")
-        .arg(&store)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = guigym().args(["train", "--config"]).arg(config(&dir, 2)).arg("--store").arg(&store).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let r = rows(&out.stdout);
     assert_eq!(r.len(), 2);
     assert_eq!(r[0][2], "12", "three new tasks get the full group of 4");
-    assert_eq!(
-        r[1][2], "6",
-        "mastered tasks drop to the mastered budget of 2"
-    );
+    assert_eq!(r[1][2], "6", "mastered tasks drop to the mastered budget of 2");
     let round0 = std::fs::read_to_string(dir.join("out/round-0.jsonl")).unwrap();
-    assert_eq!(
-        round0.lines().count(),
-        12,
-        "one window sample per attempt here"
-    );
+    assert_eq!(round0.lines().count(), 12, "one window sample per attempt here");
     let s: serde_json::Value = serde_json::from_str(round0.lines().next().unwrap()).unwrap();
     assert_eq!(s["advantage"], 0.0, "equal rewards give zero advantages");
     assert_eq!(s["weight_version"], 0);
 
     // Running it again needs --resume; resuming runs only the rounds not yet done.
-    let again = guigym()
-        .args(["train", "--config"])
-        .arg(config(&dir, 2))
-        .arg("--store")
-        .arg(&store)
-        .output()
-        .unwrap();
+    let again = guigym().args(["train", "--config"]).arg(config(&dir, 2)).arg("--store").arg(&store).output().unwrap();
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
-    let resumed = guigym()
-        .args(["train", "--resume", "--config"])
-        .arg(config(&dir, 3))
-        .arg("--store")
-        .arg(&store)
-        .output()
-        .unwrap();
-    assert!(
-        resumed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&resumed.stderr)
-    );
+    let resumed = guigym().args(["train", "--resume", "--config"]).arg(config(&dir, 3)).arg("--store").arg(&store).output().unwrap();
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
     let r = rows(&resumed.stdout);
     assert_eq!(r.len(), 1);
     assert_eq!(r[0][0], "2");
-    assert_eq!(
-        r[0][2], "6",
-        "the sampler's statistics came back from the store"
-    );
+    assert_eq!(r[0][2], "6", "the sampler's statistics came back from the store");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -115,17 +63,10 @@ fn a_bad_config_names_the_file_line_and_field() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.yaml");
     std::fs::write(&path, "version: 1\nname: x\nsuites: [smoke]\npolicy:\n  kind: golden\nrounds: 1\noutput: o\ngroup_sise: 4\n").unwrap();
-    let out = guigym()
-        .args(["train", "--config"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = guigym().args(["train", "--config"]).arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("bad.yaml") && err.contains("group_sise") && err.contains('8'),
-        "{err}"
-    );
+    assert!(err.contains("bad.yaml") && err.contains("group_sise") && err.contains('8'), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -134,45 +75,15 @@ fn the_quickstart_recipe_reports_held_out_success_before_and_after_warmup_and_rl
     let dir = std::env::temp_dir().join(format!("guigym-quickstart-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../configs/quickstart.yaml"
-    ))
-    .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/quickstart.yaml")).unwrap();
     let config = dir.join("quickstart.yaml");
-    std::fs::write(
-        &config,
-        text.replace(
-            "output: .guigym/quickstart",
-            &format!("output: {}", dir.join("out").display()),
-        ),
-    )
-    .unwrap();
-    let out = guigym()
-        .args(["train", "--config"])
-        .arg(&config)
-        .arg("--store")
-        .arg(dir.join("store"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("out/recipe.json")).unwrap())
-            .unwrap();
-    let (before, warm, rl) = (
-        report["before_warmup"].as_f64().unwrap(),
-        report["after_warmup"].as_f64().unwrap(),
-        report["after_rl"].as_f64().unwrap(),
-    );
+    std::fs::write(&config, text.replace("output: .guigym/quickstart", &format!("output: {}", dir.join("out").display()))).unwrap();
+    let out = guigym().args(["train", "--config"]).arg(&config).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out/recipe.json")).unwrap()).unwrap();
+    let (before, warm, rl) = (report["before_warmup"].as_f64().unwrap(), report["after_warmup"].as_f64().unwrap(), report["after_rl"].as_f64().unwrap());
     assert_eq!(before, 0.0, "an untrained policy solves nothing");
-    assert!(
-        warm > 0.1,
-        "cloning walkthroughs teaches it something: {warm}"
-    );
+    assert!(warm > 0.1, "cloning walkthroughs teaches it something: {warm}");
     assert!((0.0..=1.0).contains(&rl));
     assert_eq!(report["curve"].as_array().unwrap().len(), 60);
     assert!(report["test_tasks"].as_u64().unwrap() > 20);

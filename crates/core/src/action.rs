@@ -185,8 +185,7 @@ impl Action {
 
     /// Parse one canonical action from JSON text. Errors are worded for the agent's feedback.
     pub fn from_json(text: &str) -> Result<Action, crate::InvalidAction> {
-        serde_json::from_str(text)
-            .map_err(|e| crate::InvalidAction::new(format!("malformed action JSON: {e}")))
+        serde_json::from_str(text).map_err(|e| crate::InvalidAction::new(format!("malformed action JSON: {e}")))
     }
 
     pub fn to_json(&self) -> String {
@@ -195,25 +194,15 @@ impl Action {
     }
 
     pub fn click_element(id: impl Into<String>) -> Action {
-        Action::Click {
-            at: None,
-            element: Some(id.into()),
-        }
+        Action::Click { at: None, element: Some(id.into()) }
     }
 
     pub fn click_at(x: f32, y: f32) -> Action {
-        Action::Click {
-            at: Some(Point(x, y)),
-            element: None,
-        }
+        Action::Click { at: Some(Point(x, y)), element: None }
     }
 
     pub fn type_into(id: impl Into<String>, text: impl Into<String>) -> Action {
-        Action::Type {
-            text: text.into(),
-            element: Some(id.into()),
-            clear: false,
-        }
+        Action::Type { text: text.into(), element: Some(id.into()), clear: false }
     }
 }
 
@@ -225,27 +214,15 @@ mod tests {
     fn json_is_tagged_by_action() {
         let a = Action::click_at(10.0, 20.0);
         assert_eq!(a.to_json(), r#"{"action":"click","at":[10.0,20.0]}"#);
-        let t = Action::Terminate {
-            status: TerminateStatus::Infeasible,
-        };
-        assert_eq!(
-            t.to_json(),
-            r#"{"action":"terminate","status":"infeasible"}"#
-        );
-        assert_eq!(
-            Action::from_json(r#"{"action":"back"}"#).unwrap(),
-            Action::Back
-        );
+        let t = Action::Terminate { status: TerminateStatus::Infeasible };
+        assert_eq!(t.to_json(), r#"{"action":"terminate","status":"infeasible"}"#);
+        assert_eq!(Action::from_json(r#"{"action":"back"}"#).unwrap(), Action::Back);
     }
 
     #[test]
     fn malformed_action_json_gets_a_clear_error() {
         let err = Action::from_json(r#"{"action":"click","at":[1]}"#).unwrap_err();
-        assert!(
-            err.message.contains("malformed action JSON"),
-            "{}",
-            err.message
-        );
+        assert!(err.message.contains("malformed action JSON"), "{}", err.message);
         let err = Action::from_json(r#"{"action":"fly"}"#).unwrap_err();
         assert!(err.message.contains("fly"), "{}", err.message);
         let err = Action::from_json(r#"{"action":"type","text":"a","colour":1}"#).unwrap_err();
@@ -256,20 +233,11 @@ mod tests {
 
     #[test]
     fn target_needs_exactly_one_of_at_and_element() {
-        let both = Action::Click {
-            at: Some(Point(1.0, 1.0)),
-            element: Some("x".into()),
-        };
+        let both = Action::Click { at: Some(Point(1.0, 1.0)), element: Some("x".into()) };
         assert!(both.target().is_err());
-        let none = Action::Click {
-            at: None,
-            element: None,
-        };
+        let none = Action::Click { at: None, element: None };
         assert!(none.target().is_err());
-        assert_eq!(
-            Action::click_element("a").target().unwrap(),
-            Some(Target::Element("a"))
-        );
+        assert_eq!(Action::click_element("a").target().unwrap(), Some(Target::Element("a")));
         assert_eq!(Action::Back.target().unwrap(), None);
     }
 
@@ -277,53 +245,21 @@ mod tests {
     fn every_name_is_listed() {
         let samples = [
             Action::click_at(0.0, 0.0),
-            Action::DoubleClick {
-                at: Some(Point(0.0, 0.0)),
-                element: None,
-            },
-            Action::LongPress {
-                at: Some(Point(0.0, 0.0)),
-                element: None,
-            },
-            Action::RightClick {
-                at: Some(Point(0.0, 0.0)),
-                element: None,
-            },
-            Action::Drag {
-                from: Point(0.0, 0.0),
-                to: Point(1.0, 1.0),
-            },
-            Action::Swipe {
-                from: Point(0.0, 0.0),
-                to: Point(1.0, 1.0),
-            },
-            Action::Scroll {
-                at: None,
-                element: Some("l".into()),
-                direction: Direction::Down,
-                amount: 1,
-            },
-            Action::Type {
-                text: "x".into(),
-                element: None,
-                clear: true,
-            },
-            Action::Key {
-                keys: vec!["ctrl".into(), "s".into()],
-            },
+            Action::DoubleClick { at: Some(Point(0.0, 0.0)), element: None },
+            Action::LongPress { at: Some(Point(0.0, 0.0)), element: None },
+            Action::RightClick { at: Some(Point(0.0, 0.0)), element: None },
+            Action::Drag { from: Point(0.0, 0.0), to: Point(1.0, 1.0) },
+            Action::Swipe { from: Point(0.0, 0.0), to: Point(1.0, 1.0) },
+            Action::Scroll { at: None, element: Some("l".into()), direction: Direction::Down, amount: 1 },
+            Action::Type { text: "x".into(), element: None, clear: true },
+            Action::Key { keys: vec!["ctrl".into(), "s".into()] },
             Action::Back,
             Action::Home,
-            Action::OpenApp {
-                name: "Mail".into(),
-            },
+            Action::OpenApp { name: "Mail".into() },
             Action::Wait { ms: 5 },
             Action::Answer { text: "42".into() },
-            Action::AskUser {
-                text: "which?".into(),
-            },
-            Action::Terminate {
-                status: TerminateStatus::Success,
-            },
+            Action::AskUser { text: "which?".into() },
+            Action::Terminate { status: TerminateStatus::Success },
         ];
         for (a, name) in samples.iter().zip(Action::NAMES) {
             assert_eq!(a.name(), name);

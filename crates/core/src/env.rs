@@ -38,9 +38,7 @@ pub trait Env: Send {
     /// Put the instance straight into the task's completed state (execution validation).
     /// Backends that cannot do it say so as a bad task.
     async fn apply_golden(&mut self) -> Result<(), EnvError> {
-        Err(EnvError::BadTask(
-            "this backend cannot apply goldens".into(),
-        ))
+        Err(EnvError::BadTask("this backend cannot apply goldens".into()))
     }
     /// Gives the instance back (a remote lease ends); the instance is not used afterwards.
     async fn release(&mut self) -> Result<(), EnvError> {

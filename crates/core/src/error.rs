@@ -13,9 +13,7 @@ pub struct InvalidAction {
 
 impl InvalidAction {
     pub fn new(message: impl Into<String>) -> InvalidAction {
-        InvalidAction {
-            message: message.into(),
-        }
+        InvalidAction { message: message.into() }
     }
 }
 

@@ -14,17 +14,11 @@ pub struct Bounds {
 
 impl Bounds {
     pub fn contains(&self, px: f32, py: f32) -> bool {
-        px >= self.x as f32
-            && py >= self.y as f32
-            && px < (self.x + self.w) as f32
-            && py < (self.y + self.h) as f32
+        px >= self.x as f32 && py >= self.y as f32 && px < (self.x + self.w) as f32 && py < (self.y + self.h) as f32
     }
 
     pub fn center(&self) -> (f32, f32) {
-        (
-            self.x as f32 + self.w as f32 / 2.0,
-            self.y as f32 + self.h as f32 / 2.0,
-        )
+        (self.x as f32 + self.w as f32 / 2.0, self.y as f32 + self.h as f32 / 2.0)
     }
 }
 
@@ -114,10 +108,7 @@ impl Observation {
         let mut depth = vec![0usize; self.ui_tree.len()];
         let mut out = String::new();
         for (i, n) in self.ui_tree.iter().enumerate() {
-            depth[i] = n
-                .parent
-                .map(|p| depth.get(p).copied().unwrap_or(0) + 1)
-                .unwrap_or(0);
+            depth[i] = n.parent.map(|p| depth.get(p).copied().unwrap_or(0) + 1).unwrap_or(0);
             if n.role == "container" && n.text.is_empty() {
                 continue;
             }
@@ -160,8 +151,6 @@ mod base64_bytes {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         let text = String::deserialize(d)?;
-        base64::engine::general_purpose::STANDARD
-            .decode(text)
-            .map_err(serde::de::Error::custom)
+        base64::engine::general_purpose::STANDARD.decode(text).map_err(serde::de::Error::custom)
     }
 }

@@ -8,9 +8,7 @@ pub struct Rng {
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng {
-            state: seed ^ 0x9E37_79B9_7F4A_7C15,
-        }
+        Rng { state: seed ^ 0x9E37_79B9_7F4A_7C15 }
     }
 
     /// A child generator for a named purpose: the same parent seed and label always give the
@@ -71,23 +69,10 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream_and_labels_differ() {
-        let a: Vec<u64> = (0..5)
-            .map({
-                let mut r = Rng::new(7);
-                move |_| r.next_u64()
-            })
-            .collect();
-        let b: Vec<u64> = (0..5)
-            .map({
-                let mut r = Rng::new(7);
-                move |_| r.next_u64()
-            })
-            .collect();
+        let a: Vec<u64> = (0..5).map({ let mut r = Rng::new(7); move |_| r.next_u64() }).collect();
+        let b: Vec<u64> = (0..5).map({ let mut r = Rng::new(7); move |_| r.next_u64() }).collect();
         assert_eq!(a, b);
-        assert_ne!(
-            Rng::derive(7, "people").next_u64(),
-            Rng::derive(7, "events").next_u64()
-        );
+        assert_ne!(Rng::derive(7, "people").next_u64(), Rng::derive(7, "events").next_u64());
         // Pinned value: a change of algorithm would silently change every world.
         assert_eq!(Rng::new(0).next_u64(), 7960286522194355700);
     }

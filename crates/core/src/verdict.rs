@@ -28,44 +28,23 @@ impl Verdict {
     /// side effect.
     pub fn from_checks(checks: Vec<Check>, unexpected_side_effects: Vec<String>) -> Verdict {
         let passed = checks.iter().filter(|c| c.passed).count();
-        let progress = if checks.is_empty() {
-            0.0
-        } else {
-            passed as f32 / checks.len() as f32
-        };
-        let success =
-            !checks.is_empty() && passed == checks.len() && unexpected_side_effects.is_empty();
-        Verdict {
-            score: if success { 1.0 } else { 0.0 },
-            success,
-            checks,
-            unexpected_side_effects,
-            progress,
-        }
+        let progress = if checks.is_empty() { 0.0 } else { passed as f32 / checks.len() as f32 };
+        let success = !checks.is_empty() && passed == checks.len() && unexpected_side_effects.is_empty();
+        Verdict { score: if success { 1.0 } else { 0.0 }, success, checks, unexpected_side_effects, progress }
     }
 
     /// The first failing check, or the first side effect, worded for a report.
     pub fn first_failure(&self) -> Option<String> {
         if let Some(c) = self.checks.iter().find(|c| !c.passed) {
-            return Some(if c.detail.is_empty() {
-                c.name.clone()
-            } else {
-                format!("{}: {}", c.name, c.detail)
-            });
+            return Some(if c.detail.is_empty() { c.name.clone() } else { format!("{}: {}", c.name, c.detail) });
         }
-        self.unexpected_side_effects
-            .first()
-            .map(|p| format!("unexpected side effect at {p}"))
+        self.unexpected_side_effects.first().map(|p| format!("unexpected side effect at {p}"))
     }
 }
 
 impl Check {
     pub fn new(name: impl Into<String>, passed: bool, detail: impl Into<String>) -> Check {
-        Check {
-            name: name.into(),
-            passed,
-            detail: detail.into(),
-        }
+        Check { name: name.into(), passed, detail: detail.into() }
     }
 }
 
@@ -75,16 +54,10 @@ mod tests {
 
     #[test]
     fn success_needs_all_checks_and_no_side_effects() {
-        let ok = Verdict::from_checks(
-            vec![Check::new("a", true, ""), Check::new("b", true, "")],
-            vec![],
-        );
+        let ok = Verdict::from_checks(vec![Check::new("a", true, ""), Check::new("b", true, "")], vec![]);
         assert!(ok.success);
         assert_eq!(ok.score, 1.0);
-        let half = Verdict::from_checks(
-            vec![Check::new("a", true, ""), Check::new("b", false, "no")],
-            vec![],
-        );
+        let half = Verdict::from_checks(vec![Check::new("a", true, ""), Check::new("b", false, "no")], vec![]);
         assert!(!half.success);
         assert_eq!(half.progress, 0.5);
         assert_eq!(half.first_failure().unwrap(), "b: no");

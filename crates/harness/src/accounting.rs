@@ -33,18 +33,10 @@ pub struct Replay {
 }
 
 /// Replays (observation, reply) pairs through a fresh episode under `config`.
-pub fn replay(
-    config: &HarnessConfig,
-    instruction: &str,
-    steps: &[(Observation, String)],
-    tokenizer: &Tokenizer,
-) -> Replay {
+pub fn replay(config: &HarnessConfig, instruction: &str, steps: &[(Observation, String)], tokenizer: &Tokenizer) -> Replay {
     let mut episode = Episode::new(Arc::new(config.clone()), instruction);
     let mut cache = PrefixCache::default();
-    let mut out = Replay {
-        steps: steps.len(),
-        ..Replay::default()
-    };
+    let mut out = Replay { steps: steps.len(), ..Replay::default() };
     // (window index, tokens of that window's latest prompt + reply)
     let mut windows: Vec<(u32, usize)> = Vec::new();
     for (obs, reply) in steps {

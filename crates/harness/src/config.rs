@@ -87,12 +87,7 @@ pub struct ImagePolicy {
 
 impl Default for ImagePolicy {
     fn default() -> ImagePolicy {
-        ImagePolicy {
-            max_pixels: 1280 * 28 * 28,
-            min_pixels: 4 * 28 * 28,
-            factor: 28,
-            resize_at: ResizeAt::Server,
-        }
+        ImagePolicy { max_pixels: 1280 * 28 * 28, min_pixels: 4 * 28 * 28, factor: 28, resize_at: ResizeAt::Server }
     }
 }
 
@@ -126,10 +121,7 @@ impl Default for HarnessConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("harness config {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     #[error("harness config {path}: {message}")]
     Parse { path: String, message: String },
     #[error("harness config {path}: {message}")]
@@ -141,45 +133,25 @@ impl HarnessConfig {
     /// errors name the file, the line and the field.
     pub fn load(path: &Path) -> Result<HarnessConfig, ConfigError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: shown.clone(),
-            source,
-        })?;
-        let yaml = matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("yaml" | "yml")
-        );
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: shown.clone(), source })?;
+        let yaml = matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"));
         let config: HarnessConfig = if yaml {
-            serde_saphyr::from_str(&text).map_err(|e| ConfigError::Parse {
-                path: shown.clone(),
-                message: e.to_string(),
-            })?
+            serde_saphyr::from_str(&text).map_err(|e| ConfigError::Parse { path: shown.clone(), message: e.to_string() })?
         } else {
-            serde_json::from_str(&text).map_err(|e| ConfigError::Parse {
-                path: shown.clone(),
-                message: e.to_string(),
-            })?
+            serde_json::from_str(&text).map_err(|e| ConfigError::Parse { path: shown.clone(), message: e.to_string() })?
         };
-        config.check().map_err(|message| ConfigError::Invalid {
-            path: shown,
-            message,
-        })?;
+        config.check().map_err(|message| ConfigError::Invalid { path: shown, message })?;
         Ok(config)
     }
 
     /// Rejects settings that cannot work together.
     pub fn check(&self) -> Result<(), String> {
         if self.version != 1 {
-            return Err(format!(
-                "version: {} is not supported (this build reads version 1)",
-                self.version
-            ));
+            return Err(format!("version: {} is not supported (this build reads version 1)", self.version));
         }
         match self.history {
             HistoryPolicy::Window { k, o } if k == 0 || o >= k => {
-                return Err(format!(
-                    "history: window needs k > 0 and o < k, got k = {k}, o = {o}"
-                ))
+                return Err(format!("history: window needs k > 0 and o < k, got k = {k}, o = {o}"))
             }
             HistoryPolicy::LastK { k: 0 } => return Err("history: last_k needs k > 0".into()),
             _ => {}

@@ -73,18 +73,8 @@ pub fn resize_png(png: &[u8], width: u32, height: u32) -> Option<Vec<u8>> {
     let mut dst = tiny_skia::Pixmap::new(width, height)?;
     let sx = width as f32 / src.width() as f32;
     let sy = height as f32 / src.height() as f32;
-    let paint = tiny_skia::PixmapPaint {
-        quality: tiny_skia::FilterQuality::Bilinear,
-        ..Default::default()
-    };
-    dst.draw_pixmap(
-        0,
-        0,
-        src.as_ref(),
-        &paint,
-        tiny_skia::Transform::from_scale(sx, sy),
-        None,
-    );
+    let paint = tiny_skia::PixmapPaint { quality: tiny_skia::FilterQuality::Bilinear, ..Default::default() };
+    dst.draw_pixmap(0, 0, src.as_ref(), &paint, tiny_skia::Transform::from_scale(sx, sy), None);
     dst.encode_png().ok()
 }
 
@@ -110,15 +100,8 @@ mod tests {
     fn client_side_resize_makes_the_png_small() {
         let mut pixmap = tiny_skia::Pixmap::new(1080, 2400).unwrap();
         pixmap.fill(tiny_skia::Color::from_rgba8(10, 20, 30, 255));
-        let shot = Screenshot {
-            width: 1080,
-            height: 2400,
-            png: pixmap.encode_png().unwrap(),
-        };
-        let p = ImagePolicy {
-            resize_at: ResizeAt::Client,
-            ..ImagePolicy::default()
-        };
+        let shot = Screenshot { width: 1080, height: 2400, png: pixmap.encode_png().unwrap() };
+        let p = ImagePolicy { resize_at: ResizeAt::Client, ..ImagePolicy::default() };
         let img = ModelImage::new(&shot, &p);
         let back = tiny_skia::Pixmap::decode_png(&img.png).unwrap();
         assert_eq!((back.width(), back.height()), (672, 1484));

@@ -38,9 +38,7 @@ pub struct Harness {
 
 impl Harness {
     pub fn new(config: HarnessConfig) -> Harness {
-        Harness {
-            config: Arc::new(config),
-        }
+        Harness { config: Arc::new(config) }
     }
 
     /// A fresh conversation for one attempt of a task.

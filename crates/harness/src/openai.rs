@@ -52,10 +52,7 @@ impl Default for OpenAiConfig {
 
 /// The endpoint a trajectory sticks to: highest rendezvous score of (trajectory, endpoint).
 pub fn pick_endpoint<'a>(endpoints: &'a [String], trajectory_id: &str) -> Option<&'a str> {
-    endpoints
-        .iter()
-        .max_by_key(|e| fnv1a(&[trajectory_id.as_bytes(), b"\0", e.as_bytes()]))
-        .map(String::as_str)
+    endpoints.iter().max_by_key(|e| fnv1a(&[trajectory_id.as_bytes(), b"\0", e.as_bytes()])).map(String::as_str)
 }
 
 fn fnv1a(parts: &[&[u8]]) -> u64 {
@@ -85,24 +82,12 @@ pub fn wire_messages(prompt: &Prompt) -> Vec<Value> {
                     .iter()
                     .map(|p| match p {
                         Part::Text(t) => json!({"type": "text", "text": t}),
-                        Part::Image(img) => {
-                            json!({"type": "image_url", "image_url": {"url": data_url(&img.png)}})
-                        }
+                        Part::Image(img) => json!({"type": "image_url", "image_url": {"url": data_url(&img.png)}}),
                     })
                     .collect();
                 json!({"role": m.role.name(), "content": content})
             } else {
-                let text: String = m
-                    .parts
-                    .iter()
-                    .filter_map(|p| {
-                        if let Part::Text(t) = p {
-                            Some(t.as_str())
-                        } else {
-                            None
-                        }
-                    })
-                    .collect();
+                let text: String = m.parts.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.as_str()) } else { None }).collect();
                 json!({"role": m.role.name(), "content": text})
             }
         })
@@ -110,10 +95,7 @@ pub fn wire_messages(prompt: &Prompt) -> Vec<Value> {
 }
 
 fn data_url(png: &[u8]) -> String {
-    format!(
-        "data:image/png;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(png)
-    )
+    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png))
 }
 
 pub struct OpenAiFactory {
@@ -129,25 +111,15 @@ impl OpenAiFactory {
         }
         for u in &config.base_urls {
             if !(u.starts_with("http://") || u.starts_with("https://")) {
-                return Err(format!(
-                    "openai policy: base URL {u:?} must start with http:// or https://"
-                ));
+                return Err(format!("openai policy: base URL {u:?} must start with http:// or https://"));
             }
         }
-        let api_key = config
-            .api_key_env
-            .as_deref()
-            .and_then(|v| std::env::var(v).ok())
-            .filter(|k| !k.is_empty());
+        let api_key = config.api_key_env.as_deref().and_then(|v| std::env::var(v).ok()).filter(|k| !k.is_empty());
         let client = reqwest::Client::builder()
             .pool_max_idle_per_host(64)
             .build()
             .map_err(|e| format!("openai policy: http client: {e}"))?;
-        Ok(OpenAiFactory {
-            config: Arc::new(config),
-            client,
-            api_key,
-        })
+        Ok(OpenAiFactory { config: Arc::new(config), client, api_key })
     }
 }
 
@@ -157,11 +129,7 @@ impl PolicyFactory for OpenAiFactory {
     }
 
     fn for_attempt(&self, _task: &TaskSpec, _attempt: u32) -> Box<dyn Policy> {
-        Box::new(OpenAiPolicy {
-            config: self.config.clone(),
-            client: self.client.clone(),
-            api_key: self.api_key.clone(),
-        })
+        Box::new(OpenAiPolicy { config: self.config.clone(), client: self.client.clone(), api_key: self.api_key.clone() })
     }
 
     fn describe(&self) -> Value {
@@ -193,26 +161,16 @@ impl OpenAiPolicy {
         if let Some(key) = &self.api_key {
             req = req.bearer_auth(key);
         }
-        let resp = req
-            .send()
-            .await
-            .map_err(|e| Failure::Retry(describe_error(&e)))?;
+        let resp = req.send().await.map_err(|e| Failure::Retry(describe_error(&e)))?;
         let status = resp.status();
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| Failure::Retry(describe_error(&e)))?;
+        let text = resp.text().await.map_err(|e| Failure::Retry(describe_error(&e)))?;
         if status.is_server_error() || status.as_u16() == 429 {
             return Err(Failure::Retry(format!("HTTP {status}: {}", snippet(&text))));
         }
         if !status.is_success() {
-            return Err(Failure::Fatal(PolicyError::Rejected(format!(
-                "HTTP {status}: {}",
-                snippet(&text)
-            ))));
+            return Err(Failure::Fatal(PolicyError::Rejected(format!("HTTP {status}: {}", snippet(&text)))));
         }
-        serde_json::from_str(&text)
-            .map_err(|e| Failure::Retry(format!("response is not JSON ({e}): {}", snippet(&text))))
+        serde_json::from_str(&text).map_err(|e| Failure::Retry(format!("response is not JSON ({e}): {}", snippet(&text))))
     }
 }
 
@@ -232,48 +190,21 @@ fn snippet(s: &str) -> String {
 
 /// Reads the reply, usage and token data from a chat completion, leniently.
 pub fn read_completion(v: &Value) -> Result<(String, Option<Usage>, Option<TokenData>), String> {
-    let choice = v
-        .get("choices")
-        .and_then(|c| c.get(0))
-        .ok_or("the response has no choices")?;
-    let raw = choice
-        .pointer("/message/content")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let choice = v.get("choices").and_then(|c| c.get(0)).ok_or("the response has no choices")?;
+    let raw = choice.pointer("/message/content").and_then(Value::as_str).unwrap_or("").to_string();
     let usage = v.get("usage").map(|u| Usage {
         prompt_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0) as u32,
-        completion_tokens: u
-            .get("completion_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0) as u32,
-        cached_tokens: u
-            .pointer("/prompt_tokens_details/cached_tokens")
-            .and_then(Value::as_u64)
-            .map(|c| c as u32),
+        completion_tokens: u.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0) as u32,
+        cached_tokens: u.pointer("/prompt_tokens_details/cached_tokens").and_then(Value::as_u64).map(|c| c as u32),
     });
     let ids = |x: Option<&Value>| {
-        x.and_then(Value::as_array).map(|a| {
-            a.iter()
-                .filter_map(Value::as_u64)
-                .map(|i| i as u32)
-                .collect::<Vec<u32>>()
-        })
+        x.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).map(|i| i as u32).collect::<Vec<u32>>())
     };
     let logprobs = choice
         .pointer("/logprobs/content")
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.get("logprob").and_then(Value::as_f64))
-                .map(|l| l as f32)
-                .collect::<Vec<f32>>()
-        });
-    let tokens = TokenData {
-        prompt_ids: ids(v.get("prompt_token_ids")),
-        completion_ids: ids(choice.get("token_ids")),
-        logprobs,
-    };
+        .map(|a| a.iter().filter_map(|t| t.get("logprob").and_then(Value::as_f64)).map(|l| l as f32).collect::<Vec<f32>>());
+    let tokens = TokenData { prompt_ids: ids(v.get("prompt_token_ids")), completion_ids: ids(choice.get("token_ids")), logprobs };
     let tokens = (tokens != TokenData::default()).then_some(tokens);
     Ok((raw, usage, tokens))
 }
@@ -299,22 +230,13 @@ impl Policy for OpenAiPolicy {
         let mut last = String::new();
         for attempt in 0..=self.config.max_retries {
             if attempt > 0 {
-                let backoff = self
-                    .config
-                    .backoff_ms
-                    .saturating_mul(1 << (attempt - 1).min(6));
+                let backoff = self.config.backoff_ms.saturating_mul(1 << (attempt - 1).min(6));
                 tokio::time::sleep(Duration::from_millis(backoff)).await;
             }
             match self.call(&url, &body, input.trajectory_id).await {
                 Ok(v) => {
-                    let (raw, usage, tokens) =
-                        read_completion(&v).map_err(PolicyError::Unavailable)?;
-                    return Ok(PolicyOutput {
-                        raw,
-                        usage,
-                        tokens,
-                        endpoint: Some(endpoint),
-                    });
+                    let (raw, usage, tokens) = read_completion(&v).map_err(PolicyError::Unavailable)?;
+                    return Ok(PolicyOutput { raw, usage, tokens, endpoint: Some(endpoint) });
                 }
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Retry(why)) => {
@@ -323,10 +245,7 @@ impl Policy for OpenAiPolicy {
                 }
             }
         }
-        Err(PolicyError::Unavailable(format!(
-            "{endpoint}: {last} (after {} tries)",
-            self.config.max_retries + 1
-        )))
+        Err(PolicyError::Unavailable(format!("{endpoint}: {last} (after {} tries)", self.config.max_retries + 1)))
     }
 }
 
@@ -336,9 +255,7 @@ mod tests {
 
     #[test]
     fn rendezvous_sticks_and_spreads() {
-        let eps: Vec<String> = (0..3)
-            .map(|i| format!("http://127.0.0.1:900{i}/v1"))
-            .collect();
+        let eps: Vec<String> = (0..3).map(|i| format!("http://127.0.0.1:900{i}/v1")).collect();
         let mut counts = [0usize; 3];
         for t in 0..300 {
             let id = format!("run-1:task/{t}:0");

@@ -59,13 +59,8 @@ pub struct TokenizedPrompt {
 /// Tokenizes a prompt in the Qwen chat template, ending with the assistant header.
 pub fn tokenize(tok: &Tokenizer, prompt: &Prompt) -> TokenizedPrompt {
     let id = |s: &str| tok.special_id(s).unwrap_or(0);
-    let (start, end, vstart, vend, pad) = (
-        id("<|im_start|>"),
-        id("<|im_end|>"),
-        id("<|vision_start|>"),
-        id("<|vision_end|>"),
-        id("<|image_pad|>"),
-    );
+    let (start, end, vstart, vend, pad) =
+        (id("<|im_start|>"), id("<|im_end|>"), id("<|vision_start|>"), id("<|vision_end|>"), id("<|image_pad|>"));
     let newline = tok.encode("\n");
     let mut ids = Vec::new();
     let mut assistant = Vec::new();
@@ -93,11 +88,7 @@ pub fn tokenize(tok: &Tokenizer, prompt: &Prompt) -> TokenizedPrompt {
     }
     ids.push(start);
     ids.extend(tok.encode("assistant\n"));
-    TokenizedPrompt {
-        ids,
-        assistant,
-        images,
-    }
+    TokenizedPrompt { ids, assistant, images }
 }
 
 /// One step of a recorded trajectory: the prompt the policy saw, its reply, and the reply's
@@ -115,12 +106,7 @@ impl<'a> RecordedStep<'a> {
         prompts
             .iter()
             .zip(steps)
-            .map(|(p, s)| RecordedStep {
-                prompt: p,
-                reply: &s.raw_output,
-                reply_ids: s.completion_ids.as_deref(),
-                reply_logprobs: s.logprobs.as_deref(),
-            })
+            .map(|(p, s)| RecordedStep { prompt: p, reply: &s.raw_output, reply_ids: s.completion_ids.as_deref(), reply_logprobs: s.logprobs.as_deref() })
             .collect()
     }
 }
@@ -137,12 +123,7 @@ pub struct TrajectoryInfo<'a> {
 }
 
 /// Packs a trajectory into samples under the history policy its prompts were built with.
-pub fn pack(
-    tok: &Tokenizer,
-    history: HistoryPolicy,
-    steps: &[RecordedStep<'_>],
-    info: &TrajectoryInfo<'_>,
-) -> Vec<Sample> {
+pub fn pack(tok: &Tokenizer, history: HistoryPolicy, steps: &[RecordedStep<'_>], info: &TrajectoryInfo<'_>) -> Vec<Sample> {
     // Which steps end a sample, and from which step on its replies are trained.
     let mut ends: Vec<(usize, u32, u32)> = Vec::new(); // (step index, sample index, first new step)
     match history {
@@ -156,12 +137,7 @@ pub fn pack(
                 }
             }
         }
-        _ => ends.extend(
-            steps
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (i, s.prompt.step, s.prompt.step)),
-        ),
+        _ => ends.extend(steps.iter().enumerate().map(|(i, s)| (i, s.prompt.step, s.prompt.step))),
     }
     let server_tokens = steps.iter().all(|s| s.reply_ids.is_some());
     ends.into_iter()
@@ -170,10 +146,7 @@ pub fn pack(
             let tp = tokenize(tok, step.prompt);
             // The reply of the last step is the sample's final response.
             let end_id = tok.special_id("<|im_end|>").unwrap_or(0);
-            let mut reply: Vec<u32> = step
-                .reply_ids
-                .map(<[u32]>::to_vec)
-                .unwrap_or_else(|| tok.encode(step.reply));
+            let mut reply: Vec<u32> = step.reply_ids.map(<[u32]>::to_vec).unwrap_or_else(|| tok.encode(step.reply));
             reply.push(end_id);
             // Replies of earlier steps inside the prompt: assistant messages map to steps in
             // order (messages come as: system, task, then user/assistant pairs).
@@ -184,11 +157,7 @@ pub fn pack(
                 .find(|(j, _)| *j as u32 >= first_new)
                 .map(|(_, (_, start, _))| *start)
                 .unwrap_or(tp.ids.len());
-            let cut = if matches!(history, HistoryPolicy::Window { .. }) {
-                first_trained
-            } else {
-                tp.ids.len()
-            };
+            let cut = if matches!(history, HistoryPolicy::Window { .. }) { first_trained } else { tp.ids.len() };
             let prompt_ids = tp.ids[..cut].to_vec();
             let mut response_ids = tp.ids[cut..].to_vec();
             let mut loss_mask = vec![0u8; response_ids.len()];
@@ -199,8 +168,7 @@ pub fn pack(
                     }
                 }
             }
-            let mut logprobs: Option<Vec<f32>> =
-                step.reply_logprobs.map(|_| vec![0.0; response_ids.len()]);
+            let mut logprobs: Option<Vec<f32>> = step.reply_logprobs.map(|_| vec![0.0; response_ids.len()]);
             response_ids.extend(&reply);
             loss_mask.extend(std::iter::repeat_n(1u8, reply.len()));
             if let (Some(lp), Some(r)) = (logprobs.as_mut(), step.reply_logprobs) {

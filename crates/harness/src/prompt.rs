@@ -103,10 +103,7 @@ impl Turn {
     }
 
     fn folded(&self) -> Vec<Part> {
-        vec![Part::Text(format!(
-            "{} (observation omitted)",
-            self.header()
-        ))]
+        vec![Part::Text(format!("{} (observation omitted)", self.header()))]
     }
 }
 
@@ -120,12 +117,7 @@ pub struct Episode {
 
 impl Episode {
     pub fn new(config: Arc<HarnessConfig>, instruction: &str) -> Episode {
-        Episode {
-            config,
-            instruction: instruction.to_string(),
-            system: None,
-            turns: Vec::new(),
-        }
+        Episode { config, instruction: instruction.to_string(), system: None, turns: Vec::new() }
     }
 
     pub fn config(&self) -> &HarnessConfig {
@@ -152,10 +144,7 @@ impl Episode {
         if self.system.is_none() {
             let coordinates = match cfg.coordinates {
                 CoordinateSpace::Norm1000 => "0 to 1000 on each axis, (0, 0) top left".to_string(),
-                CoordinateSpace::Pixels => format!(
-                    "pixels of the screen as you see it, {}x{}",
-                    sw as u32, sh as u32
-                ),
+                CoordinateSpace::Pixels => format!("pixels of the screen as you see it, {}x{}", sw as u32, sh as u32),
             };
             self.system = Some(
                 cfg.system_prompt
@@ -165,23 +154,13 @@ impl Episode {
                     .replace("{height}", &(sh as u32).to_string()),
             );
         }
-        let ui_text = cfg
-            .observation
-            .ui_tree()
-            .then(|| obs.ui_text_scaled(sw / w, sh / h));
+        let ui_text = cfg.observation.ui_tree().then(|| obs.ui_text_scaled(sw / w, sh / h));
         // A second prompt for the same step (a retry) replaces the unanswered turn.
         if self.turns.last().is_some_and(|t| t.output.is_none()) {
             self.turns.pop();
         }
         let t = self.turns.len() as u32;
-        self.turns.push(Turn {
-            index: t,
-            screen: obs.screen.clone(),
-            feedback: obs.feedback.clone(),
-            ui_text,
-            image,
-            output: None,
-        });
+        self.turns.push(Turn { index: t, screen: obs.screen.clone(), feedback: obs.feedback.clone(), ui_text, image, output: None });
 
         let window = match cfg.history {
             HistoryPolicy::Window { k, o } => Some(window_of(t, k, o)),
@@ -196,44 +175,19 @@ impl Episode {
             HistoryPolicy::None => false,
         };
         let mut messages = Vec::with_capacity(2 + 2 * self.turns.len());
-        messages.push(Message {
-            role: Role::System,
-            parts: vec![Part::Text(self.system.clone().unwrap_or_default())],
-        });
-        messages.push(Message {
-            role: Role::User,
-            parts: vec![Part::Text(format!("Task: {}", self.instruction))],
-        });
+        messages.push(Message { role: Role::System, parts: vec![Part::Text(self.system.clone().unwrap_or_default())] });
+        messages.push(Message { role: Role::User, parts: vec![Part::Text(format!("Task: {}", self.instruction))] });
         if cfg.history != HistoryPolicy::None {
             for turn in &self.turns[..self.turns.len() - 1] {
-                let parts = if keep(turn.index) {
-                    turn.full()
-                } else {
-                    turn.folded()
-                };
-                messages.push(Message {
-                    role: Role::User,
-                    parts,
-                });
-                messages.push(Message {
-                    role: Role::Assistant,
-                    parts: vec![Part::Text(turn.output.clone().unwrap_or_default())],
-                });
+                let parts = if keep(turn.index) { turn.full() } else { turn.folded() };
+                messages.push(Message { role: Role::User, parts });
+                messages.push(Message { role: Role::Assistant, parts: vec![Part::Text(turn.output.clone().unwrap_or_default())] });
             }
         }
         if let Some(current) = self.turns.last() {
-            messages.push(Message {
-                role: Role::User,
-                parts: current.full(),
-            });
+            messages.push(Message { role: Role::User, parts: current.full() });
         }
-        Prompt {
-            messages,
-            step: t,
-            window,
-            codec: cfg.codec,
-            to_pixels,
-        }
+        Prompt { messages, step: t, window, codec: cfg.codec, to_pixels }
     }
 
     /// Records the policy's reply to the last prompt.
@@ -244,12 +198,7 @@ impl Episode {
     }
 
     /// Parses a reply into an action in screenshot pixels.
-    pub fn parse(
-        &self,
-        raw: &str,
-        obs: &Observation,
-        prompt: &Prompt,
-    ) -> Result<Action, InvalidAction> {
+    pub fn parse(&self, raw: &str, obs: &Observation, prompt: &Prompt) -> Result<Action, InvalidAction> {
         let action = prompt.codec.parse(raw, obs)?;
         let (sx, sy) = prompt.to_pixels;
         Ok(codec::map_points(action, |p| Point(p.0 * sx, p.1 * sy)))
@@ -267,9 +216,7 @@ impl Prompt {
             _ => codec::resolve_elements(action, obs),
         };
         let in_model = resolved.map(|a| codec::map_points(a, |p| Point(p.0 / sx, p.1 / sy)));
-        in_model
-            .and_then(|a| self.codec.encode(&a, obs))
-            .unwrap_or_else(|| action.to_json())
+        in_model.and_then(|a| self.codec.encode(&a, obs)).unwrap_or_else(|| action.to_json())
     }
 
     /// The prompt as one string in the Qwen chat template, images as one placeholder line
@@ -283,12 +230,7 @@ impl Prompt {
             for p in &m.parts {
                 match p {
                     Part::Text(t) => out.push_str(t),
-                    Part::Image(img) => out.push_str(&format!(
-                        "<|vision_start|><image {} {}x{}><|vision_end|>",
-                        &img.hash[..12],
-                        img.model_width,
-                        img.model_height
-                    )),
+                    Part::Image(img) => out.push_str(&format!("<|vision_start|><image {} {}x{}><|vision_end|>", &img.hash[..12], img.model_width, img.model_height)),
                 }
             }
             out.push_str("<|im_end|>\n");

@@ -41,9 +41,7 @@ pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, TokenizerError> {
     if path.exists() {
         Ok(path)
     } else {
-        Err(TokenizerError::Missing(
-            default_path().display().to_string(),
-        ))
+        Err(TokenizerError::Missing(default_path().display().to_string()))
     }
 }
 
@@ -87,8 +85,7 @@ fn byte_to_char() -> [char; 256] {
     let mut table = ['\0'; 256];
     let mut extra = 0u32;
     for b in 0..256u32 {
-        let printable =
-            (0x21..=0x7e).contains(&b) || (0xa1..=0xac).contains(&b) || (0xae..=0xff).contains(&b);
+        let printable = (0x21..=0x7e).contains(&b) || (0xa1..=0xac).contains(&b) || (0xae..=0xff).contains(&b);
         table[b as usize] = if printable {
             char::from_u32(b).unwrap_or('\0')
         } else {
@@ -102,58 +99,34 @@ fn byte_to_char() -> [char; 256] {
 impl Tokenizer {
     pub fn load(path: &Path) -> Result<Tokenizer, TokenizerError> {
         let shown = path.display().to_string();
-        let err = |message: String| TokenizerError::Load {
-            path: shown.clone(),
-            message,
-        };
+        let err = |message: String| TokenizerError::Load { path: shown.clone(), message };
         let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-        let file: File =
-            serde_json::from_str(&text).map_err(|e| err(format!("not a tokenizer.json: {e}")))?;
+        let file: File = serde_json::from_str(&text).map_err(|e| err(format!("not a tokenizer.json: {e}")))?;
         let table = byte_to_char();
         let mut byte_ids = [0u32; 256];
         for (b, c) in table.iter().enumerate() {
-            byte_ids[b] = *file
-                .model
-                .vocab
-                .get(&c.to_string())
-                .ok_or_else(|| err(format!("byte {b} has no token")))?;
+            byte_ids[b] = *file.model.vocab.get(&c.to_string()).ok_or_else(|| err(format!("byte {b} has no token")))?;
         }
         let mut merges = HashMap::with_capacity(file.model.merges.len());
         for (rank, m) in file.model.merges.iter().enumerate() {
             let (a, b) = match m {
                 Merge::Pair(a, b) => (a.as_str(), b.as_str()),
-                Merge::Joined(s) => s
-                    .split_once(' ')
-                    .ok_or_else(|| err(format!("merge {rank} is not a pair: {s:?}")))?,
+                Merge::Joined(s) => s.split_once(' ').ok_or_else(|| err(format!("merge {rank} is not a pair: {s:?}")))?,
             };
-            let (Some(&ia), Some(&ib), Some(&merged)) = (
-                file.model.vocab.get(a),
-                file.model.vocab.get(b),
-                file.model.vocab.get(&format!("{a}{b}")),
-            ) else {
+            let (Some(&ia), Some(&ib), Some(&merged)) =
+                (file.model.vocab.get(a), file.model.vocab.get(b), file.model.vocab.get(&format!("{a}{b}")))
+            else {
                 return Err(err(format!("merge {rank} names unknown tokens")));
             };
             merges.insert((ia, ib), (rank as u32, merged));
         }
-        let mut special: Vec<(String, u32)> = file
-            .added_tokens
-            .into_iter()
-            .map(|a| (a.content, a.id))
-            .collect();
+        let mut special: Vec<(String, u32)> = file.added_tokens.into_iter().map(|a| (a.content, a.id)).collect();
         special.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
-        Ok(Tokenizer {
-            byte_ids,
-            merges,
-            special,
-            cache: Mutex::new(HashMap::new()),
-        })
+        Ok(Tokenizer { byte_ids, merges, special, cache: Mutex::new(HashMap::new()) })
     }
 
     pub fn special_id(&self, token: &str) -> Option<u32> {
-        self.special
-            .iter()
-            .find(|(s, _)| s == token)
-            .map(|(_, id)| *id)
+        self.special.iter().find(|(s, _)| s == token).map(|(_, id)| *id)
     }
 
     /// Token ids of a text; added tokens written in it (`<|im_start|>`, `<tool_call>`…) are
@@ -203,11 +176,7 @@ impl Tokenizer {
         loop {
             let best = ids
                 .windows(2)
-                .filter_map(|w| {
-                    self.merges
-                        .get(&(w[0], w[1]))
-                        .map(|(rank, merged)| (*rank, w[0], w[1], *merged))
-                })
+                .filter_map(|w| self.merges.get(&(w[0], w[1])).map(|(rank, merged)| (*rank, w[0], w[1], *merged)))
                 .min_by_key(|m| m.0);
             let Some((_, a, b, merged)) = best else { break };
             let mut next = Vec::with_capacity(ids.len());
@@ -270,11 +239,7 @@ pub fn pre_tokenize(text: &str) -> Vec<&str> {
             .or_else(|| {
                 // [^\r\n\p{L}\p{N}]?\p{L}+
                 let mut j = i;
-                if !is_newline(c)
-                    && !is_letter(c)
-                    && !is_number(c)
-                    && at(i + 1).is_some_and(is_letter)
-                {
+                if !is_newline(c) && !is_letter(c) && !is_number(c) && at(i + 1).is_some_and(is_letter) {
                     j += 1;
                 }
                 if at(j).is_some_and(is_letter) {
@@ -339,11 +304,7 @@ fn contraction(chars: &[(usize, char)], i: usize) -> Option<usize> {
     }
     let lower = |k: usize| chars.get(k).map(|c| c.1.to_ascii_lowercase());
     for suffix in ["re", "ve", "ll", "s", "t", "m", "d"] {
-        if suffix
-            .chars()
-            .enumerate()
-            .all(|(o, s)| lower(i + 1 + o) == Some(s))
-        {
+        if suffix.chars().enumerate().all(|(o, s)| lower(i + 1 + o) == Some(s)) {
             return Some(i + 1 + suffix.len());
         }
     }
@@ -357,10 +318,7 @@ mod tests {
     #[test]
     fn pre_tokenizer_follows_the_regex() {
         assert_eq!(pre_tokenize("Hello world"), vec!["Hello", " world"]);
-        assert_eq!(
-            pre_tokenize("it's 2024!"),
-            vec!["it", "'s", " ", "2", "0", "2", "4", "!"]
-        );
+        assert_eq!(pre_tokenize("it's 2024!"), vec!["it", "'s", " ", "2", "0", "2", "4", "!"]);
         assert_eq!(pre_tokenize("a  b"), vec!["a", " ", " b"]);
         assert_eq!(pre_tokenize("x\n\n  y"), vec!["x", "\n\n", " ", " y"]);
         assert_eq!(pre_tokenize("end   "), vec!["end", "   "]);

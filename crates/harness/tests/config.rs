@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use guigym_harness::{Codec, HarnessConfig, HistoryPolicy};
 
 fn shipped(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../configs/harness")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/harness").join(name)
 }
 
 fn write(name: &str, text: &str) -> PathBuf {
@@ -31,10 +29,7 @@ fn shipped_configs_load() {
 
 #[test]
 fn unknown_fields_and_bad_values_are_named() {
-    let p = write(
-        "typo.yaml",
-        "version: 1\ncodec: qwen\nhistroy:\n  type: full\n",
-    );
+    let p = write("typo.yaml", "version: 1\ncodec: qwen\nhistroy:\n  type: full\n");
     let e = HarnessConfig::load(&p).unwrap_err().to_string();
     assert!(e.contains("typo.yaml") && e.contains("histroy"), "{e}");
     assert!(e.contains('3'), "names the line: {e}");
@@ -43,20 +38,11 @@ fn unknown_fields_and_bad_values_are_named() {
     let e = HarnessConfig::load(&p).unwrap_err().to_string();
     assert!(e.contains("codec.json") && e.contains("morse"), "{e}");
 
-    let p = write(
-        "window.json",
-        r#"{"history": {"type": "window", "k": 4, "o": 4}}"#,
-    );
+    let p = write("window.json", r#"{"history": {"type": "window", "k": 4, "o": 4}}"#);
     let e = HarnessConfig::load(&p).unwrap_err().to_string();
     assert!(e.contains("o < k"), "{e}");
 
     let p = write("version.json", r#"{"version": 9}"#);
-    assert!(HarnessConfig::load(&p)
-        .unwrap_err()
-        .to_string()
-        .contains("version"));
-    assert!(HarnessConfig::load(Path::new("/no/such/harness.yaml"))
-        .unwrap_err()
-        .to_string()
-        .contains("/no/such/harness.yaml"));
+    assert!(HarnessConfig::load(&p).unwrap_err().to_string().contains("version"));
+    assert!(HarnessConfig::load(Path::new("/no/such/harness.yaml")).unwrap_err().to_string().contains("/no/such/harness.yaml"));
 }

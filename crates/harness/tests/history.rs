@@ -14,21 +14,12 @@ fn observation(step: u32) -> Observation {
     let png = format!("png-bytes-of-step-{step}").into_bytes();
     Observation {
         step,
-        screenshot: Some(Screenshot {
-            width: 1080,
-            height: 2400,
-            png,
-        }),
+        screenshot: Some(Screenshot { width: 1080, height: 2400, png }),
         ui_tree: vec![UiNode {
             id: format!("button:{step}"),
             role: "button".into(),
             text: format!("Next {step}"),
-            bounds: Bounds {
-                x: 10,
-                y: 20 * step as i32,
-                w: 300,
-                h: 100,
-            },
+            bounds: Bounds { x: 10, y: 20 * step as i32, w: 300, h: 100 },
             clickable: true,
             enabled: true,
             ..Default::default()
@@ -42,29 +33,19 @@ fn observation(step: u32) -> Observation {
 }
 
 fn run(history: HistoryPolicy, steps: u32) -> Vec<Prompt> {
-    let config = HarnessConfig {
-        history,
-        observation: ObservationMode::Both,
-        ..HarnessConfig::default()
-    };
+    let config = HarnessConfig { history, observation: ObservationMode::Both, ..HarnessConfig::default() };
     let mut episode = Episode::new(Arc::new(config), "Tap next until done.");
     (0..steps)
         .map(|t| {
             let p = episode.prompt(&observation(t));
-            episode.record(&format!(
-                "{{\"action\": \"click\", \"element\": \"button:{t}\"}}"
-            ));
+            episode.record(&format!("{{\"action\": \"click\", \"element\": \"button:{t}\"}}"));
             p
         })
         .collect()
 }
 
 fn images(p: &Prompt) -> usize {
-    p.messages
-        .iter()
-        .flat_map(|m| &m.parts)
-        .filter(|x| matches!(x, Part::Image(_)))
-        .count()
+    p.messages.iter().flat_map(|m| &m.parts).filter(|x| matches!(x, Part::Image(_))).count()
 }
 
 /// Steps whose prompt does not strictly extend the previous prompt.
@@ -92,10 +73,7 @@ fn window_prompts_only_grow_inside_a_window() {
     // Folded steps keep their text: the first step's feedback-free header is still there.
     let last = prompts.last().unwrap().render_text();
     assert!(last.contains("Step 0 · screen Screen/0 (observation omitted)"));
-    assert!(
-        last.contains("button:3\"}"),
-        "model outputs of folded steps are kept"
-    );
+    assert!(last.contains("button:3\"}"), "model outputs of folded steps are kept");
 }
 
 #[test]
@@ -107,14 +85,8 @@ fn other_window_sizes_follow_the_same_rule() {
 #[test]
 fn last_k_changes_its_prefix_every_step_and_keeps_k_screenshots() {
     let prompts = run(HistoryPolicy::LastK { k: 5 }, 12);
-    assert_eq!(
-        boundaries(&prompts),
-        (5..12).collect::<Vec<u32>>(),
-        "every step once there are more than k screenshots"
-    );
-    assert!(prompts
-        .iter()
-        .all(|p| images(p) == (p.step as usize + 1).min(5)));
+    assert_eq!(boundaries(&prompts), (5..12).collect::<Vec<u32>>(), "every step once there are more than k screenshots");
+    assert!(prompts.iter().all(|p| images(p) == (p.step as usize + 1).min(5)));
 }
 
 #[test]

@@ -13,25 +13,8 @@ use guigym_harness::{Episode, HarnessConfig, HistoryPolicy, ObservationMode, Pro
 fn observation(step: u32) -> Observation {
     Observation {
         step,
-        screenshot: Some(Screenshot {
-            width: 1080,
-            height: 2400,
-            png: format!("image {step}").into_bytes(),
-        }),
-        ui_tree: vec![UiNode {
-            id: format!("b{step}"),
-            role: "button".into(),
-            text: format!("Go {step}"),
-            bounds: Bounds {
-                x: 1,
-                y: 2,
-                w: 30,
-                h: 40,
-            },
-            clickable: true,
-            enabled: true,
-            ..Default::default()
-        }],
+        screenshot: Some(Screenshot { width: 1080, height: 2400, png: format!("image {step}").into_bytes() }),
+        ui_tree: vec![UiNode { id: format!("b{step}"), role: "button".into(), text: format!("Go {step}"), bounds: Bounds { x: 1, y: 2, w: 30, h: 40 }, clickable: true, enabled: true, ..Default::default() }],
         screen: format!("S/{step}"),
         width: 1080,
         height: 2400,
@@ -40,11 +23,7 @@ fn observation(step: u32) -> Observation {
 }
 
 fn record(history: HistoryPolicy, n: u32) -> (Vec<Prompt>, Vec<String>) {
-    let config = HarnessConfig {
-        history,
-        observation: ObservationMode::Both,
-        ..HarnessConfig::default()
-    };
+    let config = HarnessConfig { history, observation: ObservationMode::Both, ..HarnessConfig::default() };
     let mut e = Episode::new(Arc::new(config), "Go through the screens.");
     let mut prompts = Vec::new();
     let mut replies = Vec::new();
@@ -58,15 +37,7 @@ fn record(history: HistoryPolicy, n: u32) -> (Vec<Prompt>, Vec<String>) {
 }
 
 fn info() -> TrajectoryInfo<'static> {
-    TrajectoryInfo {
-        trajectory_id: "t",
-        task_id: "x/0",
-        group_id: "g",
-        reward: 1.0,
-        advantage: 0.5,
-        weight_version: 3,
-        status: "completed",
-    }
+    TrajectoryInfo { trajectory_id: "t", task_id: "x/0", group_id: "g", reward: 1.0, advantage: 0.5, weight_version: 3, status: "completed" }
 }
 
 #[test]
@@ -74,16 +45,8 @@ fn window_samples_are_last_prompt_plus_reply_with_new_steps_masked() {
     let tok = Tokenizer::load(&locate(None).unwrap()).unwrap();
     let (k, o) = (4, 1);
     let (prompts, replies) = record(HistoryPolicy::Window { k, o }, 11);
-    let steps: Vec<RecordedStep> = prompts
-        .iter()
-        .zip(&replies)
-        .map(|(p, r)| RecordedStep {
-            prompt: p,
-            reply: r,
-            reply_ids: None,
-            reply_logprobs: None,
-        })
-        .collect();
+    let steps: Vec<RecordedStep> =
+        prompts.iter().zip(&replies).map(|(p, r)| RecordedStep { prompt: p, reply: r, reply_ids: None, reply_logprobs: None }).collect();
     let samples = pack(&tok, HistoryPolicy::Window { k, o }, &steps, &info());
     // Windows start at steps 0, 3, 6, 9 (stride k − o = 3); new steps 0-3, 4-6, 7-9, 10.
     assert_eq!(samples.len(), 4);
@@ -99,38 +62,17 @@ fn window_samples_are_last_prompt_plus_reply_with_new_steps_masked() {
         assert_eq!(got, expect, "window {}", s.window);
         assert_eq!(s.loss_mask.len(), s.response_ids.len());
         // Masked tokens: exactly the replies (and their end tokens) of the new steps.
-        let want: usize = (*first..=*last)
-            .map(|i| tok.encode(&replies[i]).len() + 1)
-            .sum();
-        assert_eq!(
-            s.loss_mask.iter().filter(|m| **m == 1).count(),
-            want,
-            "window {}",
-            s.window
-        );
+        let want: usize = (*first..=*last).map(|i| tok.encode(&replies[i]).len() + 1).sum();
+        assert_eq!(s.loss_mask.iter().filter(|m| **m == 1).count(), want, "window {}", s.window);
         // The masked tokens are those replies, in order.
-        let masked: Vec<u32> = s
-            .response_ids
-            .iter()
-            .zip(&s.loss_mask)
-            .filter(|(_, m)| **m == 1)
-            .map(|(t, _)| *t)
-            .collect();
+        let masked: Vec<u32> = s.response_ids.iter().zip(&s.loss_mask).filter(|(_, m)| **m == 1).map(|(t, _)| *t).collect();
         let mut replies_tokens = Vec::new();
         for reply in &replies[*first..=*last] {
             replies_tokens.extend(tok.encode(reply));
             replies_tokens.push(im_end);
         }
         assert_eq!(masked, replies_tokens);
-        assert_eq!(
-            s.images.len(),
-            prompts[end]
-                .messages
-                .iter()
-                .flat_map(|m| &m.parts)
-                .filter(|p| matches!(p, guigym_harness::Part::Image(_)))
-                .count()
-        );
+        assert_eq!(s.images.len(), prompts[end].messages.iter().flat_map(|m| &m.parts).filter(|p| matches!(p, guigym_harness::Part::Image(_))).count());
         assert_eq!(s.token_source, "tokenizer");
     }
 }
@@ -145,12 +87,7 @@ fn last_k_gives_one_sample_per_step_with_server_tokens() {
         .iter()
         .zip(&replies)
         .zip(ids.iter().zip(&lps))
-        .map(|((p, r), (i, l))| RecordedStep {
-            prompt: p,
-            reply: r,
-            reply_ids: Some(i),
-            reply_logprobs: Some(l),
-        })
+        .map(|((p, r), (i, l))| RecordedStep { prompt: p, reply: r, reply_ids: Some(i), reply_logprobs: Some(l) })
         .collect();
     let samples = pack(&tok, HistoryPolicy::LastK { k: 2 }, &steps, &info());
     assert_eq!(samples.len(), 5);
@@ -158,9 +95,6 @@ fn last_k_gives_one_sample_per_step_with_server_tokens() {
         assert_eq!(s.response_ids.len(), i.len() + 1);
         assert!(s.loss_mask.iter().all(|m| *m == 1));
         assert_eq!(s.token_source, "server");
-        assert_eq!(
-            s.rollout_logprobs.as_ref().unwrap().len(),
-            s.response_ids.len()
-        );
+        assert_eq!(s.rollout_logprobs.as_ref().unwrap().len(), s.response_ids.len());
     }
 }

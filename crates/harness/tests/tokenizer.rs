@@ -10,8 +10,7 @@ use guigym_harness::tokenizer::{locate, Tokenizer};
 fn matches_hugging_face_ids() {
     let path = locate(None).unwrap_or_else(|e| panic!("{e}"));
     let tok = Tokenizer::load(&path).unwrap();
-    let cases: Vec<(String, Vec<u32>)> =
-        serde_json::from_str(include_str!("fixtures/qwen_tokens.json")).unwrap();
+    let cases: Vec<(String, Vec<u32>)> = serde_json::from_str(include_str!("fixtures/qwen_tokens.json")).unwrap();
     assert!(cases.len() >= 10);
     for (text, ids) in cases {
         assert_eq!(tok.encode(&text), ids, "{text:?}");

@@ -16,9 +16,6 @@ async fn main() -> Result<(), String> {
         None => LearnerConfig::default(),
     };
     let report = run(&config, &train, &test, provider, None, &|l| println!("{l}")).await?;
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-    );
+    println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     Ok(())
 }

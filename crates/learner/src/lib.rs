@@ -43,10 +43,7 @@ fn hash(parts: &[&str]) -> u32 {
 }
 
 fn words(s: &str) -> Vec<String> {
-    s.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() > 1)
-        .map(str::to_lowercase)
-        .collect()
+    s.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 1).map(str::to_lowercase).collect()
 }
 
 /// The kind of a piece of text, for features that must generalize across values.
@@ -58,10 +55,7 @@ fn text_kind(s: &str) -> &'static str {
         "time"
     } else if digits >= 7 {
         "phone"
-    } else if s.split_whitespace().count() == 2
-        && s.split_whitespace()
-            .all(|w| w.chars().next().is_some_and(char::is_uppercase))
-    {
+    } else if s.split_whitespace().count() == 2 && s.split_whitespace().all(|w| w.chars().next().is_some_and(char::is_uppercase)) {
         "name"
     } else {
         "text"
@@ -90,18 +84,8 @@ pub fn strings_in(instruction: &str) -> Vec<String> {
     for w in tokens.windows(2) {
         let clean = |t: &str| t.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
         let (a, b) = (clean(w[0]), clean(w[1]));
-        let cap = |t: &str| {
-            t.len() > 1
-                && t.chars().next().is_some_and(char::is_uppercase)
-                && t.chars().skip(1).all(char::is_lowercase)
-        };
-        if cap(&a)
-            && cap(&b)
-            && ![
-                "Add", "Send", "Delete", "Change", "Text", "Create", "Reply", "What", "The",
-            ]
-            .contains(&a.as_str())
-        {
+        let cap = |t: &str| t.len() > 1 && t.chars().next().is_some_and(char::is_uppercase) && t.chars().skip(1).all(char::is_lowercase);
+        if cap(&a) && cap(&b) && !["Add", "Send", "Delete", "Change", "Text", "Create", "Reply", "What", "The"].contains(&a.as_str()) {
             push(&format!("{a} {b}"));
         }
         // Possessive names: "Ana Ruiz's".
@@ -115,12 +99,7 @@ pub fn strings_in(instruction: &str) -> Vec<String> {
     while i < tokens.len() {
         if tokens[i].starts_with('+') && tokens[i][1..].chars().all(|c| c.is_ascii_digit()) {
             let mut j = i + 1;
-            while j < tokens.len()
-                && tokens[j]
-                    .trim_end_matches(['.', ','])
-                    .chars()
-                    .all(|c| c.is_ascii_digit())
-            {
+            while j < tokens.len() && tokens[j].trim_end_matches(['.', ',']).chars().all(|c| c.is_ascii_digit()) {
                 j += 1;
             }
             push(&tokens[i..j].join(" "));
@@ -144,9 +123,7 @@ fn answers_on(obs: &Observation) -> Vec<String> {
     for n in &obs.ui_tree {
         for piece in n.text.split(['·', '–']) {
             let p = piece.trim();
-            if (text_kind(p) == "phone" || text_kind(p) == "time")
-                && !out.iter().any(|o: &String| o == p)
-            {
+            if (text_kind(p) == "phone" || text_kind(p) == "time") && !out.iter().any(|o: &String| o == p) {
                 out.push(p.to_string());
             }
         }
@@ -169,9 +146,7 @@ impl Memory {
         self.steps += 1;
         self.last_kind = kind(action);
         self.last_element = match action {
-            Action::Click { at: Some(p), .. } => node_at(obs, *p)
-                .map(|id| id.split(':').next().unwrap_or("").to_string())
-                .unwrap_or_default(),
+            Action::Click { at: Some(p), .. } => node_at(obs, *p).map(|id| id.split(':').next().unwrap_or("").to_string()).unwrap_or_default(),
             _ => String::new(),
         };
         if let Action::Type { text, .. } = action {
@@ -182,11 +157,7 @@ impl Memory {
 
 /// The topmost clickable node under a point.
 fn node_at(obs: &Observation, p: Point) -> Option<&str> {
-    obs.ui_tree
-        .iter()
-        .rev()
-        .find(|n| n.clickable && n.bounds.w > 0 && n.bounds.contains(p.0, p.1))
-        .map(|n| n.id.as_str())
+    obs.ui_tree.iter().rev().find(|n| n.clickable && n.bounds.w > 0 && n.bounds.contains(p.0, p.1)).map(|n| n.id.as_str())
 }
 
 fn kind(a: &Action) -> String {
@@ -200,37 +171,16 @@ fn kind(a: &Action) -> String {
 pub fn candidates(instruction: &str, obs: &Observation, memory: &Memory) -> Vec<Candidate> {
     let screen = obs.screen.split(':').next().unwrap_or("");
     let iwords = words(instruction);
-    let focused = obs
-        .ui_tree
-        .iter()
-        .find(|n| n.focused)
-        .map(|n| n.id.as_str())
-        .unwrap_or("none");
+    let focused = obs.ui_tree.iter().find(|n| n.focused).map(|n| n.id.as_str()).unwrap_or("none");
     let mut out = Vec::new();
     let mut add = |action: Action, extra: Vec<u32>| {
         let k = kind(&action);
-        let mut f = vec![
-            hash(&["kind", &k]),
-            hash(&["kind×screen", &k, screen]),
-            hash(&["kind×last", &k, &memory.last_kind]),
-        ];
-        f.push(hash(&[
-            "kind×laststep",
-            &k,
-            &memory.last_kind,
-            &memory.last_element,
-        ]));
+        let mut f = vec![hash(&["kind", &k]), hash(&["kind×screen", &k, screen]), hash(&["kind×last", &k, &memory.last_kind])];
+        f.push(hash(&["kind×laststep", &k, &memory.last_kind, &memory.last_element]));
         f.extend(extra);
-        out.push(Candidate {
-            action,
-            features: f,
-        });
+        out.push(Candidate { action, features: f });
     };
-    for n in obs
-        .ui_tree
-        .iter()
-        .filter(|n| n.clickable && n.bounds.w > 0 && n.bounds.h > 0)
-    {
+    for n in obs.ui_tree.iter().filter(|n| n.clickable && n.bounds.w > 0 && n.bounds.h > 0) {
         let prefix = n.id.split(':').next().unwrap_or("");
         let label = words(&n.text);
         let overlap = label.iter().filter(|w| iwords.contains(w)).count();
@@ -252,20 +202,9 @@ pub fn candidates(instruction: &str, obs: &Observation, memory: &Memory) -> Vec<
         }
         f.push(hash(&["id", &n.id, screen]));
         let (x, y) = n.bounds.center();
-        add(
-            Action::Click {
-                at: Some(Point(x.floor(), y.floor())),
-                element: None,
-            },
-            f,
-        );
+        add(Action::Click { at: Some(Point(x.floor(), y.floor())), element: None }, f);
     }
-    let typed_now = obs
-        .ui_tree
-        .iter()
-        .filter(|n| n.editable)
-        .map(|n| n.text.clone())
-        .collect::<Vec<_>>();
+    let typed_now = obs.ui_tree.iter().filter(|n| n.editable).map(|n| n.text.clone()).collect::<Vec<_>>();
     for s in strings_in(instruction) {
         let tk = text_kind(&s);
         let done = memory.typed.contains(&s) || typed_now.contains(&s);
@@ -275,14 +214,7 @@ pub fn candidates(instruction: &str, obs: &Observation, memory: &Memory) -> Vec<
             hash(&["type", tk, focused, &done.to_string()]),
             hash(&["type-screen", tk, screen]),
         ];
-        add(
-            Action::Type {
-                text: s,
-                element: None,
-                clear: true,
-            },
-            f,
-        );
+        add(Action::Type { text: s, element: None, clear: true }, f);
     }
     for a in answers_on(obs) {
         let f = vec![hash(&["answer", text_kind(&a), screen])];
@@ -297,18 +229,9 @@ pub fn candidates(instruction: &str, obs: &Observation, memory: &Memory) -> Vec<
     let verb = iwords.first().cloned().unwrap_or_default();
     for status in [TerminateStatus::Success, TerminateStatus::Infeasible] {
         let s = format!("{status:?}");
-        add(
-            Action::Terminate { status },
-            vec![
-                hash(&["term", &s, &verb, screen]),
-                hash(&["term-steps", &s, &memory.steps.min(3).to_string()]),
-            ],
-        );
+        add(Action::Terminate { status }, vec![hash(&["term", &s, &verb, screen]), hash(&["term-steps", &s, &memory.steps.min(3).to_string()])]);
     }
-    add(
-        Action::Home,
-        vec![hash(&["home", screen, &memory.last_kind])],
-    );
+    add(Action::Home, vec![hash(&["home", screen, &memory.last_kind])]);
     add(Action::Back, vec![hash(&["back", screen])]);
     out
 }
@@ -372,43 +295,24 @@ pub struct LearnedPolicy {
 impl Policy for LearnedPolicy {
     async fn act(&mut self, input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
         let cands = candidates(input.instruction, input.observation, &self.memory);
-        let probs = self
-            .model
-            .read()
-            .map(|m| m.probs(&cands))
-            .unwrap_or_default();
+        let probs = self.model.read().map(|m| m.probs(&cands)).unwrap_or_default();
         let chosen = if self.greedy {
-            probs
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1.total_cmp(b.1))
-                .map(|(i, _)| i)
-                .unwrap_or(0)
+            probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i).unwrap_or(0)
         } else {
             let r = self.rng.f32();
             let mut acc = 0.0;
-            probs
-                .iter()
-                .position(|p| {
-                    acc += p;
-                    r < acc
-                })
-                .unwrap_or(probs.len().saturating_sub(1))
+            probs.iter().position(|p| {
+                acc += p;
+                r < acc
+            })
+            .unwrap_or(probs.len().saturating_sub(1))
         };
         let action = cands[chosen].action.clone();
         self.memory.update(&action, input.observation);
         if let Ok(mut log) = self.log.lock() {
-            log.entry(input.trajectory_id.to_string())
-                .or_default()
-                .push(Decision {
-                    candidates: cands,
-                    chosen,
-                });
+            log.entry(input.trajectory_id.to_string()).or_default().push(Decision { candidates: cands, chosen });
         }
-        Ok(PolicyOutput {
-            raw: input.prompt.encode(&action, input.observation),
-            ..Default::default()
-        })
+        Ok(PolicyOutput { raw: input.prompt.encode(&action, input.observation), ..Default::default() })
     }
 }
 
@@ -422,31 +326,18 @@ pub struct LearnedFactory {
 
 impl LearnedFactory {
     pub fn new(model: Model, greedy: bool, seed: u64) -> LearnedFactory {
-        LearnedFactory {
-            model: Arc::new(RwLock::new(model)),
-            greedy,
-            log: Arc::new(Mutex::new(HashMap::new())),
-            seed,
-        }
+        LearnedFactory { model: Arc::new(RwLock::new(model)), greedy, log: Arc::new(Mutex::new(HashMap::new())), seed }
     }
 
     /// Takes the decisions recorded so far.
     pub fn take_log(&self) -> HashMap<String, Vec<Decision>> {
-        self.log
-            .lock()
-            .map(|mut l| std::mem::take(&mut *l))
-            .unwrap_or_default()
+        self.log.lock().map(|mut l| std::mem::take(&mut *l)).unwrap_or_default()
     }
 }
 
 impl PolicyFactory for LearnedFactory {
     fn name(&self) -> String {
-        if self.greedy {
-            "learned-greedy"
-        } else {
-            "learned"
-        }
-        .to_string()
+        if self.greedy { "learned-greedy" } else { "learned" }.to_string()
     }
 
     fn for_attempt(&self, task: &TaskSpec, attempt: u32) -> Box<dyn Policy> {
@@ -479,27 +370,17 @@ mod tests {
 
     #[test]
     fn strings_come_from_the_instruction() {
-        let s =
-            strings_in("Add a new contact named Ana Ruiz with the phone number +1 555 201 3344.");
+        let s = strings_in("Add a new contact named Ana Ruiz with the phone number +1 555 201 3344.");
         assert!(s.contains(&"Ana Ruiz".to_string()), "{s:?}");
         assert!(s.contains(&"+1 555 201 3344".to_string()), "{s:?}");
         let s = strings_in("Create a calendar event \"Yoga class\" on 2026-03-05 at 18:30.");
-        assert!(
-            s.contains(&"Yoga class".to_string())
-                && s.contains(&"2026-03-05".to_string())
-                && s.contains(&"18:30".to_string()),
-            "{s:?}"
-        );
-        assert!(strings_in("Change Ana Ruiz's phone number to +1 555 1")
-            .contains(&"Ana Ruiz".to_string()));
+        assert!(s.contains(&"Yoga class".to_string()) && s.contains(&"2026-03-05".to_string()) && s.contains(&"18:30".to_string()), "{s:?}");
+        assert!(strings_in("Change Ana Ruiz's phone number to +1 555 1").contains(&"Ana Ruiz".to_string()));
     }
 
     #[test]
     fn the_gradient_raises_the_chosen_candidate() {
-        let c = |f: u32| Candidate {
-            action: Action::Back,
-            features: vec![f],
-        };
+        let c = |f: u32| Candidate { action: Action::Back, features: vec![f] };
         let cands = vec![c(1), c(2), c(3)];
         let mut m = Model::default();
         let before = m.probs(&cands)[1];

@@ -36,40 +36,16 @@ pub struct RecipeReport {
     pub seconds: f64,
 }
 
-async fn success(
-    model: &Model,
-    tasks: &[TaskSpec],
-    provider: &Arc<dyn EnvProvider>,
-    c: &LearnerConfig,
-    store: &Option<Arc<Store>>,
-) -> Result<f64, String> {
+async fn success(model: &Model, tasks: &[TaskSpec], provider: &Arc<dyn EnvProvider>, c: &LearnerConfig, store: &Option<Arc<Store>>) -> Result<f64, String> {
     let factory = Arc::new(LearnedFactory::new(model.clone(), true, c.seed));
-    let config = EvalConfig {
-        suite: "test".into(),
-        attempts: 1,
-        parallel: c.parallel.max(1),
-        harness: HarnessConfig::default(),
-        ..EvalConfig::default()
-    };
-    let (_, report) = eval(
-        Arc::new(tasks.to_vec()),
-        &config,
-        provider.clone(),
-        factory,
-        store.clone(),
-        Arc::new(()),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
+    let config = EvalConfig { suite: "test".into(), attempts: 1, parallel: c.parallel.max(1), harness: HarnessConfig::default(), ..EvalConfig::default() };
+    let (_, report) = eval(Arc::new(tasks.to_vec()), &config, provider.clone(), factory, store.clone(), Arc::new(())).await.map_err(|e| e.to_string())?;
     Ok(report.success_rate)
 }
 
 /// Plays each task's walkthrough and records, at every step, the candidates and the one
 /// the walkthrough took.
-async fn demonstrations(
-    tasks: &[TaskSpec],
-    provider: &Arc<dyn EnvProvider>,
-) -> Result<Vec<Decision>, String> {
+async fn demonstrations(tasks: &[TaskSpec], provider: &Arc<dyn EnvProvider>) -> Result<Vec<Decision>, String> {
     let mut env = provider.create().await.map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for task in tasks {
@@ -77,17 +53,11 @@ async fn demonstrations(
         let mut golden = GoldenPolicy::new(task.walkthrough.clone());
         let mut memory = Memory::default();
         for _ in 0..task.step_budget {
-            let obs = env
-                .observe(ObserveOptions::default())
-                .await
-                .map_err(|e| e.to_string())?;
+            let obs = env.observe(ObserveOptions::default()).await.map_err(|e| e.to_string())?;
             let action = golden.decide(&obs);
             let cands = candidates(&task.instruction, &obs, &memory);
             if let Some(i) = matching(&cands, &action, &obs) {
-                out.push(Decision {
-                    candidates: cands,
-                    chosen: i,
-                });
+                out.push(Decision { candidates: cands, chosen: i });
             }
             memory.update(&action, &obs);
             let done = env.step(&action).await.map_err(|e| e.to_string())?.done;
@@ -109,26 +79,14 @@ pub async fn run(
     on_line: &dyn Fn(&str),
 ) -> Result<RecipeReport, String> {
     let started = Instant::now();
-    let test: Vec<TaskSpec> = if c.eval_tasks == 0 {
-        test.to_vec()
-    } else {
-        test.iter().take(c.eval_tasks).cloned().collect()
-    };
+    let test: Vec<TaskSpec> = if c.eval_tasks == 0 { test.to_vec() } else { test.iter().take(c.eval_tasks).cloned().collect() };
     let mut model = Model::default();
     let before = success(&model, &test, &provider, c, &store).await?;
-    on_line(&format!(
-        "held-out success before warm-up: {:.1} % ({} tasks)",
-        before * 100.0,
-        test.len()
-    ));
+    on_line(&format!("held-out success before warm-up: {:.1} % ({} tasks)", before * 100.0, test.len()));
 
     let mut order: Vec<usize> = (0..train.len()).collect();
     Rng::derive(c.seed, "warmup").shuffle(&mut order);
-    let warm: Vec<TaskSpec> = order
-        .iter()
-        .take(c.warmup_tasks)
-        .map(|i| train[*i].clone())
-        .collect();
+    let warm: Vec<TaskSpec> = order.iter().take(c.warmup_tasks).map(|i| train[*i].clone()).collect();
     let demos = demonstrations(&warm, &provider).await?;
     for _ in 0..c.warmup_epochs {
         for d in &demos {
@@ -137,60 +95,27 @@ pub async fn run(
     }
     let reference = model.clone();
     let after_warmup = success(&model, &test, &provider, c, &store).await?;
-    on_line(&format!(
-        "held-out success after warm-up: {:.1} % ({} demonstrated steps from {} tasks)",
-        after_warmup * 100.0,
-        demos.len(),
-        warm.len()
-    ));
+    on_line(&format!("held-out success after warm-up: {:.1} % ({} demonstrated steps from {} tasks)", after_warmup * 100.0, demos.len(), warm.len()));
 
     let factory = Arc::new(LearnedFactory::new(model, false, c.seed));
     let mut curve = Vec::new();
     for round in 0..c.rl_rounds {
-        let tasks: Vec<TaskSpec> = (0..c.rl_tasks_per_round.min(train.len()))
-            .map(|i| {
-                train[order
-                    [(round as usize * c.rl_tasks_per_round + i + c.warmup_tasks) % order.len()]]
-                .clone()
-            })
-            .collect();
-        let config = EvalConfig {
-            suite: format!("rl-round-{round}"),
-            attempts: c.group_size.max(2),
-            parallel: c.parallel.max(1),
-            ..EvalConfig::default()
-        };
+        let tasks: Vec<TaskSpec> =
+            (0..c.rl_tasks_per_round.min(train.len())).map(|i| train[order[(round as usize * c.rl_tasks_per_round + i + c.warmup_tasks) % order.len()]].clone()).collect();
+        let config = EvalConfig { suite: format!("rl-round-{round}"), attempts: c.group_size.max(2), parallel: c.parallel.max(1), ..EvalConfig::default() };
         let sink = Arc::new(Attempts::default());
-        let (run_id, report) = eval(
-            Arc::new(tasks),
-            &config,
-            provider.clone(),
-            factory.clone(),
-            store.clone(),
-            sink.clone(),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+        let (run_id, report) = eval(Arc::new(tasks), &config, provider.clone(), factory.clone(), store.clone(), sink.clone()).await.map_err(|e| e.to_string())?;
         let log = factory.take_log();
         let mut attempts = std::mem::take(&mut *sink.0.lock().unwrap_or_else(|p| p.into_inner()));
         // Attempts finish in any order; updates are applied in a fixed one, so a seed gives one result.
         attempts.sort_by(|a, b| (&a.task_id, a.attempt_index).cmp(&(&b.task_id, b.attempt_index)));
         let mut groups: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
         for a in attempts {
-            let tid = format!(
-                "{run_id}:{}:{}:{}",
-                a.task_id, a.attempt_index, a.infra_retries
-            );
-            groups
-                .entry(a.task_id.clone())
-                .or_default()
-                .push((tid, a.verdict.score as f64));
+            let tid = format!("{run_id}:{}:{}:{}", a.task_id, a.attempt_index, a.infra_retries);
+            groups.entry(a.task_id.clone()).or_default().push((tid, a.verdict.score as f64));
         }
         let mut with_signal = 0;
-        let mut model = factory
-            .model
-            .write()
-            .map_err(|_| "model lock poisoned".to_string())?;
+        let mut model = factory.model.write().map_err(|_| "model lock poisoned".to_string())?;
         for group in groups.values() {
             let rewards: Vec<f64> = group.iter().map(|g| g.1).collect();
             let adv = grpo(&rewards);
@@ -209,24 +134,13 @@ pub async fn run(
             }
         }
         drop(model);
-        let point = RoundPoint {
-            round,
-            train_success: report.success_rate,
-            groups_with_signal: with_signal,
-        };
+        let point = RoundPoint { round, train_success: report.success_rate, groups_with_signal: with_signal };
         on_line(&format!("round {round}: sampled success on training tasks {:.1} %, groups with signal {with_signal}", point.train_success * 100.0));
         curve.push(point);
     }
-    let model = factory
-        .model
-        .read()
-        .map_err(|_| "model lock poisoned".to_string())?
-        .clone();
+    let model = factory.model.read().map_err(|_| "model lock poisoned".to_string())?.clone();
     let after_rl = success(&model, &test, &provider, c, &store).await?;
-    on_line(&format!(
-        "held-out success after RL: {:.1} %",
-        after_rl * 100.0
-    ));
+    on_line(&format!("held-out success after RL: {:.1} %", after_rl * 100.0));
     Ok(RecipeReport {
         test_tasks: test.len(),
         before_warmup: before,
@@ -243,9 +157,6 @@ struct Attempts(std::sync::Mutex<Vec<guigym_core::Attempt>>);
 
 impl Progress for Attempts {
     fn attempt_done(&self, a: &guigym_core::Attempt, _prompts: &[guigym_harness::Prompt]) {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(a.clone());
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(a.clone());
     }
 }

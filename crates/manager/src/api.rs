@@ -36,21 +36,13 @@ pub struct ApiError {
 
 impl ApiError {
     fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
-            code,
-            message: message.into(),
-        }
+        ApiError { status, code, message: message.into() }
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (
-            self.status,
-            Json(json!({"error": {"code": self.code, "message": self.message}})),
-        )
-            .into_response()
+        (self.status, Json(json!({"error": {"code": self.code, "message": self.message}}))).into_response()
     }
 }
 
@@ -80,9 +72,7 @@ impl From<ControlError> for ApiError {
                     ControlError::LeaseEnded { .. } => (StatusCode::GONE, "lease_ended"),
                     ControlError::UnknownWorker(_) => (StatusCode::NOT_FOUND, "unknown_worker"),
                     ControlError::NoCapacity(_) => (StatusCode::SERVICE_UNAVAILABLE, "no_capacity"),
-                    ControlError::BadRequest(_) | ControlError::Worker(_) => {
-                        (StatusCode::BAD_REQUEST, "bad_request")
-                    }
+                    ControlError::BadRequest(_) | ControlError::Worker(_) => (StatusCode::BAD_REQUEST, "bad_request"),
                 };
                 ApiError::new(status, code, other.to_string())
             }
@@ -104,60 +94,31 @@ where
         match Json::<T>::from_request(req, state).await {
             Ok(Json(v)) => Ok(Body(v)),
             Err(r) => {
-                let code = if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    "body_too_large"
-                } else {
-                    "bad_json"
-                };
+                let code = if r.status() == StatusCode::PAYLOAD_TOO_LARGE { "body_too_large" } else { "bad_json" };
                 Err(ApiError::new(r.status(), code, r.body_text()))
             }
         }
     }
 }
 
-async fn require_token(
-    State(token): State<Option<Arc<str>>>,
-    req: Request,
-    next: Next,
-) -> Response {
+async fn require_token(State(token): State<Option<Arc<str>>>, req: Request, next: Next) -> Response {
     if let Some(token) = token {
-        let given = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
+        let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
         if given != Some(&*token) {
-            return ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "unauthorized",
-                "a valid bearer token is required",
-            )
-            .into_response();
+            return ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "a valid bearer token is required").into_response();
         }
     }
     next.run(req).await
 }
 
 /// Puts `/v1` routes behind the bearer token (when one is set) and adds health and metrics.
-fn finish(
-    v1: Router,
-    token: Option<String>,
-    metrics: Arc<dyn Fn() -> String + Send + Sync>,
-) -> Router {
+fn finish(v1: Router, token: Option<String>, metrics: Arc<dyn Fn() -> String + Send + Sync>) -> Router {
     let token: Option<Arc<str>> = token.filter(|t| !t.is_empty()).map(Arc::from);
     let v1 = v1.layer(middleware::from_fn_with_state(token, require_token));
     Router::new()
         .merge(v1)
         .route("/healthz", get(|| async { "ok" }))
-        .route(
-            "/metrics",
-            get(move || async move {
-                (
-                    [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-                    metrics(),
-                )
-            }),
-        )
+        .route("/metrics", get(move || async move { ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], metrics()) }))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
 }
@@ -237,41 +198,23 @@ fn manager_routes(m: Arc<Manager>, link: LinkFactory) -> Router {
 }
 
 /// The manager alone (workers elsewhere). `link` builds the HTTP link to a registering worker.
-pub fn manager_router(m: Arc<Manager>, token: Option<String>, link: LinkFactory) -> Router {
+pub fn manager_router(
+    m: Arc<Manager>,
+    token: Option<String>,
+    link: LinkFactory,
+) -> Router {
     let metrics_m = m.clone();
-    finish(
-        manager_routes(m, link),
-        token,
-        Arc::new(move || manager_metrics(&metrics_m)),
-    )
+    finish(manager_routes(m, link), token, Arc::new(move || manager_metrics(&metrics_m)))
 }
 
 fn manager_metrics(m: &Manager) -> String {
-    let mut gauges: Vec<(&str, String, f64)> = m
-        .gauges()
-        .into_iter()
-        .map(|(state, v)| ("guigym_instances", format!("{{state=\"{state}\"}}"), v))
-        .collect();
-    gauges.push((
-        "guigym_leases_active",
-        String::new(),
-        m.active_leases() as f64,
-    ));
+    let mut gauges: Vec<(&str, String, f64)> =
+        m.gauges().into_iter().map(|(state, v)| ("guigym_instances", format!("{{state=\"{state}\"}}"), v)).collect();
+    gauges.push(("guigym_leases_active", String::new(), m.active_leases() as f64));
     let workers = m.workers();
-    gauges.push((
-        "guigym_workers_alive",
-        String::new(),
-        workers.iter().filter(|w| w.alive).count() as f64,
-    ));
-    gauges.push((
-        "guigym_workers_lost",
-        String::new(),
-        workers.iter().filter(|w| !w.alive).count() as f64,
-    ));
-    let refs: Vec<(&str, &str, f64)> = gauges
-        .iter()
-        .map(|(n, l, v)| (*n, l.as_str(), *v))
-        .collect();
+    gauges.push(("guigym_workers_alive", String::new(), workers.iter().filter(|w| w.alive).count() as f64));
+    gauges.push(("guigym_workers_lost", String::new(), workers.iter().filter(|w| !w.alive).count() as f64));
+    let refs: Vec<(&str, &str, f64)> = gauges.iter().map(|(n, l, v)| (*n, l.as_str(), *v)).collect();
     m.metrics.render(&refs)
 }
 
@@ -416,11 +359,7 @@ fn worker_metrics(w: &Worker) -> String {
     let gauges = [
         ("guigym_instances", "{state=\"leased\"}", s.leased as f64),
         ("guigym_instances", "{state=\"ready\"}", ready as f64),
-        (
-            "guigym_instances",
-            "{state=\"other\"}",
-            s.instances.saturating_sub(s.leased + ready) as f64,
-        ),
+        ("guigym_instances", "{state=\"other\"}", s.instances.saturating_sub(s.leased + ready) as f64),
         ("guigym_worker_capacity", "", s.capacity as f64),
     ];
     w.metrics.render(&gauges)
@@ -429,11 +368,7 @@ fn worker_metrics(w: &Worker) -> String {
 /// A worker alone.
 pub fn worker_router(w: Arc<Worker>, token: Option<String>) -> Router {
     let mw = w.clone();
-    finish(
-        worker_routes(w),
-        token,
-        Arc::new(move || worker_metrics(&mw)),
-    )
+    finish(worker_routes(w), token, Arc::new(move || worker_metrics(&mw)))
 }
 
 /// Manager and worker in one process: the embedded default of `guigym serve`.

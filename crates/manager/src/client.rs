@@ -8,9 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use guigym_core::{
-    Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict,
-};
+use guigym_core::{Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
@@ -23,11 +21,7 @@ pub enum ClientError {
     #[error("{0}")]
     Transport(String),
     #[error("HTTP {status} {code}: {message}")]
-    Status {
-        status: u16,
-        code: String,
-        message: String,
-    },
+    Status { status: u16, code: String, message: String },
     #[error("unexpected response: {0}")]
     Decode(String),
 }
@@ -36,10 +30,7 @@ impl ClientError {
     /// How the rollout path should see it.
     pub fn into_env_error(self) -> EnvError {
         match &self {
-            ClientError::Status {
-                status: 400 | 401 | 403 | 422,
-                ..
-            } => EnvError::BadTask(self.to_string()),
+            ClientError::Status { status: 400 | 401 | 403 | 422, .. } => EnvError::BadTask(self.to_string()),
             _ => EnvError::Infra(self.to_string()),
         }
     }
@@ -59,73 +50,37 @@ impl ApiClient {
         ApiClient::with_http(base, token, timeout, reqwest::Client::new())
     }
 
-    pub fn with_http(
-        base: &str,
-        token: Option<String>,
-        timeout: Duration,
-        http: reqwest::Client,
-    ) -> ApiClient {
-        ApiClient {
-            base: base.trim_end_matches('/').to_string(),
-            http,
-            token: token.filter(|t| !t.is_empty()),
-            timeout,
-        }
+    pub fn with_http(base: &str, token: Option<String>, timeout: Duration, http: reqwest::Client) -> ApiClient {
+        ApiClient { base: base.trim_end_matches('/').to_string(), http, token: token.filter(|t| !t.is_empty()), timeout }
     }
 
     pub fn base(&self) -> &str {
         &self.base
     }
 
-    pub async fn call<T: DeserializeOwned>(
-        &self,
-        method: reqwest::Method,
-        path: &str,
-        body: Option<&Value>,
-    ) -> Result<T, ClientError> {
-        let mut req = self
-            .http
-            .request(method, format!("{}{path}", self.base))
-            .timeout(self.timeout);
+    pub async fn call<T: DeserializeOwned>(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> Result<T, ClientError> {
+        let mut req = self.http.request(method, format!("{}{path}", self.base)).timeout(self.timeout);
         if let Some(t) = &self.token {
             req = req.bearer_auth(t);
         }
         if let Some(b) = body {
             req = req.json(b);
         }
-        let resp = req
-            .send()
-            .await
-            .map_err(|e| ClientError::Transport(format!("{}{path}: {e}", self.base)))?;
+        let resp = req.send().await.map_err(|e| ClientError::Transport(format!("{}{path}: {e}", self.base)))?;
         let status = resp.status().as_u16();
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let bytes = resp.bytes().await.map_err(|e| ClientError::Transport(e.to_string()))?;
         if !(200..300).contains(&status) {
             let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
             return Err(ClientError::Status {
                 status,
-                code: v
-                    .pointer("/error/code")
-                    .and_then(Value::as_str)
-                    .unwrap_or("http")
-                    .to_string(),
-                message: v
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| String::from_utf8_lossy(&bytes).chars().take(300).collect()),
+                code: v.pointer("/error/code").and_then(Value::as_str).unwrap_or("http").to_string(),
+                message: v.pointer("/error/message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| String::from_utf8_lossy(&bytes).chars().take(300).collect()),
             });
         }
         serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode(e.to_string()))
     }
 
-    pub async fn post<T: DeserializeOwned>(
-        &self,
-        path: &str,
-        body: &Value,
-    ) -> Result<T, ClientError> {
+    pub async fn post<T: DeserializeOwned>(&self, path: &str, body: &Value) -> Result<T, ClientError> {
         self.call(reqwest::Method::POST, path, Some(body)).await
     }
 }
@@ -149,25 +104,13 @@ impl EnvClient {
         let heartbeat = tokio::spawn(async move {
             loop {
                 tokio::time::sleep(every).await;
-                let r: Result<Value, _> = m
-                    .post(&format!("/v1/leases/{id}/heartbeat"), &json!({}))
-                    .await;
-                if let Err(ClientError::Status {
-                    status: 404 | 410, ..
-                }) = r
-                {
+                let r: Result<Value, _> = m.post(&format!("/v1/leases/{id}/heartbeat"), &json!({})).await;
+                if let Err(ClientError::Status { status: 404 | 410, .. }) = r {
                     return;
                 }
             }
         });
-        EnvClient {
-            data,
-            manager,
-            grant,
-            heartbeat: Some(heartbeat),
-            released: false,
-            next_request: AtomicU64::new(0),
-        }
+        EnvClient { data, manager, grant, heartbeat: Some(heartbeat), released: false, next_request: AtomicU64::new(0) }
     }
 
     fn path(&self, op: &str) -> String {
@@ -176,10 +119,7 @@ impl EnvClient {
 
     async fn op<T: DeserializeOwned>(&self, op: &str, mut body: Value) -> Result<T, EnvError> {
         body["lease"] = json!(self.grant.lease_id);
-        self.data
-            .post(&self.path(op), &body)
-            .await
-            .map_err(ClientError::into_env_error)
+        self.data.post(&self.path(op), &body).await.map_err(ClientError::into_env_error)
     }
 }
 
@@ -190,22 +130,15 @@ impl Env for EnvClient {
     }
 
     async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
-        self.op("observe", json!({ "screenshot": options.screenshot }))
-            .await
+        self.op("observe", json!({ "screenshot": options.screenshot })).await
     }
 
     async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
-        let request_id = format!(
-            "{}:{}",
-            self.grant.lease_id,
-            self.next_request.fetch_add(1, Ordering::Relaxed)
-        );
+        let request_id = format!("{}:{}", self.grant.lease_id, self.next_request.fetch_add(1, Ordering::Relaxed));
         let body = json!({ "action": action, "request_id": request_id });
         match self.op("step", body.clone()).await {
             // A lost answer is retried once with the same request id: applied at most once.
-            Err(EnvError::Infra(why))
-                if why.contains("error sending request") || why.contains("connection closed") =>
-            {
+            Err(EnvError::Infra(why)) if why.contains("error sending request") || why.contains("connection closed") => {
                 self.op("step", body).await
             }
             other => other,
@@ -218,10 +151,7 @@ impl Env for EnvClient {
 
     async fn state_hash(&mut self) -> Result<String, EnvError> {
         let v: Value = self.op("state_hash", json!({})).await?;
-        v.get("hash")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| EnvError::Infra("state hash missing".into()))
+        v.get("hash").and_then(Value::as_str).map(str::to_string).ok_or_else(|| EnvError::Infra("state hash missing".into()))
     }
 
     async fn apply_golden(&mut self) -> Result<(), EnvError> {
@@ -237,19 +167,9 @@ impl Env for EnvClient {
             return Ok(());
         }
         self.released = true;
-        let r: Result<Value, _> = self
-            .manager
-            .call(
-                reqwest::Method::DELETE,
-                &format!("/v1/leases/{}", self.grant.lease_id),
-                None,
-            )
-            .await;
+        let r: Result<Value, _> = self.manager.call(reqwest::Method::DELETE, &format!("/v1/leases/{}", self.grant.lease_id), None).await;
         match r {
-            Ok(_)
-            | Err(ClientError::Status {
-                status: 404 | 410, ..
-            }) => Ok(()),
+            Ok(_) | Err(ClientError::Status { status: 404 | 410, .. }) => Ok(()),
             Err(e) => Err(e.into_env_error()),
         }
     }
@@ -265,9 +185,7 @@ impl Drop for EnvClient {
             let (m, id) = (self.manager.clone(), self.grant.lease_id.clone());
             if let Ok(rt) = tokio::runtime::Handle::try_current() {
                 rt.spawn(async move {
-                    let _: Result<Value, _> = m
-                        .call(reqwest::Method::DELETE, &format!("/v1/leases/{id}"), None)
-                        .await;
+                    let _: Result<Value, _> = m.call(reqwest::Method::DELETE, &format!("/v1/leases/{id}"), None).await;
                 });
             }
         }
@@ -285,24 +203,11 @@ pub struct ManagerProvider {
 }
 
 impl ManagerProvider {
-    pub fn new(
-        manager_url: &str,
-        token: Option<String>,
-        spec: EnvSpec,
-        ttl: Duration,
-    ) -> ManagerProvider {
-        let http = reqwest::Client::builder()
-            .pool_max_idle_per_host(256)
-            .build()
-            .unwrap_or_default();
+    pub fn new(manager_url: &str, token: Option<String>, spec: EnvSpec, ttl: Duration) -> ManagerProvider {
+        let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap_or_default();
         let op_timeout = Duration::from_secs(120);
         ManagerProvider {
-            manager: ApiClient::with_http(
-                manager_url,
-                token.clone(),
-                Duration::from_secs(60),
-                http.clone(),
-            ),
+            manager: ApiClient::with_http(manager_url, token.clone(), Duration::from_secs(60), http.clone()),
             spec,
             ttl,
             token,
@@ -318,18 +223,12 @@ impl ManagerProvider {
             .post("/v1/leases", &json!({ "spec": self.spec, "count": count, "ttl_ms": self.ttl.as_millis() as u64 }))
             .await
             .map_err(ClientError::into_env_error)?;
-        let grants: Vec<LeaseGrant> =
-            serde_json::from_value(v.get("leases").cloned().unwrap_or(Value::Null))
-                .map_err(|e| EnvError::Infra(format!("lease response: {e}")))?;
+        let grants: Vec<LeaseGrant> = serde_json::from_value(v.get("leases").cloned().unwrap_or(Value::Null))
+            .map_err(|e| EnvError::Infra(format!("lease response: {e}")))?;
         Ok(grants
             .into_iter()
             .map(|g| {
-                let data = ApiClient::with_http(
-                    &g.data_url,
-                    self.token.clone(),
-                    self.op_timeout,
-                    self.http.clone(),
-                );
+                let data = ApiClient::with_http(&g.data_url, self.token.clone(), self.op_timeout, self.http.clone());
                 EnvClient::new(g, self.manager.clone(), data)
             })
             .collect())
@@ -344,10 +243,7 @@ impl EnvProvider for ManagerProvider {
 
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
         let mut clients = self.lease_many(1).await?;
-        clients
-            .pop()
-            .map(|c| Box::new(c) as Box<dyn Env>)
-            .ok_or_else(|| EnvError::Infra("the manager granted no lease".into()))
+        clients.pop().map(|c| Box::new(c) as Box<dyn Env>).ok_or_else(|| EnvError::Infra("the manager granted no lease".into()))
     }
 }
 
@@ -358,26 +254,18 @@ pub struct RemoteLink {
 
 impl RemoteLink {
     pub fn new(data_url: &str, token: Option<String>) -> RemoteLink {
-        RemoteLink {
-            api: ApiClient::new(data_url, token, Duration::from_secs(60)),
-        }
+        RemoteLink { api: ApiClient::new(data_url, token, Duration::from_secs(60)) }
     }
 
     /// Links to registering workers, with the bearer token the workers expect.
     pub fn factory(token: Option<String>) -> crate::control::LinkFactory {
-        Arc::new(move |url: &str| {
-            Arc::new(RemoteLink::new(url, token.clone())) as Arc<dyn WorkerLink>
-        })
+        Arc::new(move |url: &str| Arc::new(RemoteLink::new(url, token.clone())) as Arc<dyn WorkerLink>)
     }
 
     fn map(e: ClientError) -> LinkError {
         match e {
             ClientError::Transport(why) | ClientError::Decode(why) => LinkError::Unreachable(why),
-            ClientError::Status {
-                code,
-                message,
-                status,
-            } => LinkError::Worker(match code.as_str() {
+            ClientError::Status { code, message, status } => LinkError::Worker(match code.as_str() {
                 "no_capacity" => WorkerError::Full(message),
                 "bad_spec" => WorkerError::BadSpec(message),
                 _ if status >= 500 => WorkerError::Infra(message),
@@ -390,39 +278,17 @@ impl RemoteLink {
 #[async_trait]
 impl WorkerLink for RemoteLink {
     async fn acquire(&self, spec: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, LinkError> {
-        let v: Value = self
-            .api
-            .post(
-                "/v1/worker/acquire",
-                &json!({ "spec": spec, "leases": leases }),
-            )
-            .await
-            .map_err(Self::map)?;
-        serde_json::from_value(v.get("instances").cloned().unwrap_or(Value::Null))
-            .map_err(|e| LinkError::Unreachable(e.to_string()))
+        let v: Value = self.api.post("/v1/worker/acquire", &json!({ "spec": spec, "leases": leases })).await.map_err(Self::map)?;
+        serde_json::from_value(v.get("instances").cloned().unwrap_or(Value::Null)).map_err(|e| LinkError::Unreachable(e.to_string()))
     }
 
     async fn release(&self, leases: &[String], reason: &str) -> Result<(), LinkError> {
-        let _: Value = self
-            .api
-            .post(
-                "/v1/worker/release",
-                &json!({ "leases": leases, "reason": reason }),
-            )
-            .await
-            .map_err(Self::map)?;
+        let _: Value = self.api.post("/v1/worker/release", &json!({ "leases": leases, "reason": reason })).await.map_err(Self::map)?;
         Ok(())
     }
 
     async fn set_warm(&self, spec: &EnvSpec, target: usize) -> Result<(), LinkError> {
-        let _: Value = self
-            .api
-            .post(
-                "/v1/worker/warm",
-                &json!({ "spec": spec, "target": target }),
-            )
-            .await
-            .map_err(Self::map)?;
+        let _: Value = self.api.post("/v1/worker/warm", &json!({ "spec": spec, "target": target })).await.map_err(Self::map)?;
         Ok(())
     }
 }
@@ -434,18 +300,10 @@ pub async fn run_agent(manager: ApiClient, data_url: String, worker: Arc<Worker>
     loop {
         match &id {
             None => {
-                let r: Result<Value, _> = manager
-                    .post(
-                        "/v1/workers",
-                        &json!({ "data_url": data_url, "status": worker.status() }),
-                    )
-                    .await;
+                let r: Result<Value, _> = manager.post("/v1/workers", &json!({ "data_url": data_url, "status": worker.status() })).await;
                 match r {
                     Ok(v) => {
-                        id = v
-                            .get("worker_id")
-                            .and_then(Value::as_str)
-                            .map(str::to_string);
+                        id = v.get("worker_id").and_then(Value::as_str).map(str::to_string);
                         tracing::info!(worker = ?id, "registered with the manager");
                     }
                     Err(e) => tracing::warn!(error = %e, "cannot register with the manager yet"),
@@ -453,16 +311,9 @@ pub async fn run_agent(manager: ApiClient, data_url: String, worker: Arc<Worker>
             }
             Some(wid) => {
                 let status: WorkerStatus = worker.status();
-                let r: Result<Value, _> = manager
-                    .post(
-                        &format!("/v1/workers/{wid}/heartbeat"),
-                        &serde_json::to_value(&status).unwrap_or_default(),
-                    )
-                    .await;
+                let r: Result<Value, _> = manager.post(&format!("/v1/workers/{wid}/heartbeat"), &serde_json::to_value(&status).unwrap_or_default()).await;
                 if let Err(ClientError::Status { status: 404, .. }) = r {
-                    worker
-                        .release_all("the manager declared this worker lost")
-                        .await;
+                    worker.release_all("the manager declared this worker lost").await;
                     id = None;
                     continue;
                 }

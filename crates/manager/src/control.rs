@@ -168,10 +168,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
 impl Manager {
@@ -204,12 +201,7 @@ impl Manager {
     }
 
     /// Registers (or re-registers) a remote worker.
-    pub fn register(
-        &self,
-        data_url: &str,
-        status: WorkerStatus,
-        link: Arc<dyn WorkerLink>,
-    ) -> String {
+    pub fn register(&self, data_url: &str, status: WorkerStatus, link: Arc<dyn WorkerLink>) -> String {
         let mut workers = lock(&self.workers);
         if let Some(w) = workers.iter_mut().find(|w| w.data_url == data_url) {
             // A restarted worker lost its instances: the old leases on it are over.
@@ -237,10 +229,7 @@ impl Manager {
 
     pub fn worker_heartbeat(&self, id: &str, status: WorkerStatus) -> Result<(), ControlError> {
         let mut workers = lock(&self.workers);
-        let w = workers
-            .iter_mut()
-            .find(|w| w.id == id)
-            .ok_or_else(|| ControlError::UnknownWorker(id.to_string()))?;
+        let w = workers.iter_mut().find(|w| w.id == id).ok_or_else(|| ControlError::UnknownWorker(id.to_string()))?;
         if !w.alive {
             // A worker that was declared lost must register again: its leases are gone.
             return Err(ControlError::UnknownWorker(id.to_string()));
@@ -270,11 +259,7 @@ impl Manager {
 
     fn end(&self, lease: &str, reason: &str) {
         let mut ended = lock(&self.ended);
-        if ended
-            .reasons
-            .insert(lease.to_string(), reason.to_string())
-            .is_none()
-        {
+        if ended.reasons.insert(lease.to_string(), reason.to_string()).is_none() {
             ended.order.push_back(lease.to_string());
             if ended.order.len() > 200_000 {
                 if let Some(old) = ended.order.pop_front() {
@@ -286,10 +271,7 @@ impl Manager {
 
     fn gone(&self, lease: &str) -> ControlError {
         match lock(&self.ended).reasons.get(lease) {
-            Some(reason) => ControlError::LeaseEnded {
-                lease: lease.to_string(),
-                reason: reason.clone(),
-            },
+            Some(reason) => ControlError::LeaseEnded { lease: lease.to_string(), reason: reason.clone() },
             None => ControlError::UnknownLease(lease.to_string()),
         }
     }
@@ -298,10 +280,7 @@ impl Manager {
         let mut lost = Vec::new();
         {
             let mut workers = lock(&self.workers);
-            if let Some(w) = workers
-                .iter_mut()
-                .find(|w| w.id == worker_id && w.local.is_none())
-            {
+            if let Some(w) = workers.iter_mut().find(|w| w.id == worker_id && w.local.is_none()) {
                 if w.alive {
                     tracing::warn!(worker = worker_id, error = why, "worker lost");
                 }
@@ -322,23 +301,13 @@ impl Manager {
     }
 
     /// Grants `count` leases on instances of `spec`, all or nothing.
-    pub async fn request(
-        &self,
-        spec: &EnvSpec,
-        count: usize,
-        ttl: Option<Duration>,
-    ) -> Result<Vec<LeaseGrant>, ControlError> {
+    pub async fn request(&self, spec: &EnvSpec, count: usize, ttl: Option<Duration>) -> Result<Vec<LeaseGrant>, ControlError> {
         if count == 0 || count > 100_000 {
-            return Err(ControlError::BadRequest(format!(
-                "count must be within 1..=100000, got {count}"
-            )));
+            return Err(ControlError::BadRequest(format!("count must be within 1..=100000, got {count}")));
         }
         let ttl = ttl.unwrap_or(self.config.default_ttl);
         if ttl.is_zero() || ttl > self.config.max_ttl {
-            return Err(ControlError::BadRequest(format!(
-                "ttl must be within 1 ms..={} s",
-                self.config.max_ttl.as_secs()
-            )));
+            return Err(ControlError::BadRequest(format!("ttl must be within 1 ms..={} s", self.config.max_ttl.as_secs())));
         }
         let mut grants = Vec::with_capacity(count);
         let mut remaining = count;
@@ -354,9 +323,7 @@ impl Manager {
             for (index, n) in plan.into_iter().filter(|(_, n)| *n > 0) {
                 let (worker_id, data_url, link) = {
                     let workers = lock(&self.workers);
-                    let Some(w) = workers.get(index) else {
-                        continue;
-                    };
+                    let Some(w) = workers.get(index) else { continue };
                     (w.id.clone(), w.data_url.clone(), w.link.clone())
                 };
                 let ids: Vec<String> = (0..n).map(|_| self.new_lease_id()).collect();
@@ -364,16 +331,7 @@ impl Manager {
                     Ok(instances) => {
                         let mut leases = lock(&self.leases);
                         for (lease, instance) in ids.into_iter().zip(instances) {
-                            leases.insert(
-                                lease.clone(),
-                                Lease {
-                                    worker: worker_id.clone(),
-                                    instance,
-                                    spec: spec.clone(),
-                                    ttl,
-                                    expires: Instant::now() + ttl,
-                                },
-                            );
+                            leases.insert(lease.clone(), Lease { worker: worker_id.clone(), instance, spec: spec.clone(), ttl, expires: Instant::now() + ttl });
                             grants.push(LeaseGrant {
                                 lease_id: lease,
                                 instance_id: instance,
@@ -401,11 +359,7 @@ impl Manager {
         }
         if remaining > 0 {
             self.rollback(&grants).await;
-            return Err(ControlError::NoCapacity(format!(
-                "{count} instances of {} asked for, {} could be placed",
-                spec.key(),
-                count - remaining
-            )));
+            return Err(ControlError::NoCapacity(format!("{count} instances of {} asked for, {} could be placed", spec.key(), count - remaining)));
         }
         for _ in 0..count {
             Metrics::inc(&self.metrics.leases_granted);
@@ -415,10 +369,7 @@ impl Manager {
 
     /// Account leases just placed on a remote worker until its next heartbeat says so itself.
     fn bump_remote(&self, worker_id: &str, n: usize) {
-        if let Some(w) = lock(&self.workers)
-            .iter_mut()
-            .find(|w| w.id == worker_id && w.local.is_none())
-        {
+        if let Some(w) = lock(&self.workers).iter_mut().find(|w| w.id == worker_id && w.local.is_none()) {
             w.status.leased += n;
             w.status.instances = w.status.instances.max(w.status.leased);
         }
@@ -436,10 +387,7 @@ impl Manager {
             let mut leases = lock(&self.leases);
             for g in grants {
                 leases.remove(&g.lease_id);
-                by_worker
-                    .entry(g.worker_id.clone())
-                    .or_default()
-                    .push(g.lease_id.clone());
+                by_worker.entry(g.worker_id.clone()).or_default().push(g.lease_id.clone());
             }
         }
         for (w, ids) in by_worker {
@@ -450,10 +398,7 @@ impl Manager {
     }
 
     fn link(&self, worker_id: &str) -> Option<Arc<dyn WorkerLink>> {
-        lock(&self.workers)
-            .iter()
-            .find(|w| w.id == worker_id)
-            .map(|w| w.link.clone())
+        lock(&self.workers).iter().find(|w| w.id == worker_id).map(|w| w.link.clone())
     }
 
     /// How many of `count` leases each worker (by index) takes.
@@ -463,12 +408,7 @@ impl Manager {
             .iter()
             .map(|w| {
                 let s = w.status();
-                WorkerLoad {
-                    alive: w.alive,
-                    capacity: s.capacity,
-                    instances: s.instances,
-                    ready: s.ready.get(&key).copied().unwrap_or(0),
-                }
+                WorkerLoad { alive: w.alive, capacity: s.capacity, instances: s.instances, ready: s.ready.get(&key).copied().unwrap_or(0) }
             })
             .collect();
         let mut out = vec![0usize; loads.len()];
@@ -485,11 +425,7 @@ impl Manager {
     }
 
     fn new_lease_id(&self) -> String {
-        format!(
-            "l{}-{}",
-            self.epoch,
-            self.next.fetch_add(1, Ordering::Relaxed)
-        )
+        format!("l{}-{}", self.epoch, self.next.fetch_add(1, Ordering::Relaxed))
     }
 
     pub fn heartbeat(&self, lease: &str) -> Result<LeaseGrant, ControlError> {
@@ -498,11 +434,7 @@ impl Manager {
         l.expires = Instant::now() + l.ttl;
         let (worker, instance, ttl) = (l.worker.clone(), l.instance, l.ttl);
         drop(leases);
-        let data_url = lock(&self.workers)
-            .iter()
-            .find(|w| w.id == worker)
-            .map(|w| w.data_url.clone())
-            .unwrap_or_default();
+        let data_url = lock(&self.workers).iter().find(|w| w.id == worker).map(|w| w.data_url.clone()).unwrap_or_default();
         Ok(LeaseGrant {
             lease_id: lease.to_string(),
             instance_id: instance,
@@ -514,14 +446,10 @@ impl Manager {
     }
 
     pub async fn release(&self, lease: &str) -> Result<(), ControlError> {
-        let l = lock(&self.leases)
-            .remove(lease)
-            .ok_or_else(|| self.gone(lease))?;
+        let l = lock(&self.leases).remove(lease).ok_or_else(|| self.gone(lease))?;
         self.end(lease, "released");
         if let Some(link) = self.link(&l.worker) {
-            if let Err(LinkError::Unreachable(why)) =
-                link.release(&[lease.to_string()], "released").await
-            {
+            if let Err(LinkError::Unreachable(why)) = link.release(&[lease.to_string()], "released").await {
                 self.mark_lost(&l.worker, &why);
             }
         }
@@ -537,10 +465,7 @@ impl Manager {
         lock(&self.leases).retain(|id, l| {
             let keep = l.expires > now;
             if !keep {
-                expired
-                    .entry(l.worker.clone())
-                    .or_default()
-                    .push(id.clone());
+                expired.entry(l.worker.clone()).or_default().push(id.clone());
             }
             keep
         });
@@ -558,9 +483,7 @@ impl Manager {
         }
         let silent: Vec<String> = lock(&self.workers)
             .iter()
-            .filter(|w| {
-                w.alive && w.local.is_none() && w.last_seen.elapsed() > self.config.worker_timeout
-            })
+            .filter(|w| w.alive && w.local.is_none() && w.last_seen.elapsed() > self.config.worker_timeout)
             .map(|w| w.id.clone())
             .collect();
         for id in silent {
@@ -577,12 +500,7 @@ impl Manager {
                     .iter()
                     .map(|w| {
                         let s = w.status();
-                        WorkerLoad {
-                            alive: w.alive,
-                            capacity: s.capacity,
-                            instances: s.instances,
-                            ready: 0,
-                        }
+                        WorkerLoad { alive: w.alive, capacity: s.capacity, instances: s.instances, ready: 0 }
                     })
                     .collect();
                 let shares = plan::spread_warm(target, &loads);
@@ -619,10 +537,7 @@ impl Manager {
         let alive: Vec<&WorkerInfo> = workers.iter().filter(|w| w.alive).collect();
         let leased: usize = alive.iter().map(|w| w.status.leased).sum();
         let total: usize = alive.iter().map(|w| w.status.instances).sum();
-        let ready: usize = alive
-            .iter()
-            .map(|w| w.status.ready.values().sum::<usize>())
-            .sum();
+        let ready: usize = alive.iter().map(|w| w.status.ready.values().sum::<usize>()).sum();
         vec![
             ("leased".into(), leased as f64),
             ("ready".into(), ready as f64),

@@ -6,9 +6,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// Histogram bucket bounds in seconds.
-const BUCKETS: [f64; 12] = [
-    0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0, 5.0,
-];
+const BUCKETS: [f64; 12] = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0, 5.0];
 
 #[derive(Default)]
 struct Histogram {
@@ -49,41 +47,13 @@ impl Metrics {
     pub fn render(&self, gauges: &[(&str, &str, f64)]) -> String {
         let mut out = String::new();
         let counter = |out: &mut String, name: &str, help: &str, v: &AtomicU64| {
-            out.push_str(&format!(
-                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}\n",
-                v.load(Ordering::Relaxed)
-            ));
+            out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} counter\n{name} {}\n", v.load(Ordering::Relaxed)));
         };
-        counter(
-            &mut out,
-            "guigym_infra_failures_total",
-            "Operations that failed for infrastructure reasons.",
-            &self.infra_failures,
-        );
-        counter(
-            &mut out,
-            "guigym_recycles_total",
-            "Instances retired after their episode budget.",
-            &self.recycles,
-        );
-        counter(
-            &mut out,
-            "guigym_quarantined_total",
-            "Instances quarantined after a failure.",
-            &self.quarantined,
-        );
-        counter(
-            &mut out,
-            "guigym_leases_granted_total",
-            "Leases granted.",
-            &self.leases_granted,
-        );
-        counter(
-            &mut out,
-            "guigym_leases_expired_total",
-            "Leases reclaimed after their TTL.",
-            &self.leases_expired,
-        );
+        counter(&mut out, "guigym_infra_failures_total", "Operations that failed for infrastructure reasons.", &self.infra_failures);
+        counter(&mut out, "guigym_recycles_total", "Instances retired after their episode budget.", &self.recycles);
+        counter(&mut out, "guigym_quarantined_total", "Instances quarantined after a failure.", &self.quarantined);
+        counter(&mut out, "guigym_leases_granted_total", "Leases granted.", &self.leases_granted);
+        counter(&mut out, "guigym_leases_expired_total", "Leases reclaimed after their TTL.", &self.leases_expired);
         let mut typed: Vec<&str> = Vec::new();
         for (name, labels, v) in gauges {
             if !typed.contains(name) {
@@ -98,23 +68,11 @@ impl Metrics {
         }
         for (op, h) in ops.iter() {
             for (i, b) in BUCKETS.iter().enumerate() {
-                out.push_str(&format!(
-                    "guigym_operation_seconds_bucket{{op=\"{op}\",le=\"{b}\"}} {}\n",
-                    h.counts[i]
-                ));
+                out.push_str(&format!("guigym_operation_seconds_bucket{{op=\"{op}\",le=\"{b}\"}} {}\n", h.counts[i]));
             }
-            out.push_str(&format!(
-                "guigym_operation_seconds_bucket{{op=\"{op}\",le=\"+Inf\"}} {}\n",
-                h.count
-            ));
-            out.push_str(&format!(
-                "guigym_operation_seconds_sum{{op=\"{op}\"}} {}\n",
-                h.sum
-            ));
-            out.push_str(&format!(
-                "guigym_operation_seconds_count{{op=\"{op}\"}} {}\n",
-                h.count
-            ));
+            out.push_str(&format!("guigym_operation_seconds_bucket{{op=\"{op}\",le=\"+Inf\"}} {}\n", h.count));
+            out.push_str(&format!("guigym_operation_seconds_sum{{op=\"{op}\"}} {}\n", h.sum));
+            out.push_str(&format!("guigym_operation_seconds_count{{op=\"{op}\"}} {}\n", h.count));
         }
         out
     }

@@ -16,10 +16,7 @@ pub struct WorkerLoad {
 /// then the most free capacity; ties go to the lower index. `None` when nothing is free.
 pub fn place(workers: &[WorkerLoad]) -> Option<usize> {
     let alive = || workers.iter().enumerate().filter(|(_, w)| w.alive);
-    if let Some((i, _)) = alive()
-        .filter(|(_, w)| w.ready > 0)
-        .max_by_key(|(i, w)| (w.ready, std::cmp::Reverse(*i)))
-    {
+    if let Some((i, _)) = alive().filter(|(_, w)| w.ready > 0).max_by_key(|(i, w)| (w.ready, std::cmp::Reverse(*i))) {
         return Some(i);
     }
     alive()
@@ -67,55 +64,24 @@ mod tests {
     use super::*;
 
     fn w(alive: bool, capacity: usize, instances: usize, ready: usize) -> WorkerLoad {
-        WorkerLoad {
-            alive,
-            capacity,
-            instances,
-            ready,
-        }
+        WorkerLoad { alive, capacity, instances, ready }
     }
 
     #[test]
     fn placement_prefers_ready_instances_then_free_capacity() {
         assert_eq!(place(&[w(true, 10, 5, 0), w(true, 10, 9, 1)]), Some(1));
         assert_eq!(place(&[w(true, 10, 5, 0), w(true, 10, 2, 0)]), Some(1));
-        assert_eq!(
-            place(&[w(false, 10, 0, 3), w(true, 10, 10, 0)]),
-            None,
-            "dead and full workers get nothing"
-        );
+        assert_eq!(place(&[w(false, 10, 0, 3), w(true, 10, 10, 0)]), None, "dead and full workers get nothing");
         assert_eq!(place(&[]), None);
-        assert_eq!(
-            place(&[w(true, 4, 1, 0), w(true, 4, 1, 0)]),
-            Some(0),
-            "ties go to the first"
-        );
+        assert_eq!(place(&[w(true, 4, 1, 0), w(true, 4, 1, 0)]), Some(0), "ties go to the first");
     }
 
     #[test]
     fn warm_targets_follow_capacity_and_skip_dead_workers() {
-        assert_eq!(
-            spread_warm(10, &[w(true, 100, 0, 0), w(true, 300, 0, 0)]),
-            vec![3, 7]
-        );
-        assert_eq!(
-            spread_warm(10, &[w(true, 100, 0, 0), w(false, 300, 0, 0)]),
-            vec![10, 0]
-        );
-        assert_eq!(
-            spread_warm(5, &[w(true, 1, 0, 0), w(true, 1, 0, 0)]),
-            vec![1, 1],
-            "never above capacity"
-        );
-        assert_eq!(
-            spread_warm(
-                3,
-                &[w(true, 10, 0, 0), w(true, 10, 0, 0), w(true, 10, 0, 0)]
-            )
-            .iter()
-            .sum::<usize>(),
-            3
-        );
+        assert_eq!(spread_warm(10, &[w(true, 100, 0, 0), w(true, 300, 0, 0)]), vec![3, 7]);
+        assert_eq!(spread_warm(10, &[w(true, 100, 0, 0), w(false, 300, 0, 0)]), vec![10, 0]);
+        assert_eq!(spread_warm(5, &[w(true, 1, 0, 0), w(true, 1, 0, 0)]), vec![1, 1], "never above capacity");
+        assert_eq!(spread_warm(3, &[w(true, 10, 0, 0), w(true, 10, 0, 0), w(true, 10, 0, 0)]).iter().sum::<usize>(), 3);
         assert_eq!(spread_warm(7, &[]), Vec::<usize>::new());
     }
 

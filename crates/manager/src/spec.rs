@@ -31,26 +31,17 @@ fn height() -> u32 {
 
 impl EnvSpec {
     pub fn sim() -> EnvSpec {
-        EnvSpec {
-            backend: "sim".into(),
-            platform: mobile(),
-            width: width(),
-            height: height(),
-        }
+        EnvSpec { backend: "sim".into(), platform: mobile(), width: width(), height: height() }
     }
 
     /// A short stable name, for metrics and pool listings.
     pub fn key(&self) -> String {
-        format!(
-            "{}/{}/{}x{}",
-            self.backend, self.platform, self.width, self.height
-        )
+        format!("{}/{}/{}x{}", self.backend, self.platform, self.width, self.height)
     }
 }
 
 /// Makes a provider for a spec, or says why the spec cannot be served.
-pub type ProviderFactory =
-    Arc<dyn Fn(&EnvSpec) -> Result<Arc<dyn EnvProvider>, String> + Send + Sync>;
+pub type ProviderFactory = Arc<dyn Fn(&EnvSpec) -> Result<Arc<dyn EnvProvider>, String> + Send + Sync>;
 
 /// The backends a worker can host, by name.
 #[derive(Clone, Default)]
@@ -74,18 +65,12 @@ impl Backends {
 
     /// A provider for the spec, or a message naming what is wrong with it.
     pub fn provider(&self, spec: &EnvSpec) -> Result<Arc<dyn EnvProvider>, String> {
-        let f = self.factories.get(&spec.backend).ok_or_else(|| {
-            format!(
-                "unknown backend \"{}\"; this worker hosts: {}",
-                spec.backend,
-                self.names().join(", ")
-            )
-        })?;
+        let f = self
+            .factories
+            .get(&spec.backend)
+            .ok_or_else(|| format!("unknown backend \"{}\"; this worker hosts: {}", spec.backend, self.names().join(", ")))?;
         if !(200..=8000).contains(&spec.width) || !(200..=8000).contains(&spec.height) {
-            return Err(format!(
-                "screen {}x{} is out of range (200..=8000)",
-                spec.width, spec.height
-            ));
+            return Err(format!("screen {}x{} is out of range (200..=8000)", spec.width, spec.height));
         }
         f(spec)
     }

@@ -10,9 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use guigym_core::{
-    Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict,
-};
+use guigym_core::{Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 
 use crate::metrics::Metrics;
 use crate::plan;
@@ -91,11 +89,7 @@ impl Ended {
     const KEEP: usize = 100_000;
 
     fn insert(&mut self, lease: String, reason: &str) {
-        if self
-            .reasons
-            .insert(lease.clone(), reason.to_string())
-            .is_none()
-        {
+        if self.reasons.insert(lease.clone(), reason.to_string()).is_none() {
             self.order.push_back(lease);
             if self.order.len() > Self::KEEP {
                 if let Some(old) = self.order.pop_front() {
@@ -139,11 +133,7 @@ impl Worker {
     }
 
     /// A worker that counts into shared metrics (the embedded manager's).
-    pub fn with_metrics(
-        config: WorkerConfig,
-        backends: Backends,
-        metrics: Arc<Metrics>,
-    ) -> Arc<Worker> {
+    pub fn with_metrics(config: WorkerConfig, backends: Backends, metrics: Arc<Metrics>) -> Arc<Worker> {
         Arc::new(Worker {
             config,
             backends,
@@ -159,10 +149,7 @@ impl Worker {
     }
 
     pub fn status(&self) -> WorkerStatus {
-        let ready = lock(&self.ready)
-            .iter()
-            .map(|(s, v)| (s.key(), v.len()))
-            .collect();
+        let ready = lock(&self.ready).iter().map(|(s, v)| (s.key(), v.len())).collect();
         WorkerStatus {
             capacity: self.config.capacity,
             instances: self.slots.read().map(|s| s.len()).unwrap_or(0),
@@ -195,34 +182,17 @@ impl Worker {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         {
             // Reserve the place first, so concurrent creations cannot overshoot capacity.
-            let mut slots = self
-                .slots
-                .write()
-                .map_err(|_| WorkerError::Infra("worker state poisoned".into()))?;
+            let mut slots = self.slots.write().map_err(|_| WorkerError::Infra("worker state poisoned".into()))?;
             if slots.len() >= self.config.capacity {
-                return Err(WorkerError::Full(format!(
-                    "{} of {} instances in use",
-                    slots.len(),
-                    self.config.capacity
-                )));
+                return Err(WorkerError::Full(format!("{} of {} instances in use", slots.len(), self.config.capacity)));
             }
-            slots.insert(
-                id,
-                Arc::new(Slot {
-                    spec: spec.clone(),
-                    inner: tokio::sync::Mutex::new(placeholder()),
-                }),
-            );
+            slots.insert(id, Arc::new(Slot { spec: spec.clone(), inner: tokio::sync::Mutex::new(placeholder()) }));
         }
         let started = Instant::now();
         let env = match tokio::time::timeout(self.config.reset_deadline, provider.create()).await {
             Ok(Ok(env)) => env,
             Ok(Err(e)) => return Err(self.failed_create(id, e.to_string())),
-            Err(_) => {
-                return Err(
-                    self.failed_create(id, "creating an instance missed its deadline".into())
-                )
-            }
+            Err(_) => return Err(self.failed_create(id, "creating an instance missed its deadline".into())),
         };
         self.metrics.observe("create", started.elapsed());
         if let Some(slot) = self.slot(id) {
@@ -245,11 +215,7 @@ impl Worker {
 
     /// Binds each lease to an instance of the spec: ready ones first, new ones after.
     /// All or nothing: on failure every lease of the call is released again.
-    pub async fn acquire(
-        &self,
-        spec: &EnvSpec,
-        leases: &[String],
-    ) -> Result<Vec<u64>, WorkerError> {
+    pub async fn acquire(&self, spec: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, WorkerError> {
         self.provider(spec)?;
         let mut got = Vec::with_capacity(leases.len());
         for lease in leases {
@@ -259,13 +225,7 @@ impl Worker {
                 None => match self.create(spec).await {
                     Ok(id) => id,
                     Err(e) => {
-                        self.release(
-                            &got.iter()
-                                .map(|(l, _): &(String, u64)| l.clone())
-                                .collect::<Vec<_>>(),
-                            "request failed",
-                        )
-                        .await;
+                        self.release(&got.iter().map(|(l, _): &(String, u64)| l.clone()).collect::<Vec<_>>(), "request failed").await;
                         return Err(e);
                     }
                 },
@@ -295,10 +255,7 @@ impl Worker {
                 Metrics::inc(&self.metrics.recycles);
             } else {
                 drop(inner);
-                lock(&self.ready)
-                    .entry(slot.spec.clone())
-                    .or_default()
-                    .push(id);
+                lock(&self.ready).entry(slot.spec.clone()).or_default().push(id);
             }
         }
     }
@@ -330,10 +287,7 @@ impl Worker {
 
     fn ended_or(&self, lease: &str, otherwise: WorkerError) -> WorkerError {
         match lock(&self.ended).reasons.get(lease) {
-            Some(reason) => WorkerError::LeaseEnded {
-                lease: lease.to_string(),
-                reason: reason.clone(),
-            },
+            Some(reason) => WorkerError::LeaseEnded { lease: lease.to_string(), reason: reason.clone() },
             None => otherwise,
         }
     }
@@ -345,15 +299,9 @@ impl Worker {
         lease: &str,
         op: &'static str,
         deadline: Duration,
-        f: impl for<'a> FnOnce(
-            &'a mut SlotInner,
-        ) -> std::pin::Pin<
-            Box<dyn std::future::Future<Output = Result<T, EnvError>> + Send + 'a>,
-        >,
+        f: impl for<'a> FnOnce(&'a mut SlotInner) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, EnvError>> + Send + 'a>>,
     ) -> Result<T, WorkerError> {
-        let slot = self
-            .slot(id)
-            .ok_or_else(|| self.ended_or(lease, WorkerError::UnknownInstance(id)))?;
+        let slot = self.slot(id).ok_or_else(|| self.ended_or(lease, WorkerError::UnknownInstance(id)))?;
         let mut inner = slot.inner.lock().await;
         if inner.lease.as_deref() != Some(lease) {
             return Err(self.ended_or(lease, WorkerError::NotYourLease(lease.to_string())));
@@ -378,12 +326,7 @@ impl Worker {
         }
     }
 
-    pub async fn reset(
-        &self,
-        id: u64,
-        lease: &str,
-        task: &TaskSpec,
-    ) -> Result<Observation, WorkerError> {
+    pub async fn reset(&self, id: u64, lease: &str, task: &TaskSpec) -> Result<Observation, WorkerError> {
         let task = task.clone();
         self.with(id, lease, "reset", self.config.reset_deadline, move |s| {
             Box::pin(async move {
@@ -395,27 +338,13 @@ impl Worker {
         .await
     }
 
-    pub async fn observe(
-        &self,
-        id: u64,
-        lease: &str,
-        options: ObserveOptions,
-    ) -> Result<Observation, WorkerError> {
-        self.with(id, lease, "observe", self.config.op_deadline, move |s| {
-            Box::pin(async move { s.env.observe(options).await })
-        })
-        .await
+    pub async fn observe(&self, id: u64, lease: &str, options: ObserveOptions) -> Result<Observation, WorkerError> {
+        self.with(id, lease, "observe", self.config.op_deadline, move |s| Box::pin(async move { s.env.observe(options).await })).await
     }
 
     /// Applies a step once per request id: a retry (even a concurrent one) gets the first
     /// answer back and changes nothing.
-    pub async fn step(
-        &self,
-        id: u64,
-        lease: &str,
-        request_id: &str,
-        action: &Action,
-    ) -> Result<StepOutcome, WorkerError> {
+    pub async fn step(&self, id: u64, lease: &str, request_id: &str, action: &Action) -> Result<StepOutcome, WorkerError> {
         let (action, request_id) = (action.clone(), request_id.to_string());
         let window = self.config.idempotency_window.max(1);
         self.with(id, lease, "step", self.config.op_deadline, move |s| {
@@ -435,24 +364,15 @@ impl Worker {
     }
 
     pub async fn evaluate(&self, id: u64, lease: &str) -> Result<Verdict, WorkerError> {
-        self.with(id, lease, "evaluate", self.config.op_deadline, |s| {
-            Box::pin(async move { s.env.evaluate().await })
-        })
-        .await
+        self.with(id, lease, "evaluate", self.config.op_deadline, |s| Box::pin(async move { s.env.evaluate().await })).await
     }
 
     pub async fn state_hash(&self, id: u64, lease: &str) -> Result<String, WorkerError> {
-        self.with(id, lease, "state_hash", self.config.op_deadline, |s| {
-            Box::pin(async move { s.env.state_hash().await })
-        })
-        .await
+        self.with(id, lease, "state_hash", self.config.op_deadline, |s| Box::pin(async move { s.env.state_hash().await })).await
     }
 
     pub async fn apply_golden(&self, id: u64, lease: &str) -> Result<(), WorkerError> {
-        self.with(id, lease, "golden", self.config.op_deadline, |s| {
-            Box::pin(async move { s.env.apply_golden().await })
-        })
-        .await
+        self.with(id, lease, "golden", self.config.op_deadline, |s| Box::pin(async move { s.env.apply_golden().await })).await
     }
 
     /// Sets how many ready instances of a spec this worker keeps.
@@ -464,17 +384,9 @@ impl Worker {
 
     /// One pass of the warm-pool loop: create or retire ready instances to meet each target.
     pub async fn reconcile(&self) {
-        let targets: Vec<(EnvSpec, usize)> = lock(&self.warm)
-            .iter()
-            .map(|(s, n)| (s.clone(), *n))
-            .collect();
+        let targets: Vec<(EnvSpec, usize)> = lock(&self.warm).iter().map(|(s, n)| (s.clone(), *n)).collect();
         for (spec, target) in targets {
-            let delta = plan::reconcile(
-                target,
-                self.ready_count(&spec),
-                self.instances(),
-                self.config.capacity,
-            );
+            let delta = plan::reconcile(target, self.ready_count(&spec), self.instances(), self.config.capacity);
             for _ in 0..delta.max(0) {
                 match self.create(&spec).await {
                     Ok(id) => lock(&self.ready).entry(spec.clone()).or_default().push(id),
@@ -504,12 +416,7 @@ impl Worker {
 
 /// An instance being created: replaced by the real one before anyone can lease it.
 fn placeholder() -> SlotInner {
-    SlotInner {
-        env: Box::new(Unready),
-        lease: None,
-        episodes: 0,
-        recent: VecDeque::new(),
-    }
+    SlotInner { env: Box::new(Unready), lease: None, episodes: 0, recent: VecDeque::new() }
 }
 
 struct Unready;

@@ -9,14 +9,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use guigym_apps::tasks;
-use guigym_core::{
-    Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict,
-};
+use guigym_core::{Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use guigym_manager::api;
 use guigym_manager::client::{ApiClient, ClientError, RemoteLink};
-use guigym_manager::{
-    Backends, EnvSpec, Manager, ManagerConfig, ManagerProvider, Worker, WorkerConfig,
-};
+use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, ManagerProvider, Worker, WorkerConfig};
 use guigym_sim::{SimEnv, SimProvider};
 use guigym_ui::Screen;
 use serde_json::{json, Value};
@@ -58,63 +54,27 @@ impl EnvProvider for HangingProvider {
 
 fn backends() -> Backends {
     Backends::new()
-        .with(
-            "sim",
-            Arc::new(|s: &EnvSpec| {
-                Ok(Arc::new(SimProvider {
-                    screen: Screen {
-                        width: s.width,
-                        height: s.height,
-                    },
-                }) as Arc<dyn EnvProvider>)
-            }),
-        )
-        .with(
-            "hang",
-            Arc::new(|_s: &EnvSpec| Ok(Arc::new(HangingProvider) as Arc<dyn EnvProvider>)),
-        )
+        .with("sim", Arc::new(|s: &EnvSpec| Ok(Arc::new(SimProvider { screen: Screen { width: s.width, height: s.height } }) as Arc<dyn EnvProvider>)))
+        .with("hang", Arc::new(|_s: &EnvSpec| Ok(Arc::new(HangingProvider) as Arc<dyn EnvProvider>)))
 }
 
 /// An embedded manager + worker on a free loopback port.
 async fn start(capacity: usize, token: Option<&str>) -> (String, Arc<Manager>, Arc<Worker>) {
-    start_with(
-        capacity,
-        token,
-        ManagerConfig {
-            reclaim_every: Duration::from_millis(50),
-            ..ManagerConfig::default()
-        },
-    )
-    .await
+    start_with(capacity, token, ManagerConfig { reclaim_every: Duration::from_millis(50), ..ManagerConfig::default() }).await
 }
 
-async fn start_with(
-    capacity: usize,
-    token: Option<&str>,
-    config: ManagerConfig,
-) -> (String, Arc<Manager>, Arc<Worker>) {
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-        .await
-        .unwrap();
+async fn start_with(capacity: usize, token: Option<&str>, config: ManagerConfig) -> (String, Arc<Manager>, Arc<Worker>) {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let manager = Manager::new(config);
     let worker = Worker::with_metrics(
-        WorkerConfig {
-            capacity,
-            op_deadline: Duration::from_millis(300),
-            ..WorkerConfig::default()
-        },
+        WorkerConfig { capacity, op_deadline: Duration::from_millis(300), ..WorkerConfig::default() },
         backends(),
         manager.metrics.clone(),
     );
     manager.add_local_worker(worker.clone(), &url);
     let link = RemoteLink::factory(token.map(str::to_string));
-    let router = api::embedded_router(
-        manager.clone(),
-        worker.clone(),
-        token.map(str::to_string),
-        link,
-    );
+    let router = api::embedded_router(manager.clone(), worker.clone(), token.map(str::to_string), link);
     tokio::spawn(async move { axum::serve(listener, router).await });
     tokio::spawn(manager.clone().run_control_loop());
     tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(20)));
@@ -126,21 +86,13 @@ fn client(url: &str, token: Option<&str>) -> ApiClient {
 }
 
 async fn lease(c: &ApiClient, spec: Value, ttl_ms: u64) -> Value {
-    let v: Value = c
-        .post(
-            "/v1/leases",
-            &json!({ "spec": spec, "count": 1, "ttl_ms": ttl_ms }),
-        )
-        .await
-        .unwrap();
+    let v: Value = c.post("/v1/leases", &json!({ "spec": spec, "count": 1, "ttl_ms": ttl_ms })).await.unwrap();
     v["leases"][0].clone()
 }
 
 fn status_of(r: Result<Value, ClientError>) -> (u16, String) {
     match r {
-        Err(ClientError::Status {
-            status, message, ..
-        }) => (status, message),
+        Err(ClientError::Status { status, message, .. }) => (status, message),
         Err(other) => panic!("transport error: {other}"),
         Ok(v) => panic!("expected an error, got {v}"),
     }
@@ -152,33 +104,12 @@ async fn a_duplicated_step_changes_the_state_once() {
     let c = client(&url, None);
     let task = tasks::find_task("messages.send/0").unwrap();
     let g = lease(&c, json!({"backend": "sim"}), 60_000).await;
-    let (iid, lid) = (
-        g["instance_id"].as_u64().unwrap(),
-        g["lease_id"].as_str().unwrap().to_string(),
-    );
-    let _: Value = c
-        .post(
-            &format!("/v1/instances/{iid}/reset"),
-            &json!({"lease": lid, "task": task}),
-        )
-        .await
-        .unwrap();
+    let (iid, lid) = (g["instance_id"].as_u64().unwrap(), g["lease_id"].as_str().unwrap().to_string());
+    let _: Value = c.post(&format!("/v1/instances/{iid}/reset"), &json!({"lease": lid, "task": task})).await.unwrap();
     // The first walkthrough step opens Messages; a second application would tap on its screen.
     let tap = json!({"action": "open_app", "name": "Messages"});
-    let first: Value = c
-        .post(
-            &format!("/v1/instances/{iid}/step"),
-            &json!({"lease": lid, "request_id": "r-1", "action": tap}),
-        )
-        .await
-        .unwrap();
-    let again: Value = c
-        .post(
-            &format!("/v1/instances/{iid}/step"),
-            &json!({"lease": lid, "request_id": "r-1", "action": tap}),
-        )
-        .await
-        .unwrap();
+    let first: Value = c.post(&format!("/v1/instances/{iid}/step"), &json!({"lease": lid, "request_id": "r-1", "action": tap})).await.unwrap();
+    let again: Value = c.post(&format!("/v1/instances/{iid}/step"), &json!({"lease": lid, "request_id": "r-1", "action": tap})).await.unwrap();
     assert_eq!(first, again, "a retry gets the first answer");
     // Eight concurrent copies of a new request.
     let new_msg = json!({"action": "click", "element": "new"});
@@ -186,36 +117,18 @@ async fn a_duplicated_step_changes_the_state_once() {
     for _ in 0..8 {
         let (c, lid) = (c.clone(), lid.clone());
         let body = json!({"lease": lid, "request_id": "r-2", "action": new_msg});
-        handles.push(tokio::spawn(async move {
-            c.post::<Value>(&format!("/v1/instances/{iid}/step"), &body)
-                .await
-                .unwrap()
-        }));
+        handles.push(tokio::spawn(async move { c.post::<Value>(&format!("/v1/instances/{iid}/step"), &body).await.unwrap() }));
     }
     let answers: Vec<Value> = futures_all(handles).await;
     assert!(answers.windows(2).all(|w| w[0] == w[1]));
-    let hash: Value = c
-        .post(
-            &format!("/v1/instances/{iid}/state_hash"),
-            &json!({"lease": lid}),
-        )
-        .await
-        .unwrap();
+    let hash: Value = c.post(&format!("/v1/instances/{iid}/state_hash"), &json!({"lease": lid})).await.unwrap();
 
     // The same two actions applied once each, in-process.
     let mut reference = SimEnv::new(Screen::PHONE);
     reference.reset(&task).await.unwrap();
-    reference
-        .step(&Action::OpenApp {
-            name: "Messages".into(),
-        })
-        .await
-        .unwrap();
+    reference.step(&Action::OpenApp { name: "Messages".into() }).await.unwrap();
     reference.step(&Action::click_element("new")).await.unwrap();
-    assert_eq!(
-        hash["hash"].as_str().unwrap(),
-        reference.state_hash().await.unwrap()
-    );
+    assert_eq!(hash["hash"].as_str().unwrap(), reference.state_hash().await.unwrap());
 }
 
 async fn futures_all(handles: Vec<tokio::task::JoinHandle<Value>>) -> Vec<Value> {
@@ -231,40 +144,19 @@ async fn an_abandoned_lease_is_reclaimed_and_its_instance_serves_again() {
     let (url, manager, _w) = start(1, None).await;
     let c = client(&url, None);
     let g = lease(&c, json!({"backend": "sim"}), 200).await;
-    let (iid, lid) = (
-        g["instance_id"].as_u64().unwrap(),
-        g["lease_id"].as_str().unwrap().to_string(),
-    );
+    let (iid, lid) = (g["instance_id"].as_u64().unwrap(), g["lease_id"].as_str().unwrap().to_string());
     // Capacity is one: while the lease lives, nothing else can be leased.
-    let busy: Result<Value, _> = c
-        .post("/v1/leases", &json!({"spec": {"backend": "sim"}}))
-        .await;
+    let busy: Result<Value, _> = c.post("/v1/leases", &json!({"spec": {"backend": "sim"}})).await;
     assert_eq!(status_of(busy).0, 503);
     tokio::time::sleep(Duration::from_millis(600)).await;
-    let (status, message) = status_of(
-        c.post::<Value>(
-            &format!("/v1/instances/{iid}/observe"),
-            &json!({"lease": lid}),
-        )
-        .await,
-    );
+    let (status, message) = status_of(c.post::<Value>(&format!("/v1/instances/{iid}/observe"), &json!({"lease": lid})).await);
     assert_eq!(status, 410, "{message}");
     assert!(message.contains("expired"), "{message}");
-    let (status, _) = status_of(
-        c.post::<Value>(&format!("/v1/leases/{lid}/heartbeat"), &json!({}))
-            .await,
-    );
+    let (status, _) = status_of(c.post::<Value>(&format!("/v1/leases/{lid}/heartbeat"), &json!({})).await);
     assert_eq!(status, 410);
     let again = lease(&c, json!({"backend": "sim"}), 60_000).await;
-    assert_eq!(
-        again["instance_id"].as_u64().unwrap(),
-        iid,
-        "the same instance serves the new lease"
-    );
-    assert!(manager
-        .metrics
-        .render(&[])
-        .contains("guigym_leases_expired_total 1"));
+    assert_eq!(again["instance_id"].as_u64().unwrap(), iid, "the same instance serves the new lease");
+    assert!(manager.metrics.render(&[]).contains("guigym_leases_expired_total 1"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -275,20 +167,11 @@ async fn heartbeats_keep_a_lease_alive() {
     let lid = g["lease_id"].as_str().unwrap();
     for _ in 0..6 {
         tokio::time::sleep(Duration::from_millis(120)).await;
-        let _: Value = c
-            .post(&format!("/v1/leases/{lid}/heartbeat"), &json!({}))
-            .await
-            .unwrap();
+        let _: Value = c.post(&format!("/v1/leases/{lid}/heartbeat"), &json!({})).await.unwrap();
     }
     let iid = g["instance_id"].as_u64().unwrap();
     let task = tasks::find_task("contacts.add/0").unwrap();
-    let _: Value = c
-        .post(
-            &format!("/v1/instances/{iid}/reset"),
-            &json!({"lease": lid, "task": task}),
-        )
-        .await
-        .unwrap();
+    let _: Value = c.post(&format!("/v1/instances/{iid}/reset"), &json!({"lease": lid, "task": task})).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -296,47 +179,21 @@ async fn a_hung_operation_fails_as_infrastructure_and_the_instance_is_replaced()
     let (url, _m, worker) = start(4, None).await;
     let c = client(&url, None);
     let g = lease(&c, json!({"backend": "hang"}), 60_000).await;
-    let (iid, lid) = (
-        g["instance_id"].as_u64().unwrap(),
-        g["lease_id"].as_str().unwrap().to_string(),
-    );
+    let (iid, lid) = (g["instance_id"].as_u64().unwrap(), g["lease_id"].as_str().unwrap().to_string());
     let before = worker.status().instances;
-    let (status, message) = status_of(
-        c.post::<Value>(
-            &format!("/v1/instances/{iid}/step"),
-            &json!({"lease": lid, "request_id": "x", "action": {"action": "back"}}),
-        )
-        .await,
-    );
+    let (status, message) =
+        status_of(c.post::<Value>(&format!("/v1/instances/{iid}/step"), &json!({"lease": lid, "request_id": "x", "action": {"action": "back"}})).await);
     assert_eq!(status, 502);
     assert!(message.contains("deadline"), "{message}");
-    assert_eq!(
-        worker.status().instances,
-        before - 1,
-        "the instance was quarantined"
-    );
-    let (status, message) = status_of(
-        c.post::<Value>(
-            &format!("/v1/instances/{iid}/observe"),
-            &json!({"lease": lid}),
-        )
-        .await,
-    );
+    assert_eq!(worker.status().instances, before - 1, "the instance was quarantined");
+    let (status, message) = status_of(c.post::<Value>(&format!("/v1/instances/{iid}/observe"), &json!({"lease": lid})).await);
     assert_eq!(status, 410);
     assert!(message.contains("instance failed"), "{message}");
     // A fresh lease gets a fresh instance.
     let g2 = lease(&c, json!({"backend": "hang"}), 60_000).await;
     assert_ne!(g2["instance_id"].as_u64().unwrap(), iid);
     // Through the Env client, the same failure is an infrastructure error, not a hang.
-    let provider = ManagerProvider::new(
-        &url,
-        None,
-        EnvSpec {
-            backend: "hang".into(),
-            ..EnvSpec::sim()
-        },
-        Duration::from_secs(60),
-    );
+    let provider = ManagerProvider::new(&url, None, EnvSpec { backend: "hang".into(), ..EnvSpec::sim() }, Duration::from_secs(60));
     let mut env = provider.create().await.unwrap();
     let err = env.step(&Action::Back).await.unwrap_err();
     assert!(err.is_infra(), "{err}");
@@ -348,29 +205,14 @@ async fn bad_input_gets_a_4xx_and_loses_nothing() {
     let c = client(&url, None);
     let task = tasks::find_task("contacts.add/0").unwrap();
     let g = lease(&c, json!({"backend": "sim"}), 60_000).await;
-    let (iid, lid) = (
-        g["instance_id"].as_u64().unwrap(),
-        g["lease_id"].as_str().unwrap().to_string(),
-    );
-    let obs: Value = c
-        .post(
-            &format!("/v1/instances/{iid}/reset"),
-            &json!({"lease": lid, "task": task}),
-        )
-        .await
-        .unwrap();
+    let (iid, lid) = (g["instance_id"].as_u64().unwrap(), g["lease_id"].as_str().unwrap().to_string());
+    let obs: Value = c.post(&format!("/v1/instances/{iid}/reset"), &json!({"lease": lid, "task": task})).await.unwrap();
     let http = reqwest::Client::new();
     let raw = |path: String, body: String| {
         let http = http.clone();
         let url = url.clone();
         async move {
-            let r = http
-                .post(format!("{url}{path}"))
-                .header("content-type", "application/json")
-                .body(body)
-                .send()
-                .await
-                .unwrap();
+            let r = http.post(format!("{url}{path}")).header("content-type", "application/json").body(body).send().await.unwrap();
             let status = r.status().as_u16();
             (status, r.json::<Value>().await.unwrap_or(Value::Null))
         }
@@ -378,69 +220,16 @@ async fn bad_input_gets_a_4xx_and_loses_nothing() {
     let step = format!("/v1/instances/{iid}/step");
     let cases: Vec<(String, String, u16, &str)> = vec![
         ("/v1/leases".into(), "{not json".into(), 400, "bad_json"),
-        (
-            "/v1/leases".into(),
-            r#"{"spec": {"backend": "sim"}, "colour": 1}"#.into(),
-            422,
-            "bad_json",
-        ),
-        (
-            "/v1/leases".into(),
-            r#"{"spec": {"backend": "teleporter"}}"#.into(),
-            400,
-            "bad_request",
-        ),
-        (
-            "/v1/leases".into(),
-            r#"{"spec": {"backend": "sim", "width": 5}}"#.into(),
-            400,
-            "bad_request",
-        ),
-        (
-            "/v1/leases".into(),
-            r#"{"spec": {"backend": "sim"}, "count": 0}"#.into(),
-            400,
-            "bad_request",
-        ),
-        (
-            "/v1/leases/nope/heartbeat".into(),
-            "{}".into(),
-            404,
-            "unknown_lease",
-        ),
-        (
-            step.clone(),
-            r#"{"lease": "nope", "request_id": "a", "action": {"action": "back"}}"#.to_string(),
-            404,
-            "unknown_lease",
-        ),
-        (
-            step.clone(),
-            format!(r#"{{"lease": "{lid}", "request_id": "a", "action": {{"action": "fly"}}}}"#),
-            422,
-            "bad_action",
-        ),
-        (
-            "/v1/instances/999999/observe".into(),
-            format!(r#"{{"lease": "{lid}"}}"#),
-            404,
-            "unknown_instance",
-        ),
-        (
-            format!("/v1/instances/{iid}/reset"),
-            format!(r#"{{"lease": "{lid}", "task": {{"id": "x"}}}}"#),
-            422,
-            "bad_json",
-        ),
-        (
-            "/v1/leases".into(),
-            format!(
-                r#"{{"spec": {{"backend": "sim"}}, "pad": "{}"}}"#,
-                "x".repeat(api::BODY_LIMIT + 10)
-            ),
-            413,
-            "body_too_large",
-        ),
+        ("/v1/leases".into(), r#"{"spec": {"backend": "sim"}, "colour": 1}"#.into(), 422, "bad_json"),
+        ("/v1/leases".into(), r#"{"spec": {"backend": "teleporter"}}"#.into(), 400, "bad_request"),
+        ("/v1/leases".into(), r#"{"spec": {"backend": "sim", "width": 5}}"#.into(), 400, "bad_request"),
+        ("/v1/leases".into(), r#"{"spec": {"backend": "sim"}, "count": 0}"#.into(), 400, "bad_request"),
+        ("/v1/leases/nope/heartbeat".into(), "{}".into(), 404, "unknown_lease"),
+        (step.clone(), r#"{"lease": "nope", "request_id": "a", "action": {"action": "back"}}"#.to_string(), 404, "unknown_lease"),
+        (step.clone(), format!(r#"{{"lease": "{lid}", "request_id": "a", "action": {{"action": "fly"}}}}"#), 422, "bad_action"),
+        ("/v1/instances/999999/observe".into(), format!(r#"{{"lease": "{lid}"}}"#), 404, "unknown_instance"),
+        (format!("/v1/instances/{iid}/reset"), format!(r#"{{"lease": "{lid}", "task": {{"id": "x"}}}}"#), 422, "bad_json"),
+        ("/v1/leases".into(), format!(r#"{{"spec": {{"backend": "sim"}}, "pad": "{}"}}"#, "x".repeat(api::BODY_LIMIT + 10)), 413, "body_too_large"),
     ];
     for (path, body, status, code) in cases {
         let (got, v) = raw(path.clone(), body).await;
@@ -451,66 +240,31 @@ async fn bad_input_gets_a_4xx_and_loses_nothing() {
     // An unknown task family is a bad task, not a crash.
     let mut bad = task.clone();
     bad.family = "no.such".into();
-    let (status, message) = status_of(
-        c.post::<Value>(
-            &format!("/v1/instances/{iid}/reset"),
-            &json!({"lease": lid, "task": bad}),
-        )
-        .await,
-    );
+    let (status, message) = status_of(c.post::<Value>(&format!("/v1/instances/{iid}/reset"), &json!({"lease": lid, "task": bad})).await);
     assert_eq!(status, 400);
     assert!(message.contains("unknown task family"), "{message}");
     // An action that cannot be applied is feedback, not an error.
     let out: Value = c.post(&step, &json!({"lease": lid, "request_id": "off", "action": {"action": "click", "at": [99999, 1]}})).await.unwrap();
     assert_eq!(out["invalid"], true);
     // Nothing was lost: the lease still works and its state is where it was.
-    let now: Value = c
-        .post(
-            &format!("/v1/instances/{iid}/observe"),
-            &json!({"lease": lid}),
-        )
-        .await
-        .unwrap();
+    let now: Value = c.post(&format!("/v1/instances/{iid}/observe"), &json!({"lease": lid})).await.unwrap();
     assert_eq!(now["screen"], obs["screen"]);
     // A released lease cannot act any more.
-    let _: Value = c
-        .call(reqwest::Method::DELETE, &format!("/v1/leases/{lid}"), None)
-        .await
-        .unwrap();
-    let (status, _) = status_of(
-        c.post::<Value>(
-            &format!("/v1/instances/{iid}/observe"),
-            &json!({"lease": lid}),
-        )
-        .await,
-    );
+    let _: Value = c.call(reqwest::Method::DELETE, &format!("/v1/leases/{lid}"), None).await.unwrap();
+    let (status, _) = status_of(c.post::<Value>(&format!("/v1/instances/{iid}/observe"), &json!({"lease": lid})).await);
     assert_eq!(status, 410);
-    let (status, _) = status_of(
-        c.call::<Value>(reqwest::Method::DELETE, &format!("/v1/leases/{lid}"), None)
-            .await,
-    );
+    let (status, _) = status_of(c.call::<Value>(reqwest::Method::DELETE, &format!("/v1/leases/{lid}"), None).await);
     assert_eq!(status, 410);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_without_the_token_get_401() {
     let (url, _m, _w) = start(2, Some("s3cret")).await;
-    let (status, _) = status_of(
-        client(&url, None)
-            .post::<Value>("/v1/leases", &json!({"spec": {"backend": "sim"}}))
-            .await,
-    );
+    let (status, _) = status_of(client(&url, None).post::<Value>("/v1/leases", &json!({"spec": {"backend": "sim"}})).await);
     assert_eq!(status, 401);
-    let (status, _) = status_of(
-        client(&url, Some("wrong"))
-            .post::<Value>("/v1/leases", &json!({"spec": {"backend": "sim"}}))
-            .await,
-    );
+    let (status, _) = status_of(client(&url, Some("wrong")).post::<Value>("/v1/leases", &json!({"spec": {"backend": "sim"}})).await);
     assert_eq!(status, 401);
-    let ok: Value = client(&url, Some("s3cret"))
-        .post("/v1/leases", &json!({"spec": {"backend": "sim"}}))
-        .await
-        .unwrap();
+    let ok: Value = client(&url, Some("s3cret")).post("/v1/leases", &json!({"spec": {"backend": "sim"}})).await.unwrap();
     assert_eq!(ok["leases"].as_array().unwrap().len(), 1);
     // Probes stay open.
     let health = reqwest::get(format!("{url}/healthz")).await.unwrap();
@@ -524,41 +278,21 @@ async fn the_env_client_runs_the_five_operations() {
     let task = tasks::find_task("contacts.delete/0").unwrap();
     let mut remote = provider.create().await.unwrap();
     let mut local = SimEnv::new(Screen::PHONE);
-    assert_eq!(
-        remote.reset(&task).await.unwrap(),
-        local.reset(&task).await.unwrap()
-    );
+    assert_eq!(remote.reset(&task).await.unwrap(), local.reset(&task).await.unwrap());
     for a in &task.walkthrough {
         assert_eq!(remote.step(a).await.unwrap(), local.step(a).await.unwrap());
     }
-    assert_eq!(
-        remote.state_hash().await.unwrap(),
-        local.state_hash().await.unwrap()
-    );
-    assert_eq!(
-        remote.evaluate().await.unwrap(),
-        local.evaluate().await.unwrap()
-    );
-    let shot = remote
-        .observe(ObserveOptions { screenshot: true })
-        .await
-        .unwrap();
+    assert_eq!(remote.state_hash().await.unwrap(), local.state_hash().await.unwrap());
+    assert_eq!(remote.evaluate().await.unwrap(), local.evaluate().await.unwrap());
+    let shot = remote.observe(ObserveOptions { screenshot: true }).await.unwrap();
     assert_eq!(&shot.screenshot.unwrap().png[1..4], b"PNG");
     remote.release().await.unwrap();
-    assert!(remote
-        .observe(ObserveOptions::default())
-        .await
-        .unwrap_err()
-        .is_infra());
+    assert!(remote.observe(ObserveOptions::default()).await.unwrap_err().is_infra());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_warm_pool_is_kept_ready_ahead_of_demand() {
-    let config = ManagerConfig {
-        reclaim_every: Duration::from_millis(20),
-        warm: vec![(EnvSpec::sim(), 5)],
-        ..ManagerConfig::default()
-    };
+    let config = ManagerConfig { reclaim_every: Duration::from_millis(20), warm: vec![(EnvSpec::sim(), 5)], ..ManagerConfig::default() };
     let (url, _m, worker) = start_with(16, None, config).await;
     let ready = |w: &Worker| w.ready_count(&EnvSpec::sim());
     let wait_for = |n: usize| {
@@ -570,107 +304,46 @@ async fn the_warm_pool_is_kept_ready_ahead_of_demand() {
                 }
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
-            panic!(
-                "the pool never reached {n} ready instances (has {})",
-                ready(&worker)
-            );
+            panic!("the pool never reached {n} ready instances (has {})", ready(&worker));
         }
     };
     wait_for(5).await;
     // Leases take ready instances: nothing is created on the request path.
     let c = client(&url, None);
     let before = worker.status().instances;
-    let v: Value = c
-        .post(
-            "/v1/leases",
-            &json!({"spec": {"backend": "sim"}, "count": 3}),
-        )
-        .await
-        .unwrap();
+    let v: Value = c.post("/v1/leases", &json!({"spec": {"backend": "sim"}, "count": 3})).await.unwrap();
     assert_eq!(v["leases"].as_array().unwrap().len(), 3);
-    assert_eq!(
-        worker.status().instances,
-        before,
-        "served from the warm pool"
-    );
+    assert_eq!(worker.status().instances, before, "served from the warm pool");
     // The pool refills behind them.
     wait_for(5).await;
-    let metrics = reqwest::get(format!("{url}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(
-        metrics.contains("guigym_instances{state=\"ready\"} 5"),
-        "{metrics}"
-    );
-    assert!(
-        metrics.contains("guigym_instances{state=\"leased\"} 3"),
-        "{metrics}"
-    );
-    assert!(
-        metrics.contains("guigym_operation_seconds_count{op=\"create\"}"),
-        "{metrics}"
-    );
+    let metrics = reqwest::get(format!("{url}/metrics")).await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("guigym_instances{state=\"ready\"} 5"), "{metrics}");
+    assert!(metrics.contains("guigym_instances{state=\"leased\"} 3"), "{metrics}");
+    assert!(metrics.contains("guigym_operation_seconds_count{op=\"create\"}"), "{metrics}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_instance_is_retired_after_its_episode_budget() {
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-        .await
-        .unwrap();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let manager = Manager::new(ManagerConfig::default());
-    let worker = Worker::with_metrics(
-        WorkerConfig {
-            capacity: 4,
-            max_episodes: 2,
-            ..WorkerConfig::default()
-        },
-        backends(),
-        manager.metrics.clone(),
-    );
+    let worker = Worker::with_metrics(WorkerConfig { capacity: 4, max_episodes: 2, ..WorkerConfig::default() }, backends(), manager.metrics.clone());
     manager.add_local_worker(worker.clone(), &url);
-    let router = api::embedded_router(
-        manager.clone(),
-        worker.clone(),
-        None,
-        RemoteLink::factory(None),
-    );
+    let router = api::embedded_router(manager.clone(), worker.clone(), None, RemoteLink::factory(None));
     tokio::spawn(async move { axum::serve(listener, router).await });
     let c = client(&url, None);
     let task = tasks::find_task("contacts.add/0").unwrap();
     let mut seen = Vec::new();
     for _ in 0..3 {
         let g = lease(&c, json!({"backend": "sim"}), 60_000).await;
-        let (iid, lid) = (
-            g["instance_id"].as_u64().unwrap(),
-            g["lease_id"].as_str().unwrap().to_string(),
-        );
+        let (iid, lid) = (g["instance_id"].as_u64().unwrap(), g["lease_id"].as_str().unwrap().to_string());
         for _ in 0..2 {
-            let _: Value = c
-                .post(
-                    &format!("/v1/instances/{iid}/reset"),
-                    &json!({"lease": lid, "task": task}),
-                )
-                .await
-                .unwrap();
+            let _: Value = c.post(&format!("/v1/instances/{iid}/reset"), &json!({"lease": lid, "task": task})).await.unwrap();
         }
-        let _: Value = c
-            .call(reqwest::Method::DELETE, &format!("/v1/leases/{lid}"), None)
-            .await
-            .unwrap();
+        let _: Value = c.call(reqwest::Method::DELETE, &format!("/v1/leases/{lid}"), None).await.unwrap();
         seen.push(iid);
     }
     seen.dedup();
-    assert_eq!(
-        seen.len(),
-        3,
-        "each used-up instance was replaced by a fresh one"
-    );
-    assert!(manager
-        .metrics
-        .render(&[])
-        .contains("guigym_recycles_total 3"));
+    assert_eq!(seen.len(), 3, "each used-up instance was replaced by a fresh one");
+    assert!(manager.metrics.render(&[]).contains("guigym_recycles_total 3"));
 }

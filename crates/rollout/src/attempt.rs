@@ -2,9 +2,7 @@
 
 use std::time::Instant;
 
-use guigym_core::{
-    Action, Attempt, Env, EnvError, ObserveOptions, Step, TaskSpec, TerminateStatus, Trajectory,
-};
+use guigym_core::{Action, Attempt, Env, EnvError, ObserveOptions, Step, TaskSpec, TerminateStatus, Trajectory};
 use guigym_harness::{Harness, Policy, PolicyError, PolicyInput, Prompt};
 
 /// Why an attempt could not run through. Never the agent's failure: the caller re-runs it.
@@ -58,9 +56,7 @@ pub async fn run_attempt(
     let mut claimed_success = false;
     // The harness's own feedback (a parse error) replaces the environment's for the next step.
     let mut parse_feedback: Option<String> = None;
-    let options = ObserveOptions {
-        screenshot: harness.config.observation.screenshots(),
-    };
+    let options = ObserveOptions { screenshot: harness.config.observation.screenshots() };
     for index in 0..task.step_budget {
         let env_start = Instant::now();
         let mut observation = env.observe(options).await?;
@@ -85,27 +81,15 @@ pub async fn run_attempt(
         let parsed = episode.parse(&output.raw, &observation, &prompt);
         episode.record(&output.raw);
         harness_ms += ms(parse_start);
-        let screenshot_hash = observation
-            .screenshot
-            .as_ref()
-            .map(|s| guigym_core::sha256_hex(&s.png));
+        let screenshot_hash = observation.screenshot.as_ref().map(|s| guigym_core::sha256_hex(&s.png));
         let (action, feedback, invalid, done, step_ms) = match parsed {
             Ok(action) => {
                 let t = Instant::now();
                 let outcome = env.step(&action).await?;
-                if let Action::Terminate {
-                    status: TerminateStatus::Success,
-                } = action
-                {
+                if let Action::Terminate { status: TerminateStatus::Success } = action {
                     claimed_success = !outcome.invalid;
                 }
-                (
-                    Some(action),
-                    Some(outcome.feedback),
-                    outcome.invalid,
-                    outcome.done,
-                    ms(t),
-                )
+                (Some(action), Some(outcome.feedback), outcome.invalid, outcome.done, ms(t))
             }
             Err(e) => {
                 let message = format!("invalid action: {}", e.message);
@@ -131,10 +115,7 @@ pub async fn run_attempt(
             endpoint: output.endpoint,
             prompt: prompt.render_text(),
         };
-        recorder.step(
-            &step,
-            observation.screenshot.as_ref().map(|s| s.png.as_slice()),
-        );
+        recorder.step(&step, observation.screenshot.as_ref().map(|s| s.png.as_slice()));
         recorder.prompt(&prompt);
         trajectory.steps.push(step);
         if done {

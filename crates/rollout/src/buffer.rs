@@ -20,10 +20,7 @@ pub struct TrajectoryBuffer {
 
 impl TrajectoryBuffer {
     pub fn new(max_staleness: u64) -> TrajectoryBuffer {
-        TrajectoryBuffer {
-            max_staleness,
-            ..TrajectoryBuffer::default()
-        }
+        TrajectoryBuffer { max_staleness, ..TrajectoryBuffer::default() }
     }
 
     /// Adds a finished group (all its samples at once, so a batch never splits a group

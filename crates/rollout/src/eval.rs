@@ -108,16 +108,8 @@ pub async fn eval(
         )?,
         None => 0,
     };
-    let attempts_of = |t: usize| {
-        config
-            .task_attempts
-            .get(t)
-            .copied()
-            .unwrap_or(config.attempts)
-    };
-    let jobs: VecDeque<(usize, u32)> = (0..tasks.len())
-        .flat_map(|t| (0..attempts_of(t)).map(move |a| (t, a)))
-        .collect();
+    let attempts_of = |t: usize| config.task_attempts.get(t).copied().unwrap_or(config.attempts);
+    let jobs: VecDeque<(usize, u32)> = (0..tasks.len()).flat_map(|t| (0..attempts_of(t)).map(move |a| (t, a))).collect();
     let shared = Arc::new(Shared {
         jobs: Mutex::new(jobs),
         done: Mutex::new(Vec::new()),
@@ -128,29 +120,11 @@ pub async fn eval(
     let harness = Arc::new(Harness::new(config.harness.clone()));
     let mut workers = Vec::new();
     for _ in 0..config.parallel.max(1) {
-        let (tasks, shared, provider, policy, store, progress, harness) = (
-            tasks.clone(),
-            shared.clone(),
-            provider.clone(),
-            policy.clone(),
-            store.clone(),
-            progress.clone(),
-            harness.clone(),
-        );
+        let (tasks, shared, provider, policy, store, progress, harness) =
+            (tasks.clone(), shared.clone(), provider.clone(), policy.clone(), store.clone(), progress.clone(), harness.clone());
         let max_retries = config.max_infra_retries;
         workers.push(tokio::spawn(async move {
-            worker(
-                tasks,
-                shared,
-                provider,
-                policy,
-                store,
-                progress,
-                harness,
-                run_id,
-                max_retries,
-            )
-            .await
+            worker(tasks, shared, provider, policy, store, progress, harness, run_id, max_retries).await
         }));
     }
     for w in workers {
@@ -212,59 +186,33 @@ async fn worker(
                 match provider.create().await {
                     Ok(e) => env = Some(e),
                     Err(e) => {
-                        if !note_infra(
-                            &shared,
-                            &progress,
-                            task,
-                            &e.to_string(),
-                            &mut tries,
-                            max_retries,
-                        ) {
+                        if !note_infra(&shared, &progress, task, &e.to_string(), &mut tries, max_retries) {
                             break;
                         }
                         continue;
                     }
                 }
             }
-            let Some(instance) = env.as_mut() else {
-                continue;
-            };
+            let Some(instance) = env.as_mut() else { continue };
             let attempt_id = match &store {
-                Some(s) => {
-                    match s.begin_attempt(run_id, &task.id, &task.family, attempt_index, tries) {
-                        Ok(id) => Some(id),
-                        Err(e) => {
-                            lock(&shared.fatal).get_or_insert(e.into());
-                            lock(&shared.jobs).clear();
-                            return;
-                        }
+                Some(s) => match s.begin_attempt(run_id, &task.id, &task.family, attempt_index, tries) {
+                    Ok(id) => Some(id),
+                    Err(e) => {
+                        lock(&shared.fatal).get_or_insert(e.into());
+                        lock(&shared.jobs).clear();
+                        return;
                     }
-                }
+                },
                 None => None,
             };
             let mut policy_instance = policy.for_attempt(task, attempt_index);
             let mut recorder = AttemptRecorder {
-                store: store
-                    .as_deref()
-                    .zip(attempt_id)
-                    .map(|(s, id)| StoreRecorder {
-                        store: s,
-                        attempt_id: id,
-                        error: None,
-                    }),
+                store: store.as_deref().zip(attempt_id).map(|(s, id)| StoreRecorder { store: s, attempt_id: id, error: None }),
                 prompts: progress.wants_prompts().then(Vec::new),
             };
             let trajectory_id = format!("{run_id}:{}:{attempt_index}:{tries}", task.id);
-            let result = run_attempt(
-                instance.as_mut(),
-                task,
-                policy_instance.as_mut(),
-                &harness,
-                attempt_index,
-                &trajectory_id,
-                &mut recorder,
-            )
-            .await;
+            let result =
+                run_attempt(instance.as_mut(), task, policy_instance.as_mut(), &harness, attempt_index, &trajectory_id, &mut recorder).await;
             let prompts = recorder.prompts.take().unwrap_or_default();
             if let Some(e) = recorder.store.and_then(|r| r.error) {
                 lock(&shared.fatal).get_or_insert(e.into());
@@ -291,26 +239,17 @@ async fn worker(
                     if let (Some(s), Some(id)) = (&store, attempt_id) {
                         let _ = s.fail_attempt(run_id, id, &e.to_string());
                     }
-                    if !note_infra(
-                        &shared,
-                        &progress,
-                        task,
-                        &e.to_string(),
-                        &mut tries,
-                        max_retries,
-                    ) {
+                    if !note_infra(&shared, &progress, task, &e.to_string(), &mut tries, max_retries) {
                         break;
                     }
                 }
                 Err(AttemptError::Env(e)) => {
-                    lock(&shared.fatal)
-                        .get_or_insert(EvalError::BadTask(format!("task {}: {e}", task.id)));
+                    lock(&shared.fatal).get_or_insert(EvalError::BadTask(format!("task {}: {e}", task.id)));
                     lock(&shared.jobs).clear();
                     return;
                 }
                 Err(e) => {
-                    lock(&shared.fatal)
-                        .get_or_insert(EvalError::BadTask(format!("task {}: {e}", task.id)));
+                    lock(&shared.fatal).get_or_insert(EvalError::BadTask(format!("task {}: {e}", task.id)));
                     return;
                 }
             }
@@ -319,14 +258,7 @@ async fn worker(
 }
 
 /// Counts an infrastructure failure; false when the attempt has used up its retries.
-fn note_infra(
-    shared: &Shared,
-    progress: &Arc<dyn Progress>,
-    task: &TaskSpec,
-    error: &str,
-    tries: &mut u32,
-    max: u32,
-) -> bool {
+fn note_infra(shared: &Shared, progress: &Arc<dyn Progress>, task: &TaskSpec, error: &str, tries: &mut u32, max: u32) -> bool {
     tracing::warn!(task = %task.id, error, "infrastructure failure, re-running the attempt");
     progress.infra_failure(&task.id, error);
     *lock(&shared.infra_failures) += 1;

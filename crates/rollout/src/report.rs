@@ -47,10 +47,7 @@ fn figures(attempts: &[&Attempt]) -> FamilyReport {
     let n = attempts.len().max(1) as f64;
     let mut by_task: BTreeMap<&str, Vec<bool>> = BTreeMap::new();
     for a in attempts {
-        by_task
-            .entry(&a.task_id)
-            .or_default()
-            .push(a.verdict.success);
+        by_task.entry(&a.task_id).or_default().push(a.verdict.success);
     }
     let tasks = by_task.len().max(1) as f64;
     FamilyReport {
@@ -59,16 +56,8 @@ fn figures(attempts: &[&Attempt]) -> FamilyReport {
         success_rate: attempts.iter().filter(|a| a.verdict.success).count() as f64 / n,
         pass_at_n: by_task.values().filter(|v| v.iter().any(|s| *s)).count() as f64 / tasks,
         pass_hat_n: by_task.values().filter(|v| v.iter().all(|s| *s)).count() as f64 / tasks,
-        mean_steps: attempts
-            .iter()
-            .map(|a| a.trajectory.steps.len())
-            .sum::<usize>() as f64
-            / n,
-        mean_progress: attempts
-            .iter()
-            .map(|a| a.verdict.progress as f64)
-            .sum::<f64>()
-            / n,
+        mean_steps: attempts.iter().map(|a| a.trajectory.steps.len()).sum::<usize>() as f64 / n,
+        mean_progress: attempts.iter().map(|a| a.verdict.progress as f64).sum::<f64>() / n,
         false_complete: attempts.iter().filter(|a| a.false_complete()).count(),
     }
 }
@@ -106,10 +95,7 @@ impl EvalReport {
             infra_failures,
             unscored,
             false_complete: overall.false_complete,
-            by_family: families
-                .into_iter()
-                .map(|(f, a)| (f.to_string(), figures(&a)))
-                .collect(),
+            by_family: families.into_iter().map(|(f, a)| (f.to_string(), figures(&a))).collect(),
         }
     }
 

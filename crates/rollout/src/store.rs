@@ -15,15 +15,9 @@ use crate::attempt::Recorder;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("store database {path}: {source}")]
-    Sqlite {
-        path: String,
-        source: rusqlite::Error,
-    },
+    Sqlite { path: String, source: rusqlite::Error },
     #[error("store folder {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     #[error("no run with id {0}")]
     NoRun(i64),
 }
@@ -110,10 +104,7 @@ CREATE TABLE IF NOT EXISTS events (
 ";
 
 fn now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -150,36 +141,20 @@ pub struct RunDetail {
 impl Store {
     /// Opens (or creates) the store in a folder.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
-        let io = |source| StoreError::Io {
-            path: dir.display().to_string(),
-            source,
-        };
+        let io = |source| StoreError::Io { path: dir.display().to_string(), source };
         std::fs::create_dir_all(dir.join("blobs")).map_err(io)?;
         let path = dir.join("guigym.sqlite");
-        let sql = |source| StoreError::Sqlite {
-            path: path.display().to_string(),
-            source,
-        };
+        let sql = |source| StoreError::Sqlite { path: path.display().to_string(), source };
         let conn = Connection::open(&path).map_err(sql)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(sql)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(sql)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(sql)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(sql)?;
         conn.execute_batch(SCHEMA).map_err(sql)?;
-        Ok(Store {
-            db: Mutex::new(conn),
-            blobs: dir.join("blobs"),
-            path,
-        })
+        Ok(Store { db: Mutex::new(conn), blobs: dir.join("blobs"), path })
     }
 
     fn err(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path.display().to_string(),
-            source,
-        }
+        StoreError::Sqlite { path: self.path.display().to_string(), source }
     }
 
     fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
@@ -187,14 +162,7 @@ impl Store {
         f(&conn).map_err(|e| self.err(e))
     }
 
-    pub fn create_run(
-        &self,
-        kind: &str,
-        suite: &str,
-        policy: &str,
-        backend: &str,
-        config: &serde_json::Value,
-    ) -> Result<i64, StoreError> {
+    pub fn create_run(&self, kind: &str, suite: &str, policy: &str, backend: &str, config: &serde_json::Value) -> Result<i64, StoreError> {
         self.with(|c| {
             c.execute(
                 "INSERT INTO runs (kind, suite, policy, backend, config, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -206,22 +174,12 @@ impl Store {
 
     pub fn finish_run(&self, run_id: i64, report: &serde_json::Value) -> Result<(), StoreError> {
         self.with(|c| {
-            c.execute(
-                "UPDATE runs SET finished_at = ?1, report = ?2 WHERE id = ?3",
-                params![now(), report.to_string(), run_id],
-            )
-            .map(|_| ())
+            c.execute("UPDATE runs SET finished_at = ?1, report = ?2 WHERE id = ?3", params![now(), report.to_string(), run_id])
+                .map(|_| ())
         })
     }
 
-    pub fn begin_attempt(
-        &self,
-        run_id: i64,
-        task_id: &str,
-        family: &str,
-        attempt_index: u32,
-        try_: u32,
-    ) -> Result<i64, StoreError> {
+    pub fn begin_attempt(&self, run_id: i64, task_id: &str, family: &str, attempt_index: u32, try_: u32) -> Result<i64, StoreError> {
         self.with(|c| {
             c.execute(
                 "INSERT INTO attempts (run_id, task_id, family, attempt_index, try, status, started_at) VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
@@ -243,12 +201,7 @@ impl Store {
     }
 
     /// Marks a try as an infrastructure failure (it will be re-run, never scored).
-    pub fn fail_attempt(
-        &self,
-        run_id: i64,
-        attempt_id: i64,
-        error: &str,
-    ) -> Result<(), StoreError> {
+    pub fn fail_attempt(&self, run_id: i64, attempt_id: i64, error: &str) -> Result<(), StoreError> {
         self.with(|c| {
             c.execute("UPDATE attempts SET status = 'infra', error = ?1, finished_at = ?2 WHERE id = ?3", params![error, now(), attempt_id])?;
             c.execute(
@@ -259,19 +212,12 @@ impl Store {
         })
     }
 
-    pub fn record_step(
-        &self,
-        attempt_id: i64,
-        step: &Step,
-        png: Option<&[u8]>,
-    ) -> Result<(), StoreError> {
+    pub fn record_step(&self, attempt_id: i64, step: &Step, png: Option<&[u8]>) -> Result<(), StoreError> {
         if let (Some(hash), Some(png)) = (&step.screenshot, png) {
             self.put_blob(hash, png)?;
         }
         let action = step.action.as_ref().map(|a| a.to_json());
-        let usage = step
-            .usage
-            .map(|u| serde_json::to_string(&u).unwrap_or_default());
+        let usage = step.usage.map(|u| serde_json::to_string(&u).unwrap_or_default());
         let tokens = (step.completion_ids.is_some() || step.logprobs.is_some())
             .then(|| serde_json::json!({ "completion_ids": step.completion_ids, "logprobs": step.logprobs }).to_string());
         self.with(|c| {
@@ -310,10 +256,7 @@ impl Store {
         if path.exists() {
             return Ok(());
         }
-        let io = |source| StoreError::Io {
-            path: path.display().to_string(),
-            source,
-        };
+        let io = |source| StoreError::Io { path: path.display().to_string(), source };
         std::fs::create_dir_all(&dir).map_err(io)?;
         // Write then rename, so a crash never leaves a half blob under the final name.
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -330,9 +273,7 @@ impl Store {
     }
 
     pub fn blob_path(&self, hash: &str) -> PathBuf {
-        self.blobs
-            .join(&hash[..2.min(hash.len())])
-            .join(format!("{hash}.png"))
+        self.blobs.join(&hash[..2.min(hash.len())]).join(format!("{hash}.png"))
     }
 
     pub fn list_runs(&self) -> Result<Vec<RunRow>, StoreError> {
@@ -394,11 +335,7 @@ impl Store {
 
 impl Store {
     /// Registers a training run; false when one of that name exists already.
-    pub fn create_train_run(
-        &self,
-        name: &str,
-        config: &serde_json::Value,
-    ) -> Result<bool, StoreError> {
+    pub fn create_train_run(&self, name: &str, config: &serde_json::Value) -> Result<bool, StoreError> {
         self.with(|c| {
             let n = c.execute(
                 "INSERT OR IGNORE INTO train_runs (name, config, started_at) VALUES (?1, ?2, ?3)",
@@ -419,11 +356,8 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut conn = self.db.lock().unwrap_or_else(|p| p.into_inner());
         let tx = conn.transaction().map_err(|e| self.err(e))?;
-        tx.execute(
-            "INSERT OR REPLACE INTO train_rounds (name, round, stats) VALUES (?1, ?2, ?3)",
-            params![name, round, stats.to_string()],
-        )
-        .map_err(|e| self.err(e))?;
+        tx.execute("INSERT OR REPLACE INTO train_rounds (name, round, stats) VALUES (?1, ?2, ?3)", params![name, round, stats.to_string()])
+            .map_err(|e| self.err(e))?;
         for (task, attempts, successes) in tasks {
             tx.execute(
                 "INSERT OR REPLACE INTO task_stats (name, task_id, attempts, successes) VALUES (?1, ?2, ?3, ?4)",
@@ -437,14 +371,10 @@ impl Store {
     /// Rounds finished so far, in order.
     pub fn train_rounds(&self, name: &str) -> Result<Vec<(u32, serde_json::Value)>, StoreError> {
         self.with(|c| {
-            let mut stmt =
-                c.prepare("SELECT round, stats FROM train_rounds WHERE name = ?1 ORDER BY round")?;
+            let mut stmt = c.prepare("SELECT round, stats FROM train_rounds WHERE name = ?1 ORDER BY round")?;
             let rows = stmt.query_map([name], |r| {
                 let stats: String = r.get(1)?;
-                Ok((
-                    r.get::<_, u32>(0)?,
-                    serde_json::from_str(&stats).unwrap_or(serde_json::Value::Null),
-                ))
+                Ok((r.get::<_, u32>(0)?, serde_json::from_str(&stats).unwrap_or(serde_json::Value::Null)))
             })?;
             rows.collect()
         })
@@ -452,8 +382,7 @@ impl Store {
 
     pub fn task_stats(&self, name: &str) -> Result<Vec<(String, u64, u64)>, StoreError> {
         self.with(|c| {
-            let mut stmt =
-                c.prepare("SELECT task_id, attempts, successes FROM task_stats WHERE name = ?1")?;
+            let mut stmt = c.prepare("SELECT task_id, attempts, successes FROM task_stats WHERE name = ?1")?;
             let rows = stmt.query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
             rows.collect()
         })

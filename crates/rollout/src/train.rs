@@ -15,9 +15,7 @@ use guigym_harness::{HarnessConfig, PolicyFactory, Prompt};
 use serde::{Deserialize, Serialize};
 
 use crate::eval::{eval, EvalConfig, Progress};
-use crate::rl::{
-    dapo_keep, dr_grpo, grpo, AdaptiveSampler, KlEstimator, SamplingConfig, TaskStats,
-};
+use crate::rl::{dapo_keep, dr_grpo, grpo, AdaptiveSampler, KlEstimator, SamplingConfig, TaskStats};
 use crate::store::Store;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,14 +44,7 @@ pub struct AlgorithmConfig {
 
 impl Default for AlgorithmConfig {
     fn default() -> AlgorithmConfig {
-        AlgorithmConfig {
-            name: Algorithm::Grpo,
-            kl: KlEstimator::K3,
-            kl_coef: 1e-3,
-            eps_low: 0.2,
-            eps_high: 0.28,
-            learning_rate: 1e-6,
-        }
+        AlgorithmConfig { name: Algorithm::Grpo, kl: KlEstimator::K3, kl_coef: 1e-3, eps_low: 0.2, eps_high: 0.28, learning_rate: 1e-6 }
     }
 }
 
@@ -166,30 +157,19 @@ impl TrainConfig {
     /// Reads a YAML config; errors name the file, the line and column, and the field.
     pub fn load(path: &Path) -> Result<TrainConfig, TrainError> {
         let shown = path.display().to_string();
-        let bad = |message: String| TrainError::Config {
-            path: shown.clone(),
-            message,
-        };
+        let bad = |message: String| TrainError::Config { path: shown.clone(), message };
         let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
         let config: TrainConfig = serde_saphyr::from_str(&text).map_err(|e| bad(e.to_string()))?;
         if config.version != 1 {
-            return Err(bad(format!(
-                "version: {} is not supported (this build reads version 1)",
-                config.version
-            )));
+            return Err(bad(format!("version: {} is not supported (this build reads version 1)", config.version)));
         }
         if config.group_size < 2 {
             return Err(bad("group_size: a group needs at least 2 attempts".into()));
         }
         if config.suites.is_empty() || config.tasks_per_round == 0 {
-            return Err(bad(
-                "suites and tasks_per_round must name at least one task".into(),
-            ));
+            return Err(bad("suites and tasks_per_round must name at least one task".into()));
         }
-        config
-            .harness
-            .check()
-            .map_err(|m| bad(format!("harness: {m}")))?;
+        config.harness.check().map_err(|m| bad(format!("harness: {m}")))?;
         Ok(config)
     }
 }
@@ -218,10 +198,7 @@ struct Collected(Mutex<Vec<(Attempt, Vec<Prompt>)>>);
 
 impl Progress for Collected {
     fn attempt_done(&self, a: &Attempt, prompts: &[Prompt]) {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((a.clone(), prompts.to_vec()));
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push((a.clone(), prompts.to_vec()));
     }
     fn wants_prompts(&self) -> bool {
         true
@@ -248,39 +225,19 @@ pub struct Trainer<'a> {
 
 impl Trainer<'_> {
     /// Runs the rounds not yet in the store; `on_round` is told of each as it ends.
-    pub async fn run(
-        &self,
-        resume: bool,
-        on_round: &dyn Fn(&RoundStats),
-    ) -> Result<Vec<RoundStats>, TrainError> {
+    pub async fn run(&self, resume: bool, on_round: &dyn Fn(&RoundStats)) -> Result<Vec<RoundStats>, TrainError> {
         let c = self.config;
         let run = |e: crate::store::StoreError| TrainError::Run(e.to_string());
-        let fresh = self
-            .store
-            .create_train_run(&c.name, &serde_json::to_value(c).unwrap_or_default())
-            .map_err(run)?;
+        let fresh = self.store.create_train_run(&c.name, &serde_json::to_value(c).unwrap_or_default()).map_err(run)?;
         if !fresh && !resume {
-            return Err(TrainError::Run(format!(
-                "a training run named \"{}\" exists; pass --resume to continue it",
-                c.name
-            )));
+            return Err(TrainError::Run(format!("a training run named \"{}\" exists; pass --resume to continue it", c.name)));
         }
         let done = self.store.train_rounds(&c.name).map_err(run)?;
-        let mut sampler = AdaptiveSampler::new(SamplingConfig {
-            group_size: c.group_size,
-            ..c.sampling.clone()
-        });
+        let mut sampler = AdaptiveSampler::new(SamplingConfig { group_size: c.group_size, ..c.sampling.clone() });
         for (task, attempts, successes) in self.store.task_stats(&c.name).map_err(run)? {
-            sampler.stats.insert(
-                task,
-                TaskStats {
-                    attempts,
-                    successes,
-                },
-            );
+            sampler.stats.insert(task, TaskStats { attempts, successes });
         }
-        std::fs::create_dir_all(&c.output)
-            .map_err(|e| TrainError::Run(format!("{}: {e}", c.output.display())))?;
+        std::fs::create_dir_all(&c.output).map_err(|e| TrainError::Run(format!("{}: {e}", c.output.display())))?;
         let mut order: Vec<usize> = (0..self.pool.len()).collect();
         Rng::derive(c.seed, &c.name).shuffle(&mut order);
         let mut out = Vec::new();
@@ -288,14 +245,9 @@ impl Trainer<'_> {
             let started = Instant::now();
             // The next tasks of the seeded order, cycling over the pool.
             let picked: Vec<TaskSpec> = (0..c.tasks_per_round.min(self.pool.len()))
-                .map(|i| {
-                    self.pool[order[(round as usize * c.tasks_per_round + i) % order.len()]].clone()
-                })
+                .map(|i| self.pool[order[(round as usize * c.tasks_per_round + i) % order.len()]].clone())
                 .collect();
-            let budgets: Vec<u32> = picked
-                .iter()
-                .map(|t| sampler.budget(&t.id) as u32)
-                .collect();
+            let budgets: Vec<u32> = picked.iter().map(|t| sampler.budget(&t.id) as u32).collect();
             let eval_config = EvalConfig {
                 suite: format!("train:{}:round{round}", c.name),
                 attempts: c.group_size as u32,
@@ -305,23 +257,11 @@ impl Trainer<'_> {
                 task_attempts: budgets,
             };
             let collected = Arc::new(Collected::default());
-            let (eval_run, report) = eval(
-                Arc::new(picked.clone()),
-                &eval_config,
-                self.provider.clone(),
-                self.policy.clone(),
-                Some(self.store.clone()),
-                collected.clone(),
-            )
-            .await
-            .map_err(|e| TrainError::Run(e.to_string()))?;
-            let attempts =
-                std::mem::take(&mut *collected.0.lock().unwrap_or_else(|p| p.into_inner()));
-            let mean_reward = attempts
-                .iter()
-                .map(|(a, _)| a.verdict.score as f64)
-                .sum::<f64>()
-                / attempts.len().max(1) as f64;
+            let (eval_run, report) = eval(Arc::new(picked.clone()), &eval_config, self.provider.clone(), self.policy.clone(), Some(self.store.clone()), collected.clone())
+                .await
+                .map_err(|e| TrainError::Run(e.to_string()))?;
+            let attempts = std::mem::take(&mut *collected.0.lock().unwrap_or_else(|p| p.into_inner()));
+            let mean_reward = attempts.iter().map(|(a, _)| a.verdict.score as f64).sum::<f64>() / attempts.len().max(1) as f64;
             let mut groups: BTreeMap<String, Vec<(Attempt, Vec<Prompt>)>> = BTreeMap::new();
             for (a, p) in attempts {
                 sampler.record(&a.task_id, a.verdict.success);
@@ -338,14 +278,7 @@ impl Trainer<'_> {
                 for ((a, prompts), adv) in group.iter().zip(advantages) {
                     let steps = RecordedStep::zip(prompts, &a.trajectory.steps);
                     let trajectory_id = format!("{}:{round}:{task_id}:{}", c.name, a.attempt_index);
-                    let status =
-                        if a.trajectory.steps.last().is_some_and(|s| {
-                            s.action.as_ref().is_some_and(|x| x.name() == "terminate")
-                        }) {
-                            "completed"
-                        } else {
-                            "truncated"
-                        };
+                    let status = if a.trajectory.steps.last().is_some_and(|s| s.action.as_ref().is_some_and(|x| x.name() == "terminate")) { "completed" } else { "truncated" };
                     let info = TrajectoryInfo {
                         trajectory_id: &trajectory_id,
                         task_id,
@@ -359,15 +292,8 @@ impl Trainer<'_> {
                 }
             }
             let path = c.output.join(format!("round-{round}.jsonl"));
-            let lines: Vec<String> = samples
-                .iter()
-                .filter_map(|s| serde_json::to_string(s).ok())
-                .collect();
-            std::fs::write(
-                &path,
-                lines.join("\n") + if lines.is_empty() { "" } else { "\n" },
-            )
-            .map_err(|e| TrainError::Run(format!("{}: {e}", path.display())))?;
+            let lines: Vec<String> = samples.iter().filter_map(|s| serde_json::to_string(s).ok()).collect();
+            std::fs::write(&path, lines.join("\n") + if lines.is_empty() { "" } else { "\n" }).map_err(|e| TrainError::Run(format!("{}: {e}", path.display())))?;
             let stats = RoundStats {
                 round,
                 eval_run,
@@ -378,30 +304,13 @@ impl Trainer<'_> {
                 groups_kept: kept,
                 groups_dropped: dropped,
                 samples: samples.len(),
-                tokens: samples
-                    .iter()
-                    .map(|s| s.prompt_ids.len() + s.response_ids.len())
-                    .sum(),
-                trained_tokens: samples
-                    .iter()
-                    .map(|s| s.loss_mask.iter().filter(|m| **m == 1).count())
-                    .sum(),
+                tokens: samples.iter().map(|s| s.prompt_ids.len() + s.response_ids.len()).sum(),
+                trained_tokens: samples.iter().map(|s| s.loss_mask.iter().filter(|m| **m == 1).count()).sum(),
                 infra_failures: report.infra_failures,
                 seconds: started.elapsed().as_secs_f64(),
             };
-            let task_rows: Vec<(String, u64, u64)> = sampler
-                .stats
-                .iter()
-                .map(|(t, s)| (t.clone(), s.attempts, s.successes))
-                .collect();
-            self.store
-                .finish_train_round(
-                    &c.name,
-                    round,
-                    &serde_json::to_value(&stats).unwrap_or_default(),
-                    &task_rows,
-                )
-                .map_err(run)?;
+            let task_rows: Vec<(String, u64, u64)> = sampler.stats.iter().map(|(t, s)| (t.clone(), s.attempts, s.successes)).collect();
+            self.store.finish_train_round(&c.name, round, &serde_json::to_value(&stats).unwrap_or_default(), &task_rows).map_err(run)?;
             on_round(&stats);
             out.push(stats);
         }

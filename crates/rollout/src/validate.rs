@@ -31,10 +31,7 @@ pub async fn validate_task(env: &mut dyn Env, task: &TaskSpec) -> Result<Validat
     env.reset(task).await?;
     let v = env.evaluate().await?;
     if v.score != 0.0 {
-        return Ok(fail(
-            "after_reset",
-            "verifier scores 1 before anything was done".into(),
-        ));
+        return Ok(fail("after_reset", "verifier scores 1 before anything was done".into()));
     }
     env.apply_golden().await?;
     let v = env.evaluate().await?;
@@ -44,30 +41,14 @@ pub async fn validate_task(env: &mut dyn Env, task: &TaskSpec) -> Result<Validat
     env.reset(task).await?;
     let v = env.evaluate().await?;
     if v.score != 0.0 {
-        return Ok(fail(
-            "after_second_reset",
-            "verifier scores 1 after reset".into(),
-        ));
+        return Ok(fail("after_second_reset", "verifier scores 1 after reset".into()));
     }
     let mut policy = GoldenPolicy::new(task.walkthrough.clone());
-    let attempt = run_attempt(
-        env,
-        task,
-        &mut policy,
-        &Harness::default(),
-        0,
-        &format!("validate:{}", task.id),
-        &mut NullRecorder,
-    )
-    .await?;
+    let attempt = run_attempt(env, task, &mut policy, &Harness::default(), 0, &format!("validate:{}", task.id), &mut NullRecorder).await?;
     if !attempt.verdict.success {
         let invalid = attempt.trajectory.steps.iter().find(|s| s.invalid);
         let why = match invalid {
-            Some(s) => format!(
-                "step {} was invalid: {}",
-                s.index,
-                s.feedback.clone().unwrap_or_default()
-            ),
+            Some(s) => format!("step {} was invalid: {}", s.index, s.feedback.clone().unwrap_or_default()),
             None => attempt.verdict.first_failure().unwrap_or_default(),
         };
         return Ok(fail("walkthrough", why));

@@ -9,23 +9,14 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use guigym_apps::tasks;
-use guigym_core::{
-    Action, Attempt, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome,
-    TaskSpec, Verdict,
-};
-use guigym_harness::{
-    GoldenPolicy, Policy, PolicyError, PolicyFactory, PolicyInput, PolicyKind, PolicyOutput,
-};
+use guigym_core::{Action, Attempt, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
+use guigym_harness::{GoldenPolicy, Policy, PolicyError, PolicyFactory, PolicyInput, PolicyKind, PolicyOutput};
 use guigym_rollout::{eval, validate_task, EvalConfig, Progress, Store};
 use guigym_sim::{SimEnv, SimProvider};
 use guigym_ui::Screen;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .expect("runtime")
-        .block_on(f)
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().expect("runtime").block_on(f)
 }
 
 fn temp_store(name: &str) -> PathBuf {
@@ -47,8 +38,7 @@ impl Progress for Collect {
 fn every_shipped_task_validates() {
     block_on(async {
         let all = tasks::suite("all").unwrap();
-        let families: std::collections::BTreeSet<&str> =
-            all.iter().map(|t| t.family.as_str()).collect();
+        let families: std::collections::BTreeSet<&str> = all.iter().map(|t| t.family.as_str()).collect();
         assert!(families.len() >= 8);
         let mut env = SimEnv::new(Screen::PHONE);
         for task in &all {
@@ -62,21 +52,13 @@ fn every_shipped_task_validates() {
 fn smoke_suite_is_big_enough_and_stable() {
     let smoke = tasks::suite("smoke").unwrap();
     assert!(smoke.len() >= 40);
-    let families: std::collections::BTreeSet<&str> =
-        smoke.iter().map(|t| t.family.as_str()).collect();
+    let families: std::collections::BTreeSet<&str> = smoke.iter().map(|t| t.family.as_str()).collect();
     assert!(families.len() >= 8);
     for kind in ["cross.", "info.", "infeasible."] {
-        assert!(
-            families.iter().filter(|f| f.starts_with(kind)).count() >= 1,
-            "{kind}"
-        );
+        assert!(families.iter().filter(|f| f.starts_with(kind)).count() >= 1, "{kind}");
     }
     assert!(families.iter().filter(|f| f.starts_with("cross.")).count() >= 2);
-    assert_eq!(
-        smoke,
-        tasks::suite("smoke").unwrap(),
-        "suites are generated deterministically"
-    );
+    assert_eq!(smoke, tasks::suite("smoke").unwrap(), "suites are generated deterministically");
     // Ids are unique.
     let ids: std::collections::BTreeSet<&str> = smoke.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids.len(), smoke.len());
@@ -88,12 +70,7 @@ fn golden_eval_succeeds_and_the_store_holds_every_step() {
         let dir = temp_store("golden");
         let store = Arc::new(Store::open(&dir).unwrap());
         let tasks = Arc::new(tasks::suite("smoke").unwrap());
-        let config = EvalConfig {
-            suite: "smoke".into(),
-            attempts: 2,
-            parallel: 4,
-            ..Default::default()
-        };
+        let config = EvalConfig { suite: "smoke".into(), attempts: 2, parallel: 4, ..Default::default() };
         let collect = Arc::new(Collect::default());
         let (run_id, report) = eval(
             tasks.clone(),
@@ -119,10 +96,7 @@ fn golden_eval_succeeds_and_the_store_holds_every_step() {
         assert!(detail.run.finished_at.is_some());
         let stored = store.steps_of_run(run_id).unwrap();
         for a in &attempts {
-            let mine: Vec<_> = stored
-                .iter()
-                .filter(|s| s.task_id == a.task_id && s.attempt_index == a.attempt_index)
-                .collect();
+            let mine: Vec<_> = stored.iter().filter(|s| s.task_id == a.task_id && s.attempt_index == a.attempt_index).collect();
             assert_eq!(mine.len(), a.trajectory.steps.len(), "{}", a.task_id);
             for (s, step) in mine.iter().zip(&a.trajectory.steps) {
                 assert_eq!(s.index, step.index);
@@ -140,27 +114,10 @@ fn golden_eval_succeeds_and_the_store_holds_every_step() {
 fn random_policy_rarely_succeeds() {
     block_on(async {
         let tasks = Arc::new(tasks::suite("smoke").unwrap());
-        let config = EvalConfig {
-            suite: "smoke".into(),
-            attempts: 2,
-            parallel: 2,
-            ..Default::default()
-        };
-        let (_, report) = eval(
-            tasks,
-            &config,
-            Arc::new(SimProvider::default()),
-            Arc::new(PolicyKind::Random),
-            None,
-            Arc::new(()),
-        )
-        .await
-        .unwrap();
-        assert!(
-            report.success_rate <= 0.2,
-            "random succeeded {}",
-            report.success_rate
-        );
+        let config = EvalConfig { suite: "smoke".into(), attempts: 2, parallel: 2, ..Default::default() };
+        let (_, report) =
+            eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Random), None, Arc::new(())).await.unwrap();
+        assert!(report.success_rate <= 0.2, "random succeeded {}", report.success_rate);
         assert!(report.mean_steps > 5.0);
     });
 }
@@ -210,10 +167,7 @@ impl EnvProvider for Flaky {
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
         let n = self.created.fetch_add(1, Ordering::SeqCst);
         let steps_left = (n < self.failures).then_some(2);
-        Ok(Box::new(FlakyEnv {
-            inner: SimEnv::new(Screen::PHONE),
-            steps_left,
-        }))
+        Ok(Box::new(FlakyEnv { inner: SimEnv::new(Screen::PHONE), steps_left }))
     }
 }
 
@@ -221,35 +175,16 @@ impl EnvProvider for Flaky {
 fn infrastructure_failures_are_rerun_and_never_scored() {
     block_on(async {
         let tasks = Arc::new(tasks::suite("smoke").unwrap());
-        let config = EvalConfig {
-            suite: "smoke".into(),
-            attempts: 1,
-            parallel: 2,
-            ..Default::default()
-        };
+        let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, ..Default::default() };
         let dir = temp_store("flaky");
         let store = Arc::new(Store::open(&dir).unwrap());
-        let provider = Arc::new(Flaky {
-            created: AtomicUsize::new(0),
-            failures: 3,
-        });
-        let (run_id, report) = eval(
-            tasks.clone(),
-            &config,
-            provider,
-            Arc::new(PolicyKind::Golden),
-            Some(store.clone()),
-            Arc::new(()),
-        )
-        .await
-        .unwrap();
+        let provider = Arc::new(Flaky { created: AtomicUsize::new(0), failures: 3 });
+        let (run_id, report) =
+            eval(tasks.clone(), &config, provider, Arc::new(PolicyKind::Golden), Some(store.clone()), Arc::new(())).await.unwrap();
         assert_eq!(report.infra_failures, 3);
         assert_eq!(report.unscored, 0);
         assert_eq!(report.attempts, tasks.len());
-        assert_eq!(
-            report.success_rate, 1.0,
-            "re-run attempts score as a fault-free run"
-        );
+        assert_eq!(report.success_rate, 1.0, "re-run attempts score as a fault-free run");
         assert_eq!(store.show_run(run_id).unwrap().infra_failures, 3);
         let _ = std::fs::remove_dir_all(dir);
     });
@@ -281,23 +216,9 @@ impl PolicyFactory for DownFactory {
 fn a_policy_that_stays_down_leaves_attempts_unscored() {
     block_on(async {
         let tasks = Arc::new(tasks::suite("smoke").unwrap()[..3].to_vec());
-        let config = EvalConfig {
-            suite: "smoke".into(),
-            attempts: 1,
-            parallel: 2,
-            max_infra_retries: 2,
-            ..Default::default()
-        };
-        let (_, report) = eval(
-            tasks,
-            &config,
-            Arc::new(SimProvider::default()),
-            Arc::new(DownFactory),
-            None,
-            Arc::new(()),
-        )
-        .await
-        .unwrap();
+        let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, max_infra_retries: 2, ..Default::default() };
+        let (_, report) =
+            eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(DownFactory), None, Arc::new(())).await.unwrap();
         assert_eq!(report.attempts, 0);
         assert_eq!(report.unscored, 3);
         assert_eq!(report.infra_failures, 9);
@@ -317,10 +238,7 @@ impl Policy for GarbageFirst {
     async fn act(&mut self, input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
         if !self.sent_garbage {
             self.sent_garbage = true;
-            return Ok(PolicyOutput {
-                raw: "I will click {\"action\": \"click\", \"at\": [1,".into(),
-                ..Default::default()
-            });
+            return Ok(PolicyOutput { raw: "I will click {\"action\": \"click\", \"at\": [1,".into(), ..Default::default() });
         }
         if input.history.len() == 1 {
             *self.seen_feedback.lock().unwrap() = input.observation.feedback.clone();
@@ -334,41 +252,17 @@ fn malformed_output_is_an_invalid_step_not_a_crash() {
     block_on(async {
         let task = tasks::find_task("messages.send/0").unwrap();
         let seen = Arc::new(Mutex::new(None));
-        let mut policy = GarbageFirst {
-            golden: GoldenPolicy::new(task.walkthrough.clone()),
-            sent_garbage: false,
-            seen_feedback: seen.clone(),
-        };
+        let mut policy = GarbageFirst { golden: GoldenPolicy::new(task.walkthrough.clone()), sent_garbage: false, seen_feedback: seen.clone() };
         let mut env = SimEnv::new(Screen::PHONE);
         let harness = guigym_harness::Harness::default();
-        let attempt = guigym_rollout::run_attempt(
-            &mut env,
-            &task,
-            &mut policy,
-            &harness,
-            0,
-            "t",
-            &mut guigym_rollout::NullRecorder,
-        )
-        .await
-        .unwrap();
+        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &harness, 0, "t", &mut guigym_rollout::NullRecorder)
+            .await
+            .unwrap();
         let first = &attempt.trajectory.steps[0];
         assert!(first.invalid);
         assert!(first.action.is_none());
-        assert!(
-            first
-                .feedback
-                .as_deref()
-                .unwrap()
-                .contains("no JSON action")
-                || first.feedback.as_deref().unwrap().contains("malformed")
-        );
-        assert!(seen
-            .lock()
-            .unwrap()
-            .as_deref()
-            .unwrap_or("")
-            .starts_with("invalid action"));
+        assert!(first.feedback.as_deref().unwrap().contains("no JSON action") || first.feedback.as_deref().unwrap().contains("malformed"));
+        assert!(seen.lock().unwrap().as_deref().unwrap_or("").starts_with("invalid action"));
         assert!(attempt.verdict.success);
     });
 }
@@ -377,21 +271,11 @@ fn malformed_output_is_an_invalid_step_not_a_crash() {
 fn terminating_with_success_on_an_unsolved_task_is_a_false_complete() {
     block_on(async {
         let task = tasks::find_task("contacts.add/0").unwrap();
-        let mut policy = GoldenPolicy::new(vec![Action::Terminate {
-            status: guigym_core::TerminateStatus::Success,
-        }]);
+        let mut policy = GoldenPolicy::new(vec![Action::Terminate { status: guigym_core::TerminateStatus::Success }]);
         let mut env = SimEnv::new(Screen::PHONE);
-        let attempt = guigym_rollout::run_attempt(
-            &mut env,
-            &task,
-            &mut policy,
-            &Default::default(),
-            0,
-            "t",
-            &mut guigym_rollout::NullRecorder,
-        )
-        .await
-        .unwrap();
+        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &Default::default(), 0, "t", &mut guigym_rollout::NullRecorder)
+            .await
+            .unwrap();
         assert!(attempt.false_complete());
         assert_eq!(attempt.trajectory.steps.len(), 1);
     });
@@ -408,46 +292,25 @@ fn the_same_blob_stored_concurrently_is_written_once() {
     let threads: Vec<_> = (0..8)
         .map(|_| {
             let (store, bytes, hash) = (store.clone(), bytes.clone(), hash.clone());
-            std::thread::spawn(move || {
-                (0..20)
-                    .map(|_| store.put_blob(&hash, &bytes))
-                    .collect::<Result<Vec<_>, _>>()
-            })
+            std::thread::spawn(move || (0..20).map(|_| store.put_blob(&hash, &bytes)).collect::<Result<Vec<_>, _>>())
         })
         .collect();
     for t in threads {
         t.join().unwrap().unwrap();
     }
     assert_eq!(std::fs::read(store.blob_path(&hash)).unwrap(), bytes);
-    let leftovers = std::fs::read_dir(store.blob_path(&hash).parent().unwrap())
-        .unwrap()
-        .count();
+    let leftovers = std::fs::read_dir(store.blob_path(&hash).parent().unwrap()).unwrap().count();
     assert_eq!(leftovers, 1, "no temporary files are left behind");
     let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn splits_share_no_task_and_hold_out_whole_families_and_apps() {
-    let ids = |name: &str| -> std::collections::BTreeSet<String> {
-        tasks::suite(name)
-            .unwrap()
-            .into_iter()
-            .map(|t| t.id)
-            .collect()
-    };
-    let (train, test, families, apps) = (
-        ids("train"),
-        ids("test"),
-        ids("test-families"),
-        ids("novel-apps"),
-    );
+    let ids = |name: &str| -> std::collections::BTreeSet<String> { tasks::suite(name).unwrap().into_iter().map(|t| t.id).collect() };
+    let (train, test, families, apps) = (ids("train"), ids("test"), ids("test-families"), ids("novel-apps"));
     assert!(train.is_disjoint(&test) && train.is_disjoint(&families) && train.is_disjoint(&apps));
     assert!(test.is_disjoint(&families) && test.is_disjoint(&apps) && families.is_disjoint(&apps));
-    assert_eq!(
-        train.len() + test.len() + families.len() + apps.len(),
-        ids("all").len(),
-        "every task has one split"
-    );
+    assert_eq!(train.len() + test.len() + families.len() + apps.len(), ids("all").len(), "every task has one split");
     let train_tasks = tasks::suite("train").unwrap();
     for held in tasks::HELD_OUT_FAMILIES {
         assert!(train_tasks.iter().all(|t| t.family != *held));
@@ -456,10 +319,6 @@ fn splits_share_no_task_and_hold_out_whole_families_and_apps() {
         assert!(train_tasks.iter().all(|t| !t.apps.iter().any(|a| a == app)));
     }
     // Test holds the same families as train, other instances.
-    let train_families: std::collections::BTreeSet<String> =
-        train_tasks.iter().map(|t| t.family.clone()).collect();
-    assert!(tasks::suite("test")
-        .unwrap()
-        .iter()
-        .all(|t| train_families.contains(&t.family)));
+    let train_families: std::collections::BTreeSet<String> = train_tasks.iter().map(|t| t.family.clone()).collect();
+    assert!(tasks::suite("test").unwrap().iter().all(|t| train_families.contains(&t.family)));
 }

@@ -36,23 +36,14 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
         if r.w <= 0 || r.h <= 0 {
             continue;
         }
-        let (x, y, w, h) = (
-            r.x as f32 / scale,
-            r.y as f32 / scale,
-            r.w as f32 / scale,
-            r.h as f32 / scale,
-        );
+        let (x, y, w, h) = (r.x as f32 / scale, r.y as f32 / scale, r.w as f32 / scale, r.h as f32 / scale);
         let base = format!(
             "data-gid=\"{}\" data-role=\"{}\" style=\"left:{x:.2}px;top:{y:.2}px;width:{w:.2}px;height:{h:.2}px;z-index:{}",
             esc(&p.id),
             v.role(),
             i + if layout.modal.is_some_and(|m| i >= m && i < layout.nodes[m].end) { 10_000 } else { 0 }
         );
-        let disabled = if v.enabled {
-            ""
-        } else {
-            " aria-disabled=\"true\""
-        };
+        let disabled = if v.enabled { "" } else { " aria-disabled=\"true\"" };
         let el = match &v.kind {
             Kind::StatusBar { time } => format!("<div {base};background:{}\" class=\"status\">{}</div>", css(theme.surface), esc(time)),
             Kind::AppBar { title } => {
@@ -156,11 +147,7 @@ mod tests {
 
     #[test]
     fn elements_sit_where_layout_puts_them() {
-        let v = View::column([
-            View::app_bar("Mail <inbox>"),
-            View::button("send", "Send"),
-            View::field("to", "a&b", "To", true),
-        ]);
+        let v = View::column([View::app_bar("Mail <inbox>"), View::button("send", "Send"), View::field("to", "a&b", "To", true)]);
         let layout = Layout::new(&v, Screen::PHONE);
         let html = render_body(&layout, &Theme::default());
         assert!(html.contains("data-gid=\"send\""));

@@ -73,9 +73,7 @@ pub fn wrap(text: &str, max_chars: usize) -> Vec<String> {
 
 /// How many characters of a style fit in `width_px`.
 pub fn chars_per_line(style: TextStyle, width_px: f32, scale: f32) -> usize {
-    (width_px / (style.size_dp() * scale * CHAR_WIDTH))
-        .floor()
-        .max(1.0) as usize
+    (width_px / (style.size_dp() * scale * CHAR_WIDTH)).floor().max(1.0) as usize
 }
 
 pub fn line_height(style: TextStyle, scale: f32) -> f32 {
@@ -92,18 +90,9 @@ fn text_height(text: &str, style: TextStyle, width: f32, scale: f32) -> f32 {
 fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
     let dp = |v: f32| v * scale;
     match &view.kind {
-        Kind::Column | Kind::List { .. } => view
-            .children
-            .iter()
-            .map(|c| intrinsic(c, width, scale))
-            .sum(),
+        Kind::Column | Kind::List { .. } => view.children.iter().map(|c| intrinsic(c, width, scale)).sum(),
         Kind::Row => {
-            let total: f32 = view
-                .children
-                .iter()
-                .map(|c| c.weight)
-                .sum::<f32>()
-                .max(f32::EPSILON);
+            let total: f32 = view.children.iter().map(|c| c.weight).sum::<f32>().max(f32::EPSILON);
             view.children
                 .iter()
                 .map(|c| intrinsic(c, width * c.weight / total, scale))
@@ -123,11 +112,7 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
         Kind::Tabs | Kind::Tab { .. } => dp(48.0),
         Kind::Dialog { title } => {
             text_height(title, TextStyle::Title, width, scale)
-                + view
-                    .children
-                    .iter()
-                    .map(|c| intrinsic(c, width, scale))
-                    .sum::<f32>()
+                + view.children.iter().map(|c| intrinsic(c, width, scale)).sum::<f32>()
                 + dp(16.0)
         }
         Kind::Icon { .. } => dp(92.0),
@@ -148,12 +133,7 @@ fn flexible(view: &View) -> bool {
 }
 
 fn rect(x: f32, y: f32, w: f32, h: f32) -> Bounds {
-    Bounds {
-        x: x.round() as i32,
-        y: y.round() as i32,
-        w: w.round() as i32,
-        h: h.round() as i32,
-    }
+    Bounds { x: x.round() as i32, y: y.round() as i32, w: w.round() as i32, h: h.round() as i32 }
 }
 
 fn intersect(a: Bounds, b: Bounds) -> Bounds {
@@ -161,12 +141,7 @@ fn intersect(a: Bounds, b: Bounds) -> Bounds {
     let y0 = a.y.max(b.y);
     let x1 = (a.x + a.w).min(b.x + b.w);
     let y1 = (a.y + a.h).min(b.y + b.h);
-    Bounds {
-        x: x0,
-        y: y0,
-        w: (x1 - x0).max(0),
-        h: (y1 - y0).max(0),
-    }
+    Bounds { x: x0, y: y0, w: (x1 - x0).max(0), h: (y1 - y0).max(0) }
 }
 
 impl<'a> Layout<'a> {
@@ -178,17 +153,8 @@ impl<'a> Layout<'a> {
     /// Lays out `root` with text and widgets `zoom` times their default size (Android's
     /// display size setting).
     pub fn zoomed(root: &'a View, screen: Screen, zoom: f32) -> Layout<'a> {
-        let zoom = if zoom.is_finite() {
-            zoom.clamp(0.5, 2.0)
-        } else {
-            1.0
-        };
-        let mut layout = Layout {
-            screen,
-            nodes: Vec::with_capacity(64),
-            modal: None,
-            zoom,
-        };
+        let zoom = if zoom.is_finite() { zoom.clamp(0.5, 2.0) } else { 1.0 };
+        let mut layout = Layout { screen, nodes: Vec::with_capacity(64), modal: None, zoom };
         let full = rect(0.0, 0.0, screen.width as f32, screen.height as f32);
         layout.place(root, full, full, None, "root");
         layout
@@ -199,31 +165,12 @@ impl<'a> Layout<'a> {
         self.screen.scale() * self.zoom
     }
 
-    fn place(
-        &mut self,
-        view: &'a View,
-        r: Bounds,
-        clip: Bounds,
-        parent: Option<usize>,
-        auto_id: &str,
-    ) {
+    fn place(&mut self, view: &'a View, r: Bounds, clip: Bounds, parent: Option<usize>, auto_id: &str) {
         let scale = self.scale();
         let visible = intersect(r, clip);
-        let id = if view.id.is_empty() {
-            auto_id.to_string()
-        } else {
-            view.id.clone()
-        };
+        let id = if view.id.is_empty() { auto_id.to_string() } else { view.id.clone() };
         let index = self.nodes.len();
-        self.nodes.push(Placed {
-            view,
-            id: id.clone(),
-            rect: r,
-            visible,
-            parent,
-            end: index + 1,
-            content_height: 0,
-        });
+        self.nodes.push(Placed { view, id: id.clone(), rect: r, visible, parent, end: index + 1, content_height: 0 });
         let (x, y, w, h) = (r.x as f32, r.y as f32, r.w as f32, r.h as f32);
         let child_id = |i: usize| format!("{id}/{i}");
         match &view.kind {
@@ -244,12 +191,7 @@ impl<'a> Layout<'a> {
                 }
             }
             Kind::Row | Kind::Tabs => {
-                let total: f32 = view
-                    .children
-                    .iter()
-                    .map(|c| c.weight)
-                    .sum::<f32>()
-                    .max(f32::EPSILON);
+                let total: f32 = view.children.iter().map(|c| c.weight).sum::<f32>().max(f32::EPSILON);
                 let mut cx = x;
                 for (i, c) in view.children.iter().enumerate() {
                     let cw = w * c.weight / total;
@@ -265,13 +207,7 @@ impl<'a> Layout<'a> {
                         let cw = (sw - 48.0 * scale).min(320.0 * scale);
                         let ch = intrinsic(c, cw, scale).min(sh);
                         let full = rect(0.0, 0.0, sw, sh);
-                        self.place(
-                            c,
-                            rect((sw - cw) / 2.0, (sh - ch) / 2.0, cw, ch),
-                            full,
-                            Some(index),
-                            &child_id(i),
-                        );
+                        self.place(c, rect((sw - cw) / 2.0, (sh - ch) / 2.0, cw, ch), full, Some(index), &child_id(i));
                     } else {
                         self.place(c, r, clip, Some(index), &child_id(i));
                     }
@@ -341,9 +277,7 @@ impl<'a> Layout<'a> {
 
     /// Whether `id` can be touched now (visible, enabled and not under a dialog).
     pub fn touchable_node(&self, id: &str) -> Option<&Placed<'a>> {
-        self.nodes[self.touchable()]
-            .iter()
-            .find(|p| p.id == id && p.visible.h > 0 && p.visible.w > 0)
+        self.nodes[self.touchable()].iter().find(|p| p.id == id && p.visible.h > 0 && p.visible.w > 0)
     }
 
     /// The UI tree an agent reads: every placed node, parents before children.
@@ -361,10 +295,7 @@ impl<'a> Layout<'a> {
                     clickable: v.clickable(),
                     editable: matches!(v.kind, Kind::TextField { .. }) && v.enabled,
                     focused: matches!(v.kind, Kind::TextField { focused: true, .. }),
-                    checked: matches!(
-                        v.kind,
-                        Kind::Checkbox { checked: true, .. } | Kind::Switch { on: true, .. }
-                    ),
+                    checked: matches!(v.kind, Kind::Checkbox { checked: true, .. } | Kind::Switch { on: true, .. }),
                     selected: matches!(v.kind, Kind::Tab { selected: true, .. }),
                     scrollable: matches!(v.kind, Kind::List { .. }),
                     enabled: v.enabled,
@@ -380,15 +311,9 @@ mod tests {
 
     fn screen() -> View {
         View::column([
-            View::new(Kind::StatusBar {
-                time: "09:00".into(),
-            }),
+            View::new(Kind::StatusBar { time: "09:00".into() }),
             View::app_bar("Contacts"),
-            View::list(
-                "contacts",
-                0,
-                (0..40).map(|i| View::item(format!("contact:{i}"), format!("Person {i}"), "555")),
-            ),
+            View::list("contacts", 0, (0..40).map(|i| View::item(format!("contact:{i}"), format!("Person {i}"), "555"))),
             View::button("add", "Add contact"),
         ])
     }
@@ -417,14 +342,7 @@ mod tests {
 
         let with_dialog = View::stack([
             screen(),
-            View::dialog(
-                "confirm",
-                "Delete?",
-                [View::row([
-                    View::button("cancel", "Cancel"),
-                    View::button("ok", "Delete"),
-                ])],
-            ),
+            View::dialog("confirm", "Delete?", [View::row([View::button("cancel", "Cancel"), View::button("ok", "Delete")])]),
         ]);
         let l = Layout::new(&with_dialog, Screen::PHONE);
         assert!(l.hit(cx, cy).is_none(), "the dialog blocks the list");
@@ -444,10 +362,7 @@ mod tests {
 
     #[test]
     fn wrap_breaks_at_spaces_and_long_words() {
-        assert_eq!(
-            wrap("hello brave new world", 11),
-            vec!["hello brave", "new world"]
-        );
+        assert_eq!(wrap("hello brave new world", 11), vec!["hello brave", "new world"]);
         assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
         assert_eq!(wrap("", 4), vec![""]);
     }

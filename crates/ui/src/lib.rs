@@ -28,10 +28,7 @@ pub struct Screen {
 
 impl Screen {
     /// The default phone: 1080×2400 px at density 3.
-    pub const PHONE: Screen = Screen {
-        width: 1080,
-        height: 2400,
-    };
+    pub const PHONE: Screen = Screen { width: 1080, height: 2400 };
 
     /// Pixels per dp.
     pub fn scale(&self) -> f32 {

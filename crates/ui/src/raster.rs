@@ -17,8 +17,7 @@ fn font() -> &'static fontdue::Font {
     static FONT: OnceLock<fontdue::Font> = OnceLock::new();
     FONT.get_or_init(|| {
         // The font is compiled in; failing to parse it is a build defect, not an input error.
-        fontdue::Font::from_bytes(FONT_BYTES, fontdue::FontSettings::default())
-            .expect("embedded font parses")
+        fontdue::Font::from_bytes(FONT_BYTES, fontdue::FontSettings::default()).expect("embedded font parses")
     })
 }
 
@@ -40,11 +39,7 @@ pub fn render_png(layout: &Layout<'_>, theme: &Theme) -> Result<Vec<u8>, RasterE
 /// (always opaque here) saves a quarter of the raw bytes.
 pub fn encode_rgb_png(pixmap: &Pixmap) -> Result<Vec<u8>, RasterError> {
     let png_err = |e: png::EncodingError| RasterError::Png(e.to_string());
-    let rgb: Vec<u8> = pixmap
-        .data()
-        .chunks_exact(4)
-        .flat_map(|p| [p[0], p[1], p[2]])
-        .collect();
+    let rgb: Vec<u8> = pixmap.data().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
     let mut out = Vec::with_capacity(rgb.len() / 8);
     let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
     encoder.set_color(png::ColorType::Rgb);
@@ -59,25 +54,14 @@ pub fn encode_rgb_png(pixmap: &Pixmap) -> Result<Vec<u8>, RasterError> {
 
 /// Paints a layout into a pixmap.
 pub fn render(layout: &Layout<'_>, theme: &Theme) -> Result<Pixmap, RasterError> {
-    let Layout {
-        screen,
-        nodes,
-        modal,
-        ..
-    } = layout;
+    let Layout { screen, nodes, modal, .. } = layout;
     let mut painter = Painter {
-        pixmap: Pixmap::new(screen.width, screen.height)
-            .ok_or(RasterError::Size(screen.width, screen.height))?,
+        pixmap: Pixmap::new(screen.width, screen.height).ok_or(RasterError::Size(screen.width, screen.height))?,
         scale: layout.scale(),
         glyphs: HashMap::new(),
     };
     painter.pixmap.fill(color(theme.background, 255));
-    let full = Bounds {
-        x: 0,
-        y: 0,
-        w: screen.width as i32,
-        h: screen.height as i32,
-    };
+    let full = Bounds { x: 0, y: 0, w: screen.width as i32, h: screen.height as i32 };
     for (i, p) in nodes.iter().enumerate() {
         if Some(i) == *modal {
             painter.fill(full, full, [0, 0, 0], 110, 0.0);
@@ -115,17 +99,10 @@ impl Painter {
         paint.anti_alias = radius > 0.0;
         if radius > 0.0 {
             if let Some(path) = rounded(x0, y0, x1 - x0, y1 - y0, radius) {
-                self.pixmap.fill_path(
-                    &path,
-                    &paint,
-                    FillRule::Winding,
-                    Transform::identity(),
-                    None,
-                );
+                self.pixmap.fill_path(&path, &paint, FillRule::Winding, Transform::identity(), None);
             }
         } else if let Some(rect) = Rect::from_ltrb(x0, y0, x1, y1) {
-            self.pixmap
-                .fill_rect(rect, &paint, Transform::identity(), None);
+            self.pixmap.fill_rect(rect, &paint, Transform::identity(), None);
         }
     }
 
@@ -137,11 +114,8 @@ impl Painter {
         let (w, h) = (self.pixmap.width() as i32, self.pixmap.height() as i32);
         for ch in s.chars() {
             let key = (ch, size.to_bits());
-            let (metrics, bitmap) = self
-                .glyphs
-                .entry(key)
-                .or_insert_with(|| font().rasterize(ch, size))
-                .clone();
+            let (metrics, bitmap) =
+                self.glyphs.entry(key).or_insert_with(|| font().rasterize(ch, size)).clone();
             let gx = (pen + metrics.xmin as f32).round() as i32;
             let gy = (y + ascent - metrics.height as f32 - metrics.ymin as f32).round() as i32;
             let data = self.pixmap.data_mut();
@@ -176,27 +150,14 @@ impl Painter {
         let pad = self.dp(PAD);
         let inner = (r.w as f32 - 2.0 * pad).max(self.scale);
         let lh = line_height(style, self.scale);
-        for (i, line) in wrap(s, chars_per_line(style, inner, self.scale))
-            .iter()
-            .enumerate()
-        {
-            self.text(
-                line,
-                r.x as f32 + pad,
-                r.y as f32 + self.dp(4.0) + i as f32 * lh,
-                style,
-                rgb,
-                clip,
-            );
+        for (i, line) in wrap(s, chars_per_line(style, inner, self.scale)).iter().enumerate() {
+            self.text(line, r.x as f32 + pad, r.y as f32 + self.dp(4.0) + i as f32 * lh, style, rgb, clip);
         }
     }
 
     fn centered(&mut self, s: &str, r: Bounds, clip: Bounds, style: TextStyle, rgb: Rgb) {
         let size = style.size_dp() * self.scale;
-        let width: f32 = s
-            .chars()
-            .map(|c| font().metrics(c, size).advance_width)
-            .sum();
+        let width: f32 = s.chars().map(|c| font().metrics(c, size).advance_width).sum();
         let x = r.x as f32 + (r.w as f32 - width) / 2.0;
         let y = r.y as f32 + (r.h as f32 - size * 1.2) / 2.0;
         self.text(s, x, y, style, rgb, clip);
@@ -205,266 +166,85 @@ impl Painter {
     fn node(&mut self, view: &crate::View, r: Bounds, clip: Bounds, t: &Theme) {
         let scale = self.scale;
         let d = |v: f32| (v * scale).round() as i32;
-        let inset = |r: Bounds, h: i32, v: i32| Bounds {
-            x: r.x + h,
-            y: r.y + v,
-            w: r.w - 2 * h,
-            h: r.h - 2 * v,
-        };
+        let inset = |r: Bounds, h: i32, v: i32| Bounds { x: r.x + h, y: r.y + v, w: r.w - 2 * h, h: r.h - 2 * v };
         let muted = if view.enabled { t.text } else { t.muted };
         match &view.kind {
             Kind::StatusBar { time } => {
                 self.fill(r, clip, t.surface, 255, 0.0);
-                self.text(
-                    time,
-                    r.x as f32 + self.dp(PAD),
-                    r.y as f32 + self.dp(4.0),
-                    TextStyle::Caption,
-                    t.text,
-                    clip,
-                );
+                self.text(time, r.x as f32 + self.dp(PAD), r.y as f32 + self.dp(4.0), TextStyle::Caption, t.text, clip);
             }
             Kind::AppBar { title } => {
                 self.fill(r, clip, t.primary, 255, 0.0);
                 let y = r.y as f32 + self.dp(14.0);
-                self.text(
-                    title,
-                    r.x as f32 + self.dp(PAD),
-                    y,
-                    TextStyle::Title,
-                    t.on_primary,
-                    clip,
-                );
+                self.text(title, r.x as f32 + self.dp(PAD), y, TextStyle::Title, t.on_primary, clip);
             }
             Kind::Text { text, style } => {
-                let rgb = if *style == TextStyle::Caption {
-                    t.muted
-                } else {
-                    muted
-                };
+                let rgb = if *style == TextStyle::Caption { t.muted } else { muted };
                 self.paragraph(text, r, clip, *style, rgb);
             }
             Kind::Button { label, danger } => {
                 let b = inset(r, d(PAD), d(6.0));
-                let bg = if !view.enabled {
-                    t.divider
-                } else if *danger {
-                    t.danger
-                } else {
-                    t.primary
-                };
+                let bg = if !view.enabled { t.divider } else if *danger { t.danger } else { t.primary };
                 self.fill(b, clip, bg, 255, self.dp(10.0));
                 self.centered(label, b, clip, TextStyle::Body, t.on_primary);
             }
-            Kind::TextField {
-                value,
-                placeholder,
-                focused,
-                ..
-            } => {
+            Kind::TextField { value, placeholder, focused, .. } => {
                 let b = inset(r, d(PAD), d(6.0));
-                self.fill(
-                    b,
-                    clip,
-                    if *focused { t.primary } else { t.divider },
-                    255,
-                    self.dp(8.0),
-                );
+                self.fill(b, clip, if *focused { t.primary } else { t.divider }, 255, self.dp(8.0));
                 let inner = inset(b, d(2.0), d(2.0));
                 self.fill(inner, clip, t.surface, 255, self.dp(7.0));
-                let (s, rgb) = if value.is_empty() {
-                    (placeholder, t.muted)
-                } else {
-                    (value, t.text)
-                };
+                let (s, rgb) = if value.is_empty() { (placeholder, t.muted) } else { (value, t.text) };
                 let shown = if *focused { format!("{s}|") } else { s.clone() };
-                self.text(
-                    &shown,
-                    inner.x as f32 + self.dp(12.0),
-                    inner.y as f32 + self.dp(14.0),
-                    TextStyle::Body,
-                    rgb,
-                    clip,
-                );
+                self.text(&shown, inner.x as f32 + self.dp(12.0), inner.y as f32 + self.dp(14.0), TextStyle::Body, rgb, clip);
             }
-            Kind::Item {
-                title,
-                subtitle,
-                trailing,
-            } => {
+            Kind::Item { title, subtitle, trailing } => {
                 self.fill(r, clip, t.surface, 255, 0.0);
-                self.fill(
-                    Bounds {
-                        x: r.x,
-                        y: r.y + r.h - d(1.0),
-                        w: r.w,
-                        h: d(1.0).max(1),
-                    },
-                    clip,
-                    t.divider,
-                    255,
-                    0.0,
-                );
+                self.fill(Bounds { x: r.x, y: r.y + r.h - d(1.0), w: r.w, h: d(1.0).max(1) }, clip, t.divider, 255, 0.0);
                 let x = r.x as f32 + self.dp(PAD);
-                self.text(
-                    title,
-                    x,
-                    r.y as f32 + self.dp(10.0),
-                    TextStyle::Body,
-                    muted,
-                    clip,
-                );
+                self.text(title, x, r.y as f32 + self.dp(10.0), TextStyle::Body, muted, clip);
                 if !subtitle.is_empty() {
-                    self.text(
-                        subtitle,
-                        x,
-                        r.y as f32 + self.dp(38.0),
-                        TextStyle::Caption,
-                        t.muted,
-                        clip,
-                    );
+                    self.text(subtitle, x, r.y as f32 + self.dp(38.0), TextStyle::Caption, t.muted, clip);
                 }
                 if !trailing.is_empty() {
                     let size = TextStyle::Caption.size_dp() * self.scale;
-                    let width: f32 = trailing
-                        .chars()
-                        .map(|c| font().metrics(c, size).advance_width)
-                        .sum();
+                    let width: f32 = trailing.chars().map(|c| font().metrics(c, size).advance_width).sum();
                     let tx = (r.x + r.w) as f32 - self.dp(PAD) - width;
-                    self.text(
-                        trailing,
-                        tx,
-                        r.y as f32 + self.dp(12.0),
-                        TextStyle::Caption,
-                        t.muted,
-                        clip,
-                    );
+                    self.text(trailing, tx, r.y as f32 + self.dp(12.0), TextStyle::Caption, t.muted, clip);
                 }
             }
             Kind::Checkbox { label, checked } => {
-                let bx = Bounds {
-                    x: r.x + d(PAD),
-                    y: r.y + d(14.0),
-                    w: d(24.0),
-                    h: d(24.0),
-                };
-                self.fill(
-                    bx,
-                    clip,
-                    if *checked { t.primary } else { t.muted },
-                    255,
-                    self.dp(4.0),
-                );
+                let bx = Bounds { x: r.x + d(PAD), y: r.y + d(14.0), w: d(24.0), h: d(24.0) };
+                self.fill(bx, clip, if *checked { t.primary } else { t.muted }, 255, self.dp(4.0));
                 if !*checked {
-                    self.fill(
-                        inset(bx, d(2.0), d(2.0)),
-                        clip,
-                        t.surface,
-                        255,
-                        self.dp(3.0),
-                    );
+                    self.fill(inset(bx, d(2.0), d(2.0)), clip, t.surface, 255, self.dp(3.0));
                 }
-                self.text(
-                    label,
-                    r.x as f32 + self.dp(56.0),
-                    r.y as f32 + self.dp(14.0),
-                    TextStyle::Body,
-                    muted,
-                    clip,
-                );
+                self.text(label, r.x as f32 + self.dp(56.0), r.y as f32 + self.dp(14.0), TextStyle::Body, muted, clip);
             }
             Kind::Switch { label, on } => {
-                self.text(
-                    label,
-                    r.x as f32 + self.dp(PAD),
-                    r.y as f32 + self.dp(14.0),
-                    TextStyle::Body,
-                    muted,
-                    clip,
-                );
-                let track = Bounds {
-                    x: r.x + r.w - d(PAD + 48.0),
-                    y: r.y + d(14.0),
-                    w: d(48.0),
-                    h: d(24.0),
-                };
-                self.fill(
-                    track,
-                    clip,
-                    if *on { t.primary } else { t.divider },
-                    255,
-                    self.dp(12.0),
-                );
-                let knob_x = if *on {
-                    track.x + track.w - d(22.0)
-                } else {
-                    track.x + d(2.0)
-                };
-                self.fill(
-                    Bounds {
-                        x: knob_x,
-                        y: track.y + d(2.0),
-                        w: d(20.0),
-                        h: d(20.0),
-                    },
-                    clip,
-                    t.surface,
-                    255,
-                    self.dp(10.0),
-                );
+                self.text(label, r.x as f32 + self.dp(PAD), r.y as f32 + self.dp(14.0), TextStyle::Body, muted, clip);
+                let track = Bounds { x: r.x + r.w - d(PAD + 48.0), y: r.y + d(14.0), w: d(48.0), h: d(24.0) };
+                self.fill(track, clip, if *on { t.primary } else { t.divider }, 255, self.dp(12.0));
+                let knob_x = if *on { track.x + track.w - d(22.0) } else { track.x + d(2.0) };
+                self.fill(Bounds { x: knob_x, y: track.y + d(2.0), w: d(20.0), h: d(20.0) }, clip, t.surface, 255, self.dp(10.0));
             }
             Kind::Tabs => self.fill(r, clip, t.surface, 255, 0.0),
             Kind::Tab { label, selected } => {
                 let rgb = if *selected { t.primary } else { t.muted };
                 self.centered(label, r, clip, TextStyle::Body, rgb);
                 if *selected {
-                    self.fill(
-                        Bounds {
-                            x: r.x,
-                            y: r.y + r.h - d(3.0),
-                            w: r.w,
-                            h: d(3.0),
-                        },
-                        clip,
-                        t.primary,
-                        255,
-                        0.0,
-                    );
+                    self.fill(Bounds { x: r.x, y: r.y + r.h - d(3.0), w: r.w, h: d(3.0) }, clip, t.primary, 255, 0.0);
                 }
             }
             Kind::Dialog { title } => {
                 self.fill(r, clip, t.surface, 255, self.dp(16.0));
-                self.paragraph(
-                    title,
-                    Bounds {
-                        y: r.y + d(8.0),
-                        ..r
-                    },
-                    clip,
-                    TextStyle::Title,
-                    t.text,
-                );
+                self.paragraph(title, Bounds { y: r.y + d(8.0), ..r }, clip, TextStyle::Title, t.text);
             }
-            Kind::Icon {
-                label,
-                glyph,
-                color,
-            } => {
+            Kind::Icon { label, glyph, color } => {
                 let size = d(56.0);
-                let sq = Bounds {
-                    x: r.x + (r.w - size) / 2,
-                    y: r.y + d(6.0),
-                    w: size,
-                    h: size,
-                };
+                let sq = Bounds { x: r.x + (r.w - size) / 2, y: r.y + d(6.0), w: size, h: size };
                 self.fill(sq, clip, *color, 255, self.dp(14.0));
                 self.centered(glyph, sq, clip, TextStyle::Title, [255, 255, 255]);
-                let lb = Bounds {
-                    x: r.x,
-                    y: sq.y + size + d(4.0),
-                    w: r.w,
-                    h: d(20.0),
-                };
+                let lb = Bounds { x: r.x, y: sq.y + size + d(4.0), w: r.w, h: d(20.0) };
                 self.centered(label, lb, clip, TextStyle::Caption, t.text);
             }
             Kind::List { .. } | Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } => {}
@@ -495,35 +275,15 @@ mod tests {
 
     #[test]
     fn renders_a_png_of_the_screen_size_with_text_pixels() {
-        let v = View::column([
-            View::app_bar("Mail"),
-            View::text("Hello world"),
-            View::button("ok", "OK"),
-        ]);
-        let layout = Layout::new(
-            &v,
-            Screen {
-                width: 360,
-                height: 640,
-            },
-        );
+        let v = View::column([View::app_bar("Mail"), View::text("Hello world"), View::button("ok", "OK")]);
+        let layout = Layout::new(&v, Screen { width: 360, height: 640 });
         let pixmap = render(&layout, &Theme::default()).unwrap();
         assert_eq!((pixmap.width(), pixmap.height()), (360, 640));
         // The text row is not blank: some pixels are darker than the background.
-        let text = layout
-            .nodes
-            .iter()
-            .find(|p| matches!(p.view.kind, Kind::Text { .. }))
-            .unwrap()
-            .rect;
+        let text = layout.nodes.iter().find(|p| matches!(p.view.kind, Kind::Text { .. })).unwrap().rect;
         let dark = (text.y..text.y + text.h)
             .flat_map(|y| (0..360).map(move |x| (x, y)))
-            .filter(|&(x, y)| {
-                pixmap
-                    .pixel(x as u32, y as u32)
-                    .map(|p| p.red() < 100)
-                    .unwrap_or(false)
-            })
+            .filter(|&(x, y)| pixmap.pixel(x as u32, y as u32).map(|p| p.red() < 100).unwrap_or(false))
             .count();
         assert!(dark > 20, "expected glyph pixels, found {dark}");
         let png = render_png(&layout, &Theme::default()).unwrap();
@@ -536,20 +296,8 @@ mod tests {
 
     #[test]
     fn same_view_gives_identical_pixels() {
-        let v = View::column([
-            View::text("Deterministic"),
-            View::checkbox("c", "Check", true),
-        ]);
-        let l = Layout::new(
-            &v,
-            Screen {
-                width: 360,
-                height: 400,
-            },
-        );
-        assert_eq!(
-            render_png(&l, &Theme::default()).unwrap(),
-            render_png(&l, &Theme::default()).unwrap()
-        );
+        let v = View::column([View::text("Deterministic"), View::checkbox("c", "Check", true)]);
+        let l = Layout::new(&v, Screen { width: 360, height: 400 });
+        assert_eq!(render_png(&l, &Theme::default()).unwrap(), render_png(&l, &Theme::default()).unwrap());
     }
 }

@@ -45,15 +45,8 @@ impl Theme {
             divider: [60, 60, 66],
             danger: [248, 113, 113],
         };
-        let green = Theme {
-            primary: [22, 163, 74],
-            ..light.clone()
-        };
-        let plum = Theme {
-            primary: [147, 51, 234],
-            background: [252, 250, 255],
-            ..light.clone()
-        };
+        let green = Theme { primary: [22, 163, 74], ..light.clone() };
+        let plum = Theme { primary: [147, 51, 234], background: [252, 250, 255], ..light.clone() };
         vec![light, dark, green, plum]
     }
 

@@ -28,66 +28,28 @@ pub enum Kind {
     Row,
     /// Children drawn over each other in the same box.
     Stack,
-    Text {
-        text: String,
-        style: TextStyle,
-    },
-    Button {
-        label: String,
-        danger: bool,
-    },
-    TextField {
-        value: String,
-        placeholder: String,
-        focused: bool,
-        multiline: bool,
-    },
+    Text { text: String, style: TextStyle },
+    Button { label: String, danger: bool },
+    TextField { value: String, placeholder: String, focused: bool, multiline: bool },
     /// A vertically scrollable list, shifted up by `offset` dp and clipped.
-    List {
-        offset: i32,
-    },
+    List { offset: i32 },
     /// A clickable row of a list: a title and a subtitle.
-    Item {
-        title: String,
-        subtitle: String,
-        trailing: String,
-    },
-    Checkbox {
-        label: String,
-        checked: bool,
-    },
-    Switch {
-        label: String,
-        on: bool,
-    },
+    Item { title: String, subtitle: String, trailing: String },
+    Checkbox { label: String, checked: bool },
+    Switch { label: String, on: bool },
     /// A row of tabs; children are the tab labels (built by `View::tabs`).
     Tabs,
-    Tab {
-        label: String,
-        selected: bool,
-    },
+    Tab { label: String, selected: bool },
     /// A modal card centred over the screen; children are its content.
-    Dialog {
-        title: String,
-    },
+    Dialog { title: String },
     /// An app icon or a glyph button: a coloured square with a short label.
-    Icon {
-        label: String,
-        glyph: String,
-        color: [u8; 3],
-    },
+    Icon { label: String, glyph: String, color: [u8; 3] },
     /// The top bar of a screen.
-    AppBar {
-        title: String,
-    },
+    AppBar { title: String },
     /// The phone's status bar.
-    StatusBar {
-        time: String,
-    },
+    StatusBar { time: String },
     /// Empty space of a fixed height in dp.
-    Spacer {
-        height: f32,
-    },
+    Spacer { height: f32 },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -104,13 +66,7 @@ pub struct View {
 
 impl View {
     pub fn new(kind: Kind) -> View {
-        View {
-            id: String::new(),
-            kind,
-            children: Vec::new(),
-            weight: 1.0,
-            enabled: true,
-        }
+        View { id: String::new(), kind, children: Vec::new(), weight: 1.0, enabled: true }
     }
 
     pub fn id(mut self, id: impl Into<String>) -> View {
@@ -151,33 +107,19 @@ impl View {
     }
 
     pub fn text(text: impl Into<String>) -> View {
-        View::new(Kind::Text {
-            text: text.into(),
-            style: TextStyle::Body,
-        })
+        View::new(Kind::Text { text: text.into(), style: TextStyle::Body })
     }
 
     pub fn styled(text: impl Into<String>, style: TextStyle) -> View {
-        View::new(Kind::Text {
-            text: text.into(),
-            style,
-        })
+        View::new(Kind::Text { text: text.into(), style })
     }
 
     pub fn button(id: impl Into<String>, label: impl Into<String>) -> View {
-        View::new(Kind::Button {
-            label: label.into(),
-            danger: false,
-        })
-        .id(id)
+        View::new(Kind::Button { label: label.into(), danger: false }).id(id)
     }
 
     pub fn danger_button(id: impl Into<String>, label: impl Into<String>) -> View {
-        View::new(Kind::Button {
-            label: label.into(),
-            danger: true,
-        })
-        .id(id)
+        View::new(Kind::Button { label: label.into(), danger: true }).id(id)
     }
 
     pub fn field(id: impl Into<String>, value: &str, placeholder: &str, focused: bool) -> View {
@@ -190,12 +132,7 @@ impl View {
         .id(id)
     }
 
-    pub fn multiline_field(
-        id: impl Into<String>,
-        value: &str,
-        placeholder: &str,
-        focused: bool,
-    ) -> View {
+    pub fn multiline_field(id: impl Into<String>, value: &str, placeholder: &str, focused: bool) -> View {
         View::new(Kind::TextField {
             value: value.to_string(),
             placeholder: placeholder.to_string(),
@@ -209,17 +146,8 @@ impl View {
         View::new(Kind::List { offset }).id(id).children(items)
     }
 
-    pub fn item(
-        id: impl Into<String>,
-        title: impl Into<String>,
-        subtitle: impl Into<String>,
-    ) -> View {
-        View::new(Kind::Item {
-            title: title.into(),
-            subtitle: subtitle.into(),
-            trailing: String::new(),
-        })
-        .id(id)
+    pub fn item(id: impl Into<String>, title: impl Into<String>, subtitle: impl Into<String>) -> View {
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: String::new() }).id(id)
     }
 
     pub fn item_with(
@@ -228,77 +156,36 @@ impl View {
         subtitle: impl Into<String>,
         trailing: impl Into<String>,
     ) -> View {
-        View::new(Kind::Item {
-            title: title.into(),
-            subtitle: subtitle.into(),
-            trailing: trailing.into(),
-        })
-        .id(id)
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into() }).id(id)
     }
 
     pub fn checkbox(id: impl Into<String>, label: impl Into<String>, checked: bool) -> View {
-        View::new(Kind::Checkbox {
-            label: label.into(),
-            checked,
-        })
-        .id(id)
+        View::new(Kind::Checkbox { label: label.into(), checked }).id(id)
     }
 
     pub fn switch(id: impl Into<String>, label: impl Into<String>, on: bool) -> View {
-        View::new(Kind::Switch {
-            label: label.into(),
-            on,
-        })
-        .id(id)
+        View::new(Kind::Switch { label: label.into(), on }).id(id)
     }
 
     /// A tab row: `tabs` are (id, label) pairs; `selected` indexes them.
-    pub fn tabs<'a>(
-        id: impl Into<String>,
-        tabs: impl IntoIterator<Item = (&'a str, &'a str)>,
-        selected: usize,
-    ) -> View {
-        View::new(Kind::Tabs)
-            .id(id)
-            .children(tabs.into_iter().enumerate().map(|(i, (tid, label))| {
-                View::new(Kind::Tab {
-                    label: label.to_string(),
-                    selected: i == selected,
-                })
-                .id(tid)
-            }))
+    pub fn tabs<'a>(id: impl Into<String>, tabs: impl IntoIterator<Item = (&'a str, &'a str)>, selected: usize) -> View {
+        View::new(Kind::Tabs).id(id).children(
+            tabs.into_iter()
+                .enumerate()
+                .map(|(i, (tid, label))| View::new(Kind::Tab { label: label.to_string(), selected: i == selected }).id(tid)),
+        )
     }
 
-    pub fn dialog(
-        id: impl Into<String>,
-        title: impl Into<String>,
-        content: impl IntoIterator<Item = View>,
-    ) -> View {
-        View::new(Kind::Dialog {
-            title: title.into(),
-        })
-        .id(id)
-        .children(content)
+    pub fn dialog(id: impl Into<String>, title: impl Into<String>, content: impl IntoIterator<Item = View>) -> View {
+        View::new(Kind::Dialog { title: title.into() }).id(id).children(content)
     }
 
-    pub fn icon(
-        id: impl Into<String>,
-        label: impl Into<String>,
-        glyph: impl Into<String>,
-        color: [u8; 3],
-    ) -> View {
-        View::new(Kind::Icon {
-            label: label.into(),
-            glyph: glyph.into(),
-            color,
-        })
-        .id(id)
+    pub fn icon(id: impl Into<String>, label: impl Into<String>, glyph: impl Into<String>, color: [u8; 3]) -> View {
+        View::new(Kind::Icon { label: label.into(), glyph: glyph.into(), color }).id(id)
     }
 
     pub fn app_bar(title: impl Into<String>) -> View {
-        View::new(Kind::AppBar {
-            title: title.into(),
-        })
+        View::new(Kind::AppBar { title: title.into() })
     }
 
     pub fn spacer(height: f32) -> View {
@@ -330,24 +217,16 @@ impl View {
     pub fn label(&self) -> String {
         match &self.kind {
             Kind::Text { text, .. } => text.clone(),
-            Kind::Button { label, .. }
-            | Kind::Checkbox { label, .. }
-            | Kind::Switch { label, .. } => label.clone(),
+            Kind::Button { label, .. } | Kind::Checkbox { label, .. } | Kind::Switch { label, .. } => label.clone(),
             Kind::Tab { label, .. } | Kind::Icon { label, .. } => label.clone(),
-            Kind::TextField {
-                value, placeholder, ..
-            } => {
+            Kind::TextField { value, placeholder, .. } => {
                 if value.is_empty() {
                     placeholder.clone()
                 } else {
                     value.clone()
                 }
             }
-            Kind::Item {
-                title,
-                subtitle,
-                trailing,
-            } => {
+            Kind::Item { title, subtitle, trailing } => {
                 let mut s = title.clone();
                 for part in [subtitle, trailing] {
                     if !part.is_empty() {

@@ -7,22 +7,10 @@ use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::state::{DeviceState, Transaction};
 use crate::{money, parse_money, time};
 
-pub const APP: App = App {
-    name: "Bank",
-    glyph: "$",
-    color: [21, 128, 61],
-    root: "home",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Bank", glyph: "$", color: [21, 128, 61], root: "home", view, handle };
 
 fn txn_item(id: u32, t: &Transaction) -> View {
-    View::item_with(
-        format!("txn:{id}"),
-        &t.counterparty,
-        time::short(t.time),
-        money(t.amount_cents),
-    )
+    View::item_with(format!("txn:{id}"), &t.counterparty, time::short(t.time), money(t.amount_cents))
 }
 
 fn newest_first(s: &DeviceState) -> Vec<(u32, &Transaction)> {
@@ -37,35 +25,14 @@ fn view(s: &DeviceState, route: &str) -> View {
         ("transfer", _) => {
             let dialog = (s.ui.dialog.as_deref() == Some("confirm")).then(|| {
                 let amount = parse_money(s.field("amount")).unwrap_or(0);
-                confirm(
-                    "transfer_dialog",
-                    "Send money?",
-                    &format!("Send {} to {}.", money(amount), s.field("to").trim()),
-                    "confirm_transfer",
-                    "Send",
-                )
+                confirm("transfer_dialog", "Send money?", &format!("Send {} to {}.", money(amount), s.field("to").trim()), "confirm_transfer", "Send")
             });
             screen(
                 "Transfer",
                 vec![
-                    View::field(
-                        "to",
-                        s.field("to"),
-                        "To (contact name)",
-                        focus == Some("to"),
-                    ),
-                    View::field(
-                        "amount",
-                        s.field("amount"),
-                        "Amount",
-                        focus == Some("amount"),
-                    ),
-                    View::field(
-                        "note",
-                        s.field("note"),
-                        "Note (optional)",
-                        focus == Some("note"),
-                    ),
+                    View::field("to", s.field("to"), "To (contact name)", focus == Some("to")),
+                    View::field("amount", s.field("amount"), "Amount", focus == Some("amount")),
+                    View::field("note", s.field("note"), "Note (optional)", focus == Some("note")),
                     View::button("continue", "Continue"),
                 ],
                 dialog,
@@ -81,16 +48,8 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Statement",
                 vec![
-                    View::tabs(
-                        "statement_tabs",
-                        [("tab:0", "All"), ("tab:1", "In"), ("tab:2", "Out")],
-                        tab as usize,
-                    ),
-                    View::list(
-                        "transactions",
-                        s.scroll("transactions"),
-                        rows.map(|(id, t)| txn_item(id, t)),
-                    ),
+                    View::tabs("statement_tabs", [("tab:0", "All"), ("tab:1", "In"), ("tab:2", "Out")], tab as usize),
+                    View::list("transactions", s.scroll("transactions"), rows.map(|(id, t)| txn_item(id, t))),
                 ],
                 None,
             )
@@ -102,14 +61,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::text(&t.counterparty).id("counterparty"),
                     View::text(money(t.amount_cents)).id("amount"),
                     View::text(time::short(t.time)),
-                    View::styled(
-                        if t.note.is_empty() {
-                            "No note"
-                        } else {
-                            &t.note
-                        },
-                        TextStyle::Caption,
-                    ),
+                    View::styled(if t.note.is_empty() { "No note" } else { &t.note }, TextStyle::Caption),
                 ],
                 None,
             ),
@@ -120,19 +72,9 @@ fn view(s: &DeviceState, route: &str) -> View {
             vec![
                 View::styled("Balance", TextStyle::Caption),
                 View::text(money(s.data.balance_cents)).id("balance"),
-                View::row([
-                    View::button("transfer", "Transfer"),
-                    View::button("statement", "Statement"),
-                ]),
+                View::row([View::button("transfer", "Transfer"), View::button("statement", "Statement")]),
                 View::styled("Recent", TextStyle::Caption),
-                View::list(
-                    "recent",
-                    0,
-                    newest_first(s)
-                        .into_iter()
-                        .take(3)
-                        .map(|(id, t)| txn_item(id, t)),
-                ),
+                View::list("recent", 0, newest_first(s).into_iter().take(3).map(|(id, t)| txn_item(id, t))),
             ],
             None,
         ),
@@ -143,12 +85,7 @@ fn view(s: &DeviceState, route: &str) -> View {
 pub fn transfer(s: &mut DeviceState, to: &str, cents: i64, note: &str) {
     s.data.balance_cents -= cents;
     let time = s.now();
-    s.data.transactions.insert(Transaction {
-        counterparty: to.to_string(),
-        amount_cents: -cents,
-        note: note.to_string(),
-        time,
-    });
+    s.data.transactions.insert(Transaction { counterparty: to.to_string(), amount_cents: -cents, note: note.to_string(), time });
 }
 
 fn refuse(s: &mut DeviceState, why: &str) -> String {
@@ -157,9 +94,7 @@ fn refuse(s: &mut DeviceState, why: &str) -> String {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, _) = split_route(route);
     if let Some(tab) = id_after(id, "tab:") {
         s.reset_to("home");
@@ -183,9 +118,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             if s.contact_named(s.field("to")).is_none() {
                 return refuse(s, "Choose a person from your contacts");
             }
-            let Some(cents) = parse_money(s.field("amount")).filter(|c| *c > 0) else {
-                return refuse(s, "Enter an amount like 12.50");
-            };
+            let Some(cents) = parse_money(s.field("amount")).filter(|c| *c > 0) else { return refuse(s, "Enter an amount like 12.50") };
             if cents > s.data.balance_cents {
                 return refuse(s, "Insufficient funds");
             }
@@ -197,10 +130,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "cancelled".into()
         }
         ("transfer", "confirm_transfer") => {
-            let to = s
-                .contact_named(s.field("to"))
-                .map(|(_, c)| c.name.clone())
-                .unwrap_or_default();
+            let to = s.contact_named(s.field("to")).map(|(_, c)| c.name.clone()).unwrap_or_default();
             let cents = parse_money(s.field("amount")).unwrap_or(0);
             let note = s.field("note").trim().to_string();
             transfer(s, &to, cents, &note);

@@ -7,44 +7,20 @@ use super::{confirm, screen, split_route, App, UiEvent};
 use crate::state::{DeviceState, Event};
 use crate::time;
 
-pub const APP: App = App {
-    name: "Calendar",
-    glyph: "31",
-    color: [168, 85, 247],
-    root: "agenda",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Calendar", glyph: "31", color: [168, 85, 247], root: "agenda", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();
     match split_route(route) {
         ("event", Some(id)) => match s.data.events.get(id) {
             Some(e) => {
-                let dialog = (s.ui.dialog.as_deref() == Some("delete")).then(|| {
-                    confirm(
-                        "delete_dialog",
-                        "Delete event?",
-                        &format!("\"{}\" will be removed.", e.title),
-                        "confirm_delete",
-                        "Delete",
-                    )
-                });
+                let dialog = (s.ui.dialog.as_deref() == Some("delete"))
+                    .then(|| confirm("delete_dialog", "Delete event?", &format!("\"{}\" will be removed.", e.title), "confirm_delete", "Delete"));
                 screen(
                     &e.title,
                     vec![
-                        View::text(format!(
-                            "{} {}",
-                            time::date_human(e.start),
-                            time::date_iso(e.start)
-                        ))
-                        .id("date"),
-                        View::text(format!(
-                            "{} – {}",
-                            time::time_hm(e.start),
-                            time::time_hm(e.start + e.duration_min)
-                        ))
-                        .id("time"),
+                        View::text(format!("{} {}", time::date_human(e.start), time::date_iso(e.start))).id("date"),
+                        View::text(format!("{} – {}", time::time_hm(e.start), time::time_hm(e.start + e.duration_min))).id("time"),
                         View::styled("Location", TextStyle::Caption),
                         View::text(&e.location).id("location"),
                         View::danger_button("delete", "Delete event"),
@@ -52,60 +28,31 @@ fn view(s: &DeviceState, route: &str) -> View {
                     dialog,
                 )
             }
-            None => screen(
-                "Event",
-                vec![View::text("This event no longer exists.")],
-                None,
-            ),
+            None => screen("Event", vec![View::text("This event no longer exists.")], None),
         },
         ("new", _) => screen(
             "New event",
             vec![
                 View::field("title", s.field("title"), "Title", focus == Some("title")),
-                View::field(
-                    "date",
-                    s.field("date"),
-                    "Date (YYYY-MM-DD)",
-                    focus == Some("date"),
-                ),
-                View::field(
-                    "time",
-                    s.field("time"),
-                    "Start time (HH:MM)",
-                    focus == Some("time"),
-                ),
-                View::field(
-                    "location",
-                    s.field("location"),
-                    "Location",
-                    focus == Some("location"),
-                ),
+                View::field("date", s.field("date"), "Date (YYYY-MM-DD)", focus == Some("date")),
+                View::field("time", s.field("time"), "Start time (HH:MM)", focus == Some("time")),
+                View::field("location", s.field("location"), "Location", focus == Some("location")),
                 View::button("save", "Save"),
             ],
             None,
         ),
         _ => {
             let now = s.now();
-            let mut events: Vec<(u32, &Event)> = s
-                .data
-                .events
-                .iter()
-                .filter(|(_, e)| e.start + e.duration_min >= now)
-                .collect();
+            let mut events: Vec<(u32, &Event)> = s.data.events.iter().filter(|(_, e)| e.start + e.duration_min >= now).collect();
             events.sort_by_key(|(id, e)| (e.start, *id));
             screen(
                 "Calendar",
                 vec![
-                    View::styled(
-                        format!("Today: {}", time::date_human(now)),
-                        TextStyle::Caption,
-                    ),
+                    View::styled(format!("Today: {}", time::date_human(now)), TextStyle::Caption),
                     View::list(
                         "events",
                         s.scroll("events"),
-                        events.into_iter().map(|(id, e)| {
-                            View::item(format!("event:{id}"), &e.title, time::short(e.start))
-                        }),
+                        events.into_iter().map(|(id, e)| View::item(format!("event:{id}"), &e.title, time::short(e.start))),
                     ),
                     View::button("new", "New event"),
                 ],
@@ -123,14 +70,9 @@ fn parse_hm(s: &str) -> Option<i64> {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(eid) = id
-        .strip_prefix("event:")
-        .and_then(|n| n.parse::<u32>().ok())
-    {
+    if let Some(eid) = id.strip_prefix("event:").and_then(|n| n.parse::<u32>().ok()) {
         s.push(format!("event:{eid}"));
         return "opened event".into();
     }

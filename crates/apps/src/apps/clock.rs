@@ -7,21 +7,10 @@ use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::state::{Alarm, DeviceState, Timer};
 use crate::time;
 
-pub const APP: App = App {
-    name: "Clock",
-    glyph: "Cl",
-    color: [249, 115, 22],
-    root: "alarms",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Clock", glyph: "Cl", color: [249, 115, 22], root: "alarms", view, handle };
 
 fn tabs(selected: usize) -> View {
-    View::tabs(
-        "clock_tabs",
-        [("tab_alarms", "Alarms"), ("tab_timers", "Timers")],
-        selected,
-    )
+    View::tabs("clock_tabs", [("tab_alarms", "Alarms"), ("tab_timers", "Timers")], selected)
 }
 
 fn view(s: &DeviceState, route: &str) -> View {
@@ -29,43 +18,20 @@ fn view(s: &DeviceState, route: &str) -> View {
     match split_route(route) {
         ("alarm", Some(id)) => match s.data.alarms.get(id) {
             Some(a) => {
-                let dialog = (s.ui.dialog.as_deref() == Some("delete")).then(|| {
-                    confirm(
-                        "delete_dialog",
-                        "Delete alarm?",
-                        &format!(
-                            "The {} alarm will be deleted.",
-                            time::time_hm(a.minute_of_day)
-                        ),
-                        "confirm_delete",
-                        "Delete",
-                    )
-                });
+                let dialog = (s.ui.dialog.as_deref() == Some("delete"))
+                    .then(|| confirm("delete_dialog", "Delete alarm?", &format!("The {} alarm will be deleted.", time::time_hm(a.minute_of_day)), "confirm_delete", "Delete"));
                 screen(
                     &format!("Alarm {}", time::time_hm(a.minute_of_day)),
-                    vec![
-                        View::text(&a.label).id("label"),
-                        View::switch("enabled", "On", a.enabled),
-                        View::danger_button("delete", "Delete alarm"),
-                    ],
+                    vec![View::text(&a.label).id("label"), View::switch("enabled", "On", a.enabled), View::danger_button("delete", "Delete alarm")],
                     dialog,
                 )
             }
-            None => screen(
-                "Alarm",
-                vec![View::text("This alarm no longer exists.")],
-                None,
-            ),
+            None => screen("Alarm", vec![View::text("This alarm no longer exists.")], None),
         },
         ("new_alarm", _) => screen(
             "New alarm",
             vec![
-                View::field(
-                    "time",
-                    s.field("time"),
-                    "Time (HH:MM)",
-                    focus == Some("time"),
-                ),
+                View::field("time", s.field("time"), "Time (HH:MM)", focus == Some("time")),
                 View::field("label", s.field("label"), "Label", focus == Some("label")),
                 View::button("save", "Save"),
             ],
@@ -74,12 +40,7 @@ fn view(s: &DeviceState, route: &str) -> View {
         ("new_timer", _) => screen(
             "New timer",
             vec![
-                View::field(
-                    "minutes",
-                    s.field("minutes"),
-                    "Minutes",
-                    focus == Some("minutes"),
-                ),
+                View::field("minutes", s.field("minutes"), "Minutes", focus == Some("minutes")),
                 View::field("label", s.field("label"), "Label", focus == Some("label")),
                 View::button("start", "Start"),
             ],
@@ -89,17 +50,7 @@ fn view(s: &DeviceState, route: &str) -> View {
             "Clock",
             vec![
                 tabs(1),
-                View::list(
-                    "timers",
-                    s.scroll("timers"),
-                    s.data.timers.iter().map(|(id, t)| {
-                        View::item(
-                            format!("timer:{id}"),
-                            format!("{} min", t.minutes),
-                            &t.label,
-                        )
-                    }),
-                ),
+                View::list("timers", s.scroll("timers"), s.data.timers.iter().map(|(id, t)| View::item(format!("timer:{id}"), format!("{} min", t.minutes), &t.label))),
                 View::button("new_timer", "New timer"),
             ],
             None,
@@ -115,12 +66,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         "alarms",
                         s.scroll("alarms"),
                         rows.into_iter().map(|(id, a)| {
-                            View::item_with(
-                                format!("alarm:{id}"),
-                                time::time_hm(a.minute_of_day),
-                                &a.label,
-                                if a.enabled { "On" } else { "Off" },
-                            )
+                            View::item_with(format!("alarm:{id}"), time::time_hm(a.minute_of_day), &a.label, if a.enabled { "On" } else { "Off" })
                         }),
                     ),
                     View::button("new_alarm", "New alarm"),
@@ -140,9 +86,7 @@ pub fn parse_time(text: &str) -> Option<i64> {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(aid) = id_after(id, "alarm:") {
         s.push(format!("alarm:{aid}"));
@@ -162,9 +106,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "new form".into()
         }
         ("alarm", "enabled") => {
-            let Some(a) = arg.and_then(|aid| s.data.alarms.get_mut(aid)) else {
-                return String::new();
-            };
+            let Some(a) = arg.and_then(|aid| s.data.alarms.get_mut(aid)) else { return String::new() };
             a.enabled = !a.enabled;
             if a.enabled { "alarm on" } else { "alarm off" }.into()
         }
@@ -189,11 +131,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
                 return "not saved: enter a time like 07:30".into();
             };
             let label = s.field("label").trim().to_string();
-            s.data.alarms.insert(Alarm {
-                minute_of_day,
-                label,
-                enabled: true,
-            });
+            s.data.alarms.insert(Alarm { minute_of_day, label, enabled: true });
             s.pop();
             s.ui.toast = Some(format!("Alarm set for {}", time::time_hm(minute_of_day)));
             "alarm saved".into()

@@ -6,28 +6,14 @@ use guigym_ui::{TextStyle, View};
 use super::{confirm, screen, split_route, App, UiEvent};
 use crate::state::{Contact, DeviceState};
 
-pub const APP: App = App {
-    name: "Contacts",
-    glyph: "C",
-    color: [14, 165, 233],
-    root: "list",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Contacts", glyph: "C", color: [14, 165, 233], root: "list", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     match split_route(route) {
         ("view", Some(id)) => match s.data.contacts.get(id) {
             Some(c) => {
-                let dialog = (s.ui.dialog.as_deref() == Some("delete")).then(|| {
-                    confirm(
-                        "delete_dialog",
-                        "Delete contact?",
-                        &format!("{} will be removed.", c.name),
-                        "confirm_delete",
-                        "Delete",
-                    )
-                });
+                let dialog = (s.ui.dialog.as_deref() == Some("delete"))
+                    .then(|| confirm("delete_dialog", "Delete contact?", &format!("{} will be removed.", c.name), "confirm_delete", "Delete"));
                 screen(
                     &c.name,
                     vec![
@@ -35,26 +21,15 @@ fn view(s: &DeviceState, route: &str) -> View {
                         View::text(&c.phone).id("phone"),
                         View::styled("Email", TextStyle::Caption),
                         View::text(&c.email).id("email"),
-                        View::row([
-                            View::button("edit", "Edit"),
-                            View::danger_button("delete", "Delete"),
-                        ]),
+                        View::row([View::button("edit", "Edit"), View::danger_button("delete", "Delete")]),
                     ],
                     dialog,
                 )
             }
-            None => screen(
-                "Contact",
-                vec![View::text("This contact no longer exists.")],
-                None,
-            ),
+            None => screen("Contact", vec![View::text("This contact no longer exists.")], None),
         },
         ("edit", _) | ("new", _) => {
-            let title = if route == "new" {
-                "New contact"
-            } else {
-                "Edit contact"
-            };
+            let title = if route == "new" { "New contact" } else { "Edit contact" };
             let focus = s.ui.focus.as_deref();
             screen(
                 title,
@@ -69,27 +44,17 @@ fn view(s: &DeviceState, route: &str) -> View {
         }
         _ => {
             let query = crate::normalize(s.field("search"));
-            let mut rows: Vec<(u32, &Contact)> = s
-                .data
-                .contacts
-                .iter()
-                .filter(|(_, c)| query.is_empty() || crate::normalize(&c.name).contains(&query))
-                .collect();
+            let mut rows: Vec<(u32, &Contact)> =
+                s.data.contacts.iter().filter(|(_, c)| query.is_empty() || crate::normalize(&c.name).contains(&query)).collect();
             rows.sort_by(|a, b| a.1.name.cmp(&b.1.name).then(a.0.cmp(&b.0)));
             screen(
                 "Contacts",
                 vec![
-                    View::field(
-                        "search",
-                        s.field("search"),
-                        "Search contacts",
-                        s.ui.focus.as_deref() == Some("search"),
-                    ),
+                    View::field("search", s.field("search"), "Search contacts", s.ui.focus.as_deref() == Some("search")),
                     View::list(
                         "contacts",
                         s.scroll("contacts"),
-                        rows.into_iter()
-                            .map(|(id, c)| View::item(format!("contact:{id}"), &c.name, &c.phone)),
+                        rows.into_iter().map(|(id, c)| View::item(format!("contact:{id}"), &c.name, &c.phone)),
                     ),
                     View::button("add", "Add contact"),
                 ],
@@ -100,14 +65,9 @@ fn view(s: &DeviceState, route: &str) -> View {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(cid) = id
-        .strip_prefix("contact:")
-        .and_then(|n| n.parse::<u32>().ok())
-    {
+    if let Some(cid) = id.strip_prefix("contact:").and_then(|n| n.parse::<u32>().ok()) {
         s.push(format!("view:{cid}"));
         return "opened contact".into();
     }
@@ -117,9 +77,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "new contact form".into()
         }
         ("view", "edit") => {
-            let Some(c) = arg.and_then(|cid| s.data.contacts.get(cid)).cloned() else {
-                return String::new();
-            };
+            let Some(c) = arg.and_then(|cid| s.data.contacts.get(cid)).cloned() else { return String::new() };
             s.push(format!("edit:{}", arg.unwrap_or(0)));
             s.ui.fields.insert("name".into(), c.name);
             s.ui.fields.insert("phone".into(), c.phone);

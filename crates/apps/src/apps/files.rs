@@ -6,14 +6,7 @@ use guigym_ui::{TextStyle, View};
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::state::{DeviceState, FileEntry};
 
-pub const APP: App = App {
-    name: "Files",
-    glyph: "F",
-    color: [100, 116, 139],
-    root: "folder:0",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Files", glyph: "F", color: [100, 116, 139], root: "folder:0", view, handle };
 
 pub const FOLDERS: [&str; 3] = ["Documents", "Downloads", "Pictures"];
 
@@ -23,21 +16,11 @@ fn view(s: &DeviceState, route: &str) -> View {
         ("file", Some(id)) => match s.data.files.get(id) {
             Some(f) => {
                 let dialog = match s.ui.dialog.as_deref() {
-                    Some("delete") => Some(confirm(
-                        "delete_dialog",
-                        "Delete file?",
-                        &format!("{} will be deleted.", f.name),
-                        "confirm_delete",
-                        "Delete",
-                    )),
+                    Some("delete") => Some(confirm("delete_dialog", "Delete file?", &format!("{} will be deleted.", f.name), "confirm_delete", "Delete")),
                     Some("move") => Some(View::dialog(
                         "move_dialog",
                         "Move to",
-                        FOLDERS
-                            .iter()
-                            .filter(|d| **d != f.folder)
-                            .map(|d| View::button(format!("move_to:{d}"), *d))
-                            .chain([View::button("dialog_cancel", "Cancel")]),
+                        FOLDERS.iter().filter(|d| **d != f.folder).map(|d| View::button(format!("move_to:{d}"), *d)).chain([View::button("dialog_cancel", "Cancel")]),
                     )),
                     _ => None,
                 };
@@ -49,60 +32,32 @@ fn view(s: &DeviceState, route: &str) -> View {
                         View::styled("Size", TextStyle::Caption),
                         View::text(format!("{} KB", f.size_kb)).id("size"),
                         View::switch("star", "Starred", f.starred),
-                        View::row([
-                            View::button("rename", "Rename"),
-                            View::button("move", "Move"),
-                        ]),
+                        View::row([View::button("rename", "Rename"), View::button("move", "Move")]),
                         View::danger_button("delete", "Delete"),
                     ],
                     dialog,
                 )
             }
-            None => screen(
-                "File",
-                vec![View::text("This file no longer exists.")],
-                None,
-            ),
+            None => screen("File", vec![View::text("This file no longer exists.")], None),
         },
         ("rename", _) => screen(
             "Rename",
-            vec![
-                View::field("name", s.field("name"), "File name", focus == Some("name")),
-                View::button("save", "Save"),
-            ],
+            vec![View::field("name", s.field("name"), "File name", focus == Some("name")), View::button("save", "Save")],
             None,
         ),
         (_, tab) => {
             let tab = tab.unwrap_or(0) as usize % FOLDERS.len();
-            let mut rows: Vec<(u32, &FileEntry)> = s
-                .data
-                .files
-                .iter()
-                .filter(|(_, f)| f.folder == FOLDERS[tab])
-                .collect();
+            let mut rows: Vec<(u32, &FileEntry)> = s.data.files.iter().filter(|(_, f)| f.folder == FOLDERS[tab]).collect();
             rows.sort_by(|a, b| a.1.name.cmp(&b.1.name));
             screen(
                 "Files",
                 vec![
-                    View::tabs(
-                        "folders",
-                        [
-                            ("tab:0", FOLDERS[0]),
-                            ("tab:1", FOLDERS[1]),
-                            ("tab:2", FOLDERS[2]),
-                        ],
-                        tab,
-                    ),
+                    View::tabs("folders", [("tab:0", FOLDERS[0]), ("tab:1", FOLDERS[1]), ("tab:2", FOLDERS[2])], tab),
                     View::list(
                         "files",
                         s.scroll("files"),
                         rows.into_iter().map(|(id, f)| {
-                            View::item_with(
-                                format!("file:{id}"),
-                                &f.name,
-                                format!("{} KB", f.size_kb),
-                                if f.starred { "★" } else { "" },
-                            )
+                            View::item_with(format!("file:{id}"), &f.name, format!("{} KB", f.size_kb), if f.starred { "★" } else { "" })
                         }),
                     ),
                 ],
@@ -113,9 +68,7 @@ fn view(s: &DeviceState, route: &str) -> View {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(tab) = id_after(id, "tab:") {
         s.reset_to(format!("folder:{tab}"));
@@ -128,9 +81,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
     let file = arg.and_then(|fid| s.data.files.get(fid)).cloned();
     match (screen, id.as_str()) {
         ("file", "star") => {
-            let Some(f) = arg.and_then(|fid| s.data.files.get_mut(fid)) else {
-                return String::new();
-            };
+            let Some(f) = arg.and_then(|fid| s.data.files.get_mut(fid)) else { return String::new() };
             f.starred = !f.starred;
             if f.starred { "starred" } else { "unstarred" }.into()
         }
@@ -170,24 +121,16 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         ("rename", "save") => {
             let name = s.field("name").trim().to_string();
             let Some(fid) = arg else { return String::new() };
-            let folder = s
-                .data
-                .files
-                .get(fid)
-                .map(|f| f.folder.clone())
-                .unwrap_or_default();
-            let error =
-                if name.is_empty() {
-                    Some("A file needs a name")
-                } else if name.contains('/') {
-                    Some("A name cannot contain /")
-                } else if s.data.files.iter().any(|(k, f)| {
-                    k != fid && f.folder == folder && f.name.eq_ignore_ascii_case(&name)
-                }) {
-                    Some("A file with that name already exists")
-                } else {
-                    None
-                };
+            let folder = s.data.files.get(fid).map(|f| f.folder.clone()).unwrap_or_default();
+            let error = if name.is_empty() {
+                Some("A file needs a name")
+            } else if name.contains('/') {
+                Some("A name cannot contain /")
+            } else if s.data.files.iter().any(|(k, f)| k != fid && f.folder == folder && f.name.eq_ignore_ascii_case(&name)) {
+                Some("A file with that name already exists")
+            } else {
+                None
+            };
             if let Some(e) = error {
                 s.ui.toast = Some(e.into());
                 return format!("not renamed: {}", e.to_lowercase());

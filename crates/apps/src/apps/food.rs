@@ -7,34 +7,15 @@ use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::money;
 use crate::state::{DeviceState, Line, Order};
 
-pub const APP: App = App {
-    name: "Food",
-    glyph: "Fo",
-    color: [220, 38, 38],
-    root: "home",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Food", glyph: "Fo", color: [220, 38, 38], root: "home", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();
     match split_route(route) {
         ("restaurant", Some(id)) => match s.data.restaurants.get(id) {
             Some(r) => {
-                let dialog = (s
-                    .ui
-                    .dialog
-                    .as_deref()
-                    .is_some_and(|d| d.starts_with("switch:")))
-                .then(|| {
-                    confirm(
-                        "switch_dialog",
-                        "Start a new basket?",
-                        "Your basket holds dishes from another restaurant.",
-                        "confirm_new_basket",
-                        "Start new",
-                    )
-                });
+                let dialog = (s.ui.dialog.as_deref().is_some_and(|d| d.starts_with("switch:")))
+                    .then(|| confirm("switch_dialog", "Start a new basket?", "Your basket holds dishes from another restaurant.", "confirm_new_basket", "Start new"));
                 screen(
                     &r.name,
                     vec![
@@ -42,22 +23,9 @@ fn view(s: &DeviceState, route: &str) -> View {
                         View::list(
                             "menu",
                             s.scroll("menu"),
-                            r.menu.iter().enumerate().map(|(i, d)| {
-                                View::item_with(
-                                    format!("dish:{i}"),
-                                    &d.name,
-                                    "Tap to add",
-                                    money(d.price_cents),
-                                )
-                            }),
+                            r.menu.iter().enumerate().map(|(i, d)| View::item_with(format!("dish:{i}"), &d.name, "Tap to add", money(d.price_cents))),
                         ),
-                        View::button(
-                            "basket",
-                            format!(
-                                "Basket ({})",
-                                s.data.basket.iter().map(|l| l.qty).sum::<u32>()
-                            ),
-                        ),
+                        View::button("basket", format!("Basket ({})", s.data.basket.iter().map(|l| l.qty).sum::<u32>())),
                     ],
                     dialog,
                 )
@@ -70,26 +38,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                 View::list(
                     "basket_lines",
                     s.scroll("basket_lines"),
-                    s.data.basket.iter().enumerate().map(|(i, l)| {
-                        View::item_with(
-                            format!("bline:{i}"),
-                            &l.item,
-                            format!("× {} (tap to remove one)", l.qty),
-                            money(l.price_cents * l.qty as i64),
-                        )
-                    }),
+                    s.data.basket.iter().enumerate().map(|(i, l)| View::item_with(format!("bline:{i}"), &l.item, format!("× {} (tap to remove one)", l.qty), money(l.price_cents * l.qty as i64))),
                 ),
-                View::text(format!(
-                    "Total: {}",
-                    money(super::shop::cart_total(&s.data.basket))
-                ))
-                .id("total"),
-                View::field(
-                    "address",
-                    s.field("address"),
-                    "Delivery address",
-                    focus == Some("address"),
-                ),
+                View::text(format!("Total: {}", money(super::shop::cart_total(&s.data.basket)))).id("total"),
+                View::field("address", s.field("address"), "Delivery address", focus == Some("address")),
                 View::button("order", "Order now"),
             ],
             None,
@@ -99,37 +51,15 @@ fn view(s: &DeviceState, route: &str) -> View {
             vec![View::list(
                 "food_orders",
                 s.scroll("food_orders"),
-                s.data.food_orders.iter().map(|(id, o)| {
-                    View::item_with(
-                        format!("food_order:{id}"),
-                        &o.seller,
-                        &o.status,
-                        money(o.total_cents),
-                    )
-                }),
+                s.data.food_orders.iter().map(|(id, o)| View::item_with(format!("food_order:{id}"), &o.seller, &o.status, money(o.total_cents))),
             )],
             None,
         ),
         ("order", Some(id)) => match s.data.food_orders.get(id) {
             Some(o) => {
-                let dialog = (s.ui.dialog.as_deref() == Some("cancel")).then(|| {
-                    confirm(
-                        "cancel_dialog",
-                        "Cancel order?",
-                        "The restaurant will be told.",
-                        "confirm_cancel",
-                        "Cancel order",
-                    )
-                });
-                let mut body: Vec<View> = o
-                    .lines
-                    .iter()
-                    .map(|l| View::text(format!("{} × {}", l.qty, l.item)))
-                    .collect();
-                body.push(
-                    View::text(format!("Total: {} · {}", money(o.total_cents), o.status))
-                        .id("status"),
-                );
+                let dialog = (s.ui.dialog.as_deref() == Some("cancel")).then(|| confirm("cancel_dialog", "Cancel order?", "The restaurant will be told.", "confirm_cancel", "Cancel order"));
+                let mut body: Vec<View> = o.lines.iter().map(|l| View::text(format!("{} × {}", l.qty, l.item))).collect();
+                body.push(View::text(format!("Total: {} · {}", money(o.total_cents), o.status)).id("status"));
                 if o.status == "placed" {
                     body.push(View::danger_button("cancel", "Cancel order"));
                 }
@@ -143,15 +73,9 @@ fn view(s: &DeviceState, route: &str) -> View {
                 View::list(
                     "restaurants",
                     s.scroll("restaurants"),
-                    s.data
-                        .restaurants
-                        .iter()
-                        .map(|(id, r)| View::item(format!("restaurant:{id}"), &r.name, &r.cuisine)),
+                    s.data.restaurants.iter().map(|(id, r)| View::item(format!("restaurant:{id}"), &r.name, &r.cuisine)),
                 ),
-                View::row([
-                    View::button("basket", "Basket"),
-                    View::button("orders", "Orders"),
-                ]),
+                View::row([View::button("basket", "Basket"), View::button("orders", "Orders")]),
             ],
             None,
         ),
@@ -164,11 +88,7 @@ pub fn add_dish(s: &mut DeviceState, rid: u32, dish: usize) -> Option<String> {
     s.data.basket_restaurant = Some(rid);
     match s.data.basket.iter_mut().find(|l| l.item == d.name) {
         Some(l) => l.qty += 1,
-        None => s.data.basket.push(Line {
-            item: d.name.clone(),
-            qty: 1,
-            price_cents: d.price_cents,
-        }),
+        None => s.data.basket.push(Line { item: d.name.clone(), qty: 1, price_cents: d.price_cents }),
     }
     Some(d.name)
 }
@@ -181,21 +101,11 @@ pub fn place(s: &mut DeviceState, address: &str) -> Option<u32> {
     let number = format!("F{}", 501 + s.data.food_orders.next_id);
     let total_cents = super::shop::cart_total(&lines);
     let time = s.now();
-    Some(s.data.food_orders.insert(Order {
-        number,
-        seller,
-        lines,
-        total_cents,
-        address: address.to_string(),
-        status: "placed".into(),
-        time,
-    }))
+    Some(s.data.food_orders.insert(Order { number, seller, lines, total_cents, address: address.to_string(), status: "placed".into(), time }))
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(rid) = id_after(id, "restaurant:") {
         s.push(format!("restaurant:{rid}"));
@@ -215,37 +125,24 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "opened orders".into()
         }
         ("restaurant", dish) if dish.starts_with("dish:") => {
-            let (Some(rid), Ok(i)) = (arg, dish.trim_start_matches("dish:").parse::<usize>())
-            else {
-                return String::new();
-            };
+            let (Some(rid), Ok(i)) = (arg, dish.trim_start_matches("dish:").parse::<usize>()) else { return String::new() };
             if s.data.basket_restaurant.is_some_and(|b| b != rid) && !s.data.basket.is_empty() {
                 s.ui.dialog = Some(format!("switch:{i}"));
                 return "asked to start a new basket".into();
             }
-            add_dish(s, rid, i)
-                .map(|n| format!("added {n}"))
-                .unwrap_or_default()
+            add_dish(s, rid, i).map(|n| format!("added {n}")).unwrap_or_default()
         }
         ("restaurant", "confirm_new_basket") => {
-            let i =
-                s.ui.dialog
-                    .take()
-                    .and_then(|d| d.trim_start_matches("switch:").parse::<usize>().ok())
-                    .unwrap_or(0);
+            let i = s.ui.dialog.take().and_then(|d| d.trim_start_matches("switch:").parse::<usize>().ok()).unwrap_or(0);
             s.data.basket.clear();
-            arg.and_then(|rid| add_dish(s, rid, i))
-                .map(|n| format!("new basket with {n}"))
-                .unwrap_or_default()
+            arg.and_then(|rid| add_dish(s, rid, i)).map(|n| format!("new basket with {n}")).unwrap_or_default()
         }
         ("restaurant" | "order", "dialog_cancel") => {
             s.ui.dialog = None;
             "cancelled".into()
         }
         ("basket", line) if line.starts_with("bline:") => {
-            let Ok(i) = line.trim_start_matches("bline:").parse::<usize>() else {
-                return String::new();
-            };
+            let Ok(i) = line.trim_start_matches("bline:").parse::<usize>() else { return String::new() };
             if let Some(l) = s.data.basket.get_mut(i) {
                 l.qty -= 1;
                 if l.qty == 0 {
@@ -264,9 +161,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
                 s.ui.toast = Some("Enter a delivery address".into());
                 return "not ordered: enter a delivery address".into();
             }
-            let Some(oid) = place(s, &address) else {
-                return String::new();
-            };
+            let Some(oid) = place(s, &address) else { return String::new() };
             s.reset_to("home");
             s.push(format!("order:{oid}"));
             "order placed".into()

@@ -7,20 +7,10 @@ use super::{screen, split_route, App, UiEvent};
 use crate::state::{DeviceState, Email, Folder};
 use crate::time;
 
-pub const APP: App = App {
-    name: "Mail",
-    glyph: "@",
-    color: [239, 68, 68],
-    root: "inbox",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Mail", glyph: "@", color: [239, 68, 68], root: "inbox", view, handle };
 
-const TABS: [(&str, &str, Folder); 3] = [
-    ("tab_inbox", "Inbox", Folder::Inbox),
-    ("tab_sent", "Sent", Folder::Sent),
-    ("tab_trash", "Trash", Folder::Trash),
-];
+const TABS: [(&str, &str, Folder); 3] =
+    [("tab_inbox", "Inbox", Folder::Inbox), ("tab_sent", "Sent", Folder::Sent), ("tab_trash", "Trash", Folder::Trash)];
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();
@@ -29,57 +19,28 @@ fn view(s: &DeviceState, route: &str) -> View {
             Some(e) => screen(
                 &e.subject,
                 vec![
-                    View::styled(
-                        format!("From {} <{}>", e.from_name, e.from),
-                        TextStyle::Caption,
-                    ),
+                    View::styled(format!("From {} <{}>", e.from_name, e.from), TextStyle::Caption),
                     View::styled(time::short(e.time), TextStyle::Caption),
                     View::text(&e.body).id("body"),
-                    View::row([
-                        View::button("reply", "Reply"),
-                        View::danger_button("delete", "Delete"),
-                    ]),
+                    View::row([View::button("reply", "Reply"), View::danger_button("delete", "Delete")]),
                 ],
                 None,
             ),
-            None => screen(
-                "Mail",
-                vec![View::text("This message no longer exists.")],
-                None,
-            ),
+            None => screen("Mail", vec![View::text("This message no longer exists.")], None),
         },
         ("compose", _) | ("reply", _) => screen(
-            if route == "compose" {
-                "New email"
-            } else {
-                "Reply"
-            },
+            if route == "compose" { "New email" } else { "Reply" },
             vec![
                 View::field("to", s.field("to"), "To", focus == Some("to")),
-                View::field(
-                    "subject",
-                    s.field("subject"),
-                    "Subject",
-                    focus == Some("subject"),
-                ),
-                View::multiline_field(
-                    "body",
-                    s.field("body"),
-                    "Write your message",
-                    focus == Some("body"),
-                ),
+                View::field("subject", s.field("subject"), "Subject", focus == Some("subject")),
+                View::multiline_field("body", s.field("body"), "Write your message", focus == Some("body")),
                 View::button("send", "Send"),
             ],
             None,
         ),
         (folder, _) => {
             let selected = TABS.iter().position(|t| t.0.ends_with(folder)).unwrap_or(0);
-            let mut mails: Vec<(u32, &Email)> = s
-                .data
-                .emails
-                .iter()
-                .filter(|(_, e)| e.folder == TABS[selected].2)
-                .collect();
+            let mut mails: Vec<(u32, &Email)> = s.data.emails.iter().filter(|(_, e)| e.folder == TABS[selected].2).collect();
             mails.sort_by_key(|(id, e)| (std::cmp::Reverse(e.time), *id));
             screen(
                 "Mail",
@@ -89,18 +50,9 @@ fn view(s: &DeviceState, route: &str) -> View {
                         "emails",
                         s.scroll("emails"),
                         mails.into_iter().map(|(id, e)| {
-                            let who = if e.folder == Folder::Sent {
-                                format!("To {}", e.to)
-                            } else {
-                                e.from_name.clone()
-                            };
+                            let who = if e.folder == Folder::Sent { format!("To {}", e.to) } else { e.from_name.clone() };
                             let mark = if e.read { "" } else { "● " };
-                            View::item_with(
-                                format!("email:{id}"),
-                                format!("{mark}{who}"),
-                                &e.subject,
-                                time::short(e.time),
-                            )
+                            View::item_with(format!("email:{id}"), format!("{mark}{who}"), &e.subject, time::short(e.time))
                         }),
                     ),
                     View::button("compose", "Compose"),
@@ -112,14 +64,9 @@ fn view(s: &DeviceState, route: &str) -> View {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(eid) = id
-        .strip_prefix("email:")
-        .and_then(|n| n.parse::<u32>().ok())
-    {
+    if let Some(eid) = id.strip_prefix("email:").and_then(|n| n.parse::<u32>().ok()) {
         if let Some(e) = s.data.emails.get_mut(eid) {
             e.read = true;
         }
@@ -136,13 +83,10 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "new email form".into()
         }
         ("email", "reply") => {
-            let Some(e) = arg.and_then(|eid| s.data.emails.get(eid)).cloned() else {
-                return String::new();
-            };
+            let Some(e) = arg.and_then(|eid| s.data.emails.get(eid)).cloned() else { return String::new() };
             s.push(format!("reply:{}", arg.unwrap_or(0)));
             s.ui.fields.insert("to".into(), e.from);
-            s.ui.fields
-                .insert("subject".into(), format!("Re: {}", e.subject));
+            s.ui.fields.insert("subject".into(), format!("Re: {}", e.subject));
             "reply form".into()
         }
         ("email", "delete") => {

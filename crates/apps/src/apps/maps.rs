@@ -6,24 +6,13 @@ use guigym_ui::{TextStyle, View};
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::state::{DeviceState, SavedPlace};
 
-pub const APP: App = App {
-    name: "Maps",
-    glyph: "Mp",
-    color: [34, 197, 94],
-    root: "search",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Maps", glyph: "Mp", color: [34, 197, 94], root: "search", view, handle };
 
 pub const LABELS: [&str; 3] = ["Home", "Work", "Favourite"];
 pub const MODES: [&str; 3] = ["walk", "transit", "drive"];
 
 fn saved_id(s: &DeviceState, place: &str) -> Option<u32> {
-    s.data
-        .saved_places
-        .iter()
-        .find(|(_, p)| p.place == place)
-        .map(|(id, _)| id)
+    s.data.saved_places.iter().find(|(_, p)| p.place == place).map(|(id, _)| id)
 }
 
 fn view(s: &DeviceState, route: &str) -> View {
@@ -35,18 +24,9 @@ fn view(s: &DeviceState, route: &str) -> View {
                     Some("save") => Some(View::dialog(
                         "save_dialog",
                         "Save as",
-                        LABELS
-                            .iter()
-                            .map(|l| View::button(format!("label:{l}"), *l))
-                            .chain([View::button("dialog_cancel", "Cancel")]),
+                        LABELS.iter().map(|l| View::button(format!("label:{l}"), *l)).chain([View::button("dialog_cancel", "Cancel")]),
                     )),
-                    Some("unsave") => Some(confirm(
-                        "unsave_dialog",
-                        "Remove from saved?",
-                        &p.name,
-                        "confirm_unsave",
-                        "Remove",
-                    )),
+                    Some("unsave") => Some(confirm("unsave_dialog", "Remove from saved?", &p.name, "confirm_unsave", "Remove")),
                     _ => None,
                 };
                 let saved = saved_id(s, &p.name).and_then(|i| s.data.saved_places.get(i));
@@ -55,19 +35,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                     vec![
                         View::text(&p.address).id("address"),
                         View::styled(&p.category, TextStyle::Caption),
-                        View::text(
-                            saved
-                                .map(|sp| format!("Saved as {}", sp.label))
-                                .unwrap_or_else(|| "Not saved".into()),
-                        )
-                        .id("saved"),
+                        View::text(saved.map(|sp| format!("Saved as {}", sp.label)).unwrap_or_else(|| "Not saved".into())).id("saved"),
                         View::row([
                             View::button("directions", "Directions"),
-                            if saved.is_some() {
-                                View::button("unsave", "Unsave")
-                            } else {
-                                View::button("save", "Save")
-                            },
+                            if saved.is_some() { View::button("unsave", "Unsave") } else { View::button("save", "Save") },
                         ]),
                     ],
                     dialog,
@@ -76,58 +47,27 @@ fn view(s: &DeviceState, route: &str) -> View {
             None => screen("Place", vec![], None),
         },
         ("route", Some(id)) => {
-            let Some(p) = s.data.places.get(id) else {
-                return screen("Route", vec![], None);
-            };
-            let mode = MODES
-                .iter()
-                .position(|m| *m == s.field("mode"))
-                .unwrap_or(0);
+            let Some(p) = s.data.places.get(id) else { return screen("Route", vec![], None) };
+            let mode = MODES.iter().position(|m| *m == s.field("mode")).unwrap_or(0);
             let minutes = [p.walk_min, p.transit_min, p.drive_min][mode];
             screen(
                 &format!("To {}", p.name),
                 vec![
-                    View::tabs(
-                        "modes",
-                        [
-                            ("mode:walk", "Walk"),
-                            ("mode:transit", "Transit"),
-                            ("mode:drive", "Drive"),
-                        ],
-                        mode,
-                    ),
+                    View::tabs("modes", [("mode:walk", "Walk"), ("mode:transit", "Transit"), ("mode:drive", "Drive")], mode),
                     View::text(format!("{minutes} min by {}", MODES[mode])).id("duration"),
-                    View::styled(
-                        format!("From your location to {}", p.address),
-                        TextStyle::Caption,
-                    ),
+                    View::styled(format!("From your location to {}", p.address), TextStyle::Caption),
                 ],
                 None,
             )
         }
         ("saved", _) => {
-            let dialog =
-                s.ui.dialog
-                    .as_deref()
-                    .and_then(|d| d.strip_prefix("remove:"))
-                    .map(|_| {
-                        confirm(
-                            "remove_dialog",
-                            "Remove saved place?",
-                            "It will be removed from your list.",
-                            "confirm_remove",
-                            "Remove",
-                        )
-                    });
+            let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("remove:")).map(|_| confirm("remove_dialog", "Remove saved place?", "It will be removed from your list.", "confirm_remove", "Remove"));
             screen(
                 "Saved places",
                 vec![View::list(
                     "saved",
                     s.scroll("saved"),
-                    s.data
-                        .saved_places
-                        .iter()
-                        .map(|(id, sp)| View::item(format!("saved:{id}"), &sp.place, &sp.label)),
+                    s.data.saved_places.iter().map(|(id, sp)| View::item(format!("saved:{id}"), &sp.place, &sp.label)),
                 )],
                 dialog,
             )
@@ -137,30 +77,15 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Maps",
                 vec![
-                    View::field(
-                        "search",
-                        s.field("search"),
-                        "Search places",
-                        focus == Some("search"),
-                    ),
+                    View::field("search", s.field("search"), "Search places", focus == Some("search")),
                     View::list(
                         "places",
                         s.scroll("places"),
                         s.data
                             .places
                             .iter()
-                            .filter(|(_, p)| {
-                                q.is_empty()
-                                    || crate::normalize(&p.name).contains(&q)
-                                    || crate::normalize(&p.category).contains(&q)
-                            })
-                            .map(|(id, p)| {
-                                View::item(
-                                    format!("place:{id}"),
-                                    &p.name,
-                                    format!("{} · {}", p.category, p.address),
-                                )
-                            }),
+                            .filter(|(_, p)| q.is_empty() || crate::normalize(&p.name).contains(&q) || crate::normalize(&p.category).contains(&q))
+                            .map(|(id, p)| View::item(format!("place:{id}"), &p.name, format!("{} · {}", p.category, p.address))),
                     ),
                     View::button("saved", "Saved places"),
                 ],
@@ -171,25 +96,17 @@ fn view(s: &DeviceState, route: &str) -> View {
 }
 
 pub fn save(s: &mut DeviceState, place: &str, label: &str) {
-    s.data.saved_places.insert(SavedPlace {
-        place: place.to_string(),
-        label: label.to_string(),
-    });
+    s.data.saved_places.insert(SavedPlace { place: place.to_string(), label: label.to_string() });
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(pid) = id_after(id, "place:") {
         s.push(format!("place:{pid}"));
         return "opened place".into();
     }
-    let place = arg
-        .and_then(|pid| s.data.places.get(pid))
-        .map(|p| p.name.clone())
-        .unwrap_or_default();
+    let place = arg.and_then(|pid| s.data.places.get(pid)).map(|p| p.name.clone()).unwrap_or_default();
     match (screen, id.as_str()) {
         ("search", "saved") => {
             s.push("saved");
@@ -224,8 +141,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "cancelled".into()
         }
         ("route", mode) if mode.starts_with("mode:") => {
-            s.ui.fields
-                .insert("mode".into(), mode.trim_start_matches("mode:").to_string());
+            s.ui.fields.insert("mode".into(), mode.trim_start_matches("mode:").to_string());
             format!("directions by {}", mode.trim_start_matches("mode:"))
         }
         ("saved", sp) if sp.starts_with("saved:") => {
@@ -233,11 +149,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "asked to confirm".into()
         }
         ("saved", "confirm_remove") => {
-            if let Some(sid) =
-                s.ui.dialog
-                    .take()
-                    .and_then(|d| d.trim_start_matches("remove:").parse::<u32>().ok())
-            {
+            if let Some(sid) = s.ui.dialog.take().and_then(|d| d.trim_start_matches("remove:").parse::<u32>().ok()) {
                 s.data.saved_places.items.remove(&sid);
             }
             "place removed".into()

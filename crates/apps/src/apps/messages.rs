@@ -7,14 +7,7 @@ use super::{screen, split_route, App, UiEvent};
 use crate::state::{DeviceState, Message, Thread};
 use crate::time;
 
-pub const APP: App = App {
-    name: "Messages",
-    glyph: "M",
-    color: [34, 197, 94],
-    root: "threads",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Messages", glyph: "M", color: [34, 197, 94], root: "threads", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();
@@ -28,42 +21,22 @@ fn view(s: &DeviceState, route: &str) -> View {
                         s.scroll("messages"),
                         t.messages.iter().enumerate().map(|(i, m)| {
                             let who = if m.from_me { "Me" } else { t.name.as_str() };
-                            View::item(
-                                format!("msg:{i}"),
-                                &m.text,
-                                format!("{who} · {}", time::short(m.time)),
-                            )
-                            .enabled(false)
+                            View::item(format!("msg:{i}"), &m.text, format!("{who} · {}", time::short(m.time))).enabled(false)
                         }),
                     ),
                     View::row([
-                        View::field(
-                            "compose",
-                            s.field("compose"),
-                            "Text message",
-                            focus == Some("compose"),
-                        )
-                        .weight(3.0),
+                        View::field("compose", s.field("compose"), "Text message", focus == Some("compose")).weight(3.0),
                         View::button("send", "Send"),
                     ]),
                 ],
                 None,
             ),
-            None => screen(
-                "Messages",
-                vec![View::text("This conversation no longer exists.")],
-                None,
-            ),
+            None => screen("Messages", vec![View::text("This conversation no longer exists.")], None),
         },
         ("new", _) => screen(
             "New message",
             vec![
-                View::field(
-                    "to",
-                    s.field("to"),
-                    "To: name or number",
-                    focus == Some("to"),
-                ),
+                View::field("to", s.field("to"), "To: name or number", focus == Some("to")),
                 View::multiline_field("body", s.field("body"), "Message", focus == Some("body")),
                 View::button("send", "Send"),
             ],
@@ -72,8 +45,7 @@ fn view(s: &DeviceState, route: &str) -> View {
         _ => {
             let mut threads: Vec<(u32, &Thread)> = s.data.threads.iter().collect();
             // Most recent conversation first, as phones show them.
-            threads
-                .sort_by_key(|(id, t)| (std::cmp::Reverse(t.messages.last().map(|m| m.time)), *id));
+            threads.sort_by_key(|(id, t)| (std::cmp::Reverse(t.messages.last().map(|m| m.time)), *id));
             screen(
                 "Messages",
                 vec![
@@ -96,18 +68,9 @@ fn view(s: &DeviceState, route: &str) -> View {
 /// Appends a message from the user to the conversation with `phone`, creating it if needed.
 pub fn send(s: &mut DeviceState, name: &str, phone: &str, text: &str) -> u32 {
     let now = s.now();
-    let message = Message {
-        from_me: true,
-        text: text.to_string(),
-        time: now,
-    };
+    let message = Message { from_me: true, text: text.to_string(), time: now };
     let digits = crate::digits(phone);
-    let existing = s
-        .data
-        .threads
-        .iter()
-        .find(|(_, t)| crate::digits(&t.phone) == digits)
-        .map(|(id, _)| id);
+    let existing = s.data.threads.iter().find(|(_, t)| crate::digits(&t.phone) == digits).map(|(id, _)| id);
     match existing {
         Some(tid) => {
             if let Some(t) = s.data.threads.get_mut(tid) {
@@ -115,11 +78,7 @@ pub fn send(s: &mut DeviceState, name: &str, phone: &str, text: &str) -> u32 {
             }
             tid
         }
-        None => s.data.threads.insert(Thread {
-            name: name.to_string(),
-            phone: phone.to_string(),
-            messages: vec![message],
-        }),
+        None => s.data.threads.insert(Thread { name: name.to_string(), phone: phone.to_string(), messages: vec![message] }),
     }
 }
 
@@ -130,10 +89,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         _ => return String::new(),
     };
     let (screen, arg) = split_route(route);
-    if let Some(tid) = id
-        .strip_prefix("thread:")
-        .and_then(|n| n.parse::<u32>().ok())
-    {
+    if let Some(tid) = id.strip_prefix("thread:").and_then(|n| n.parse::<u32>().ok()) {
         s.push(format!("thread:{tid}"));
         return "opened conversation".into();
     }
@@ -144,9 +100,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         }
         ("thread", "send") => {
             let text = s.field("compose").trim().to_string();
-            let Some(t) = arg.and_then(|tid| s.data.threads.get(tid)).cloned() else {
-                return String::new();
-            };
+            let Some(t) = arg.and_then(|tid| s.data.threads.get(tid)).cloned() else { return String::new() };
             if text.is_empty() {
                 return "nothing to send".into();
             }

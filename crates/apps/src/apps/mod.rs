@@ -70,8 +70,7 @@ pub const APPS: &[App] = &[
 ];
 
 pub fn find(name: &str) -> Option<&'static App> {
-    APPS.iter()
-        .find(|a| a.name.eq_ignore_ascii_case(name.trim()))
+    APPS.iter().find(|a| a.name.eq_ignore_ascii_case(name.trim()))
 }
 
 /// `contact:12` → `("contact", Some(12))`.
@@ -103,10 +102,7 @@ pub fn confirm(id: &str, title: &str, message: &str, ok_id: &str, ok_label: &str
         title,
         [
             View::text(message),
-            View::row([
-                View::button("dialog_cancel", "Cancel"),
-                View::danger_button(ok_id, ok_label),
-            ]),
+            View::row([View::button("dialog_cancel", "Cancel"), View::danger_button(ok_id, ok_label)]),
         ],
     )
 }

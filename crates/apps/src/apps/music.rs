@@ -7,31 +7,15 @@ use guigym_ui::{TextStyle, View};
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::state::{DeviceState, Playlist};
 
-pub const APP: App = App {
-    name: "Music",
-    glyph: "♪",
-    color: [236, 72, 153],
-    root: "songs",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Music", glyph: "♪", color: [236, 72, 153], root: "songs", view, handle };
 
 fn tabs(i: usize) -> View {
-    View::tabs(
-        "music_tabs",
-        [("tab_songs", "Songs"), ("tab_playlists", "Playlists")],
-        i,
-    )
+    View::tabs("music_tabs", [("tab_songs", "Songs"), ("tab_playlists", "Playlists")], i)
 }
 
 fn now_playing(s: &DeviceState) -> View {
     let text = match s.data.player.song.and_then(|id| s.data.songs.get(id)) {
-        Some(song) => format!(
-            "{} {} — {}",
-            if s.data.player.playing { "▶" } else { "⏸" },
-            song.title,
-            song.artist
-        ),
+        Some(song) => format!("{} {} — {}", if s.data.player.playing { "▶" } else { "⏸" }, song.title, song.artist),
         None => "Nothing playing".into(),
     };
     View::styled(text, TextStyle::Caption).id("now_playing")
@@ -46,26 +30,15 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::dialog(
                         "add_dialog",
                         "Add to playlist",
-                        s.data
-                            .playlists
-                            .iter()
-                            .map(|(pid, p)| View::button(format!("to_playlist:{pid}"), &p.name))
-                            .chain([View::button("dialog_cancel", "Cancel")]),
+                        s.data.playlists.iter().map(|(pid, p)| View::button(format!("to_playlist:{pid}"), &p.name)).chain([View::button("dialog_cancel", "Cancel")]),
                     )
                 });
                 screen(
                     &song.title,
                     vec![
                         View::text(&song.artist).id("artist"),
-                        View::styled(
-                            format!("{}:{:02}", song.seconds / 60, song.seconds % 60),
-                            TextStyle::Caption,
-                        )
-                        .id("length"),
-                        View::row([
-                            View::button("play", "Play"),
-                            View::button("add_to_playlist", "Add to playlist"),
-                        ]),
+                        View::styled(format!("{}:{:02}", song.seconds / 60, song.seconds % 60), TextStyle::Caption).id("length"),
+                        View::row([View::button("play", "Play"), View::button("add_to_playlist", "Add to playlist")]),
                         now_playing(s),
                     ],
                     dialog,
@@ -76,20 +49,8 @@ fn view(s: &DeviceState, route: &str) -> View {
         ("playlist", Some(id)) => match s.data.playlists.get(id) {
             Some(p) => {
                 let dialog = match s.ui.dialog.as_deref() {
-                    Some("delete") => Some(confirm(
-                        "delete_dialog",
-                        "Delete playlist?",
-                        &format!("\"{}\" will be deleted.", p.name),
-                        "confirm_delete",
-                        "Delete",
-                    )),
-                    Some(d) if d.starts_with("remove:") => Some(confirm(
-                        "remove_dialog",
-                        "Remove song?",
-                        "It stays in your library.",
-                        "confirm_remove",
-                        "Remove",
-                    )),
+                    Some("delete") => Some(confirm("delete_dialog", "Delete playlist?", &format!("\"{}\" will be deleted.", p.name), "confirm_delete", "Delete")),
+                    Some(d) if d.starts_with("remove:") => Some(confirm("remove_dialog", "Remove song?", "It stays in your library.", "confirm_remove", "Remove")),
                     _ => None,
                 };
                 screen(
@@ -98,16 +59,9 @@ fn view(s: &DeviceState, route: &str) -> View {
                         View::list(
                             "playlist_songs",
                             s.scroll("playlist_songs"),
-                            p.songs.iter().enumerate().filter_map(|(i, sid)| {
-                                s.data.songs.get(*sid).map(|song| {
-                                    View::item(format!("entry:{i}"), &song.title, &song.artist)
-                                })
-                            }),
+                            p.songs.iter().enumerate().filter_map(|(i, sid)| s.data.songs.get(*sid).map(|song| View::item(format!("entry:{i}"), &song.title, &song.artist))),
                         ),
-                        View::row([
-                            View::button("play_playlist", "Play"),
-                            View::danger_button("delete", "Delete playlist"),
-                        ]),
+                        View::row([View::button("play_playlist", "Play"), View::danger_button("delete", "Delete playlist")]),
                         now_playing(s),
                     ],
                     dialog,
@@ -117,32 +71,14 @@ fn view(s: &DeviceState, route: &str) -> View {
         },
         ("new_playlist", _) => screen(
             "New playlist",
-            vec![
-                View::field(
-                    "name",
-                    s.field("name"),
-                    "Playlist name",
-                    focus == Some("name"),
-                ),
-                View::button("create", "Create"),
-            ],
+            vec![View::field("name", s.field("name"), "Playlist name", focus == Some("name")), View::button("create", "Create")],
             None,
         ),
         ("playlists", _) => screen(
             "Music",
             vec![
                 tabs(1),
-                View::list(
-                    "playlists",
-                    s.scroll("playlists"),
-                    s.data.playlists.iter().map(|(id, p)| {
-                        View::item(
-                            format!("playlist:{id}"),
-                            &p.name,
-                            format!("{} songs", p.songs.len()),
-                        )
-                    }),
-                ),
+                View::list("playlists", s.scroll("playlists"), s.data.playlists.iter().map(|(id, p)| View::item(format!("playlist:{id}"), &p.name, format!("{} songs", p.songs.len())))),
                 View::button("new_playlist", "New playlist"),
                 now_playing(s),
             ],
@@ -154,23 +90,14 @@ fn view(s: &DeviceState, route: &str) -> View {
                 "Music",
                 vec![
                     tabs(0),
-                    View::field(
-                        "search",
-                        s.field("search"),
-                        "Search songs or artists",
-                        focus == Some("search"),
-                    ),
+                    View::field("search", s.field("search"), "Search songs or artists", focus == Some("search")),
                     View::list(
                         "songs",
                         s.scroll("songs"),
                         s.data
                             .songs
                             .iter()
-                            .filter(|(_, x)| {
-                                q.is_empty()
-                                    || crate::normalize(&x.title).contains(&q)
-                                    || crate::normalize(&x.artist).contains(&q)
-                            })
+                            .filter(|(_, x)| q.is_empty() || crate::normalize(&x.title).contains(&q) || crate::normalize(&x.artist).contains(&q))
                             .map(|(id, x)| View::item(format!("song:{id}"), &x.title, &x.artist)),
                     ),
                     now_playing(s),
@@ -182,10 +109,7 @@ fn view(s: &DeviceState, route: &str) -> View {
 }
 
 pub fn create_playlist(s: &mut DeviceState, name: &str) -> u32 {
-    s.data.playlists.insert(Playlist {
-        name: name.to_string(),
-        songs: Vec::new(),
-    })
+    s.data.playlists.insert(Playlist { name: name.to_string(), songs: Vec::new() })
 }
 
 /// Appends a song unless the playlist has it already.
@@ -200,9 +124,7 @@ pub fn add_song(s: &mut DeviceState, playlist: u32, song: u32) -> bool {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(sid) = id_after(id, "song:") {
         s.push(format!("song:{sid}"));
@@ -231,11 +153,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
                 s.ui.toast = Some("Name the playlist".into());
                 return "not created: name the playlist".into();
             }
-            if s.data
-                .playlists
-                .iter()
-                .any(|(_, p)| p.name.eq_ignore_ascii_case(&name))
-            {
+            if s.data.playlists.iter().any(|(_, p)| p.name.eq_ignore_ascii_case(&name)) {
                 s.ui.toast = Some("A playlist with that name exists".into());
                 return "not created: a playlist with that name exists".into();
             }
@@ -256,12 +174,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         ("song", to) if to.starts_with("to_playlist:") => {
             let pid: u32 = to.trim_start_matches("to_playlist:").parse().unwrap_or(0);
             s.ui.dialog = None;
-            if arg.is_some_and(|sid| add_song(s, pid, sid)) {
-                "added to playlist"
-            } else {
-                "already in that playlist"
-            }
-            .into()
+            if arg.is_some_and(|sid| add_song(s, pid, sid)) { "added to playlist" } else { "already in that playlist" }.into()
         }
         (_, "dialog_cancel") => {
             s.ui.dialog = None;
@@ -272,11 +185,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "asked to confirm removal".into()
         }
         ("playlist", "confirm_remove") => {
-            let i: usize =
-                s.ui.dialog
-                    .take()
-                    .and_then(|d| d.trim_start_matches("remove:").parse().ok())
-                    .unwrap_or(usize::MAX);
+            let i: usize = s.ui.dialog.take().and_then(|d| d.trim_start_matches("remove:").parse().ok()).unwrap_or(usize::MAX);
             if let Some(p) = arg.and_then(|pid| s.data.playlists.get_mut(pid)) {
                 if i < p.songs.len() {
                     p.songs.remove(i);
@@ -296,17 +205,10 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "playlist deleted".into()
         }
         ("playlist", "play_playlist") => {
-            let first = arg
-                .and_then(|pid| s.data.playlists.get(pid))
-                .and_then(|p| p.songs.first().copied());
+            let first = arg.and_then(|pid| s.data.playlists.get(pid)).and_then(|p| p.songs.first().copied());
             s.data.player.song = first;
             s.data.player.playing = first.is_some();
-            if first.is_some() {
-                "playing playlist"
-            } else {
-                "the playlist is empty"
-            }
-            .into()
+            if first.is_some() { "playing playlist" } else { "the playlist is empty" }.into()
         }
         _ => String::new(),
     }

@@ -6,53 +6,27 @@ use guigym_ui::View;
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::state::{DeviceState, Note};
 
-pub const APP: App = App {
-    name: "Notes",
-    glyph: "N",
-    color: [234, 179, 8],
-    root: "list",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Notes", glyph: "N", color: [234, 179, 8], root: "list", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();
     match split_route(route) {
         ("note", Some(id)) => match s.data.notes.get(id) {
             Some(n) => {
-                let dialog = (s.ui.dialog.as_deref() == Some("delete")).then(|| {
-                    confirm(
-                        "delete_dialog",
-                        "Delete note?",
-                        &format!("\"{}\" will be deleted.", n.title),
-                        "confirm_delete",
-                        "Delete",
-                    )
-                });
+                let dialog = (s.ui.dialog.as_deref() == Some("delete"))
+                    .then(|| confirm("delete_dialog", "Delete note?", &format!("\"{}\" will be deleted.", n.title), "confirm_delete", "Delete"));
                 screen(
                     "Edit note",
                     vec![
                         View::field("title", s.field("title"), "Title", focus == Some("title")),
-                        View::multiline_field(
-                            "body",
-                            s.field("body"),
-                            "Note",
-                            focus == Some("body"),
-                        ),
+                        View::multiline_field("body", s.field("body"), "Note", focus == Some("body")),
                         View::switch("pin", "Pinned", n.pinned),
-                        View::row([
-                            View::button("save", "Save"),
-                            View::danger_button("delete", "Delete"),
-                        ]),
+                        View::row([View::button("save", "Save"), View::danger_button("delete", "Delete")]),
                     ],
                     dialog,
                 )
             }
-            None => screen(
-                "Note",
-                vec![View::text("This note no longer exists.")],
-                None,
-            ),
+            None => screen("Note", vec![View::text("This note no longer exists.")], None),
         },
         ("new", _) => screen(
             "New note",
@@ -69,33 +43,19 @@ fn view(s: &DeviceState, route: &str) -> View {
                 .data
                 .notes
                 .iter()
-                .filter(|(_, n)| {
-                    q.is_empty()
-                        || crate::normalize(&n.title).contains(&q)
-                        || crate::normalize(&n.body).contains(&q)
-                })
+                .filter(|(_, n)| q.is_empty() || crate::normalize(&n.title).contains(&q) || crate::normalize(&n.body).contains(&q))
                 .collect();
             rows.sort_by_key(|(id, n)| (!n.pinned, *id));
             screen(
                 "Notes",
                 vec![
-                    View::field(
-                        "search",
-                        s.field("search"),
-                        "Search notes",
-                        focus == Some("search"),
-                    ),
+                    View::field("search", s.field("search"), "Search notes", focus == Some("search")),
                     View::list(
                         "notes",
                         s.scroll("notes"),
                         rows.into_iter().map(|(id, n)| {
                             let first = n.body.lines().next().unwrap_or("").to_string();
-                            View::item_with(
-                                format!("note:{id}"),
-                                &n.title,
-                                first,
-                                if n.pinned { "Pinned" } else { "" },
-                            )
+                            View::item_with(format!("note:{id}"), &n.title, first, if n.pinned { "Pinned" } else { "" })
                         }),
                     ),
                     View::button("new", "New note"),
@@ -107,14 +67,10 @@ fn view(s: &DeviceState, route: &str) -> View {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(nid) = id_after(id, "note:") {
-        let Some(n) = s.data.notes.get(nid).cloned() else {
-            return String::new();
-        };
+        let Some(n) = s.data.notes.get(nid).cloned() else { return String::new() };
         s.push(format!("note:{nid}"));
         s.ui.fields.insert("title".into(), n.title);
         s.ui.fields.insert("body".into(), n.body);
@@ -126,16 +82,9 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "new note".into()
         }
         ("note", "pin") => {
-            let Some(n) = arg.and_then(|nid| s.data.notes.get_mut(nid)) else {
-                return String::new();
-            };
+            let Some(n) = arg.and_then(|nid| s.data.notes.get_mut(nid)) else { return String::new() };
             n.pinned = !n.pinned;
-            if n.pinned {
-                "note pinned"
-            } else {
-                "note unpinned"
-            }
-            .into()
+            if n.pinned { "note pinned" } else { "note unpinned" }.into()
         }
         ("note", "delete") => {
             s.ui.dialog = Some("delete".into());
@@ -165,11 +114,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
                     n.body = body;
                 }
                 _ => {
-                    s.data.notes.insert(Note {
-                        title,
-                        body,
-                        pinned: false,
-                    });
+                    s.data.notes.insert(Note { title, body, pinned: false });
                 }
             }
             s.pop();

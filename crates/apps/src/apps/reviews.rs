@@ -6,32 +6,16 @@ use guigym_ui::{TextStyle, View};
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::state::{DeviceState, Review};
 
-pub const APP: App = App {
-    name: "Reviews",
-    glyph: "★",
-    color: [202, 138, 4],
-    root: "list",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Reviews", glyph: "★", color: [202, 138, 4], root: "list", view, handle };
 
 /// Average stars of a place, in tenths (35 = 3.5), and the number of reviews.
 pub fn rating(s: &DeviceState, place: &str) -> (u32, usize) {
-    let stars: Vec<u32> = s
-        .data
-        .reviews
-        .iter()
-        .filter(|(_, r)| r.place == place)
-        .map(|(_, r)| r.stars)
-        .collect();
+    let stars: Vec<u32> = s.data.reviews.iter().filter(|(_, r)| r.place == place).map(|(_, r)| r.stars).collect();
     if stars.is_empty() {
         return (0, 0);
     }
     let sum: u32 = stars.iter().sum();
-    (
-        (sum * 10 + stars.len() as u32 / 2) / stars.len() as u32,
-        stars.len(),
-    )
+    ((sum * 10 + stars.len() as u32 / 2) / stars.len() as u32, stars.len())
 }
 
 pub fn stars_text(tenths: u32) -> String {
@@ -42,23 +26,9 @@ fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();
     match split_route(route) {
         ("place", Some(id)) => {
-            let Some(p) = s.data.places.get(id) else {
-                return screen("Place", vec![], None);
-            };
-            let dialog = (s
-                .ui
-                .dialog
-                .as_deref()
-                .is_some_and(|d| d.starts_with("delete:")))
-            .then(|| {
-                confirm(
-                    "delete_dialog",
-                    "Delete your review?",
-                    "It will be removed for everyone.",
-                    "confirm_delete",
-                    "Delete",
-                )
-            });
+            let Some(p) = s.data.places.get(id) else { return screen("Place", vec![], None) };
+            let dialog = (s.ui.dialog.as_deref().is_some_and(|d| d.starts_with("delete:")))
+                .then(|| confirm("delete_dialog", "Delete your review?", "It will be removed for everyone.", "confirm_delete", "Delete"));
             let (avg, n) = rating(s, &p.name);
             screen(
                 &p.name,
@@ -67,18 +37,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::list(
                         "reviews",
                         s.scroll("reviews"),
-                        s.data
-                            .reviews
-                            .iter()
-                            .filter(|(_, r)| r.place == p.name)
-                            .map(|(rid, r)| {
-                                View::item_with(
-                                    format!("review:{rid}"),
-                                    &r.author,
-                                    &r.text,
-                                    "★".repeat(r.stars as usize),
-                                )
-                            }),
+                        s.data.reviews.iter().filter(|(_, r)| r.place == p.name).map(|(rid, r)| View::item_with(format!("review:{rid}"), &r.author, &r.text, "★".repeat(r.stars as usize))),
                     ),
                     View::button("write", "Write a review"),
                 ],
@@ -91,15 +50,8 @@ fn view(s: &DeviceState, route: &str) -> View {
                 "Your review",
                 vec![
                     View::styled(format!("Stars: {stars}"), TextStyle::Caption),
-                    View::row((1..=5).map(|k| {
-                        View::button(format!("star:{k}"), if k <= stars { "★" } else { "☆" })
-                    })),
-                    View::multiline_field(
-                        "text",
-                        s.field("text"),
-                        "What did you think?",
-                        focus == Some("text"),
-                    ),
+                    View::row((1..=5).map(|k| View::button(format!("star:{k}"), if k <= stars { "★" } else { "☆" }))),
+                    View::multiline_field("text", s.field("text"), "What did you think?", focus == Some("text")),
                     View::button("post", "Post review"),
                 ],
                 None,
@@ -110,28 +62,14 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Reviews",
                 vec![
-                    View::field(
-                        "search",
-                        s.field("search"),
-                        "Search places",
-                        focus == Some("search"),
-                    ),
+                    View::field("search", s.field("search"), "Search places", focus == Some("search")),
                     View::list(
                         "places",
                         s.scroll("places"),
-                        s.data
-                            .places
-                            .iter()
-                            .filter(|(_, p)| q.is_empty() || crate::normalize(&p.name).contains(&q))
-                            .map(|(id, p)| {
-                                let (avg, n) = rating(s, &p.name);
-                                View::item_with(
-                                    format!("place:{id}"),
-                                    &p.name,
-                                    format!("{n} reviews"),
-                                    format!("★ {}", stars_text(avg)),
-                                )
-                            }),
+                        s.data.places.iter().filter(|(_, p)| q.is_empty() || crate::normalize(&p.name).contains(&q)).map(|(id, p)| {
+                            let (avg, n) = rating(s, &p.name);
+                            View::item_with(format!("place:{id}"), &p.name, format!("{n} reviews"), format!("★ {}", stars_text(avg)))
+                        }),
                     ),
                 ],
                 None,
@@ -142,27 +80,17 @@ fn view(s: &DeviceState, route: &str) -> View {
 
 pub fn write(s: &mut DeviceState, place: &str, stars: u32, text: &str) {
     let author = s.user_name.clone();
-    s.data.reviews.insert(Review {
-        place: place.to_string(),
-        author,
-        stars,
-        text: text.to_string(),
-    });
+    s.data.reviews.insert(Review { place: place.to_string(), author, stars, text: text.to_string() });
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(pid) = id_after(id, "place:") {
         s.push(format!("place:{pid}"));
         return "opened place".into();
     }
-    let place = arg
-        .and_then(|pid| s.data.places.get(pid))
-        .map(|p| p.name.clone())
-        .unwrap_or_default();
+    let place = arg.and_then(|pid| s.data.places.get(pid)).map(|p| p.name.clone()).unwrap_or_default();
     match (screen, id.as_str()) {
         ("place", "write") => {
             s.push(format!("write:{}", arg.unwrap_or(0)));
@@ -170,11 +98,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         }
         ("place", r) if r.starts_with("review:") => {
             let rid: u32 = r.trim_start_matches("review:").parse().unwrap_or(0);
-            if s.data
-                .reviews
-                .get(rid)
-                .is_some_and(|rv| rv.author == s.user_name)
-            {
+            if s.data.reviews.get(rid).is_some_and(|rv| rv.author == s.user_name) {
                 s.ui.dialog = Some(format!("delete:{rid}"));
                 return "asked to confirm deletion".into();
             }
@@ -185,18 +109,13 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "cancelled".into()
         }
         ("place", "confirm_delete") => {
-            if let Some(rid) =
-                s.ui.dialog
-                    .take()
-                    .and_then(|d| d.trim_start_matches("delete:").parse::<u32>().ok())
-            {
+            if let Some(rid) = s.ui.dialog.take().and_then(|d| d.trim_start_matches("delete:").parse::<u32>().ok()) {
                 s.data.reviews.items.remove(&rid);
             }
             "review deleted".into()
         }
         ("write", star) if star.starts_with("star:") => {
-            s.ui.fields
-                .insert("stars".into(), star.trim_start_matches("star:").to_string());
+            s.ui.fields.insert("stars".into(), star.trim_start_matches("star:").to_string());
             format!("{} stars", star.trim_start_matches("star:"))
         }
         ("write", "post") => {

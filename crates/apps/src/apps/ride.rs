@@ -8,47 +8,20 @@ use crate::install::{ride_price, RIDE_CLASSES};
 use crate::money;
 use crate::state::{DeviceState, Ride};
 
-pub const APP: App = App {
-    name: "Ride",
-    glyph: "Rd",
-    color: [17, 24, 39],
-    root: "home",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Ride", glyph: "Rd", color: [17, 24, 39], root: "home", view, handle };
 
 fn place_named(s: &DeviceState, name: &str) -> Option<u32> {
     let want = crate::normalize(name);
-    s.data
-        .places
-        .iter()
-        .find(|(_, p)| crate::normalize(&p.name) == want)
-        .map(|(id, _)| id)
+    s.data.places.iter().find(|(_, p)| crate::normalize(&p.name) == want).map(|(id, _)| id)
 }
 
 fn view(s: &DeviceState, route: &str) -> View {
     match split_route(route) {
         ("options", Some(pid)) => {
-            let Some(p) = s.data.places.get(pid) else {
-                return screen("Ride", vec![View::text("Unknown place.")], None);
-            };
-            let dialog =
-                s.ui.dialog
-                    .as_deref()
-                    .and_then(|d| d.strip_prefix("book:"))
-                    .map(|class| {
-                        confirm(
-                            "book_dialog",
-                            "Book this ride?",
-                            &format!(
-                                "{class} to {} for {}.",
-                                p.name,
-                                money(ride_price(&p.name, class))
-                            ),
-                            "confirm_ride",
-                            "Book",
-                        )
-                    });
+            let Some(p) = s.data.places.get(pid) else { return screen("Ride", vec![View::text("Unknown place.")], None) };
+            let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("book:")).map(|class| {
+                confirm("book_dialog", "Book this ride?", &format!("{class} to {} for {}.", p.name, money(ride_price(&p.name, class))), "confirm_ride", "Book")
+            });
             screen(
                 &format!("To {}", p.name),
                 vec![
@@ -56,14 +29,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::list(
                         "classes",
                         0,
-                        RIDE_CLASSES.iter().map(|(c, _)| {
-                            View::item_with(
-                                format!("class:{c}"),
-                                *c,
-                                "Pickup in 4 min",
-                                money(ride_price(&p.name, c)),
-                            )
-                        }),
+                        RIDE_CLASSES.iter().map(|(c, _)| View::item_with(format!("class:{c}"), *c, "Pickup in 4 min", money(ride_price(&p.name, c)))),
                     ),
                 ],
                 dialog,
@@ -74,37 +40,16 @@ fn view(s: &DeviceState, route: &str) -> View {
             vec![View::list(
                 "rides",
                 s.scroll("rides"),
-                s.data.rides.iter().map(|(id, r)| {
-                    View::item_with(
-                        format!("ride:{id}"),
-                        format!("{} to {}", r.class, r.destination),
-                        &r.status,
-                        money(r.price_cents),
-                    )
-                }),
+                s.data.rides.iter().map(|(id, r)| View::item_with(format!("ride:{id}"), format!("{} to {}", r.class, r.destination), &r.status, money(r.price_cents))),
             )],
             None,
         ),
         ("ride", Some(id)) => match s.data.rides.get(id) {
             Some(r) => {
-                let dialog = (s.ui.dialog.as_deref() == Some("cancel")).then(|| {
-                    confirm(
-                        "cancel_dialog",
-                        "Cancel ride?",
-                        "Your driver will be told.",
-                        "confirm_cancel",
-                        "Cancel ride",
-                    )
-                });
+                let dialog = (s.ui.dialog.as_deref() == Some("cancel")).then(|| confirm("cancel_dialog", "Cancel ride?", "Your driver will be told.", "confirm_cancel", "Cancel ride"));
                 let mut body = vec![
                     View::text(format!("From {} to {}", r.pickup, r.destination)),
-                    View::text(format!(
-                        "{} · {} · {}",
-                        r.class,
-                        money(r.price_cents),
-                        r.status
-                    ))
-                    .id("status"),
+                    View::text(format!("{} · {} · {}", r.class, money(r.price_cents), r.status)).id("status"),
                 ];
                 if r.status == "booked" {
                     body.push(View::danger_button("cancel", "Cancel ride"));
@@ -118,12 +63,7 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Where to?",
                 vec![
-                    View::field(
-                        "destination",
-                        s.field("destination"),
-                        "Destination",
-                        s.ui.focus.as_deref() == Some("destination"),
-                    ),
+                    View::field("destination", s.field("destination"), "Destination", s.ui.focus.as_deref() == Some("destination")),
                     View::list(
                         "places",
                         s.scroll("places"),
@@ -133,10 +73,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                             .filter(|(_, p)| q.is_empty() || crate::normalize(&p.name).contains(&q))
                             .map(|(id, p)| View::item(format!("dest:{id}"), &p.name, &p.address)),
                     ),
-                    View::row([
-                        View::button("search_rides", "See rides"),
-                        View::button("trips", "Trips"),
-                    ]),
+                    View::row([View::button("search_rides", "See rides"), View::button("trips", "Trips")]),
                 ],
                 None,
             )
@@ -157,17 +94,10 @@ pub fn book(s: &mut DeviceState, destination: &str, class: &str) -> u32 {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(pid) = id_after(id, "dest:") {
-        let name = s
-            .data
-            .places
-            .get(pid)
-            .map(|p| p.name.clone())
-            .unwrap_or_default();
+        let name = s.data.places.get(pid).map(|p| p.name.clone()).unwrap_or_default();
         s.ui.fields.insert("destination".into(), name.clone());
         return format!("destination {name}");
     }
@@ -199,17 +129,8 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "cancelled".into()
         }
         ("options", "confirm_ride") => {
-            let class =
-                s.ui.dialog
-                    .take()
-                    .and_then(|d| d.strip_prefix("book:").map(str::to_string))
-                    .unwrap_or_default();
-            let Some(dest) = arg
-                .and_then(|pid| s.data.places.get(pid))
-                .map(|p| p.name.clone())
-            else {
-                return String::new();
-            };
+            let class = s.ui.dialog.take().and_then(|d| d.strip_prefix("book:").map(str::to_string)).unwrap_or_default();
+            let Some(dest) = arg.and_then(|pid| s.data.places.get(pid)).map(|p| p.name.clone()) else { return String::new() };
             let rid = book(s, &dest, &class);
             s.reset_to("trips");
             s.push(format!("ride:{rid}"));

@@ -7,14 +7,7 @@ use super::{screen, App, UiEvent};
 use crate::install::LANGUAGES;
 use crate::state::DeviceState;
 
-pub const APP: App = App {
-    name: "Settings",
-    glyph: "S",
-    color: [75, 85, 99],
-    root: "main",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Settings", glyph: "S", color: [75, 85, 99], root: "main", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let st = &s.data.settings;
@@ -24,45 +17,21 @@ fn view(s: &DeviceState, route: &str) -> View {
             vec![
                 View::switch("dark_mode", "Dark mode", st.dark_mode),
                 View::text(format!("Brightness: {}%", st.brightness)).id("brightness"),
-                View::row([
-                    View::button("brightness_down", "−10%"),
-                    View::button("brightness_up", "+10%"),
-                ]),
-                View::field(
-                    "brightness_value",
-                    s.field("brightness_value"),
-                    "Brightness (0-100)",
-                    s.ui.focus.as_deref() == Some("brightness_value"),
-                ),
+                View::row([View::button("brightness_down", "−10%"), View::button("brightness_up", "+10%")]),
+                View::field("brightness_value", s.field("brightness_value"), "Brightness (0-100)", s.ui.focus.as_deref() == Some("brightness_value")),
                 View::button("apply", "Apply"),
             ],
             None,
         ),
         "language" => {
-            let dialog =
-                s.ui.dialog
-                    .as_deref()
-                    .and_then(|d| d.strip_prefix("lang:"))
-                    .map(|l| {
-                        super::confirm(
-                            "language_dialog",
-                            "Change language?",
-                            &format!("The phone will use {l}."),
-                            "confirm_language",
-                            "Change",
-                        )
-                    });
+            let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("lang:")).map(|l| {
+                super::confirm("language_dialog", "Change language?", &format!("The phone will use {l}."), "confirm_language", "Change")
+            });
             screen(
                 "Language",
                 vec![
                     View::styled(format!("Current: {}", st.language), TextStyle::Caption),
-                    View::list(
-                        "languages",
-                        s.scroll("languages"),
-                        LANGUAGES
-                            .iter()
-                            .map(|l| View::item(format!("lang:{l}"), *l, "")),
-                    ),
+                    View::list("languages", s.scroll("languages"), LANGUAGES.iter().map(|l| View::item(format!("lang:{l}"), *l, ""))),
                 ],
                 dialog,
             )
@@ -74,15 +43,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                 View::switch("bluetooth", "Bluetooth", st.bluetooth),
                 View::switch("airplane_mode", "Airplane mode", st.airplane_mode),
                 View::switch("do_not_disturb", "Do not disturb", st.do_not_disturb),
-                View::item(
-                    "display",
-                    "Display",
-                    format!(
-                        "Brightness {}%, dark mode {}",
-                        st.brightness,
-                        if st.dark_mode { "on" } else { "off" }
-                    ),
-                ),
+                View::item("display", "Display", format!("Brightness {}%, dark mode {}", st.brightness, if st.dark_mode { "on" } else { "off" })),
                 View::item("language", "Language", &st.language),
             ],
             None,
@@ -100,9 +61,7 @@ pub fn set_airplane(s: &mut DeviceState, on: bool) {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let st = &mut s.data.settings;
     let flip = |b: &mut bool, name: &str| {
         *b = !*b;
@@ -130,12 +89,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             st.brightness = (st.brightness + 10).min(100);
             format!("brightness {}%", st.brightness)
         }
-        ("display", "apply") => match s
-            .field("brightness_value")
-            .trim()
-            .trim_end_matches('%')
-            .parse::<u32>()
-        {
+        ("display", "apply") => match s.field("brightness_value").trim().trim_end_matches('%').parse::<u32>() {
             Ok(v) if v <= 100 => {
                 s.data.settings.brightness = v;
                 s.ui.fields.remove("brightness_value");
@@ -155,11 +109,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "cancelled".into()
         }
         ("language", "confirm_language") => {
-            let lang =
-                s.ui.dialog
-                    .take()
-                    .and_then(|d| d.strip_prefix("lang:").map(str::to_string))
-                    .unwrap_or_default();
+            let lang = s.ui.dialog.take().and_then(|d| d.strip_prefix("lang:").map(str::to_string)).unwrap_or_default();
             s.data.settings.language = lang.clone();
             format!("language set to {lang}")
         }

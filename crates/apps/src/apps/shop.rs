@@ -7,14 +7,7 @@ use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::money;
 use crate::state::{DeviceState, Line, Order, Product};
 
-pub const APP: App = App {
-    name: "Shop",
-    glyph: "Sh",
-    color: [234, 88, 12],
-    root: "home",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Shop", glyph: "Sh", color: [234, 88, 12], root: "home", view, handle };
 
 const CATEGORIES: [&str; 5] = ["All", "Electronics", "Home", "Office", "Travel"];
 pub const RETURN_REASONS: [&str; 3] = ["Damaged", "Wrong item", "No longer needed"];
@@ -37,34 +30,18 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::text(money(p.price_cents)).id("price"),
                     View::styled(&p.category, TextStyle::Caption),
                     View::text(format!("Quantity: {}", qty(s))).id("qty"),
-                    View::row([
-                        View::button("qty_minus", "−"),
-                        View::button("qty_plus", "+"),
-                    ]),
+                    View::row([View::button("qty_minus", "−"), View::button("qty_plus", "+")]),
                     View::button("add_to_cart", "Add to cart"),
-                    View::button(
-                        "cart",
-                        format!("Cart ({})", s.data.cart.iter().map(|l| l.qty).sum::<u32>()),
-                    ),
+                    View::button("cart", format!("Cart ({})", s.data.cart.iter().map(|l| l.qty).sum::<u32>())),
                 ],
                 None,
             ),
             None => screen("Product", vec![View::text("This product is gone.")], None),
         },
         ("cart", _) => {
-            let dialog =
-                s.ui.dialog
-                    .as_deref()
-                    .and_then(|d| d.strip_prefix("remove:"))
-                    .map(|i| {
-                        confirm(
-                            "remove_dialog",
-                            "Remove from cart?",
-                            &format!("Line {i} will be removed."),
-                            "confirm_remove",
-                            "Remove",
-                        )
-                    });
+            let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("remove:")).map(|i| {
+                confirm("remove_dialog", "Remove from cart?", &format!("Line {i} will be removed."), "confirm_remove", "Remove")
+            });
             screen(
                 "Cart",
                 vec![
@@ -72,12 +49,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         "cart_lines",
                         s.scroll("cart_lines"),
                         s.data.cart.iter().enumerate().map(|(i, l)| {
-                            View::item_with(
-                                format!("line:{i}"),
-                                &l.item,
-                                format!("× {}", l.qty),
-                                money(l.price_cents * l.qty as i64),
-                            )
+                            View::item_with(format!("line:{i}"), &l.item, format!("× {}", l.qty), money(l.price_cents * l.qty as i64))
                         }),
                     ),
                     View::text(format!("Total: {}", money(cart_total(&s.data.cart)))).id("total"),
@@ -88,24 +60,12 @@ fn view(s: &DeviceState, route: &str) -> View {
         }
         ("checkout", _) => {
             let total = cart_total(&s.data.cart);
-            let dialog = (s.ui.dialog.as_deref() == Some("pay")).then(|| {
-                confirm(
-                    "pay_dialog",
-                    "Place order?",
-                    &format!("You will pay {}.", money(total)),
-                    "confirm_pay",
-                    "Pay",
-                )
-            });
+            let dialog = (s.ui.dialog.as_deref() == Some("pay"))
+                .then(|| confirm("pay_dialog", "Place order?", &format!("You will pay {}.", money(total)), "confirm_pay", "Pay"));
             screen(
                 "Checkout",
                 vec![
-                    View::field(
-                        "address",
-                        s.field("address"),
-                        "Delivery address",
-                        focus == Some("address"),
-                    ),
+                    View::field("address", s.field("address"), "Delivery address", focus == Some("address")),
                     View::text(format!("Total: {}", money(total))).id("total"),
                     View::button("place_order", "Place order"),
                 ],
@@ -120,14 +80,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                 vec![View::list(
                     "orders",
                     s.scroll("orders"),
-                    rows.into_iter().map(|(id, o)| {
-                        View::item_with(
-                            format!("order:{id}"),
-                            format!("Order {}", o.number),
-                            &o.status,
-                            money(o.total_cents),
-                        )
-                    }),
+                    rows.into_iter().map(|(id, o)| View::item_with(format!("order:{id}"), format!("Order {}", o.number), &o.status, money(o.total_cents))),
                 )],
                 None,
             )
@@ -138,25 +91,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::dialog(
                         "return_dialog",
                         "Why are you returning it?",
-                        RETURN_REASONS
-                            .iter()
-                            .enumerate()
-                            .map(|(i, r)| View::button(format!("reason:{i}"), *r))
-                            .chain([View::button("dialog_cancel", "Cancel")]),
+                        RETURN_REASONS.iter().enumerate().map(|(i, r)| View::button(format!("reason:{i}"), *r)).chain([View::button("dialog_cancel", "Cancel")]),
                     )
                 });
-                let mut body: Vec<View> = o
-                    .lines
-                    .iter()
-                    .map(|l| {
-                        View::text(format!(
-                            "{} × {} — {}",
-                            l.qty,
-                            l.item,
-                            money(l.price_cents * l.qty as i64)
-                        ))
-                    })
-                    .collect();
+                let mut body: Vec<View> = o.lines.iter().map(|l| View::text(format!("{} × {} — {}", l.qty, l.item, money(l.price_cents * l.qty as i64)))).collect();
                 body.push(View::text(format!("Total: {}", money(o.total_cents))).id("total"));
                 body.push(View::text(format!("Status: {}", o.status)).id("status"));
                 if o.status == "delivered" {
@@ -174,38 +112,20 @@ fn view(s: &DeviceState, route: &str) -> View {
                 .data
                 .products
                 .iter()
-                .filter(|(_, p)| {
-                    (cat == "All" || p.category == cat)
-                        && (q.is_empty() || crate::normalize(&p.name).contains(&q))
-                })
+                .filter(|(_, p)| (cat == "All" || p.category == cat) && (q.is_empty() || crate::normalize(&p.name).contains(&q)))
                 .collect();
             let selected = CATEGORIES.iter().position(|c| *c == cat).unwrap_or(0);
             screen(
                 "Shop",
                 vec![
-                    View::field(
-                        "search",
-                        s.field("search"),
-                        "Search products",
-                        focus == Some("search"),
-                    ),
+                    View::field("search", s.field("search"), "Search products", focus == Some("search")),
                     View::tabs("categories", CATEGORIES.iter().map(|c| (*c, *c)), selected),
                     View::list(
                         "products",
                         s.scroll("products"),
-                        rows.into_iter().map(|(id, p)| {
-                            View::item_with(
-                                format!("product:{id}"),
-                                &p.name,
-                                &p.category,
-                                money(p.price_cents),
-                            )
-                        }),
+                        rows.into_iter().map(|(id, p)| View::item_with(format!("product:{id}"), &p.name, &p.category, money(p.price_cents))),
                     ),
-                    View::row([
-                        View::button("cart", "Cart"),
-                        View::button("orders", "Orders"),
-                    ]),
+                    View::row([View::button("cart", "Cart"), View::button("orders", "Orders")]),
                 ],
                 None,
             )
@@ -217,11 +137,7 @@ fn view(s: &DeviceState, route: &str) -> View {
 pub fn add_to_cart(s: &mut DeviceState, p: &Product, qty: u32) {
     match s.data.cart.iter_mut().find(|l| l.item == p.name) {
         Some(l) => l.qty += qty,
-        None => s.data.cart.push(Line {
-            item: p.name.clone(),
-            qty,
-            price_cents: p.price_cents,
-        }),
+        None => s.data.cart.push(Line { item: p.name.clone(), qty, price_cents: p.price_cents }),
     }
 }
 
@@ -231,21 +147,11 @@ pub fn place_order(s: &mut DeviceState, address: &str) -> u32 {
     let number = format!("B{}", 20001 + s.data.orders.next_id);
     let total_cents = cart_total(&lines);
     let time = s.now();
-    s.data.orders.insert(Order {
-        number,
-        seller: "Shop".into(),
-        lines,
-        total_cents,
-        address: address.to_string(),
-        status: "placed".into(),
-        time,
-    })
+    s.data.orders.insert(Order { number, seller: "Shop".into(), lines, total_cents, address: address.to_string(), status: "placed".into(), time })
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(pid) = id_after(id, "product:") {
         s.push(format!("product:{pid}"));
@@ -279,9 +185,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             format!("quantity {q}")
         }
         ("product", "add_to_cart") => {
-            let Some(p) = arg.and_then(|pid| s.data.products.get(pid)).cloned() else {
-                return String::new();
-            };
+            let Some(p) = arg.and_then(|pid| s.data.products.get(pid)).cloned() else { return String::new() };
             let q = qty(s);
             add_to_cart(s, &p, q);
             s.ui.toast = Some(format!("Added {q} × {} to the cart", p.name));
@@ -296,11 +200,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "cancelled".into()
         }
         ("cart", "confirm_remove") => {
-            if let Some(i) =
-                s.ui.dialog
-                    .take()
-                    .and_then(|d| d.trim_start_matches("remove:").parse::<usize>().ok())
-            {
+            if let Some(i) = s.ui.dialog.take().and_then(|d| d.trim_start_matches("remove:").parse::<usize>().ok()) {
                 if i < s.data.cart.len() {
                     s.data.cart.remove(i);
                 }

@@ -6,14 +6,7 @@ use guigym_ui::{TextStyle, View};
 use super::{id_after, screen, split_route, App, UiEvent};
 use crate::state::{Comment, DeviceState, Post};
 
-pub const APP: App = App {
-    name: "Social",
-    glyph: "So",
-    color: [59, 130, 246],
-    root: "feed",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Social", glyph: "So", color: [59, 130, 246], root: "feed", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();
@@ -23,26 +16,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                 &p.author,
                 vec![
                     View::text(&p.text).id("text"),
-                    View::styled(
-                        format!("♥ {} · {} comments", p.likes, p.comments.len()),
-                        TextStyle::Caption,
-                    )
-                    .id("likes"),
+                    View::styled(format!("♥ {} · {} comments", p.likes, p.comments.len()), TextStyle::Caption).id("likes"),
                     View::button("like", if p.liked { "Unlike" } else { "Like" }),
-                    View::list(
-                        "comments",
-                        s.scroll("comments"),
-                        p.comments
-                            .iter()
-                            .enumerate()
-                            .map(|(i, c)| View::item(format!("comment:{i}"), &c.author, &c.text)),
-                    ),
-                    View::field(
-                        "comment",
-                        s.field("comment"),
-                        "Write a comment",
-                        focus == Some("comment"),
-                    ),
+                    View::list("comments", s.scroll("comments"), p.comments.iter().enumerate().map(|(i, c)| View::item(format!("comment:{i}"), &c.author, &c.text))),
+                    View::field("comment", s.field("comment"), "Write a comment", focus == Some("comment")),
                     View::button("send_comment", "Comment"),
                 ],
                 None,
@@ -51,15 +28,7 @@ fn view(s: &DeviceState, route: &str) -> View {
         },
         ("compose", _) => screen(
             "New post",
-            vec![
-                View::multiline_field(
-                    "text",
-                    s.field("text"),
-                    "What's happening?",
-                    focus == Some("text"),
-                ),
-                View::button("publish", "Post"),
-            ],
+            vec![View::multiline_field("text", s.field("text"), "What's happening?", focus == Some("text")), View::button("publish", "Post")],
             None,
         ),
         _ => {
@@ -68,18 +37,7 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Feed",
                 vec![
-                    View::list(
-                        "posts",
-                        s.scroll("posts"),
-                        rows.into_iter().map(|(id, p)| {
-                            View::item_with(
-                                format!("post:{id}"),
-                                &p.author,
-                                &p.text,
-                                format!("♥ {}", p.likes),
-                            )
-                        }),
-                    ),
+                    View::list("posts", s.scroll("posts"), rows.into_iter().map(|(id, p)| View::item_with(format!("post:{id}"), &p.author, &p.text, format!("♥ {}", p.likes)))),
                     View::button("compose", "New post"),
                 ],
                 None,
@@ -99,20 +57,11 @@ pub fn toggle_like(p: &mut Post) {
 
 pub fn publish(s: &mut DeviceState, text: &str) {
     let (author, time) = (s.user_name.clone(), s.now());
-    s.data.posts.insert(Post {
-        author,
-        text: text.to_string(),
-        likes: 0,
-        liked: false,
-        comments: Vec::new(),
-        time,
-    });
+    s.data.posts.insert(Post { author, text: text.to_string(), likes: 0, liked: false, comments: Vec::new(), time });
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
     if let Some(pid) = id_after(id, "post:") {
         s.push(format!("post:{pid}"));
@@ -124,9 +73,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "new post".into()
         }
         ("post", "like") => {
-            let Some(p) = arg.and_then(|pid| s.data.posts.get_mut(pid)) else {
-                return String::new();
-            };
+            let Some(p) = arg.and_then(|pid| s.data.posts.get_mut(pid)) else { return String::new() };
             toggle_like(p);
             if p.liked { "liked" } else { "unliked" }.into()
         }

@@ -7,63 +7,38 @@ use guigym_ui::{TextStyle, View};
 
 use super::{confirm, screen, App, UiEvent};
 use crate::install::{fare, station_index, timetable, TrainRun, SEAT_CLASSES};
-use crate::money;
 use crate::state::{DeviceState, Ticket};
 use crate::time::{self, DAY};
 use crate::world::STATIONS;
+use crate::money;
 
-pub const APP: App = App {
-    name: "Trains",
-    glyph: "Tr",
-    color: [13, 148, 136],
-    root: "search",
-    view,
-    handle,
-};
+pub const APP: App = App { name: "Trains", glyph: "Tr", color: [13, 148, 136], root: "search", view, handle };
 
 fn parts(route: &str) -> Vec<&str> {
     route.split('/').collect()
 }
 
 fn query(p: &[&str]) -> Option<(usize, usize, i64)> {
-    Some((
-        p.get(1)?.parse().ok()?,
-        p.get(2)?.parse().ok()?,
-        p.get(3)?.parse().ok()?,
-    ))
+    Some((p.get(1)?.parse().ok()?, p.get(2)?.parse().ok()?, p.get(3)?.parse().ok()?))
 }
 
 fn run_of(p: &[&str]) -> Option<(usize, usize, i64, TrainRun)> {
     let (a, b, day) = query(p)?;
     let k: usize = p.get(4)?.parse().ok()?;
-    let run = timetable(STATIONS[a], STATIONS[b], day * DAY)
-        .into_iter()
-        .nth(k)?;
+    let run = timetable(STATIONS[a], STATIONS[b], day * DAY).into_iter().nth(k)?;
     Some((a, b, day, run))
 }
 
 fn selected(s: &DeviceState) -> Vec<usize> {
-    s.field("selected")
-        .split(',')
-        .filter_map(|x| x.parse().ok())
-        .collect()
+    s.field("selected").split(',').filter_map(|x| x.parse().ok()).collect()
 }
 
 fn tabs(i: usize) -> View {
-    View::tabs(
-        "train_tabs",
-        [("tab_search", "Search"), ("tab_tickets", "My tickets")],
-        i,
-    )
+    View::tabs("train_tabs", [("tab_search", "Search"), ("tab_tickets", "My tickets")], i)
 }
 
 fn run_item(id: String, r: &TrainRun) -> View {
-    View::item_with(
-        id,
-        &r.train,
-        format!("{} → {}", time::time_hm(r.depart), time::time_hm(r.arrive)),
-        format!("from {}", money(r.price_cents)),
-    )
+    View::item_with(id, &r.train, format!("{} → {}", time::time_hm(r.depart), time::time_hm(r.arrive)), format!("from {}", money(r.price_cents)))
 }
 
 fn view(s: &DeviceState, route: &str) -> View {
@@ -71,81 +46,37 @@ fn view(s: &DeviceState, route: &str) -> View {
     let p = parts(route);
     match p[0] {
         "results" => {
-            let Some((a, b, day)) = query(&p) else {
-                return screen("Trains", vec![], None);
-            };
+            let Some((a, b, day)) = query(&p) else { return screen("Trains", vec![], None) };
             screen(
                 &format!("{} → {}", STATIONS[a], STATIONS[b]),
                 vec![
                     View::styled(time::date_human(day * DAY), TextStyle::Caption),
-                    View::list(
-                        "trains",
-                        s.scroll("trains"),
-                        timetable(STATIONS[a], STATIONS[b], day * DAY)
-                            .iter()
-                            .enumerate()
-                            .map(|(k, r)| run_item(format!("run:{k}"), r)),
-                    ),
+                    View::list("trains", s.scroll("trains"), timetable(STATIONS[a], STATIONS[b], day * DAY).iter().enumerate().map(|(k, r)| run_item(format!("run:{k}"), r))),
                 ],
                 None,
             )
         }
         "run" => {
-            let Some((_, _, _, run)) = run_of(&p) else {
-                return screen("Train", vec![], None);
-            };
+            let Some((_, _, _, run)) = run_of(&p) else { return screen("Train", vec![], None) };
             screen(
                 &run.train,
                 vec![
-                    View::text(format!(
-                        "{} → {}",
-                        time::time_hm(run.depart),
-                        time::time_hm(run.arrive)
-                    )),
+                    View::text(format!("{} → {}", time::time_hm(run.depart), time::time_hm(run.arrive))),
                     View::styled("Choose a seat class", TextStyle::Caption),
-                    View::list(
-                        "seats",
-                        0,
-                        SEAT_CLASSES.iter().map(|(c, _)| {
-                            View::item_with(
-                                format!("seat:{c}"),
-                                *c,
-                                "Seats available",
-                                money(fare(&run, c, 1)),
-                            )
-                        }),
-                    ),
+                    View::list("seats", 0, SEAT_CLASSES.iter().map(|(c, _)| View::item_with(format!("seat:{c}"), *c, "Seats available", money(fare(&run, c, 1))))),
                 ],
                 None,
             )
         }
         "pass" => {
-            let Some((_, _, _, run)) = run_of(&p) else {
-                return screen("Passengers", vec![], None);
-            };
+            let Some((_, _, _, run)) = run_of(&p) else { return screen("Passengers", vec![], None) };
             let class = p.get(5).copied().unwrap_or("Second");
             let chosen = selected(s);
             let total = fare(&run, class, chosen.len());
-            let dialog = (s.ui.dialog.as_deref() == Some("pay")).then(|| {
-                confirm(
-                    "pay_dialog",
-                    "Pay for tickets?",
-                    &format!("{} seat(s), {class} class: {}.", chosen.len(), money(total)),
-                    "confirm_pay",
-                    "Pay",
-                )
-            });
-            let mut body: Vec<View> = vec![View::styled(
-                format!("{} · {class} class", run.train),
-                TextStyle::Caption,
-            )];
-            body.extend(
-                s.data
-                    .passengers
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| View::checkbox(format!("passenger:{i}"), n, chosen.contains(&i))),
-            );
+            let dialog = (s.ui.dialog.as_deref() == Some("pay"))
+                .then(|| confirm("pay_dialog", "Pay for tickets?", &format!("{} seat(s), {class} class: {}.", chosen.len(), money(total)), "confirm_pay", "Pay"));
+            let mut body: Vec<View> = vec![View::styled(format!("{} · {class} class", run.train), TextStyle::Caption)];
+            body.extend(s.data.passengers.iter().enumerate().map(|(i, n)| View::checkbox(format!("passenger:{i}"), n, chosen.contains(&i))));
             body.push(View::text(format!("Total: {}", money(total))).id("total"));
             body.push(View::button("pay", "Pay"));
             screen("Passengers", body, dialog)
@@ -158,34 +89,18 @@ fn view(s: &DeviceState, route: &str) -> View {
                     "tickets",
                     s.scroll("tickets"),
                     s.data.tickets.iter().map(|(id, t)| {
-                        View::item_with(
-                            format!("ticket:{id}"),
-                            format!("{} {} → {}", t.train, t.from, t.to),
-                            time::short(t.depart),
-                            &t.status,
-                        )
+                        View::item_with(format!("ticket:{id}"), format!("{} {} → {}", t.train, t.from, t.to), time::short(t.depart), &t.status)
                     }),
                 ),
             ],
             None,
         ),
         "ticket" => {
-            let Some(t) = p
-                .get(1)
-                .and_then(|x| x.parse().ok())
-                .and_then(|id| s.data.tickets.get(id))
-            else {
+            let Some(t) = p.get(1).and_then(|x| x.parse().ok()).and_then(|id| s.data.tickets.get(id)) else {
                 return screen("Ticket", vec![View::text("No such ticket.")], None);
             };
-            let dialog = (s.ui.dialog.as_deref() == Some("refund")).then(|| {
-                confirm(
-                    "refund_dialog",
-                    "Refund ticket?",
-                    &format!("{} will be refunded.", money(t.price_cents)),
-                    "confirm_refund",
-                    "Refund",
-                )
-            });
+            let dialog = (s.ui.dialog.as_deref() == Some("refund"))
+                .then(|| confirm("refund_dialog", "Refund ticket?", &format!("{} will be refunded.", money(t.price_cents)), "confirm_refund", "Refund"));
             let mut body = vec![
                 View::text(format!("{} → {}", t.from, t.to)),
                 View::text(format!("{} · {} class", time::short(t.depart), t.class)).id("depart"),
@@ -193,58 +108,26 @@ fn view(s: &DeviceState, route: &str) -> View {
                 View::text(format!("{} · {}", money(t.price_cents), t.status)).id("status"),
             ];
             if t.status == "paid" && t.depart > s.now() {
-                body.push(View::row([
-                    View::button("change", "Change date"),
-                    View::danger_button("refund", "Refund"),
-                ]));
+                body.push(View::row([View::button("change", "Change date"), View::danger_button("refund", "Refund")]));
             }
             screen(&t.train, body, dialog)
         }
         "change" => screen(
             "Change date",
-            vec![
-                View::field(
-                    "date",
-                    s.field("date"),
-                    "New date (YYYY-MM-DD)",
-                    focus == Some("date"),
-                ),
-                View::button("find", "Find trains"),
-            ],
+            vec![View::field("date", s.field("date"), "New date (YYYY-MM-DD)", focus == Some("date")), View::button("find", "Find trains")],
             None,
         ),
         "changes" => {
-            let (Some(t), Some(day)) = (
-                p.get(1)
-                    .and_then(|x| x.parse().ok())
-                    .and_then(|id| s.data.tickets.get(id)),
-                p.get(2).and_then(|x| x.parse::<i64>().ok()),
-            ) else {
+            let (Some(t), Some(day)) = (p.get(1).and_then(|x| x.parse().ok()).and_then(|id| s.data.tickets.get(id)), p.get(2).and_then(|x| x.parse::<i64>().ok()))
+            else {
                 return screen("Change", vec![], None);
             };
-            let dialog =
-                s.ui.dialog
-                    .as_deref()
-                    .and_then(|d| d.strip_prefix("to:"))
-                    .map(|k| {
-                        confirm(
-                            "change_dialog",
-                            "Change ticket?",
-                            &format!("Move to train {k} on {}.", time::date_iso(day * DAY)),
-                            "confirm_change",
-                            "Change",
-                        )
-                    });
+            let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("to:")).map(|k| {
+                confirm("change_dialog", "Change ticket?", &format!("Move to train {k} on {}.", time::date_iso(day * DAY)), "confirm_change", "Change")
+            });
             screen(
                 "Choose a train",
-                vec![View::list(
-                    "trains",
-                    s.scroll("trains"),
-                    timetable(&t.from, &t.to, day * DAY)
-                        .iter()
-                        .enumerate()
-                        .map(|(k, r)| run_item(format!("run:{k}"), r)),
-                )],
+                vec![View::list("trains", s.scroll("trains"), timetable(&t.from, &t.to, day * DAY).iter().enumerate().map(|(k, r)| run_item(format!("run:{k}"), r)))],
                 dialog,
             )
         }
@@ -252,25 +135,12 @@ fn view(s: &DeviceState, route: &str) -> View {
             "Trains",
             vec![
                 tabs(0),
-                View::field(
-                    "from",
-                    s.field("from"),
-                    "From station",
-                    focus == Some("from"),
-                ),
+                View::field("from", s.field("from"), "From station", focus == Some("from")),
                 View::field("to", s.field("to"), "To station", focus == Some("to")),
                 View::button("swap", "Swap"),
-                View::field(
-                    "date",
-                    s.field("date"),
-                    "Date (YYYY-MM-DD)",
-                    focus == Some("date"),
-                ),
+                View::field("date", s.field("date"), "Date (YYYY-MM-DD)", focus == Some("date")),
                 View::button("search", "Search trains"),
-                View::styled(
-                    format!("Stations: {}", STATIONS.join(", ")),
-                    TextStyle::Caption,
-                ),
+                View::styled(format!("Stations: {}", STATIONS.join(", ")), TextStyle::Caption),
             ],
             None,
         ),
@@ -278,14 +148,7 @@ fn view(s: &DeviceState, route: &str) -> View {
 }
 
 /// Buys seats on a train for the given passengers.
-pub fn buy(
-    s: &mut DeviceState,
-    from: &str,
-    to: &str,
-    run: &TrainRun,
-    class: &str,
-    passengers: Vec<String>,
-) -> u32 {
+pub fn buy(s: &mut DeviceState, from: &str, to: &str, run: &TrainRun, class: &str, passengers: Vec<String>) -> u32 {
     let price_cents = fare(run, class, passengers.len());
     s.data.tickets.insert(Ticket {
         train: run.train.clone(),
@@ -314,9 +177,7 @@ fn bad(s: &mut DeviceState, why: &str) -> String {
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
-    let UiEvent::Tap(id) = ev else {
-        return String::new();
-    };
+    let UiEvent::Tap(id) = ev else { return String::new() };
     let p: Vec<String> = parts(route).into_iter().map(str::to_string).collect();
     let p: Vec<&str> = p.iter().map(String::as_str).collect();
     match (p[0], id.as_str()) {
@@ -335,16 +196,13 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "swapped stations".into()
         }
         ("search", "search") => {
-            let (Some(a), Some(b)) = (station_index(s.field("from")), station_index(s.field("to")))
-            else {
+            let (Some(a), Some(b)) = (station_index(s.field("from")), station_index(s.field("to"))) else {
                 return bad(s, "Unknown station");
             };
             if a == b {
                 return bad(s, "From and to must differ");
             }
-            let Some(day) = time::parse_date(s.field("date")) else {
-                return bad(s, "Enter a date like 2026-05-04");
-            };
+            let Some(day) = time::parse_date(s.field("date")) else { return bad(s, "Enter a date like 2026-05-04") };
             if day + DAY <= s.now() {
                 return bad(s, "That date has passed");
             }
@@ -352,13 +210,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "trains found".into()
         }
         ("results", run) if run.starts_with("run:") => {
-            s.push(format!(
-                "run/{}/{}/{}/{}",
-                p[1],
-                p[2],
-                p[3],
-                run.trim_start_matches("run:")
-            ));
+            s.push(format!("run/{}/{}/{}/{}", p[1], p[2], p[3], run.trim_start_matches("run:")));
             "seat classes".into()
         }
         ("run", seat) if seat.starts_with("seat:") => {
@@ -369,9 +221,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "passengers".into()
         }
         ("pass", pass) if pass.starts_with("passenger:") => {
-            let Ok(i) = pass.trim_start_matches("passenger:").parse::<usize>() else {
-                return String::new();
-            };
+            let Ok(i) = pass.trim_start_matches("passenger:").parse::<usize>() else { return String::new() };
             let mut chosen = selected(s);
             if let Some(at) = chosen.iter().position(|c| *c == i) {
                 chosen.remove(at);
@@ -379,14 +229,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
                 chosen.push(i);
                 chosen.sort();
             }
-            s.ui.fields.insert(
-                "selected".into(),
-                chosen
-                    .iter()
-                    .map(|c| c.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-            );
+            s.ui.fields.insert("selected".into(), chosen.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","));
             "passengers updated".into()
         }
         ("pass", "pay") => {
@@ -401,14 +244,9 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "cancelled".into()
         }
         ("pass", "confirm_pay") => {
-            let Some((a, b, _, run)) = run_of(&p) else {
-                return String::new();
-            };
+            let Some((a, b, _, run)) = run_of(&p) else { return String::new() };
             let class = p.get(5).copied().unwrap_or("Second").to_string();
-            let names: Vec<String> = selected(s)
-                .into_iter()
-                .filter_map(|i| s.data.passengers.get(i).cloned())
-                .collect();
+            let names: Vec<String> = selected(s).into_iter().filter_map(|i| s.data.passengers.get(i).cloned()).collect();
             let tid = buy(s, STATIONS[a], STATIONS[b], &run, &class, names);
             s.reset_to("tickets");
             s.push(format!("ticket/{tid}"));
@@ -423,11 +261,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "asked to confirm refund".into()
         }
         ("ticket", "confirm_refund") => {
-            if let Some(t) = p
-                .get(1)
-                .and_then(|x| x.parse().ok())
-                .and_then(|tid| s.data.tickets.get_mut(tid))
-            {
+            if let Some(t) = p.get(1).and_then(|x| x.parse().ok()).and_then(|tid| s.data.tickets.get_mut(tid)) {
                 t.status = "refunded".into();
             }
             s.ui.dialog = None;
@@ -438,17 +272,11 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "choose a new date".into()
         }
         ("change", "find") => {
-            let Some(day) = time::parse_date(s.field("date")) else {
-                return bad(s, "Enter a date like 2026-05-04");
-            };
+            let Some(day) = time::parse_date(s.field("date")) else { return bad(s, "Enter a date like 2026-05-04") };
             if day + DAY <= s.now() {
                 return bad(s, "That date has passed");
             }
-            s.push(format!(
-                "changes/{}/{}",
-                p.get(1).copied().unwrap_or("0"),
-                day / DAY
-            ));
+            s.push(format!("changes/{}/{}", p.get(1).copied().unwrap_or("0"), day / DAY));
             "trains found".into()
         }
         ("changes", run) if run.starts_with("run:") => {
@@ -456,23 +284,12 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "asked to confirm the change".into()
         }
         ("changes", "confirm_change") => {
-            let k: usize =
-                s.ui.dialog
-                    .take()
-                    .and_then(|d| d.trim_start_matches("to:").parse().ok())
-                    .unwrap_or(0);
-            let (Some(tid), Some(day)) = (
-                p.get(1).and_then(|x| x.parse::<u32>().ok()),
-                p.get(2).and_then(|x| x.parse::<i64>().ok()),
-            ) else {
+            let k: usize = s.ui.dialog.take().and_then(|d| d.trim_start_matches("to:").parse().ok()).unwrap_or(0);
+            let (Some(tid), Some(day)) = (p.get(1).and_then(|x| x.parse::<u32>().ok()), p.get(2).and_then(|x| x.parse::<i64>().ok())) else {
                 return String::new();
             };
-            let Some(t) = s.data.tickets.get(tid).cloned() else {
-                return String::new();
-            };
-            let Some(run) = timetable(&t.from, &t.to, day * DAY).into_iter().nth(k) else {
-                return String::new();
-            };
+            let Some(t) = s.data.tickets.get(tid).cloned() else { return String::new() };
+            let Some(run) = timetable(&t.from, &t.to, day * DAY).into_iter().nth(k) else { return String::new() };
             change(s, tid, &run);
             s.reset_to("tickets");
             s.push(format!("ticket/{tid}"));

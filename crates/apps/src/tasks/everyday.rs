@@ -14,240 +14,43 @@ use crate::world::World;
 use crate::{money, state::capitalize};
 
 pub const FAMILIES: &[Spec] = &[
-    Spec {
-        name: "notes.create",
-        kind: Action,
-        apps: &["Notes"],
-        generate: notes_create,
-        golden: notes_create_golden,
-    },
-    Spec {
-        name: "notes.pin",
-        kind: Action,
-        apps: &["Notes"],
-        generate: notes_pin,
-        golden: notes_pin_golden,
-    },
-    Spec {
-        name: "notes.delete",
-        kind: Action,
-        apps: &["Notes"],
-        generate: notes_delete,
-        golden: notes_delete_golden,
-    },
-    Spec {
-        name: "files.rename",
-        kind: Action,
-        apps: &["Files"],
-        generate: files_rename,
-        golden: files_rename_golden,
-    },
-    Spec {
-        name: "files.move",
-        kind: Action,
-        apps: &["Files"],
-        generate: files_move,
-        golden: files_move_golden,
-    },
-    Spec {
-        name: "settings.toggle",
-        kind: Action,
-        apps: &["Settings"],
-        generate: settings_toggle,
-        golden: settings_toggle_golden,
-    },
-    Spec {
-        name: "settings.brightness",
-        kind: Action,
-        apps: &["Settings"],
-        generate: brightness,
-        golden: brightness_golden,
-    },
-    Spec {
-        name: "settings.language",
-        kind: Action,
-        apps: &["Settings"],
-        generate: language,
-        golden: language_golden,
-    },
-    Spec {
-        name: "clock.alarm",
-        kind: Action,
-        apps: &["Clock"],
-        generate: alarm,
-        golden: alarm_golden,
-    },
-    Spec {
-        name: "clock.disable_alarm",
-        kind: Action,
-        apps: &["Clock"],
-        generate: disable_alarm,
-        golden: disable_alarm_golden,
-    },
-    Spec {
-        name: "clock.timer",
-        kind: Action,
-        apps: &["Clock"],
-        generate: timer,
-        golden: timer_golden,
-    },
-    Spec {
-        name: "shop.buy",
-        kind: Action,
-        apps: &["Shop"],
-        generate: shop_buy,
-        golden: shop_buy_golden,
-    },
-    Spec {
-        name: "shop.return",
-        kind: Action,
-        apps: &["Shop"],
-        generate: shop_return,
-        golden: shop_return_golden,
-    },
-    Spec {
-        name: "food.order",
-        kind: Action,
-        apps: &["Food"],
-        generate: food_order,
-        golden: food_order_golden,
-    },
-    Spec {
-        name: "ride.book",
-        kind: Action,
-        apps: &["Ride"],
-        generate: ride_book,
-        golden: ride_book_golden,
-    },
-    Spec {
-        name: "train.book",
-        kind: Action,
-        apps: &["Trains"],
-        generate: train_book,
-        golden: train_book_golden,
-    },
-    Spec {
-        name: "train.refund",
-        kind: Action,
-        apps: &["Trains"],
-        generate: train_refund,
-        golden: train_refund_golden,
-    },
-    Spec {
-        name: "train.change",
-        kind: Action,
-        apps: &["Trains"],
-        generate: train_change,
-        golden: train_change_golden,
-    },
-    Spec {
-        name: "bank.transfer",
-        kind: Action,
-        apps: &["Bank"],
-        generate: bank_transfer,
-        golden: bank_transfer_golden,
-    },
-    Spec {
-        name: "maps.save",
-        kind: Action,
-        apps: &["Maps"],
-        generate: maps_save,
-        golden: maps_save_golden,
-    },
-    Spec {
-        name: "reviews.write",
-        kind: Action,
-        apps: &["Reviews"],
-        generate: review_write,
-        golden: review_write_golden,
-    },
-    Spec {
-        name: "social.post",
-        kind: Action,
-        apps: &["Social"],
-        generate: social_post,
-        golden: social_post_golden,
-    },
-    Spec {
-        name: "social.like",
-        kind: Action,
-        apps: &["Social"],
-        generate: social_like,
-        golden: social_like_golden,
-    },
-    Spec {
-        name: "music.play",
-        kind: Action,
-        apps: &["Music"],
-        generate: music_play,
-        golden: music_play_golden,
-    },
-    Spec {
-        name: "long.shopping_list",
-        kind: Long,
-        apps: &["Shop"],
-        generate: shopping_list,
-        golden: shopping_list_golden,
-    },
-    Spec {
-        name: "long.playlist",
-        kind: Long,
-        apps: &["Music"],
-        generate: long_playlist,
-        golden: long_playlist_golden,
-    },
-    Spec {
-        name: "long.train_group",
-        kind: Long,
-        apps: &["Trains"],
-        generate: train_group,
-        golden: train_book_golden,
-    },
+    Spec { name: "notes.create", kind: Action, apps: &["Notes"], generate: notes_create, golden: notes_create_golden },
+    Spec { name: "notes.pin", kind: Action, apps: &["Notes"], generate: notes_pin, golden: notes_pin_golden },
+    Spec { name: "notes.delete", kind: Action, apps: &["Notes"], generate: notes_delete, golden: notes_delete_golden },
+    Spec { name: "files.rename", kind: Action, apps: &["Files"], generate: files_rename, golden: files_rename_golden },
+    Spec { name: "files.move", kind: Action, apps: &["Files"], generate: files_move, golden: files_move_golden },
+    Spec { name: "settings.toggle", kind: Action, apps: &["Settings"], generate: settings_toggle, golden: settings_toggle_golden },
+    Spec { name: "settings.brightness", kind: Action, apps: &["Settings"], generate: brightness, golden: brightness_golden },
+    Spec { name: "settings.language", kind: Action, apps: &["Settings"], generate: language, golden: language_golden },
+    Spec { name: "clock.alarm", kind: Action, apps: &["Clock"], generate: alarm, golden: alarm_golden },
+    Spec { name: "clock.disable_alarm", kind: Action, apps: &["Clock"], generate: disable_alarm, golden: disable_alarm_golden },
+    Spec { name: "clock.timer", kind: Action, apps: &["Clock"], generate: timer, golden: timer_golden },
+    Spec { name: "shop.buy", kind: Action, apps: &["Shop"], generate: shop_buy, golden: shop_buy_golden },
+    Spec { name: "shop.return", kind: Action, apps: &["Shop"], generate: shop_return, golden: shop_return_golden },
+    Spec { name: "food.order", kind: Action, apps: &["Food"], generate: food_order, golden: food_order_golden },
+    Spec { name: "ride.book", kind: Action, apps: &["Ride"], generate: ride_book, golden: ride_book_golden },
+    Spec { name: "train.book", kind: Action, apps: &["Trains"], generate: train_book, golden: train_book_golden },
+    Spec { name: "train.refund", kind: Action, apps: &["Trains"], generate: train_refund, golden: train_refund_golden },
+    Spec { name: "train.change", kind: Action, apps: &["Trains"], generate: train_change, golden: train_change_golden },
+    Spec { name: "bank.transfer", kind: Action, apps: &["Bank"], generate: bank_transfer, golden: bank_transfer_golden },
+    Spec { name: "maps.save", kind: Action, apps: &["Maps"], generate: maps_save, golden: maps_save_golden },
+    Spec { name: "reviews.write", kind: Action, apps: &["Reviews"], generate: review_write, golden: review_write_golden },
+    Spec { name: "social.post", kind: Action, apps: &["Social"], generate: social_post, golden: social_post_golden },
+    Spec { name: "social.like", kind: Action, apps: &["Social"], generate: social_like, golden: social_like_golden },
+    Spec { name: "music.play", kind: Action, apps: &["Music"], generate: music_play, golden: music_play_golden },
+    Spec { name: "long.shopping_list", kind: Long, apps: &["Shop"], generate: shopping_list, golden: shopping_list_golden },
+    Spec { name: "long.playlist", kind: Long, apps: &["Music"], generate: long_playlist, golden: long_playlist_golden },
+    Spec { name: "long.train_group", kind: Long, apps: &["Trains"], generate: train_group, golden: train_book_golden },
 ];
 
-const NOTE_TITLES: [&str; 6] = [
-    "Shopping",
-    "Ideas",
-    "Books to read",
-    "Parking spot",
-    "Recipe",
-    "Questions for the meeting",
-];
-const NOTE_BODIES: [&str; 6] = [
-    "Milk, eggs and bread",
-    "Call the plumber on Monday",
-    "Level 2, spot 48",
-    "Ask about the budget",
-    "Bring the charger",
-    "Water the plants",
-];
-const ADDRESSES: [&str; 5] = [
-    "12 Elm Street",
-    "4 Harbour Road",
-    "77 Mill Lane",
-    "9 Park Row",
-    "31 Oak Drive",
-];
-const POSTS: [&str; 5] = [
-    "What a week!",
-    "Coffee first, then everything else.",
-    "Finally some sun today.",
-    "Reading a great book.",
-    "Who is up for a walk?",
-];
-const REVIEW_TEXTS: [&str; 4] = [
-    "Lovely place",
-    "Quiet and clean",
-    "Too crowded",
-    "Friendly people",
-];
+const NOTE_TITLES: [&str; 6] = ["Shopping", "Ideas", "Books to read", "Parking spot", "Recipe", "Questions for the meeting"];
+const NOTE_BODIES: [&str; 6] = ["Milk, eggs and bread", "Call the plumber on Monday", "Level 2, spot 48", "Ask about the budget", "Bring the charger", "Water the plants"];
+const ADDRESSES: [&str; 5] = ["12 Elm Street", "4 Harbour Road", "77 Mill Lane", "9 Park Row", "31 Oak Drive"];
+const POSTS: [&str; 5] = ["What a week!", "Coffee first, then everything else.", "Finally some sun today.", "Reading a great book.", "Who is up for a walk?"];
+const REVIEW_TEXTS: [&str; 4] = ["Lovely place", "Quiet and clean", "Too crowded", "Friendly people"];
 
 fn pick_id<T>(t: &crate::state::Table<T>, rng: &mut Rng, keep: impl Fn(&T) -> bool) -> Option<u32> {
-    let ids: Vec<u32> = t
-        .iter()
-        .filter(|(_, x)| keep(x))
-        .map(|(id, _)| id)
-        .collect();
+    let ids: Vec<u32> = t.iter().filter(|(_, x)| keep(x)).map(|(id, _)| id).collect();
     (!ids.is_empty()).then(|| *rng.pick(&ids))
 }
 
@@ -258,36 +61,18 @@ fn notes_create(_: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Create a note titled \"{title}\" that says \"{body}\"."),
         json!({ "title": title, "body": body }),
-        Walk::new()
-            .open("Notes")
-            .tap("new")
-            .fill("title", title)
-            .fill("body", body)
-            .tap("save")
-            .done(),
+        Walk::new().open("Notes").tap("new").fill("title", title).fill("body", body).tap("save").done(),
     )
 }
 
 fn notes_create_golden(p: &Value, s: &mut DeviceState) {
-    s.data.notes.insert(Note {
-        title: str_param(p, "title").into(),
-        body: str_param(p, "body").into(),
-        pinned: false,
-    });
+    s.data.notes.insert(Note { title: str_param(p, "title").into(), body: str_param(p, "body").into(), pinned: false });
 }
 
 fn notes_pin(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let id = pick_id(&s.data.notes, rng, |n| !n.pinned)?;
     let title = s.data.notes.get(id)?.title.clone();
-    draft(
-        format!("Pin my note \"{title}\"."),
-        json!({ "note": id }),
-        Walk::new()
-            .open("Notes")
-            .tap(format!("note:{id}"))
-            .tap("pin")
-            .done(),
-    )
+    draft(format!("Pin my note \"{title}\"."), json!({ "note": id }), Walk::new().open("Notes").tap(format!("note:{id}")).tap("pin").done())
 }
 
 fn notes_pin_golden(p: &Value, s: &mut DeviceState) {
@@ -302,12 +87,7 @@ fn notes_delete(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Delete the note \"{title}\"."),
         json!({ "note": id }),
-        Walk::new()
-            .open("Notes")
-            .tap(format!("note:{id}"))
-            .tap("delete")
-            .tap("confirm_delete")
-            .done(),
+        Walk::new().open("Notes").tap(format!("note:{id}")).tap("delete").tap("confirm_delete").done(),
     )
 }
 
@@ -318,32 +98,18 @@ fn notes_delete_golden(p: &Value, s: &mut DeviceState) {
 // ---- Files ----
 
 fn folder_tab(folder: &str) -> String {
-    format!(
-        "tab:{}",
-        FOLDERS.iter().position(|f| *f == folder).unwrap_or(0)
-    )
+    format!("tab:{}", FOLDERS.iter().position(|f| *f == folder).unwrap_or(0))
 }
 
 fn files_rename(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let id = pick_id(&s.data.files, rng, |_| true)?;
     let f = s.data.files.get(id)?;
     let ext = f.name.rsplit_once('.').map(|(_, e)| e).unwrap_or("txt");
-    let name = format!(
-        "{} {}.{ext}",
-        *rng.pick(&["Final", "Old", "Shared", "Backup"]),
-        rng.range(1, 9)
-    );
+    let name = format!("{} {}.{ext}", *rng.pick(&["Final", "Old", "Shared", "Backup"]), rng.range(1, 9));
     draft(
         format!("In Files, rename \"{}\" to \"{name}\".", f.name),
         json!({ "file": id, "name": name }),
-        Walk::new()
-            .open("Files")
-            .tap(folder_tab(&f.folder))
-            .tap(format!("file:{id}"))
-            .tap("rename")
-            .fill("name", &name)
-            .tap("save")
-            .done(),
+        Walk::new().open("Files").tap(folder_tab(&f.folder)).tap(format!("file:{id}")).tap("rename").fill("name", &name).tap("save").done(),
     )
 }
 
@@ -356,23 +122,11 @@ fn files_rename_golden(p: &Value, s: &mut DeviceState) {
 fn files_move(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let id = pick_id(&s.data.files, rng, |_| true)?;
     let f = s.data.files.get(id)?;
-    let to = *rng.pick(
-        &FOLDERS
-            .iter()
-            .filter(|d| **d != f.folder)
-            .copied()
-            .collect::<Vec<_>>(),
-    );
+    let to = *rng.pick(&FOLDERS.iter().filter(|d| **d != f.folder).copied().collect::<Vec<_>>());
     draft(
         format!("Move the file \"{}\" to the {to} folder.", f.name),
         json!({ "file": id, "folder": to }),
-        Walk::new()
-            .open("Files")
-            .tap(folder_tab(&f.folder))
-            .tap(format!("file:{id}"))
-            .tap("move")
-            .tap(format!("move_to:{to}"))
-            .done(),
+        Walk::new().open("Files").tap(folder_tab(&f.folder)).tap(format!("file:{id}")).tap("move").tap(format!("move_to:{to}")).done(),
     )
 }
 
@@ -384,11 +138,7 @@ fn files_move_golden(p: &Value, s: &mut DeviceState) {
 
 // ---- Settings ----
 
-const SWITCHES: [(&str, &str); 3] = [
-    ("wifi", "Wi-Fi"),
-    ("bluetooth", "Bluetooth"),
-    ("do_not_disturb", "do not disturb"),
-];
+const SWITCHES: [(&str, &str); 3] = [("wifi", "Wi-Fi"), ("bluetooth", "Bluetooth"), ("do_not_disturb", "do not disturb")];
 
 fn switch_value(s: &DeviceState, key: &str) -> bool {
     match key {
@@ -428,12 +178,7 @@ fn brightness(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Set the screen brightness to {level}%."),
         json!({ "level": level }),
-        Walk::new()
-            .open("Settings")
-            .tap("display")
-            .fill("brightness_value", &level.to_string())
-            .tap("apply")
-            .done(),
+        Walk::new().open("Settings").tap("display").fill("brightness_value", &level.to_string()).tap("apply").done(),
     )
 }
 
@@ -442,22 +187,11 @@ fn brightness_golden(p: &Value, s: &mut DeviceState) {
 }
 
 fn language(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
-    let lang = *rng.pick(
-        &LANGUAGES
-            .iter()
-            .filter(|l| **l != s.data.settings.language)
-            .copied()
-            .collect::<Vec<_>>(),
-    );
+    let lang = *rng.pick(&LANGUAGES.iter().filter(|l| **l != s.data.settings.language).copied().collect::<Vec<_>>());
     draft(
         format!("Change the phone's language to {lang}."),
         json!({ "language": lang }),
-        Walk::new()
-            .open("Settings")
-            .tap("language")
-            .tap(format!("lang:{lang}"))
-            .tap("confirm_language")
-            .done(),
+        Walk::new().open("Settings").tap("language").tap(format!("lang:{lang}")).tap("confirm_language").done(),
     )
 }
 
@@ -469,50 +203,26 @@ fn language_golden(p: &Value, s: &mut DeviceState) {
 
 fn alarm(_: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let minute = rng.range(5 * 4, 22 * 4) * 15;
-    let label = *rng.pick(&[
-        "Gym",
-        "Pick up kids",
-        "Call mum",
-        "Stand-up",
-        "Take a break",
-    ]);
+    let label = *rng.pick(&["Gym", "Pick up kids", "Call mum", "Stand-up", "Take a break"]);
     let hm = time::time_hm(minute);
     draft(
         format!("Set an alarm for {hm} labelled \"{label}\"."),
         json!({ "minute": minute, "label": label }),
-        Walk::new()
-            .open("Clock")
-            .tap("new_alarm")
-            .fill("time", &hm)
-            .fill("label", label)
-            .tap("save")
-            .done(),
+        Walk::new().open("Clock").tap("new_alarm").fill("time", &hm).fill("label", label).tap("save").done(),
     )
 }
 
 fn alarm_golden(p: &Value, s: &mut DeviceState) {
-    s.data.alarms.insert(Alarm {
-        minute_of_day: int_param(p, "minute"),
-        label: str_param(p, "label").into(),
-        enabled: true,
-    });
+    s.data.alarms.insert(Alarm { minute_of_day: int_param(p, "minute"), label: str_param(p, "label").into(), enabled: true });
 }
 
 fn disable_alarm(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let id = pick_id(&s.data.alarms, rng, |a| a.enabled)?;
     let a = s.data.alarms.get(id)?;
     draft(
-        format!(
-            "Turn off my {} alarm \"{}\" (but keep it).",
-            time::time_hm(a.minute_of_day),
-            a.label
-        ),
+        format!("Turn off my {} alarm \"{}\" (but keep it).", time::time_hm(a.minute_of_day), a.label),
         json!({ "alarm": id }),
-        Walk::new()
-            .open("Clock")
-            .tap(format!("alarm:{id}"))
-            .tap("enabled")
-            .done(),
+        Walk::new().open("Clock").tap(format!("alarm:{id}")).tap("enabled").done(),
     )
 }
 
@@ -528,22 +238,12 @@ fn timer(_: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Start a {minutes}-minute timer called \"{label}\"."),
         json!({ "minutes": minutes, "label": label }),
-        Walk::new()
-            .open("Clock")
-            .tap("tab_timers")
-            .tap("new_timer")
-            .fill("minutes", &minutes.to_string())
-            .fill("label", label)
-            .tap("start")
-            .done(),
+        Walk::new().open("Clock").tap("tab_timers").tap("new_timer").fill("minutes", &minutes.to_string()).fill("label", label).tap("start").done(),
     )
 }
 
 fn timer_golden(p: &Value, s: &mut DeviceState) {
-    s.data.timers.insert(Timer {
-        minutes: int_param(p, "minutes") as u32,
-        label: str_param(p, "label").into(),
-    });
+    s.data.timers.insert(Timer { minutes: int_param(p, "minutes") as u32, label: str_param(p, "label").into() });
 }
 
 // ---- Shop ----
@@ -558,12 +258,7 @@ fn add_product(mut w: Walk, id: u32, qty: u32) -> Walk {
 }
 
 fn checkout(w: Walk, address: &str) -> Vec<guigym_core::Action> {
-    w.tap("cart")
-        .tap("checkout")
-        .fill("address", address)
-        .tap("place_order")
-        .tap("confirm_pay")
-        .done()
+    w.tap("cart").tap("checkout").fill("address", address).tap("place_order").tap("confirm_pay").done()
 }
 
 fn shop_buy(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
@@ -572,10 +267,7 @@ fn shop_buy(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let qty = rng.range(1, 3) as u32;
     let address = *rng.pick(&ADDRESSES);
     draft(
-        format!(
-            "Order {qty} × \"{}\" from the Shop, delivered to {address}.",
-            p.name
-        ),
+        format!("Order {qty} × \"{}\" from the Shop, delivered to {address}.", p.name),
         json!({ "items": [[id, qty]], "address": address }),
         checkout(add_product(Walk::new().open("Shop"), id, qty), address),
     )
@@ -583,10 +275,7 @@ fn shop_buy(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 
 fn shop_buy_golden(p: &Value, s: &mut DeviceState) {
     for line in p["items"].as_array().into_iter().flatten() {
-        let (id, qty) = (
-            line[0].as_u64().unwrap_or(0) as u32,
-            line[1].as_u64().unwrap_or(1) as u32,
-        );
+        let (id, qty) = (line[0].as_u64().unwrap_or(0) as u32, line[1].as_u64().unwrap_or(1) as u32);
         if let Some(product) = s.data.products.get(id).cloned() {
             shop::add_to_cart(s, &product, qty);
         }
@@ -599,20 +288,9 @@ fn shop_return(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let o = s.data.orders.get(id)?;
     let reason = rng.below(shop::RETURN_REASONS.len());
     draft(
-        format!(
-            "Return my order {} (the {}); the reason: {}.",
-            o.number,
-            o.lines[0].item,
-            shop::RETURN_REASONS[reason].to_lowercase()
-        ),
+        format!("Return my order {} (the {}); the reason: {}.", o.number, o.lines[0].item, shop::RETURN_REASONS[reason].to_lowercase()),
         json!({ "order": id }),
-        Walk::new()
-            .open("Shop")
-            .tap("orders")
-            .tap(format!("order:{id}"))
-            .tap("return")
-            .tap(format!("reason:{reason}"))
-            .done(),
+        Walk::new().open("Shop").tap("orders").tap(format!("order:{id}")).tap("return").tap(format!("reason:{reason}")).done(),
     )
 }
 
@@ -625,34 +303,15 @@ fn shop_return_golden(p: &Value, s: &mut DeviceState) {
 fn shopping_list(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let mut ids: Vec<u32> = s.data.products.iter().map(|(id, _)| id).collect();
     rng.shuffle(&mut ids);
-    let items: Vec<(u32, u32)> = ids
-        .into_iter()
-        .take(4)
-        .map(|id| (id, rng.range(1, 2) as u32))
-        .collect();
+    let items: Vec<(u32, u32)> = ids.into_iter().take(4).map(|id| (id, rng.range(1, 2) as u32)).collect();
     let address = *rng.pick(&ADDRESSES);
-    let list: Vec<String> = items
-        .iter()
-        .map(|(id, q)| {
-            format!(
-                "{q} × {}",
-                s.data
-                    .products
-                    .get(*id)
-                    .map(|p| p.name.as_str())
-                    .unwrap_or("")
-            )
-        })
-        .collect();
+    let list: Vec<String> = items.iter().map(|(id, q)| format!("{q} × {}", s.data.products.get(*id).map(|p| p.name.as_str()).unwrap_or(""))).collect();
     let mut w = Walk::new().open("Shop");
     for (id, qty) in &items {
         w = add_product(w, *id, *qty);
     }
     draft(
-        format!(
-            "Buy everything on my list in one Shop order delivered to {address}: {}.",
-            list.join(", ")
-        ),
+        format!("Buy everything on my list in one Shop order delivered to {address}: {}.", list.join(", ")),
         json!({ "items": items, "address": address }),
         checkout(w, address),
     )
@@ -670,10 +329,7 @@ fn food_order(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let (a, b) = (rng.below(2), 2 + rng.below(2));
     let address = *rng.pick(&ADDRESSES);
     draft(
-        format!(
-            "Order a {} and a {} from {} to {address}.",
-            r.menu[a].name, r.menu[b].name, r.name
-        ),
+        format!("Order a {} and a {} from {} to {address}.", r.menu[a].name, r.menu[b].name, r.name),
         json!({ "restaurant": rid, "dishes": [a, b], "address": address }),
         Walk::new()
             .open("Food")
@@ -705,13 +361,7 @@ fn ride_book(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Book a {class} ride to {place}."),
         json!({ "place": place, "class": class }),
-        Walk::new()
-            .open("Ride")
-            .tap(format!("dest:{pid}"))
-            .tap("search_rides")
-            .tap(format!("class:{class}"))
-            .tap("confirm_ride")
-            .done(),
+        Walk::new().open("Ride").tap(format!("dest:{pid}")).tap("search_rides").tap(format!("class:{class}")).tap("confirm_ride").done(),
     )
 }
 
@@ -723,26 +373,13 @@ pub fn ride_book_golden(p: &Value, s: &mut DeviceState) {
 
 /// Searching a route on a day, from the search tab.
 pub fn train_search(w: Walk, from: &str, to: &str, day: i64) -> Walk {
-    w.tap("tab_search")
-        .fill("from", from)
-        .fill("to", to)
-        .fill("date", &time::date_iso(day))
-        .tap("search")
+    w.tap("tab_search").fill("from", from).fill("to", to).fill("date", &time::date_iso(day)).tap("search")
 }
 
 /// A booking: route, day, which train of the day, class, passengers (indices into the
 /// passenger list; the user, 0, is ticked already).
-pub fn train_booking(
-    from: &str,
-    to: &str,
-    day: i64,
-    k: usize,
-    class: &str,
-    passengers: &[usize],
-) -> (Value, Walk) {
-    let mut w = train_search(Walk::new().open("Trains"), from, to, day)
-        .tap(format!("run:{k}"))
-        .tap(format!("seat:{class}"));
+pub fn train_booking(from: &str, to: &str, day: i64, k: usize, class: &str, passengers: &[usize]) -> (Value, Walk) {
+    let mut w = train_search(Walk::new().open("Trains"), from, to, day).tap(format!("run:{k}")).tap(format!("seat:{class}"));
     if !passengers.contains(&0) {
         w = w.tap("passenger:0");
     }
@@ -754,13 +391,7 @@ pub fn train_booking(
 }
 
 fn train_book(w: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
-    let to = *rng.pick(
-        &crate::world::STATIONS
-            .iter()
-            .filter(|c| **c != w.home_city)
-            .copied()
-            .collect::<Vec<_>>(),
-    );
+    let to = *rng.pick(&crate::world::STATIONS.iter().filter(|c| **c != w.home_city).copied().collect::<Vec<_>>());
     let day = (w.now.div_euclid(DAY) + rng.range(1, 14)) * DAY;
     let runs = timetable(&w.home_city, to, day);
     let k = rng.below(runs.len());
@@ -781,28 +412,9 @@ fn train_book(w: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 }
 
 pub fn train_book_golden(p: &Value, s: &mut DeviceState) {
-    let (from, to, day) = (
-        str_param(p, "from"),
-        str_param(p, "to"),
-        int_param(p, "day"),
-    );
-    let Some(run) = timetable(from, to, day)
-        .into_iter()
-        .nth(int_param(p, "train") as usize)
-    else {
-        return;
-    };
-    let names = p["passengers"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|i| {
-            s.data
-                .passengers
-                .get(i.as_u64().unwrap_or(99) as usize)
-                .cloned()
-        })
-        .collect();
+    let (from, to, day) = (str_param(p, "from"), str_param(p, "to"), int_param(p, "day"));
+    let Some(run) = timetable(from, to, day).into_iter().nth(int_param(p, "train") as usize) else { return };
+    let names = p["passengers"].as_array().into_iter().flatten().filter_map(|i| s.data.passengers.get(i.as_u64().unwrap_or(99) as usize).cloned()).collect();
     train::buy(s, from, to, &run, str_param(p, "class"), names);
 }
 
@@ -818,9 +430,7 @@ fn train_group(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let names: Vec<String> = who.iter().map(|i| s.data.passengers[*i].clone()).collect();
     let (params, walk) = train_booking(&w.home_city, &to, day, k, "First", &who);
     // Check the booking in My tickets before finishing.
-    let walk = walk
-        .back()
-        .tap(format!("ticket:{}", s.data.tickets.next_id));
+    let walk = walk.back().tap(format!("ticket:{}", s.data.tickets.next_id));
     draft(
         format!(
             "Book first class seats on the last train of {} from {} to {to} for {}; then check it in My tickets.",
@@ -835,30 +445,16 @@ fn train_group(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 
 /// The upcoming ticket of a world (a family visit), if any.
 pub fn upcoming_ticket(s: &DeviceState) -> Option<u32> {
-    s.data
-        .tickets
-        .iter()
-        .find(|(_, t)| t.status == "paid" && t.depart > s.now())
-        .map(|(id, _)| id)
+    s.data.tickets.iter().find(|(_, t)| t.status == "paid" && t.depart > s.now()).map(|(id, _)| id)
 }
 
 fn train_refund(_: &World, s: &DeviceState, _: &mut Rng) -> Option<Draft> {
     let id = upcoming_ticket(s)?;
     let t = s.data.tickets.get(id)?;
     draft(
-        format!(
-            "I can't make my train to {} on {}: refund the ticket.",
-            t.to,
-            time::date_iso(t.depart)
-        ),
+        format!("I can't make my train to {} on {}: refund the ticket.", t.to, time::date_iso(t.depart)),
         json!({ "ticket": id }),
-        Walk::new()
-            .open("Trains")
-            .tap("tab_tickets")
-            .tap(format!("ticket:{id}"))
-            .tap("refund")
-            .tap("confirm_refund")
-            .done(),
+        Walk::new().open("Trains").tap("tab_tickets").tap(format!("ticket:{id}")).tap("refund").tap("confirm_refund").done(),
     )
 }
 
@@ -897,13 +493,8 @@ fn train_change(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 
 fn train_change_golden(p: &Value, s: &mut DeviceState) {
     let tid = id_param(p, "ticket");
-    let Some(t) = s.data.tickets.get(tid).cloned() else {
-        return;
-    };
-    if let Some(run) = timetable(&t.from, &t.to, int_param(p, "day"))
-        .into_iter()
-        .nth(int_param(p, "train") as usize)
-    {
+    let Some(t) = s.data.tickets.get(tid).cloned() else { return };
+    if let Some(run) = timetable(&t.from, &t.to, int_param(p, "day")).into_iter().nth(int_param(p, "train") as usize) {
         train::change(s, tid, &run);
     }
 }
@@ -913,11 +504,7 @@ fn train_change_golden(p: &Value, s: &mut DeviceState) {
 pub fn transfer_walk(w: Walk, to: &str, cents: i64, note: &str) -> Walk {
     let amount = format!("{}.{:02}", cents / 100, cents % 100);
     let w = w.tap("transfer").fill("to", to).fill("amount", &amount);
-    let w = if note.is_empty() {
-        w
-    } else {
-        w.fill("note", note)
-    };
+    let w = if note.is_empty() { w } else { w.fill("note", note) };
     w.tap("continue").tap("confirm_transfer")
 }
 
@@ -927,41 +514,26 @@ fn bank_transfer(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let note = *rng.pick(&["Rent", "Dinner", "Tickets", "Thanks"]);
     (cents < s.data.balance_cents).then_some(())?;
     draft(
-        format!(
-            "Send {} to {who} from my bank with the note \"{note}\".",
-            money(cents)
-        ),
+        format!("Send {} to {who} from my bank with the note \"{note}\".", money(cents)),
         json!({ "to": who, "cents": cents, "note": note }),
         transfer_walk(Walk::new().open("Bank"), &who, cents, note).done(),
     )
 }
 
 pub fn bank_transfer_golden(p: &Value, s: &mut DeviceState) {
-    crate::apps::bank::transfer(
-        s,
-        str_param(p, "to"),
-        int_param(p, "cents"),
-        str_param(p, "note"),
-    );
+    crate::apps::bank::transfer(s, str_param(p, "to"), int_param(p, "cents"), str_param(p, "note"));
 }
 
 // ---- Maps, reviews, social, music ----
 
 fn maps_save(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
-    let pid = pick_id(&s.data.places, rng, |p| {
-        !s.data.saved_places.iter().any(|(_, sp)| sp.place == p.name)
-    })?;
+    let pid = pick_id(&s.data.places, rng, |p| !s.data.saved_places.iter().any(|(_, sp)| sp.place == p.name))?;
     let place = s.data.places.get(pid)?.name.clone();
     let label = *rng.pick(&maps::LABELS);
     draft(
         format!("Save {place} in Maps as {label}."),
         json!({ "place": place, "label": label }),
-        Walk::new()
-            .open("Maps")
-            .tap(format!("place:{pid}"))
-            .tap("save")
-            .tap(format!("label:{label}"))
-            .done(),
+        Walk::new().open("Maps").tap(format!("place:{pid}")).tap("save").tap(format!("label:{label}")).done(),
     )
 }
 
@@ -975,29 +547,14 @@ fn review_write(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let stars = rng.range(1, 5);
     let text = *rng.pick(&REVIEW_TEXTS);
     draft(
-        format!(
-            "Review {place}: {stars} star{}, \"{text}\".",
-            if stars == 1 { "" } else { "s" }
-        ),
+        format!("Review {place}: {stars} star{}, \"{text}\".", if stars == 1 { "" } else { "s" }),
         json!({ "place": place, "stars": stars, "text": text }),
-        Walk::new()
-            .open("Reviews")
-            .tap(format!("place:{pid}"))
-            .tap("write")
-            .tap(format!("star:{stars}"))
-            .fill("text", text)
-            .tap("post")
-            .done(),
+        Walk::new().open("Reviews").tap(format!("place:{pid}")).tap("write").tap(format!("star:{stars}")).fill("text", text).tap("post").done(),
     )
 }
 
 pub fn review_write_golden(p: &Value, s: &mut DeviceState) {
-    reviews::write(
-        s,
-        str_param(p, "place"),
-        int_param(p, "stars") as u32,
-        str_param(p, "text"),
-    );
+    reviews::write(s, str_param(p, "place"), int_param(p, "stars") as u32, str_param(p, "text"));
 }
 
 fn social_post(_: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
@@ -1005,12 +562,7 @@ fn social_post(_: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Post \"{text}\" on Social."),
         json!({ "text": text }),
-        Walk::new()
-            .open("Social")
-            .tap("compose")
-            .fill("text", text)
-            .tap("publish")
-            .done(),
+        Walk::new().open("Social").tap("compose").fill("text", text).tap("publish").done(),
     )
 }
 
@@ -1021,21 +573,11 @@ pub fn social_post_golden(p: &Value, s: &mut DeviceState) {
 fn social_like(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let id = pick_id(&s.data.posts, rng, |p| !p.liked)?;
     let p = s.data.posts.get(id)?;
-    let topic = p
-        .text
-        .trim_start_matches("Looking forward to the ")
-        .split(" at ")
-        .next()
-        .unwrap_or(&p.text)
-        .to_string();
+    let topic = p.text.trim_start_matches("Looking forward to the ").split(" at ").next().unwrap_or(&p.text).to_string();
     draft(
         format!("Like {}'s post about the {topic}.", p.author),
         json!({ "post": id }),
-        Walk::new()
-            .open("Social")
-            .tap(format!("post:{id}"))
-            .tap("like")
-            .done(),
+        Walk::new().open("Social").tap(format!("post:{id}")).tap("like").done(),
     )
 }
 
@@ -1051,12 +593,7 @@ fn music_play(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Play \"{}\" by {}.", song.title, song.artist),
         json!({ "song": id }),
-        Walk::new()
-            .open("Music")
-            .fill("search", &song.title)
-            .tap(format!("song:{id}"))
-            .tap("play")
-            .done(),
+        Walk::new().open("Music").fill("search", &song.title).tap(format!("song:{id}")).tap("play").done(),
     )
 }
 
@@ -1070,32 +607,14 @@ fn long_playlist(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let mut ids: Vec<u32> = s.data.songs.iter().map(|(id, _)| id).collect();
     rng.shuffle(&mut ids);
     ids.truncate(5);
-    let titles: Vec<String> = ids
-        .iter()
-        .filter_map(|id| s.data.songs.get(*id))
-        .map(|x| format!("\"{}\"", x.title))
-        .collect();
+    let titles: Vec<String> = ids.iter().filter_map(|id| s.data.songs.get(*id)).map(|x| format!("\"{}\"", x.title)).collect();
     let pid = s.data.playlists.next_id;
-    let mut walk = Walk::new()
-        .open("Music")
-        .tap("tab_playlists")
-        .tap("new_playlist")
-        .fill("name", &name)
-        .tap("create")
-        .back()
-        .tap("tab_songs");
+    let mut walk = Walk::new().open("Music").tap("tab_playlists").tap("new_playlist").fill("name", &name).tap("create").back().tap("tab_songs");
     for id in &ids {
-        walk = walk
-            .tap(format!("song:{id}"))
-            .tap("add_to_playlist")
-            .tap(format!("to_playlist:{pid}"))
-            .back();
+        walk = walk.tap(format!("song:{id}")).tap("add_to_playlist").tap(format!("to_playlist:{pid}")).back();
     }
     draft(
-        format!(
-            "Make a playlist called \"{name}\" with these songs in this order: {}.",
-            titles.join(", ")
-        ),
+        format!("Make a playlist called \"{name}\" with these songs in this order: {}.", titles.join(", ")),
         json!({ "name": name, "songs": ids }),
         walk.done(),
     )
@@ -1107,3 +626,4 @@ fn long_playlist_golden(p: &Value, s: &mut DeviceState) {
         music::add_song(s, pid, id.as_u64().unwrap_or(0) as u32);
     }
 }
+

@@ -8,13 +8,7 @@ use crate::state::AppData;
 
 /// Paths that change by merely looking (opening an email marks it read) or that leave the
 /// world as it was (a cart or basket nobody checked out, the music player): never a side effect.
-const BENIGN: &[&str] = &[
-    "emails/items/*/read",
-    "cart",
-    "basket",
-    "basket_restaurant",
-    "player",
-];
+const BENIGN: &[&str] = &["emails/items/*/read", "cart", "basket", "basket_restaurant", "player"];
 
 /// Keys the golden cannot predict (when a message was sent): not compared.
 const VOLATILE: &[&str] = &["time", "next_id"];
@@ -30,13 +24,7 @@ pub fn diff(before: &AppData, after: &AppData) -> Vec<String> {
 }
 
 fn diff_values(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
-    let join = |k: &str| {
-        if path.is_empty() {
-            k.to_string()
-        } else {
-            format!("{path}/{k}")
-        }
-    };
+    let join = |k: &str| if path.is_empty() { k.to_string() } else { format!("{path}/{k}") };
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
@@ -82,20 +70,11 @@ pub struct Judge<'a> {
 
 impl<'a> Judge<'a> {
     pub fn new(initial: &'a AppData, last: &'a AppData) -> Judge<'a> {
-        Judge {
-            initial,
-            last,
-            checks: Vec::new(),
-            allowed: Vec::new(),
-        }
+        Judge { initial, last, checks: Vec::new(), allowed: Vec::new() }
     }
 
     pub fn check(&mut self, name: &str, passed: bool, detail: impl Into<String>) -> bool {
-        self.checks.push(Check::new(
-            name,
-            passed,
-            if passed { String::new() } else { detail.into() },
-        ));
+        self.checks.push(Check::new(name, passed, if passed { String::new() } else { detail.into() }));
         passed
     }
 
@@ -107,19 +86,7 @@ impl<'a> Judge<'a> {
     pub fn finish(self) -> Verdict {
         let side_effects = diff(self.initial, self.last)
             .into_iter()
-            .filter(|p| {
-                !self
-                    .allowed
-                    .iter()
-                    .chain(
-                        BENIGN
-                            .iter()
-                            .map(|s| s.to_string())
-                            .collect::<Vec<_>>()
-                            .iter(),
-                    )
-                    .any(|a| under(p, a))
-            })
+            .filter(|p| !self.allowed.iter().chain(BENIGN.iter().map(|s| s.to_string()).collect::<Vec<_>>().iter()).any(|a| under(p, a)))
             .collect();
         Verdict::from_checks(self.checks, side_effects)
     }
@@ -128,11 +95,7 @@ impl<'a> Judge<'a> {
 /// Judges a final state against the state the golden produces from the same initial one:
 /// each item the task changes is a named check, every other change a side effect. New items
 /// are matched by content, so an agent whose new note got another id still passes.
-pub fn expected_checks(
-    initial: &AppData,
-    expected: &AppData,
-    last: &AppData,
-) -> (Vec<Check>, Vec<String>) {
+pub fn expected_checks(initial: &AppData, expected: &AppData, last: &AppData) -> (Vec<Check>, Vec<String>) {
     let i = canon(&serde_json::to_value(initial).unwrap_or(Value::Null));
     let e = canon(&serde_json::to_value(expected).unwrap_or(Value::Null));
     let mut l = canon(&serde_json::to_value(last).unwrap_or(Value::Null));
@@ -146,11 +109,7 @@ pub fn expected_checks(
             groups.push(g);
         }
     }
-    let at = |v: &Value, path: &str| {
-        v.pointer(&format!("/{path}"))
-            .cloned()
-            .unwrap_or(Value::Null)
-    };
+    let at = |v: &Value, path: &str| v.pointer(&format!("/{path}")).cloned().unwrap_or(Value::Null);
     let mut checks = Vec::new();
     for g in &groups {
         let (want, got) = (at(&e, g), at(&l, g));
@@ -158,22 +117,10 @@ pub fn expected_checks(
         diff_values(&want, &got, String::new(), &mut wrong);
         let detail = wrong.first().map(|p| {
             let sub = |v: &Value| if p.is_empty() { v.clone() } else { at(v, p) };
-            let name = if p.is_empty() {
-                g.clone()
-            } else {
-                format!("{g}/{p}")
-            };
-            format!(
-                "{name}: expected {}, found {}",
-                short(&sub(&want)),
-                short(&sub(&got))
-            )
+            let name = if p.is_empty() { g.clone() } else { format!("{g}/{p}") };
+            format!("{name}: expected {}, found {}", short(&sub(&want)), short(&sub(&got)))
         });
-        checks.push(Check::new(
-            g.clone(),
-            wrong.is_empty(),
-            detail.unwrap_or_default(),
-        ));
+        checks.push(Check::new(g.clone(), wrong.is_empty(), detail.unwrap_or_default()));
     }
     let mut actual = Vec::new();
     diff_values(&i, &l, String::new(), &mut actual);
@@ -185,16 +132,8 @@ pub fn expected_checks(
 }
 
 fn short(v: &Value) -> String {
-    let s = if v.is_null() {
-        "nothing".to_string()
-    } else {
-        v.to_string()
-    };
-    if s.chars().count() > 80 {
-        format!("{}…", s.chars().take(80).collect::<String>())
-    } else {
-        s
-    }
+    let s = if v.is_null() { "nothing".to_string() } else { v.to_string() };
+    if s.chars().count() > 80 { format!("{}…", s.chars().take(80).collect::<String>()) } else { s }
 }
 
 /// The item a changed path belongs to: `notes/items/3/title` → `notes/items/3`,
@@ -208,12 +147,7 @@ fn group_of(path: &str) -> String {
 /// Volatile keys dropped, strings normalized (case, spacing, trailing punctuation).
 fn canon(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| !VOLATILE.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), canon(v)))
-                .collect(),
-        ),
+        Value::Object(m) => Value::Object(m.iter().filter(|(k, _)| !VOLATILE.contains(&k.as_str())).map(|(k, v)| (k.clone(), canon(v))).collect()),
         Value::Array(a) => Value::Array(a.iter().map(canon).collect()),
         Value::String(s) => Value::String(crate::normalize(s)),
         other => other.clone(),
@@ -223,35 +157,14 @@ fn canon(v: &Value) -> Value {
 /// Renames the new items of `last`'s tables to the ids of the expected new items they equal
 /// (then pairs the rest in order, so a wrong new item is compared field by field).
 fn match_new_items(initial: &Value, expected: &Value, last: &mut Value) {
-    let Some(tables) = expected.as_object() else {
-        return;
-    };
+    let Some(tables) = expected.as_object() else { return };
     for (name, table) in tables {
-        let (Some(e_items), Some(i_items)) = (
-            table.get("items").and_then(Value::as_object),
-            initial
-                .get(name)
-                .and_then(|t| t.get("items"))
-                .and_then(Value::as_object),
-        ) else {
+        let (Some(e_items), Some(i_items)) = (table.get("items").and_then(Value::as_object), initial.get(name).and_then(|t| t.get("items")).and_then(Value::as_object)) else {
             continue;
         };
-        let Some(l_items) = last
-            .get_mut(name)
-            .and_then(|t| t.get_mut("items"))
-            .and_then(Value::as_object_mut)
-        else {
-            continue;
-        };
-        let want: Vec<&String> = e_items
-            .keys()
-            .filter(|k| !i_items.contains_key(*k))
-            .collect();
-        let mut have: Vec<(String, Value)> = l_items
-            .iter()
-            .filter(|(k, _)| !i_items.contains_key(*k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let Some(l_items) = last.get_mut(name).and_then(|t| t.get_mut("items")).and_then(Value::as_object_mut) else { continue };
+        let want: Vec<&String> = e_items.keys().filter(|k| !i_items.contains_key(*k)).collect();
+        let mut have: Vec<(String, Value)> = l_items.iter().filter(|(k, _)| !i_items.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
         if want.is_empty() && have.is_empty() {
             continue;
         }
@@ -280,12 +193,7 @@ fn match_new_items(initial: &Value, expected: &Value, last: &mut Value) {
 
 /// Ids present after but not before.
 pub fn new_ids<T>(before: &crate::state::Table<T>, after: &crate::state::Table<T>) -> Vec<u32> {
-    after
-        .items
-        .keys()
-        .filter(|k| !before.items.contains_key(k))
-        .copied()
-        .collect()
+    after.items.keys().filter(|k| !before.items.contains_key(k)).copied().collect()
 }
 
 /// Whether an answer names the time of day `minutes` (after midnight), in any spelling.
@@ -307,11 +215,7 @@ pub fn answer_is_name(answer: &str, name: &str) -> bool {
 
 /// Amounts of money written in text (`$12.50`, `12.50`, `12,50 USD`, `12 dollars`), in cents.
 pub fn money_in_text(text: &str) -> Vec<i64> {
-    numbers_in_text(text)
-        .into_iter()
-        .filter(|n| *n >= 0.0)
-        .map(|n| (n * 100.0).round() as i64)
-        .collect()
+    numbers_in_text(text).into_iter().filter(|n| *n >= 0.0).map(|n| (n * 100.0).round() as i64).collect()
 }
 
 /// Numbers written in digits (`12`, `12.5`, `1,250`, `12,50`), dates and times excluded.
@@ -319,11 +223,7 @@ pub fn numbers_in_text(text: &str) -> Vec<f64> {
     let mut out = Vec::new();
     for raw in text.split(|c: char| c.is_whitespace() || c == '$' || c == '(' || c == ')') {
         let token = raw.trim_matches(|c: char| !c.is_ascii_digit());
-        if token.is_empty()
-            || token.contains(':')
-            || token.matches('-').count() > 0
-            || token.contains('/')
-        {
+        if token.is_empty() || token.contains(':') || token.matches('-').count() > 0 || token.contains('/') {
             continue;
         }
         // `1,250` is a thousands separator, `12,50` a decimal comma.
@@ -362,10 +262,7 @@ pub fn answer_is_date(answer: &str, day: crate::time::Minutes) -> bool {
 /// Whether an answer is this many minutes (`25 min`, `1 h 5 min`, `65 minutes`).
 pub fn answer_is_duration(answer: &str, minutes: i64) -> bool {
     let lower = answer.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
     let mut total = 0i64;
     let mut seen = false;
     for (k, w) in words.iter().enumerate() {
@@ -410,10 +307,7 @@ mod tests {
         assert!(answer_is_time("It starts at 2:30 PM.", 870));
         assert!(answer_is_time("14:30", 870));
         assert!(!answer_is_time("14:00", 870));
-        assert!(
-            !answer_is_time("either 14:30 or 15:00", 870),
-            "hedging is not an answer"
-        );
+        assert!(!answer_is_time("either 14:30 or 15:00", 870), "hedging is not an answer");
         assert!(!answer_is_time("half past two", 870));
         assert!(answer_is_phone("555 123 4567", "+1 555 123 4567"));
         assert!(answer_is_phone("+1-555-123-4567", "+1 555 123 4567"));
@@ -430,10 +324,7 @@ mod tests {
         assert!(answer_is_money("23,50 USD", 2350));
         assert!(answer_is_money("1,250.00", 125_000));
         assert!(!answer_is_money("$23.05", 2350));
-        assert!(
-            !answer_is_money("either $23.50 or $24", 2350),
-            "hedging is not an answer"
-        );
+        assert!(!answer_is_money("either $23.50 or $24", 2350), "hedging is not an answer");
         assert!(!answer_is_money("twenty three fifty", 2350));
         assert!(answer_is_number("4 stars", 4.0));
         assert!(!answer_is_number("4 or 5", 4.0));
@@ -443,23 +334,14 @@ mod tests {
         assert!(answer_is_date("on 4 May 2026", day));
         assert!(answer_is_date("May 4th", day));
         assert!(!answer_is_date("May 5", day));
-        assert!(
-            !answer_is_date("4 May 2025", day),
-            "a wrong year is a wrong date"
-        );
-        assert!(
-            !answer_is_date("Monday", day),
-            "a weekday alone is not a date"
-        );
+        assert!(!answer_is_date("4 May 2025", day), "a wrong year is a wrong date");
+        assert!(!answer_is_date("Monday", day), "a weekday alone is not a date");
         assert!(answer_is_duration("25 min", 25));
         assert!(answer_is_duration("about 1 h 5 min", 65));
         assert!(answer_is_duration("65 minutes", 65));
         assert!(answer_is_duration("1 hour 5 minutes", 65));
         assert!(!answer_is_duration("25 min or 30 min", 25));
         assert!(answer_states("It is Cafe Lumen.", "Cafe Lumen"));
-        assert!(!answer_states(
-            "Cafe Lumen, Green Park, Studio 9, Room 4B, City Hall and more",
-            "Cafe Lumen"
-        ));
+        assert!(!answer_states("Cafe Lumen, Green Park, Studio 9, Room 4B, City Hall and more", "Cafe Lumen"));
     }
 }

@@ -62,13 +62,7 @@ pub trait Family: Send + Sync {
     /// Puts the state (and the log) straight into the completed state.
     fn golden(&self, params: &serde_json::Value, state: &mut DeviceState, log: &mut EpisodeLog);
     /// Judges the final state against the initial one and the log.
-    fn verify(
-        &self,
-        params: &serde_json::Value,
-        initial: &DeviceState,
-        last: &DeviceState,
-        log: &EpisodeLog,
-    ) -> Verdict;
+    fn verify(&self, params: &serde_json::Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict;
 }
 
 /// Every family, in a stable order: the four core apps' hand-written families, then the
@@ -76,15 +70,8 @@ pub trait Family: Send + Sync {
 pub fn catalog() -> &'static [&'static dyn Family] {
     static ALL: std::sync::OnceLock<Vec<&'static dyn Family>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
-        let specs = everyday::FAMILIES
-            .iter()
-            .chain(reasoning::FAMILIES)
-            .chain(crossapp::FAMILIES);
-        families::ALL
-            .iter()
-            .copied()
-            .chain(specs.map(|s| s as &'static dyn Family))
-            .collect()
+        let specs = everyday::FAMILIES.iter().chain(reasoning::FAMILIES).chain(crossapp::FAMILIES);
+        families::ALL.iter().copied().chain(specs.map(|s| s as &'static dyn Family)).collect()
     })
 }
 
@@ -93,16 +80,7 @@ pub fn family(name: &str) -> Option<&'static dyn Family> {
 }
 
 /// Suites and how many tasks each family contributes to them.
-pub const SUITES: &[&str] = &[
-    "smoke",
-    "all",
-    "train",
-    "test",
-    "test-families",
-    "novel-apps",
-    "core-train",
-    "core-test",
-];
+pub const SUITES: &[&str] = &["smoke", "all", "train", "test", "test-families", "novel-apps", "core-train", "core-test"];
 
 /// Tasks per family in the smoke suite and in the whole catalogue.
 const SMOKE_PER_FAMILY: usize = 1;
@@ -140,11 +118,7 @@ pub enum Split {
 /// A task's split: apps first (a held-out app wins), then families, then one instance in five
 /// (by a hash of its id) goes to test.
 pub fn split_of(task: &TaskSpec) -> Split {
-    if task
-        .apps
-        .iter()
-        .any(|a| HELD_OUT_APPS.contains(&a.as_str()))
-    {
+    if task.apps.iter().any(|a| HELD_OUT_APPS.contains(&a.as_str())) {
         Split::NovelApps
     } else if HELD_OUT_FAMILIES.contains(&task.family.as_str()) {
         Split::TestFamilies
@@ -159,8 +133,7 @@ pub fn split_of(task: &TaskSpec) -> Split {
 pub fn task(f: &dyn Family, index: usize) -> Option<TaskSpec> {
     // Retry a few worlds when one has nothing that fits the family.
     for attempt in 0..8u64 {
-        let world_seed =
-            Rng::derive(index as u64 + attempt * 1_000_003, f.name()).next_u64() % 1_000_000;
+        let world_seed = Rng::derive(index as u64 + attempt * 1_000_003, f.name()).next_u64() % 1_000_000;
         let world = World::generate(world_seed);
         let state = DeviceState::from_world(&world);
         let mut rng = Rng::derive(world_seed, f.name());
@@ -191,9 +164,7 @@ fn dismiss_popups(state: &DeviceState, walkthrough: Vec<Action>) -> Vec<Action> 
     let mut out = Vec::with_capacity(walkthrough.len() + pending.len());
     for a in walkthrough {
         let opened = match &a {
-            Action::Click {
-                element: Some(e), ..
-            } => e.strip_prefix("app:").map(str::to_string),
+            Action::Click { element: Some(e), .. } => e.strip_prefix("app:").map(str::to_string),
             Action::OpenApp { name } => Some(name.clone()),
             _ => None,
         };
@@ -210,11 +181,7 @@ fn dismiss_popups(state: &DeviceState, walkthrough: Vec<Action>) -> Vec<Action> 
 
 /// The tasks of a suite, or `None` for an unknown suite name.
 pub fn suite(name: &str) -> Option<Vec<TaskSpec>> {
-    let of = |n: usize| {
-        catalog()
-            .iter()
-            .flat_map(move |f| (0..n).filter_map(move |i| task(*f, i)))
-    };
+    let of = |n: usize| catalog().iter().flat_map(move |f| (0..n).filter_map(move |i| task(*f, i)));
     let split = |s: Split| Some(of(ALL_PER_FAMILY).filter(|t| split_of(t) == s).collect());
     match name {
         "smoke" => Some(of(SMOKE_PER_FAMILY).collect()),
@@ -226,17 +193,9 @@ pub fn suite(name: &str) -> Option<Vec<TaskSpec>> {
         // The train and test splits of the four core apps' families: a small catalogue for
         // the built-in learner's quickstart.
         "core-train" | "core-test" => {
-            let want = if name == "core-train" {
-                Split::Train
-            } else {
-                Split::Test
-            };
+            let want = if name == "core-train" { Split::Train } else { Split::Test };
             let core = |t: &TaskSpec| families::ALL.iter().any(|f| f.name() == t.family);
-            Some(
-                of(ALL_PER_FAMILY)
-                    .filter(|t| core(t) && split_of(t) == want)
-                    .collect(),
-            )
+            Some(of(ALL_PER_FAMILY).filter(|t| core(t) && split_of(t) == want).collect())
         }
         _ => None,
     }
@@ -250,8 +209,7 @@ pub fn find_task(id: &str) -> Option<TaskSpec> {
 
 /// The device state a task starts from.
 pub fn initial_state(spec: &TaskSpec) -> Result<DeviceState, String> {
-    let f =
-        family(&spec.family).ok_or_else(|| format!("unknown task family \"{}\"", spec.family))?;
+    let f = family(&spec.family).ok_or_else(|| format!("unknown task family \"{}\"", spec.family))?;
     let mut state = DeviceState::from_world(&World::generate(spec.world_seed));
     f.setup(&spec.params, &mut state);
     Ok(state)

@@ -55,50 +55,24 @@ impl Family for Spec {
             log.terminated = Some(TerminateStatus::Infeasible);
         }
     }
-    fn verify(
-        &self,
-        params: &Value,
-        initial: &DeviceState,
-        last: &DeviceState,
-        log: &EpisodeLog,
-    ) -> Verdict {
+    fn verify(&self, params: &Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict {
         let mut expected = initial.clone();
         (self.golden)(params, &mut expected);
         let (mut checks, side_effects) = expected_checks(&initial.data, &expected.data, &last.data);
         if params.get("must_ask").and_then(Value::as_bool) == Some(true) {
-            checks.push(Check::new(
-                "asked_user",
-                !log.questions.is_empty(),
-                "the task leaves out a detail only the user knows: ask_user",
-            ));
+            checks.push(Check::new("asked_user", !log.questions.is_empty(), "the task leaves out a detail only the user knows: ask_user"));
         }
         if let Some(a) = params.get("answer") {
             let got = log.answers.last().map(String::as_str);
             let ok = got.is_some_and(|g| answer_matches(a, g));
-            checks.push(Check::new(
-                "answer",
-                ok,
-                format!(
-                    "expected {}, answered {:?}",
-                    answer_text(a),
-                    got.unwrap_or("nothing")
-                ),
-            ));
+            checks.push(Check::new("answer", ok, format!("expected {}, answered {:?}", answer_text(a), got.unwrap_or("nothing"))));
         }
         if params.get("infeasible").and_then(Value::as_bool) == Some(true) {
             let ok = log.terminated == Some(TerminateStatus::Infeasible);
-            checks.push(Check::new(
-                "reported_infeasible",
-                ok,
-                format!("ended with {:?}", log.terminated),
-            ));
+            checks.push(Check::new("reported_infeasible", ok, format!("ended with {:?}", log.terminated)));
         }
         if checks.is_empty() {
-            checks.push(Check::new(
-                "params",
-                false,
-                "task parameters ask for nothing",
-            ));
+            checks.push(Check::new("params", false, "task parameters ask for nothing"));
         }
         Verdict::from_checks(checks, side_effects)
     }
@@ -126,12 +100,8 @@ pub fn answer_matches(a: &Value, got: &str) -> bool {
         "money" => v.as_i64().is_some_and(|c| judge::answer_is_money(got, c)),
         "number" => v.as_f64().is_some_and(|n| judge::answer_is_number(got, n)),
         "date" => v.as_i64().is_some_and(|d| judge::answer_is_date(got, d)),
-        "time" => v
-            .as_i64()
-            .is_some_and(|t| judge::answer_is_time(got, t.rem_euclid(crate::time::DAY))),
-        "duration" => v
-            .as_i64()
-            .is_some_and(|m| judge::answer_is_duration(got, m)),
+        "time" => v.as_i64().is_some_and(|t| judge::answer_is_time(got, t.rem_euclid(crate::time::DAY))),
+        "duration" => v.as_i64().is_some_and(|m| judge::answer_is_duration(got, m)),
         "name" => v.as_str().is_some_and(|n| judge::answer_is_name(got, n)),
         _ => v.as_str().is_some_and(|t| judge::answer_states(got, t)),
     }
@@ -151,16 +121,8 @@ pub fn id_param(p: &Value, key: &str) -> u32 {
     p.get(key).and_then(Value::as_u64).unwrap_or(0) as u32
 }
 
-pub fn draft(
-    instruction: String,
-    params: Value,
-    walkthrough: Vec<guigym_core::Action>,
-) -> Option<Draft> {
-    Some(Draft {
-        instruction,
-        params,
-        walkthrough,
-    })
+pub fn draft(instruction: String, params: Value, walkthrough: Vec<guigym_core::Action>) -> Option<Draft> {
+    Some(Draft { instruction, params, walkthrough })
 }
 
 /// A walkthrough, written the way a person would describe it.
@@ -185,22 +147,15 @@ impl Walk {
     /// Taps a field, then types (replacing what it held).
     pub fn fill(self, field: &str, text: &str) -> Walk {
         let mut w = self.tap(field);
-        w.0.push(guigym_core::Action::Type {
-            text: text.to_string(),
-            element: None,
-            clear: true,
-        });
+        w.0.push(guigym_core::Action::Type { text: text.to_string(), element: None, clear: true });
         w
     }
     pub fn answer(mut self, text: impl Into<String>) -> Walk {
-        self.0
-            .push(guigym_core::Action::Answer { text: text.into() });
+        self.0.push(guigym_core::Action::Answer { text: text.into() });
         self
     }
     pub fn ask(mut self, question: &str) -> Walk {
-        self.0.push(guigym_core::Action::AskUser {
-            text: question.to_string(),
-        });
+        self.0.push(guigym_core::Action::AskUser { text: question.to_string() });
         self
     }
     pub fn back(mut self) -> Walk {
@@ -208,15 +163,11 @@ impl Walk {
         self
     }
     pub fn done(mut self) -> Vec<guigym_core::Action> {
-        self.0.push(guigym_core::Action::Terminate {
-            status: TerminateStatus::Success,
-        });
+        self.0.push(guigym_core::Action::Terminate { status: TerminateStatus::Success });
         self.0
     }
     pub fn infeasible(mut self) -> Vec<guigym_core::Action> {
-        self.0.push(guigym_core::Action::Terminate {
-            status: TerminateStatus::Infeasible,
-        });
+        self.0.push(guigym_core::Action::Terminate { status: TerminateStatus::Infeasible });
         self.0
     }
 }

@@ -12,8 +12,7 @@ use async_trait::async_trait;
 use guigym_apps::tasks::{self, EpisodeLog, Family};
 use guigym_apps::{shell, DeviceState};
 use guigym_core::{
-    sha256_hex, Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, Screenshot,
-    StepOutcome, TaskSpec, Verdict,
+    sha256_hex, Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict,
 };
 use guigym_ui::Screen;
 
@@ -39,14 +38,7 @@ pub struct SimEnv {
 
 impl SimEnv {
     pub fn new(screen: Screen) -> SimEnv {
-        SimEnv {
-            screen,
-            prepared: None,
-            state: None,
-            log: EpisodeLog::default(),
-            step: 0,
-            feedback: None,
-        }
+        SimEnv { screen, prepared: None, state: None, log: EpisodeLog::default(), step: 0, feedback: None }
     }
 
     pub fn screen(&self) -> Screen {
@@ -70,9 +62,7 @@ impl SimEnv {
 
     /// Puts the instance straight into the task's completed state.
     pub fn apply_golden_sync(&mut self) -> Result<(), EnvError> {
-        let (Some(p), Some(state)) = (&self.prepared, &mut self.state) else {
-            return Err(EnvError::ResetNeeded("golden".into()));
-        };
+        let (Some(p), Some(state)) = (&self.prepared, &mut self.state) else { return Err(EnvError::ResetNeeded("golden".into())) };
         p.family.golden(&p.spec.params, state, &mut self.log);
         Ok(())
     }
@@ -83,32 +73,18 @@ impl SimEnv {
                 return Ok(p.clone());
             }
         }
-        let family = tasks::family(&task.family)
-            .ok_or_else(|| EnvError::BadTask(format!("unknown task family \"{}\"", task.family)))?;
+        let family = tasks::family(&task.family).ok_or_else(|| EnvError::BadTask(format!("unknown task family \"{}\"", task.family)))?;
         let initial = tasks::initial_state(task).map_err(EnvError::BadTask)?;
-        Ok(Prepared {
-            spec: Arc::new(task.clone()),
-            family,
-            initial: Arc::new(initial),
-            staged: false,
-        })
+        Ok(Prepared { spec: Arc::new(task.clone()), family, initial: Arc::new(initial), staged: false })
     }
 
     pub fn observe_sync(&self, options: ObserveOptions) -> Result<Observation, EnvError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| EnvError::ResetNeeded("observe".into()))?;
+        let state = self.state.as_ref().ok_or_else(|| EnvError::ResetNeeded("observe".into()))?;
         let root = shell::view(state);
         let layout = shell::layout(&root, state, self.screen);
         let screenshot = if options.screenshot {
-            let png = guigym_ui::render_png(&layout, &shell::theme(state))
-                .map_err(|e| EnvError::Infra(e.to_string()))?;
-            Some(Screenshot {
-                width: self.screen.width,
-                height: self.screen.height,
-                png,
-            })
+            let png = guigym_ui::render_png(&layout, &shell::theme(state)).map_err(|e| EnvError::Infra(e.to_string()))?;
+            Some(Screenshot { width: self.screen.width, height: self.screen.height, png })
         } else {
             None
         };
@@ -131,16 +107,9 @@ impl SimEnv {
 
     /// Applies one action synchronously.
     pub fn step_sync(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
-        let state = self
-            .state
-            .as_mut()
-            .ok_or_else(|| EnvError::ResetNeeded("step".into()))?;
+        let state = self.state.as_mut().ok_or_else(|| EnvError::ResetNeeded("step".into()))?;
         if self.log.terminated.is_some() {
-            return Ok(StepOutcome {
-                feedback: "the episode has ended".into(),
-                invalid: true,
-                done: true,
-            });
+            return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true });
         }
         self.step += 1;
         let result = match action {
@@ -150,15 +119,8 @@ impl SimEnv {
             }
             Action::AskUser { text } => {
                 self.log.questions.push(text.clone());
-                let reply = self
-                    .prepared
-                    .as_ref()
-                    .and_then(|p| p.spec.params.get("user_reply"))
-                    .and_then(|v| v.as_str());
-                Ok(format!(
-                    "the user says: {}",
-                    reply.unwrap_or("I have nothing to add.")
-                ))
+                let reply = self.prepared.as_ref().and_then(|p| p.spec.params.get("user_reply")).and_then(|v| v.as_str());
+                Ok(format!("the user says: {}", reply.unwrap_or("I have nothing to add.")))
             }
             Action::Terminate { status } => {
                 self.log.terminated = Some(*status);
@@ -167,22 +129,10 @@ impl SimEnv {
             other => shell::apply(state, other, self.screen),
         };
         let outcome = match result {
-            Ok(feedback) => StepOutcome {
-                feedback,
-                invalid: false,
-                done: self.log.terminated.is_some(),
-            },
-            Err(e) => StepOutcome {
-                feedback: e.message,
-                invalid: true,
-                done: false,
-            },
+            Ok(feedback) => StepOutcome { feedback, invalid: false, done: self.log.terminated.is_some() },
+            Err(e) => StepOutcome { feedback: e.message, invalid: true, done: false },
         };
-        self.feedback = Some(if outcome.invalid {
-            format!("invalid action: {}", outcome.feedback)
-        } else {
-            outcome.feedback.clone()
-        });
+        self.feedback = Some(if outcome.invalid { format!("invalid action: {}", outcome.feedback) } else { outcome.feedback.clone() });
         Ok(outcome)
     }
 
@@ -194,11 +144,7 @@ impl SimEnv {
 
     /// Resets to a task whose initial state is edited first: for tests that stage a
     /// situation (a fact changed in one app) and check that the verifier follows it.
-    pub fn reset_staged(
-        &mut self,
-        task: &TaskSpec,
-        stage: impl FnOnce(&mut DeviceState),
-    ) -> Result<(), EnvError> {
+    pub fn reset_staged(&mut self, task: &TaskSpec, stage: impl FnOnce(&mut DeviceState)) -> Result<(), EnvError> {
         let mut prepared = self.prepare(task)?;
         let mut initial = (*prepared.initial).clone();
         stage(&mut initial);
@@ -217,24 +163,16 @@ impl SimEnv {
     }
 
     pub fn evaluate_sync(&self) -> Result<Verdict, EnvError> {
-        let (Some(p), Some(state)) = (&self.prepared, &self.state) else {
-            return Err(EnvError::ResetNeeded("evaluate".into()));
-        };
+        let (Some(p), Some(state)) = (&self.prepared, &self.state) else { return Err(EnvError::ResetNeeded("evaluate".into())) };
         let log = &self.log;
-        catch_unwind(AssertUnwindSafe(|| {
-            p.family.verify(&p.spec.params, &p.initial, state, log)
-        }))
-        .map_err(|_| EnvError::Infra(format!("verifier of {} panicked", p.spec.family)))
+        catch_unwind(AssertUnwindSafe(|| p.family.verify(&p.spec.params, &p.initial, state, log)))
+            .map_err(|_| EnvError::Infra(format!("verifier of {} panicked", p.spec.family)))
     }
 
     /// Hash of the whole state: device, episode log and step counter.
     pub fn hash(&self) -> Result<String, EnvError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| EnvError::ResetNeeded("state_hash".into()))?;
-        let bytes = serde_json::to_vec(&(state, &self.log, self.step))
-            .map_err(|e| EnvError::Infra(e.to_string()))?;
+        let state = self.state.as_ref().ok_or_else(|| EnvError::ResetNeeded("state_hash".into()))?;
+        let bytes = serde_json::to_vec(&(state, &self.log, self.step)).map_err(|e| EnvError::Infra(e.to_string()))?;
         Ok(sha256_hex(&bytes))
     }
 }

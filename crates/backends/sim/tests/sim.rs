@@ -13,10 +13,7 @@ fn smoke() -> Vec<TaskSpec> {
 }
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("runtime")
-        .block_on(f)
+    tokio::runtime::Builder::new_current_thread().build().expect("runtime").block_on(f)
 }
 
 #[test]
@@ -28,11 +25,7 @@ fn reset_is_exact_across_resets_and_instances() {
             let first = a.state_hash().await.unwrap();
             // Dirty the instance, then reset again: same hash.
             for _ in 0..3 {
-                a.step(&Action::OpenApp {
-                    name: "Mail".into(),
-                })
-                .await
-                .unwrap();
+                a.step(&Action::OpenApp { name: "Mail".into() }).await.unwrap();
                 a.step(&Action::click_at(540.0, 700.0)).await.unwrap();
                 a.reset(task).await.unwrap();
                 assert_eq!(a.state_hash().await.unwrap(), first, "{}", task.id);
@@ -69,54 +62,22 @@ fn invalid_actions_become_feedback_and_change_nothing() {
         let task = &smoke()[0];
         let mut env = SimEnv::new(Screen::PHONE);
         env.reset(task).await.unwrap();
-        env.step(&Action::OpenApp {
-            name: "Contacts".into(),
-        })
-        .await
-        .unwrap();
+        env.step(&Action::OpenApp { name: "Contacts".into() }).await.unwrap();
         let before = env.state().unwrap().clone();
         let cases = [
             (Action::click_at(5000.0, 10.0), "off screen"),
             (Action::click_element("no-such-thing"), "no element"),
-            (
-                Action::Click {
-                    at: None,
-                    element: None,
-                },
-                "needs",
-            ),
-            (
-                Action::Type {
-                    text: "x".into(),
-                    element: None,
-                    clear: false,
-                },
-                "no text field is focused",
-            ),
-            (
-                Action::OpenApp {
-                    name: "Teleporter".into(),
-                },
-                "no app named",
-            ),
+            (Action::Click { at: None, element: None }, "needs"),
+            (Action::Type { text: "x".into(), element: None, clear: false }, "no text field is focused"),
+            (Action::OpenApp { name: "Teleporter".into() }, "no app named"),
             (Action::click_at(f32::NAN, 3.0), "off screen"),
         ];
         for (action, expect) in cases {
-            let out = env
-                .step(&action)
-                .await
-                .expect("an invalid action is not an error");
+            let out = env.step(&action).await.expect("an invalid action is not an error");
             assert!(out.invalid, "{action:?}");
-            assert!(
-                out.feedback.contains(expect),
-                "{action:?}: {}",
-                out.feedback
-            );
+            assert!(out.feedback.contains(expect), "{action:?}: {}", out.feedback);
             let obs = env.observe(ObserveOptions::default()).await.unwrap();
-            assert!(obs
-                .feedback
-                .unwrap_or_default()
-                .starts_with("invalid action"));
+            assert!(obs.feedback.unwrap_or_default().starts_with("invalid action"));
             let now = env.state().unwrap();
             assert_eq!(now.data, before.data);
             assert_eq!(now.ui, before.ui);
@@ -130,43 +91,26 @@ fn taps_land_through_hit_testing() {
         let task = &smoke()[0];
         let mut env = SimEnv::new(Screen::PHONE);
         let obs = env.reset(task).await.unwrap();
-        let icon = obs
-            .node("app:Calendar")
-            .expect("home shows the Calendar icon");
+        let icon = obs.node("app:Calendar").expect("home shows the Calendar icon");
         let (x, y) = icon.bounds.center();
-        let out = env
-            .step(&Action::Click {
-                at: Some(Point(x, y)),
-                element: None,
-            })
-            .await
-            .unwrap();
+        let out = env.step(&Action::Click { at: Some(Point(x, y)), element: None }).await.unwrap();
         assert!(!out.invalid, "{}", out.feedback);
         let obs = env.observe(ObserveOptions::default()).await.unwrap();
         assert_eq!(obs.app.as_deref(), Some("Calendar"));
         assert_eq!(obs.screen, "Calendar/agenda");
         // Back from an app's root goes home.
         env.step(&Action::Back).await.unwrap();
-        assert_eq!(
-            env.observe(ObserveOptions::default()).await.unwrap().screen,
-            "home"
-        );
+        assert_eq!(env.observe(ObserveOptions::default()).await.unwrap().screen, "home");
     });
 }
 
 #[test]
 fn screenshots_only_when_asked() {
     block_on(async {
-        let mut env = SimEnv::new(Screen {
-            width: 540,
-            height: 1200,
-        });
+        let mut env = SimEnv::new(Screen { width: 540, height: 1200 });
         let obs = env.reset(&smoke()[0]).await.unwrap();
         assert!(obs.screenshot.is_none());
-        let obs = env
-            .observe(ObserveOptions { screenshot: true })
-            .await
-            .unwrap();
+        let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
         let shot = obs.screenshot.expect("screenshot");
         assert_eq!((shot.width, shot.height), (540, 1200));
         assert_eq!(&shot.png[1..4], b"PNG");
@@ -177,10 +121,7 @@ fn screenshots_only_when_asked() {
 #[test]
 fn side_effects_fail_the_verifier() {
     block_on(async {
-        for task in smoke()
-            .iter()
-            .filter(|t| !t.family.starts_with("contacts.delete"))
-        {
+        for task in smoke().iter().filter(|t| !t.family.starts_with("contacts.delete")) {
             let mut env = SimEnv::new(Screen::PHONE);
             env.reset(task).await.unwrap();
             env.apply_golden().await.unwrap();
@@ -188,20 +129,14 @@ fn side_effects_fail_the_verifier() {
             // Delete a contact the task does not touch.
             let state = env.state_mut().unwrap();
             let victim = *state.data.contacts.items.keys().next().unwrap();
-            let touched =
-                task.params.get("contact_id").and_then(|v| v.as_u64()) == Some(victim as u64);
+            let touched = task.params.get("contact_id").and_then(|v| v.as_u64()) == Some(victim as u64);
             if touched {
                 continue;
             }
             state.data.contacts.items.remove(&victim);
             let v = env.evaluate().await.unwrap();
             assert!(!v.success, "{}", task.id);
-            assert_eq!(
-                v.unexpected_side_effects,
-                vec![format!("contacts/items/{victim}")],
-                "{}",
-                task.id
-            );
+            assert_eq!(v.unexpected_side_effects, vec![format!("contacts/items/{victim}")], "{}", task.id);
         }
     });
 }
@@ -217,15 +152,7 @@ fn cross_app_verifier_reads_the_fact_from_the_other_app() {
         let name = task.params["name"].as_str().unwrap().to_string();
         let mut env = SimEnv::new(Screen::PHONE);
         env.reset(&task).await.unwrap();
-        let body = env
-            .state()
-            .unwrap()
-            .data
-            .emails
-            .get(email_id)
-            .unwrap()
-            .body
-            .clone();
+        let body = env.state().unwrap().data.emails.get(email_id).unwrap().body.clone();
         let original = guigym_apps::time::times_in_text(&body)[0];
         let original_hm = guigym_apps::time::time_hm(original);
         assert_ne!(original_hm, "23:59");
@@ -238,30 +165,14 @@ fn cross_app_verifier_reads_the_fact_from_the_other_app() {
             })
         };
         restage(&mut env).unwrap();
-        guigym_apps::apps::messages::send(
-            env.state_mut().unwrap(),
-            &name,
-            &phone,
-            &format!("It starts at {original_hm}"),
-        );
+        guigym_apps::apps::messages::send(env.state_mut().unwrap(), &name, &phone, &format!("It starts at {original_hm}"));
         let v = env.evaluate().await.unwrap();
         assert!(!v.success, "the old time no longer matches the email");
-        assert!(v
-            .checks
-            .iter()
-            .any(|c| c.name == "mentions_start_time" && !c.passed));
+        assert!(v.checks.iter().any(|c| c.name == "mentions_start_time" && !c.passed));
 
         restage(&mut env).unwrap();
-        guigym_apps::apps::messages::send(
-            env.state_mut().unwrap(),
-            &name,
-            &phone,
-            "It starts at 11:59 pm",
-        );
-        assert!(
-            env.evaluate().await.unwrap().success,
-            "the new time, in another spelling, matches"
-        );
+        guigym_apps::apps::messages::send(env.state_mut().unwrap(), &name, &phone, "It starts at 11:59 pm");
+        assert!(env.evaluate().await.unwrap().success, "the new time, in another spelling, matches");
     });
 }
 
@@ -274,10 +185,7 @@ fn unknown_family_is_a_bad_task_not_a_panic() {
         let err = env.reset(&task).await.unwrap_err();
         assert!(!err.is_infra());
         assert!(err.to_string().contains("unknown task family"));
-        assert!(
-            env.evaluate().await.is_err(),
-            "evaluate before reset is an error, not a panic"
-        );
+        assert!(env.evaluate().await.is_err(), "evaluate before reset is an error, not a panic");
     });
 }
 
@@ -300,111 +208,50 @@ fn every_app_rejects_side_effects() {
     use guigym_apps::state::*;
     let perturb = |app: &str, s: &mut guigym_apps::DeviceState| match app {
         "Contacts" => {
-            let _ = s.data.contacts.insert(Contact {
-                name: "Zed".into(),
-                phone: "+1 555 000 0000".into(),
-                email: String::new(),
-            });
+            let _ = s.data.contacts.insert(Contact { name: "Zed".into(), phone: "+1 555 000 0000".into(), email: String::new() });
         }
         "Messages" => {
-            let _ = s.data.threads.insert(Thread {
-                name: "Zed".into(),
-                phone: "+1 555 000 0000".into(),
-                messages: vec![],
-            });
+            let _ = s.data.threads.insert(Thread { name: "Zed".into(), phone: "+1 555 000 0000".into(), messages: vec![] });
         }
         "Mail" => {
             let e = s.data.emails.items.values().next().cloned().unwrap();
-            s.data.emails.insert(Email {
-                subject: "Spam".into(),
-                ..e
-            });
+            s.data.emails.insert(Email { subject: "Spam".into(), ..e });
         }
         "Calendar" => {
-            let _ = s.data.events.insert(Event {
-                title: "Extra".into(),
-                start: 0,
-                duration_min: 30,
-                location: String::new(),
-            });
+            let _ = s.data.events.insert(Event { title: "Extra".into(), start: 0, duration_min: 30, location: String::new() });
         }
         "Notes" => {
-            let _ = s.data.notes.insert(Note {
-                title: "Extra".into(),
-                body: String::new(),
-                pinned: false,
-            });
+            let _ = s.data.notes.insert(Note { title: "Extra".into(), body: String::new(), pinned: false });
         }
         "Files" => {
-            let _ = s.data.files.insert(FileEntry {
-                name: "x.txt".into(),
-                folder: "Documents".into(),
-                size_kb: 1,
-                starred: false,
-            });
+            let _ = s.data.files.insert(FileEntry { name: "x.txt".into(), folder: "Documents".into(), size_kb: 1, starred: false });
         }
         "Settings" => s.data.settings.airplane_mode = !s.data.settings.airplane_mode,
         "Clock" => {
-            let _ = s.data.alarms.insert(Alarm {
-                minute_of_day: 1,
-                label: "Extra".into(),
-                enabled: true,
-            });
+            let _ = s.data.alarms.insert(Alarm { minute_of_day: 1, label: "Extra".into(), enabled: true });
         }
-        "Shop" => s
-            .data
-            .products
-            .items
-            .values_mut()
-            .for_each(|p| p.price_cents += 1),
-        "Food" => s
-            .data
-            .restaurants
-            .items
-            .values_mut()
-            .for_each(|r| r.cuisine = "Fusion".into()),
+        "Shop" => s.data.products.items.values_mut().for_each(|p| p.price_cents += 1),
+        "Food" => s.data.restaurants.items.values_mut().for_each(|r| r.cuisine = "Fusion".into()),
         "Ride" => {
-            let _ = s
-                .data
-                .rides
-                .insert(s.data.rides.items.values().next().cloned().unwrap());
+            let _ = s.data.rides.insert(s.data.rides.items.values().next().cloned().unwrap());
         }
         "Trains" => s.data.passengers.push("Zed Extra".into()),
         "Bank" => {
-            let _ = s
-                .data
-                .transactions
-                .insert(s.data.transactions.items.values().next().cloned().unwrap());
+            let _ = s.data.transactions.insert(s.data.transactions.items.values().next().cloned().unwrap());
         }
-        "Maps" => s
-            .data
-            .places
-            .items
-            .values_mut()
-            .for_each(|p| p.walk_min += 1),
+        "Maps" => s.data.places.items.values_mut().for_each(|p| p.walk_min += 1),
         "Reviews" => {
-            let _ = s.data.reviews.insert(Review {
-                place: "Cafe Lumen".into(),
-                author: "Zed".into(),
-                stars: 1,
-                text: "Extra".into(),
-            });
+            let _ = s.data.reviews.insert(Review { place: "Cafe Lumen".into(), author: "Zed".into(), stars: 1, text: "Extra".into() });
         }
         "Social" => s.data.posts.items.values_mut().for_each(|p| p.likes += 1),
         "Music" => {
-            let _ = s.data.playlists.insert(Playlist {
-                name: "Extra".into(),
-                songs: vec![],
-            });
+            let _ = s.data.playlists.insert(Playlist { name: "Extra".into(), songs: vec![] });
         }
         other => panic!("no perturbation for {other}"),
     };
     block_on(async {
         for app in guigym_apps::apps::APPS {
-            let f = tasks::catalog()
-                .iter()
-                .find(|f| f.apps().contains(&app.name))
-                .unwrap_or_else(|| panic!("no family uses {}", app.name));
+            let f = tasks::catalog().iter().find(|f| f.apps().contains(&app.name)).unwrap_or_else(|| panic!("no family uses {}", app.name));
             let task = tasks::task(*f, 0).unwrap();
             let mut env = SimEnv::new(Screen::PHONE);
             env.reset(&task).await.unwrap();
@@ -412,17 +259,8 @@ fn every_app_rejects_side_effects() {
             assert!(env.evaluate().await.unwrap().success, "{}", task.id);
             perturb(app.name, env.state_mut().unwrap());
             let v = env.evaluate().await.unwrap();
-            assert!(
-                !v.success,
-                "{} with an extra change in {}",
-                task.id, app.name
-            );
-            assert!(
-                !v.unexpected_side_effects.is_empty(),
-                "{}: {:?}",
-                task.id,
-                v
-            );
+            assert!(!v.success, "{} with an extra change in {}", task.id, app.name);
+            assert!(!v.unexpected_side_effects.is_empty(), "{}: {:?}", task.id, v);
         }
     });
 }
@@ -435,53 +273,27 @@ fn catalogue_cross_app_facts_follow_the_source_app() {
         // Messages → Bank: the amount asked for.
         let task = tasks::find_task("cross.debt_to_bank/0").unwrap();
         let thread = task.params["thread"].as_u64().unwrap() as u32;
-        let (to, cents) = (
-            task.params["to"].as_str().unwrap().to_string(),
-            task.params["cents"].as_i64().unwrap(),
-        );
+        let (to, cents) = (task.params["to"].as_str().unwrap().to_string(), task.params["cents"].as_i64().unwrap());
         let mut env = SimEnv::new(Screen::PHONE);
         let stage = |env: &mut SimEnv| {
             env.reset_staged(&task, |s| {
-                let m = s
-                    .data
-                    .threads
-                    .get_mut(thread)
-                    .unwrap()
-                    .messages
-                    .iter_mut()
-                    .rev()
-                    .find(|m| !m.from_me)
-                    .unwrap();
+                let m = s.data.threads.get_mut(thread).unwrap().messages.iter_mut().rev().find(|m| !m.from_me).unwrap();
                 m.text = "Could you send me $7.25 for the parking?".into();
             })
         };
         stage(&mut env).unwrap();
         guigym_apps::apps::bank::transfer(env.state_mut().unwrap(), &to, cents, "");
-        assert!(
-            !env.evaluate().await.unwrap().success,
-            "the old amount no longer matches the message"
-        );
+        assert!(!env.evaluate().await.unwrap().success, "the old amount no longer matches the message");
         stage(&mut env).unwrap();
         guigym_apps::apps::bank::transfer(env.state_mut().unwrap(), &to, 725, "");
-        assert!(
-            env.evaluate().await.unwrap().success,
-            "the staged amount matches"
-        );
+        assert!(env.evaluate().await.unwrap().success, "the staged amount matches");
 
         // Calendar → Ride: the event's place.
         let task = tasks::find_task("cross.event_ride/0").unwrap();
         let event = task.params["event"].as_u64().unwrap() as u32;
         let old = task.params["place"].as_str().unwrap().to_string();
-        let other = guigym_apps::world::WORLD_PLACES
-            .iter()
-            .find(|p| **p != old)
-            .unwrap()
-            .to_string();
-        let stage = |env: &mut SimEnv| {
-            env.reset_staged(&task, |s| {
-                s.data.events.get_mut(event).unwrap().location = other.clone()
-            })
-        };
+        let other = guigym_apps::world::WORLD_PLACES.iter().find(|p| **p != old).unwrap().to_string();
+        let stage = |env: &mut SimEnv| env.reset_staged(&task, |s| s.data.events.get_mut(event).unwrap().location = other.clone());
         stage(&mut env).unwrap();
         guigym_apps::apps::ride::book(env.state_mut().unwrap(), &old, "Standard");
         assert!(!env.evaluate().await.unwrap().success);
@@ -497,10 +309,7 @@ fn catalogue_cross_app_facts_follow_the_source_app() {
         let stage = |env: &mut SimEnv| {
             env.reset_staged(&task, |s| {
                 let e = s.data.emails.get_mut(mail).unwrap();
-                e.body = format!(
-                    "Please travel on {} instead.",
-                    guigym_apps::time::date_iso(later)
-                );
+                e.body = format!("Please travel on {} instead.", guigym_apps::time::date_iso(later));
             })
         };
         for (d, ok) in [(day, false), (later, true)] {
@@ -508,12 +317,7 @@ fn catalogue_cross_app_facts_follow_the_source_app() {
             let mut p = task.params.clone();
             p["day"] = serde_json::json!(d);
             guigym_apps::tasks::everyday::train_book_golden(&p, env.state_mut().unwrap());
-            assert_eq!(
-                env.evaluate().await.unwrap().success,
-                ok,
-                "booking for {}",
-                guigym_apps::time::date_iso(d)
-            );
+            assert_eq!(env.evaluate().await.unwrap().success, ok, "booking for {}", guigym_apps::time::date_iso(d));
         }
     });
 }
@@ -522,60 +326,32 @@ fn catalogue_cross_app_facts_follow_the_source_app() {
 /// walkthrough of such a world dismisses it.
 #[test]
 fn looks_vary_and_popups_must_be_dismissed() {
-    let looks: Vec<_> = (0..60)
-        .map(|seed| {
-            guigym_apps::DeviceState::from_world(&guigym_apps::World::generate(seed))
-                .ui
-                .look
-        })
-        .collect();
+    let looks: Vec<_> = (0..60).map(|seed| guigym_apps::DeviceState::from_world(&guigym_apps::World::generate(seed)).ui.look).collect();
     assert!(looks.iter().any(|l| l.reversed_lists) && looks.iter().any(|l| !l.reversed_lists));
-    assert!(
-        looks.iter().any(|l| l.ads)
-            && looks.iter().any(|l| l.zoom_pct > 100)
-            && looks.iter().any(|l| l.zoom_pct < 100)
-    );
+    assert!(looks.iter().any(|l| l.ads) && looks.iter().any(|l| l.zoom_pct > 100) && looks.iter().any(|l| l.zoom_pct < 100));
     let themes: std::collections::BTreeSet<usize> = looks.iter().map(|l| l.theme).collect();
     assert!(themes.len() >= 3);
 
     let task = tasks::catalog()
         .iter()
         .flat_map(|f| (0..25).filter_map(|i| tasks::task(*f, i)))
-        .find(|t| {
-            t.walkthrough
-                .iter()
-                .any(|a| a == &Action::click_element("popup_dismiss"))
-        })
+        .find(|t| t.walkthrough.iter().any(|a| a == &Action::click_element("popup_dismiss")))
         .expect("some world greets with a pop-up");
-    let at = task
-        .walkthrough
-        .iter()
-        .position(|a| a == &Action::click_element("popup_dismiss"))
-        .unwrap();
+    let at = task.walkthrough.iter().position(|a| a == &Action::click_element("popup_dismiss")).unwrap();
     let mut env = SimEnv::new(Screen::PHONE);
     env.reset_sync(&task).unwrap();
     for a in &task.walkthrough[..at] {
         env.step_sync(a).unwrap();
     }
     let obs = env.observe_sync(ObserveOptions::default()).unwrap();
-    assert!(
-        obs.ui_tree.iter().any(|n| n.id == "popup"),
-        "the pop-up is on screen"
-    );
+    assert!(obs.ui_tree.iter().any(|n| n.id == "popup"), "the pop-up is on screen");
     // Anything but the pop-up's buttons is out of reach.
     let next = &task.walkthrough[at + 1];
-    if let Action::Click {
-        element: Some(e), ..
-    } = next
-    {
+    if let Action::Click { element: Some(e), .. } = next {
         let out = env.step_sync(&Action::click_element(e.clone())).unwrap();
         assert!(out.invalid, "{e} is under the pop-up");
     }
-    assert!(
-        !env.step_sync(&Action::click_element("popup_dismiss"))
-            .unwrap()
-            .invalid
-    );
+    assert!(!env.step_sync(&Action::click_element("popup_dismiss")).unwrap().invalid);
     let obs = env.observe_sync(ObserveOptions::default()).unwrap();
     assert!(!obs.ui_tree.iter().any(|n| n.id == "popup"));
 }

@@ -13,14 +13,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut env = p.create().await?;
     env.reset(&miniwob::task("click-button", 0)).await?;
     let page = browser.new_page(160, 210, 1.0, false).await?;
-    page.navigate(&format!(
-        "{}/wob/miniwob/click-button.html",
-        p.server().await?.url
-    ))
-    .await?;
-    let time = |label: &str, t: Instant| {
-        println!("{label:<14} {:>7.2} ms", t.elapsed().as_secs_f64() * 1e3)
-    };
+    page.navigate(&format!("{}/wob/miniwob/click-button.html", p.server().await?.url)).await?;
+    let time = |label: &str, t: Instant| println!("{label:<14} {:>7.2} ms", t.elapsed().as_secs_f64() * 1e3);
     for _ in 0..3 {
         let t = Instant::now();
         page.eval(&miniwob::reset_script(3)).await?;

@@ -31,12 +31,7 @@ pub fn find_chromium() -> Option<PathBuf> {
     }
     let path = std::env::var_os("PATH")?;
     for dir in std::env::split_paths(&path) {
-        for name in [
-            "chromium",
-            "chromium-browser",
-            "google-chrome",
-            "google-chrome-stable",
-        ] {
+        for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
             let p = dir.join(name);
             if p.is_file() {
                 return Some(p);
@@ -92,10 +87,7 @@ impl Browser {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| BrowserError::Launch(format!("{}: {e}", bin.display())))?;
-        let stderr = child
-            .stderr
-            .take()
-            .ok_or_else(|| BrowserError::Launch("no stderr".into()))?;
+        let stderr = child.stderr.take().ok_or_else(|| BrowserError::Launch("no stderr".into()))?;
         let mut lines = BufReader::new(stderr).lines();
         let ws = tokio::time::timeout(Duration::from_secs(30), async {
             while let Ok(Some(line)) = lines.next_line().await {
@@ -112,11 +104,7 @@ impl Browser {
         // Keep draining stderr so Chromium never blocks on a full pipe.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         let cdp = Cdp::connect(&ws, timeout).await?;
-        Ok(Browser {
-            cdp,
-            child,
-            user_data,
-        })
+        Ok(Browser { cdp, child, user_data })
     }
 
     pub fn is_alive(&self) -> bool {
@@ -128,60 +116,19 @@ impl Browser {
     }
 
     /// A new isolated page: its own browser context, viewport and device emulation.
-    pub async fn new_page(
-        &self,
-        width: u32,
-        height: u32,
-        scale: f32,
-        mobile: bool,
-    ) -> Result<Page, BrowserError> {
-        let ctx = self
-            .cdp
-            .call(
-                None,
-                "Target.createBrowserContext",
-                json!({ "disposeOnDetach": true }),
-            )
-            .await?;
-        let context = ctx["browserContextId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let t = self
-            .cdp
-            .call(
-                None,
-                "Target.createTarget",
-                json!({ "url": "about:blank", "browserContextId": context }),
-            )
-            .await?;
+    pub async fn new_page(&self, width: u32, height: u32, scale: f32, mobile: bool) -> Result<Page, BrowserError> {
+        let ctx = self.cdp.call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true })).await?;
+        let context = ctx["browserContextId"].as_str().unwrap_or_default().to_string();
+        let t = self.cdp.call(None, "Target.createTarget", json!({ "url": "about:blank", "browserContextId": context })).await?;
         let target = t["targetId"].as_str().unwrap_or_default().to_string();
-        let s = self
-            .cdp
-            .call(
-                None,
-                "Target.attachToTarget",
-                json!({ "targetId": target, "flatten": true }),
-            )
-            .await?;
+        let s = self.cdp.call(None, "Target.attachToTarget", json!({ "targetId": target, "flatten": true })).await?;
         let session = s["sessionId"].as_str().unwrap_or_default().to_string();
-        let page = Page {
-            cdp: self.cdp.clone(),
-            session,
-            target,
-            context,
-            scale,
-            mobile,
-        };
+        let page = Page { cdp: self.cdp.clone(), session, target, context, scale, mobile };
         let css_w = (width as f32 / scale).round() as u32;
         let css_h = (height as f32 / scale).round() as u32;
         page.call("Emulation.setDeviceMetricsOverride", json!({ "width": css_w, "height": css_h, "deviceScaleFactor": scale, "mobile": mobile })).await?;
         if mobile {
-            page.call(
-                "Emulation.setTouchEmulationEnabled",
-                json!({ "enabled": true, "maxTouchPoints": 1 }),
-            )
-            .await?;
+            page.call("Emulation.setTouchEmulationEnabled", json!({ "enabled": true, "maxTouchPoints": 1 })).await?;
         }
         Ok(page)
     }
@@ -222,41 +169,23 @@ impl Page {
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        Err(BrowserError::Load(format!(
-            "{url}: still loading after 2 s"
-        )))
+        Err(BrowserError::Load(format!("{url}: still loading after 2 s")))
     }
 
     /// Evaluates an expression, awaiting a promise, and returns its value.
     pub async fn eval(&self, expression: &str) -> Result<Value, BrowserError> {
-        let r = self
-            .call(
-                "Runtime.evaluate",
-                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
-            )
-            .await?;
+        let r = self.call("Runtime.evaluate", json!({ "expression": expression, "returnByValue": true, "awaitPromise": true })).await?;
         if let Some(ex) = r.get("exceptionDetails") {
-            let text = ex
-                .pointer("/exception/description")
-                .or_else(|| ex.get("text"))
-                .and_then(Value::as_str)
-                .unwrap_or("exception");
+            let text = ex.pointer("/exception/description").or_else(|| ex.get("text")).and_then(Value::as_str).unwrap_or("exception");
             return Err(BrowserError::Script(text.chars().take(300).collect()));
         }
         Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
     }
 
     pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
-        let r = self
-            .call(
-                "Page.captureScreenshot",
-                json!({ "format": "png", "optimizeForSpeed": true }),
-            )
-            .await?;
+        let r = self.call("Page.captureScreenshot", json!({ "format": "png", "optimizeForSpeed": true })).await?;
         let data = r["data"].as_str().unwrap_or_default();
-        base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .map_err(|e| BrowserError::Script(format!("screenshot data: {e}")))
+        base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| BrowserError::Script(format!("screenshot data: {e}")))
     }
 
     /// A tap (touch on mobile pages, a mouse click otherwise) at screenshot pixels.
@@ -264,25 +193,13 @@ impl Page {
         let (cx, cy) = (x / self.scale, y / self.scale);
         if self.mobile && clicks == 1 {
             let point = json!([{ "x": cx, "y": cy }]);
-            self.call(
-                "Input.dispatchTouchEvent",
-                json!({ "type": "touchStart", "touchPoints": point }),
-            )
-            .await?;
-            self.call(
-                "Input.dispatchTouchEvent",
-                json!({ "type": "touchEnd", "touchPoints": [] }),
-            )
-            .await?;
+            self.call("Input.dispatchTouchEvent", json!({ "type": "touchStart", "touchPoints": point })).await?;
+            self.call("Input.dispatchTouchEvent", json!({ "type": "touchEnd", "touchPoints": [] })).await?;
             return Ok(());
         }
         for n in 1..=clicks.max(1) {
             for kind in ["mousePressed", "mouseReleased"] {
-                self.call(
-                    "Input.dispatchMouseEvent",
-                    json!({ "type": kind, "x": cx, "y": cy, "button": "left", "clickCount": n }),
-                )
-                .await?;
+                self.call("Input.dispatchMouseEvent", json!({ "type": kind, "x": cx, "y": cy, "button": "left", "clickCount": n })).await?;
             }
         }
         Ok(())
@@ -291,11 +208,7 @@ impl Page {
     pub async fn right_click(&self, x: f32, y: f32) -> Result<(), BrowserError> {
         let (cx, cy) = (x / self.scale, y / self.scale);
         for kind in ["mousePressed", "mouseReleased"] {
-            self.call(
-                "Input.dispatchMouseEvent",
-                json!({ "type": kind, "x": cx, "y": cy, "button": "right", "clickCount": 1 }),
-            )
-            .await?;
+            self.call("Input.dispatchMouseEvent", json!({ "type": kind, "x": cx, "y": cy, "button": "right", "clickCount": 1 })).await?;
         }
         Ok(())
     }
@@ -306,11 +219,7 @@ impl Page {
         for i in 1..=5 {
             let f = i as f32 / 5.0;
             let (x, y) = (from.0 + (to.0 - from.0) * f, from.1 + (to.1 - from.1) * f);
-            self.call(
-                "Input.dispatchMouseEvent",
-                json!({ "type": "mouseMoved", "x": x / s, "y": y / s, "button": "left" }),
-            )
-            .await?;
+            self.call("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": x / s, "y": y / s, "button": "left" })).await?;
         }
         self.call("Input.dispatchMouseEvent", json!({ "type": "mouseReleased", "x": to.0 / s, "y": to.1 / s, "button": "left", "clickCount": 1 })).await?;
         Ok(())
@@ -318,17 +227,12 @@ impl Page {
 
     pub async fn wheel(&self, x: f32, y: f32, dx: f32, dy: f32) -> Result<(), BrowserError> {
         let s = self.scale;
-        self.call(
-            "Input.dispatchMouseEvent",
-            json!({ "type": "mouseWheel", "x": x / s, "y": y / s, "deltaX": dx, "deltaY": dy }),
-        )
-        .await?;
+        self.call("Input.dispatchMouseEvent", json!({ "type": "mouseWheel", "x": x / s, "y": y / s, "deltaX": dx, "deltaY": dy })).await?;
         Ok(())
     }
 
     pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
-        self.call("Input.insertText", json!({ "text": text }))
-            .await?;
+        self.call("Input.insertText", json!({ "text": text })).await?;
         Ok(())
     }
 
@@ -356,12 +260,7 @@ impl Page {
         };
         let (name, code, vk, text) = if name.is_empty() && key.chars().count() == 1 {
             let c = key.chars().next().unwrap_or(' ');
-            (
-                key.as_str(),
-                "",
-                c.to_ascii_uppercase() as i64,
-                if modifiers & 2 == 0 { key.as_str() } else { "" },
-            )
+            (key.as_str(), "", c.to_ascii_uppercase() as i64, if modifiers & 2 == 0 { key.as_str() } else { "" })
         } else {
             (name, code, vk as i64, text)
         };
@@ -372,21 +271,7 @@ impl Page {
     }
 
     pub async fn close(&self) {
-        let _ = self
-            .cdp
-            .call(
-                None,
-                "Target.closeTarget",
-                json!({ "targetId": self.target }),
-            )
-            .await;
-        let _ = self
-            .cdp
-            .call(
-                None,
-                "Target.disposeBrowserContext",
-                json!({ "browserContextId": self.context }),
-            )
-            .await;
+        let _ = self.cdp.call(None, "Target.closeTarget", json!({ "targetId": self.target })).await;
+        let _ = self.cdp.call(None, "Target.disposeBrowserContext", json!({ "browserContextId": self.context })).await;
     }
 }

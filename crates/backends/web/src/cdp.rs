@@ -42,9 +42,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Cdp {
     pub async fn connect(ws_url: &str, timeout: Duration) -> Result<Cdp, CdpError> {
-        let (ws, _) = tokio_tungstenite::connect_async(ws_url)
-            .await
-            .map_err(|e| CdpError::Connect(e.to_string()))?;
+        let (ws, _) = tokio_tungstenite::connect_async(ws_url).await.map_err(|e| CdpError::Connect(e.to_string()))?;
         let (mut sink, mut stream) = ws.split();
         let (out, mut rx) = mpsc::unbounded_channel::<Message>();
         let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
@@ -64,19 +62,11 @@ impl Cdp {
                     Message::Close(_) => break,
                     _ => continue,
                 };
-                let Ok(v) = serde_json::from_str::<Value>(&text) else {
-                    continue;
-                };
-                let Some(id) = v.get("id").and_then(Value::as_u64) else {
-                    continue;
-                };
+                let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
+                let Some(id) = v.get("id").and_then(Value::as_u64) else { continue };
                 if let Some(tx) = lock(&p).remove(&id) {
                     let answer = match v.get("error") {
-                        Some(e) => Err(e
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or("error")
-                            .to_string()),
+                        Some(e) => Err(e.get("message").and_then(Value::as_str).unwrap_or("error").to_string()),
                         None => Ok(v.get("result").cloned().unwrap_or(Value::Null)),
                     };
                     let _ = tx.send(answer);
@@ -86,13 +76,7 @@ impl Cdp {
             a.store(false, Ordering::SeqCst);
             lock(&p).clear();
         });
-        Ok(Cdp {
-            out,
-            pending,
-            next: Arc::new(AtomicU64::new(1)),
-            alive,
-            timeout,
-        })
+        Ok(Cdp { out, pending, next: Arc::new(AtomicU64::new(1)), alive, timeout })
     }
 
     pub fn is_alive(&self) -> bool {
@@ -100,12 +84,7 @@ impl Cdp {
     }
 
     /// Sends a command and waits for its result.
-    pub async fn call(
-        &self,
-        session: Option<&str>,
-        method: &str,
-        params: Value,
-    ) -> Result<Value, CdpError> {
+    pub async fn call(&self, session: Option<&str>, method: &str, params: Value) -> Result<Value, CdpError> {
         if !self.is_alive() {
             return Err(CdpError::Closed);
         }
@@ -116,27 +95,17 @@ impl Cdp {
         }
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
-        if self
-            .out
-            .send(Message::Text(msg.to_string().into()))
-            .is_err()
-        {
+        if self.out.send(Message::Text(msg.to_string().into())).is_err() {
             lock(&self.pending).remove(&id);
             return Err(CdpError::Closed);
         }
         match tokio::time::timeout(self.timeout, rx).await {
             Ok(Ok(Ok(v))) => Ok(v),
-            Ok(Ok(Err(message))) => Err(CdpError::Protocol {
-                method: method.to_string(),
-                message,
-            }),
+            Ok(Ok(Err(message))) => Err(CdpError::Protocol { method: method.to_string(), message }),
             Ok(Err(_)) => Err(CdpError::Closed),
             Err(_) => {
                 lock(&self.pending).remove(&id);
-                Err(CdpError::Timeout {
-                    method: method.to_string(),
-                    ms: self.timeout.as_millis() as u64,
-                })
+                Err(CdpError::Timeout { method: method.to_string(), ms: self.timeout.as_millis() as u64 })
             }
         }
     }

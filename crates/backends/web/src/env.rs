@@ -10,8 +10,8 @@ use async_trait::async_trait;
 use guigym_apps::tasks::EpisodeLog;
 use guigym_core::action::Target;
 use guigym_core::{
-    sha256_hex, Action, Check, Direction, Env, EnvError, EnvProvider, Observation, ObserveOptions,
-    Point, Screenshot, StepOutcome, TaskSpec, Verdict,
+    sha256_hex, Action, Check, Direction, Env, EnvError, EnvProvider, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec,
+    Verdict,
 };
 use guigym_sim::SimEnv;
 use guigym_ui::Screen;
@@ -40,12 +40,7 @@ pub struct WebProvider {
 
 impl WebProvider {
     pub fn new(screen: Screen) -> WebProvider {
-        WebProvider {
-            screen,
-            browser: tokio::sync::Mutex::new(None),
-            server: tokio::sync::OnceCell::new(),
-            cdp_timeout: Duration::from_secs(30),
-        }
+        WebProvider { screen, browser: tokio::sync::Mutex::new(None), server: tokio::sync::OnceCell::new(), cdp_timeout: Duration::from_secs(30) }
     }
 
     /// The live browser, launched anew when there is none or the last one died.
@@ -64,11 +59,7 @@ impl WebProvider {
 
     pub async fn server(&self) -> Result<Arc<AppServer>, EnvError> {
         self.server
-            .get_or_try_init(|| async {
-                AppServer::start(miniwob::html_dir())
-                    .await
-                    .map_err(|e| EnvError::Infra(format!("app server: {e}")))
-            })
+            .get_or_try_init(|| async { AppServer::start(miniwob::html_dir()).await.map_err(|e| EnvError::Infra(format!("app server: {e}"))) })
             .await
             .cloned()
     }
@@ -83,18 +74,7 @@ impl EnvProvider for WebProvider {
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
         let browser = self.browser().await?;
         let server = self.server().await?;
-        Ok(Box::new(WebEnv {
-            browser,
-            server,
-            screen: self.screen,
-            page: None,
-            kind: Kind::Apps,
-            hosted: None,
-            location: String::new(),
-            step: 0,
-            log: EpisodeLog::default(),
-            miniwob_seed: 0,
-        }))
+        Ok(Box::new(WebEnv { browser, server, screen: self.screen, page: None, kind: Kind::Apps, hosted: None, location: String::new(), step: 0, log: EpisodeLog::default(), miniwob_seed: 0 }))
     }
 }
 
@@ -119,9 +99,7 @@ pub struct WebEnv {
 
 impl WebEnv {
     fn page(&self) -> Result<&Page, EnvError> {
-        self.page
-            .as_ref()
-            .ok_or_else(|| EnvError::ResetNeeded("a page".into()))
+        self.page.as_ref().ok_or_else(|| EnvError::ResetNeeded("a page".into()))
     }
 
     async fn ensure_page(&mut self, kind: Kind) -> Result<(), EnvError> {
@@ -132,21 +110,8 @@ impl WebEnv {
             old.close().await;
         }
         let page = match kind {
-            Kind::Apps => {
-                self.browser
-                    .new_page(
-                        self.screen.width,
-                        self.screen.height,
-                        self.screen.scale(),
-                        true,
-                    )
-                    .await
-            }
-            Kind::Miniwob => {
-                self.browser
-                    .new_page(MINIWOB_VIEWPORT.0, MINIWOB_VIEWPORT.1, 1.0, false)
-                    .await
-            }
+            Kind::Apps => self.browser.new_page(self.screen.width, self.screen.height, self.screen.scale(), true).await,
+            Kind::Miniwob => self.browser.new_page(MINIWOB_VIEWPORT.0, MINIWOB_VIEWPORT.1, 1.0, false).await,
         }
         .map_err(infra)?;
         self.page = Some(page);
@@ -156,35 +121,19 @@ impl WebEnv {
     }
 
     fn hosted(&self) -> Result<Arc<tokio::sync::Mutex<Hosted>>, EnvError> {
-        self.hosted
-            .as_ref()
-            .map(|h| h.1.clone())
-            .ok_or_else(|| EnvError::ResetNeeded("an app".into()))
+        self.hosted.as_ref().map(|h| h.1.clone()).ok_or_else(|| EnvError::ResetNeeded("an app".into()))
     }
 
     async fn events(&self) -> Result<u64, EnvError> {
-        Ok(self
-            .page()?
-            .eval("__guigym.events")
-            .await
-            .map_err(infra)?
-            .as_u64()
-            .unwrap_or(0))
+        Ok(self.page()?.eval("__guigym.events").await.map_err(infra)?.as_u64().unwrap_or(0))
     }
 
     /// Waits until the page has applied every event in flight; returns the event count and
     /// the last event's (feedback, invalid).
     async fn settle(&self) -> Result<(u64, Option<(String, bool)>), EnvError> {
-        let v = self
-            .page()?
-            .eval("__guigym.settled().then(() => [__guigym.events, __guigym.last])")
-            .await
-            .map_err(infra)?;
+        let v = self.page()?.eval("__guigym.settled().then(() => [__guigym.events, __guigym.last])").await.map_err(infra)?;
         let last = v.get(1).filter(|l| !l.is_null()).map(|l| {
-            (
-                l["feedback"].as_str().unwrap_or("").to_string(),
-                l["invalid"].as_bool().unwrap_or(false),
-            )
+            (l["feedback"].as_str().unwrap_or("").to_string(), l["invalid"].as_bool().unwrap_or(false))
         });
         Ok((v.get(0).and_then(Value::as_u64).unwrap_or(0), last))
     }
@@ -194,10 +143,7 @@ impl WebEnv {
     async fn on_server(&self, action: &Action) -> Result<StepOutcome, EnvError> {
         let hosted = self.hosted()?;
         let outcome = hosted.lock().await.sim.step_sync(action)?;
-        self.page()?
-            .eval("__guigym.refresh()")
-            .await
-            .map_err(infra)?;
+        self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
         Ok(outcome)
     }
 
@@ -207,18 +153,13 @@ impl WebEnv {
             Ok(Some(Target::At(p))) => Ok(Ok(p)),
             Ok(Some(Target::Element(id))) => {
                 let tree = ui_tree(self.page()?).await.map_err(infra)?;
-                Ok(
-                    match tree
-                        .iter()
-                        .find(|n| n.id == id && n.bounds.w > 0 && n.bounds.h > 0)
-                    {
-                        Some(n) => {
-                            let (x, y) = n.bounds.center();
-                            Ok(Point(x, y))
-                        }
-                        None => Err(format!("no element \"{id}\" on screen")),
-                    },
-                )
+                Ok(match tree.iter().find(|n| n.id == id && n.bounds.w > 0 && n.bounds.h > 0) {
+                    Some(n) => {
+                        let (x, y) = n.bounds.center();
+                        Ok(Point(x, y))
+                    }
+                    None => Err(format!("no element \"{id}\" on screen")),
+                })
             }
             Ok(None) => Ok(Err(format!("{} needs a target", action.name()))),
             Err(e) => Ok(Err(e.message)),
@@ -237,15 +178,9 @@ impl WebEnv {
     async fn in_browser(&self, action: &Action) -> Result<Result<(), String>, EnvError> {
         let page = self.page()?;
         let (w, h) = self.size();
-        let inside = |p: Point| {
-            p.0.is_finite() && p.1.is_finite() && p.0 >= 0.0 && p.1 >= 0.0 && p.0 < w && p.1 < h
-        };
+        let inside = |p: Point| p.0.is_finite() && p.1.is_finite() && p.0 >= 0.0 && p.1 >= 0.0 && p.0 < w && p.1 < h;
         match action {
-            Action::Click { .. }
-            | Action::DoubleClick { .. }
-            | Action::LongPress { .. }
-            | Action::RightClick { .. }
-            | Action::Scroll { .. } => {
+            Action::Click { .. } | Action::DoubleClick { .. } | Action::LongPress { .. } | Action::RightClick { .. } | Action::Scroll { .. } => {
                 let p = match self.point(action).await? {
                     Ok(p) if inside(p) => p,
                     Ok(p) => return Ok(Err(format!("({}, {}) is off screen ({w}×{h})", p.0, p.1))),
@@ -254,9 +189,7 @@ impl WebEnv {
                 match action {
                     Action::DoubleClick { .. } => page.tap(p.0, p.1, 2).await,
                     Action::RightClick { .. } => page.right_click(p.0, p.1).await,
-                    Action::Scroll {
-                        direction, amount, ..
-                    } => {
+                    Action::Scroll { direction, amount, .. } => {
                         let d = 240.0 * *amount as f32;
                         let (dx, dy) = match direction {
                             Direction::Down => (0.0, d),
@@ -277,20 +210,12 @@ impl WebEnv {
                 let (dx, dy) = (to.0 - from.0, to.1 - from.1);
                 if self.kind == Kind::Apps && dy.abs() > dx.abs() {
                     // A vertical swipe scrolls what is under the finger; content follows it.
-                    page.wheel(from.0, from.1, 0.0, -dy / page.scale)
-                        .await
-                        .map_err(infra)?;
+                    page.wheel(from.0, from.1, 0.0, -dy / page.scale).await.map_err(infra)?;
                 } else {
-                    page.drag((from.0, from.1), (to.0, to.1))
-                        .await
-                        .map_err(infra)?;
+                    page.drag((from.0, from.1), (to.0, to.1)).await.map_err(infra)?;
                 }
             }
-            Action::Type {
-                text,
-                element,
-                clear,
-            } => {
+            Action::Type { text, element, clear } => {
                 if let Some(e) = element {
                     match self.point(&Action::click_element(e.clone())).await? {
                         Ok(p) => page.tap(p.0, p.1, 1).await.map_err(infra)?,
@@ -305,9 +230,7 @@ impl WebEnv {
                     .await
                     .map_err(infra)?;
                 if focused != Value::Bool(true) {
-                    return Ok(Err(
-                        "no text field is focused: tap a field first or give `element`".into(),
-                    ));
+                    return Ok(Err("no text field is focused: tap a field first or give `element`".into()));
                 }
                 if *clear {
                     page.eval("(() => { const a = document.activeElement; a.value = ''; a.dispatchEvent(new Event('input', {bubbles: true})); return true; })()")
@@ -324,22 +247,12 @@ impl WebEnv {
 
     async fn step_apps(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         match action {
-            Action::Back
-            | Action::Home
-            | Action::OpenApp { .. }
-            | Action::Wait { .. }
-            | Action::Answer { .. }
-            | Action::AskUser { .. }
-            | Action::Terminate { .. }
-            | Action::Key { .. } => self.on_server(action).await,
+            Action::Back | Action::Home | Action::OpenApp { .. } | Action::Wait { .. } | Action::Answer { .. } | Action::AskUser { .. }
+            | Action::Terminate { .. } | Action::Key { .. } => self.on_server(action).await,
             _ => {
                 let before = self.events().await?;
                 if let Err(why) = self.in_browser(action).await? {
-                    return Ok(StepOutcome {
-                        feedback: why,
-                        invalid: true,
-                        done: false,
-                    });
+                    return Ok(StepOutcome { feedback: why, invalid: true, done: false });
                 }
                 // Wait for the page to apply what the gesture caused; no new event means it hit nothing.
                 let (after, last) = self.settle().await?;
@@ -349,19 +262,11 @@ impl WebEnv {
                             Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
                             _ => "nothing to tap there",
                         };
-                        StepOutcome {
-                            feedback: what.into(),
-                            invalid: true,
-                            done: false,
-                        }
+                        StepOutcome { feedback: what.into(), invalid: true, done: false }
                     }
                     last => {
                         let (feedback, invalid) = last.unwrap_or_default();
-                        StepOutcome {
-                            feedback,
-                            invalid,
-                            done: false,
-                        }
+                        StepOutcome { feedback, invalid, done: false }
                     }
                 })
             }
@@ -384,35 +289,16 @@ impl WebEnv {
                 "waited".into()
             }
             Action::Back | Action::Home | Action::OpenApp { .. } => {
-                return Ok(StepOutcome {
-                    feedback: format!("{} is not available on a web page", action.name()),
-                    invalid: true,
-                    done: false,
-                })
+                return Ok(StepOutcome { feedback: format!("{} is not available on a web page", action.name()), invalid: true, done: false })
             }
             _ => match self.in_browser(action).await? {
-                Err(why) => {
-                    return Ok(StepOutcome {
-                        feedback: why,
-                        invalid: true,
-                        done: false,
-                    })
-                }
+                Err(why) => return Ok(StepOutcome { feedback: why, invalid: true, done: false }),
                 Ok(()) => "done".into(),
             },
         };
-        let reward = self
-            .page()?
-            .eval(miniwob::REWARD_SCRIPT)
-            .await
-            .map_err(infra)?;
-        let done = reward.get(1).and_then(Value::as_bool).unwrap_or(false)
-            || self.log.terminated.is_some();
-        Ok(StepOutcome {
-            feedback,
-            invalid: false,
-            done,
-        })
+        let reward = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
+        let done = reward.get(1).and_then(Value::as_bool).unwrap_or(false) || self.log.terminated.is_some();
+        Ok(StepOutcome { feedback, invalid: false, done })
     }
 }
 
@@ -422,11 +308,7 @@ impl Env for WebEnv {
         self.step = 0;
         self.log = EpisodeLog::default();
         if task.family.starts_with("miniwob.") {
-            let page_path = task
-                .params
-                .get("page")
-                .and_then(Value::as_str)
-                .ok_or_else(|| EnvError::BadTask("a MiniWoB++ task needs params.page".into()))?;
+            let page_path = task.params.get("page").and_then(Value::as_str).ok_or_else(|| EnvError::BadTask("a MiniWoB++ task needs params.page".into()))?;
             if self.server.miniwob_dir().is_none() {
                 return Err(EnvError::BadTask("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)".into()));
             }
@@ -437,11 +319,7 @@ impl Env for WebEnv {
                 self.page()?.navigate(&url).await.map_err(infra)?;
                 self.location = url;
             }
-            let ready = self
-                .page()?
-                .eval(&miniwob::reset_script(self.miniwob_seed))
-                .await
-                .map_err(infra)?;
+            let ready = self.page()?.eval(&miniwob::reset_script(self.miniwob_seed)).await.map_err(infra)?;
             if ready == Value::Bool(false) {
                 // Some tasks load data first; give them a moment.
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -451,20 +329,14 @@ impl Env for WebEnv {
             if self.hosted.is_none() {
                 self.hosted = Some(self.server.host(SimEnv::new(self.screen)));
             }
-            let (id, hosted) = self
-                .hosted
-                .clone()
-                .ok_or_else(|| EnvError::Infra("no hosted app".into()))?;
+            let (id, hosted) = self.hosted.clone().ok_or_else(|| EnvError::Infra("no hosted app".into()))?;
             hosted.lock().await.sim.reset_sync(task)?;
             let url = format!("{}/app/{id}", self.server.url);
             if self.location != url {
                 self.page()?.navigate(&url).await.map_err(infra)?;
                 self.location = url;
             } else {
-                self.page()?
-                    .eval("__guigym.refresh()")
-                    .await
-                    .map_err(infra)?;
+                self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
             }
         }
         self.observe(ObserveOptions::default()).await
@@ -476,11 +348,7 @@ impl Env for WebEnv {
         let screenshot = if options.screenshot {
             let png = page.screenshot().await.map_err(infra)?;
             let (w, h) = self.size();
-            Some(Screenshot {
-                width: w as u32,
-                height: h as u32,
-                png,
-            })
+            Some(Screenshot { width: w as u32, height: h as u32, png })
         } else {
             None
         };
@@ -491,11 +359,7 @@ impl Env for WebEnv {
                 let guard = hosted.lock().await;
                 guard.sim.observe_sync(ObserveOptions::default())?
             }
-            Kind::Miniwob => Observation {
-                app: Some("browser".into()),
-                screen: self.location.rsplit('/').next().unwrap_or("").to_string(),
-                ..Observation::default()
-            },
+            Kind::Miniwob => Observation { app: Some("browser".into()), screen: self.location.rsplit('/').next().unwrap_or("").to_string(), ..Observation::default() },
         };
         obs.ui_tree = tree;
         obs.screenshot = screenshot;
@@ -517,22 +381,11 @@ impl Env for WebEnv {
         match self.kind {
             Kind::Apps => self.hosted()?.lock().await.sim.evaluate_sync(),
             Kind::Miniwob => {
-                let v = self
-                    .page()?
-                    .eval(miniwob::REWARD_SCRIPT)
-                    .await
-                    .map_err(infra)?;
+                let v = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
                 let raw = v.get(0).and_then(Value::as_f64).unwrap_or(0.0);
                 let reason = v.get(2).and_then(Value::as_str).unwrap_or("").to_string();
                 // Success is a positive raw reward, as BrowserGym counts it.
-                let mut verdict = Verdict::from_checks(
-                    vec![Check::new(
-                        "reward",
-                        raw > 0.0,
-                        format!("raw reward {raw} {reason}"),
-                    )],
-                    vec![],
-                );
+                let mut verdict = Verdict::from_checks(vec![Check::new("reward", raw > 0.0, format!("raw reward {raw} {reason}"))], vec![]);
                 verdict.progress = raw.clamp(0.0, 1.0) as f32;
                 Ok(verdict)
             }
@@ -553,10 +406,7 @@ impl Env for WebEnv {
         match self.kind {
             Kind::Apps => {
                 self.hosted()?.lock().await.sim.apply_golden_sync()?;
-                self.page()?
-                    .eval("__guigym.refresh()")
-                    .await
-                    .map_err(infra)?;
+                self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
                 Ok(())
             }
             Kind::Miniwob => Err(EnvError::BadTask("MiniWoB++ tasks have no golden".into())),

@@ -6,25 +6,17 @@ use std::path::{Path, PathBuf};
 use guigym_core::TaskSpec;
 
 /// Real-time tasks that wall-clock-driven agents cannot play fairly; left out as usual.
-pub const EXCLUDED: [&str; 5] = [
-    "chase-circle",
-    "moving-items",
-    "simon-says",
-    "button-delay",
-    "hover-shape",
-];
+pub const EXCLUDED: [&str; 5] = ["chase-circle", "moving-items", "simon-says", "button-delay", "hover-shape"];
 
 /// The installed MiniWoB++ HTML folder: `$GUIGYM_MINIWOB_DIR`, or where `scripts/setup.sh` puts it.
 pub fn html_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("GUIGYM_MINIWOB_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-                .unwrap_or_else(|| PathBuf::from(".cache"));
-            cache.join("guigym").join("miniwob-html")
-        });
+    let dir = std::env::var_os("GUIGYM_MINIWOB_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .unwrap_or_else(|| PathBuf::from(".cache"));
+        cache.join("guigym").join("miniwob-html")
+    });
     dir.join("core").join("core.js").is_file().then_some(dir)
 }
 
@@ -33,12 +25,7 @@ pub fn task_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir.join("miniwob"))
         .map(|it| {
             it.flatten()
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_str()
-                        .and_then(|n| n.strip_suffix(".html"))
-                        .map(str::to_string)
-                })
+                .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".html")).map(str::to_string))
                 .filter(|n| !EXCLUDED.contains(&n.as_str()))
                 .collect()
         })

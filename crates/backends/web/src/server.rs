@@ -106,13 +106,7 @@ impl AppServer {
     pub async fn start(miniwob: Option<PathBuf>) -> std::io::Result<Arc<AppServer>> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
         let url = format!("http://{}", listener.local_addr()?);
-        let server = Arc::new(AppServer {
-            url,
-            instances: Mutex::new(HashMap::new()),
-            next: AtomicU64::new(1),
-            miniwob,
-            theme: Theme::default(),
-        });
+        let server = Arc::new(AppServer { url, instances: Mutex::new(HashMap::new()), next: AtomicU64::new(1), miniwob, theme: Theme::default() });
         let app = Router::new()
             .route("/app/{id}", get(page))
             .route("/app/{id}/html", get(screen))
@@ -156,9 +150,7 @@ impl AppServer {
 }
 
 async fn page(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>) -> Response {
-    let Some(h) = s.get(id) else {
-        return (StatusCode::NOT_FOUND, "no such instance").into_response();
-    };
+    let Some(h) = s.get(id) else { return (StatusCode::NOT_FOUND, "no such instance").into_response() };
     let body = s.body(&*h.lock().await);
     Html(format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><style>{}</style></head>\
@@ -169,42 +161,24 @@ async fn page(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>) -> Res
 }
 
 async fn screen(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>) -> Response {
-    let Some(h) = s.get(id) else {
-        return (StatusCode::NOT_FOUND, "no such instance").into_response();
-    };
+    let Some(h) = s.get(id) else { return (StatusCode::NOT_FOUND, "no such instance").into_response() };
     let body = s.body(&*h.lock().await);
     Json(json!({ "html": body })).into_response()
 }
 
-async fn event(
-    State(s): State<Arc<AppServer>>,
-    UrlPath(id): UrlPath<u64>,
-    Json(e): Json<Event>,
-) -> Response {
-    let Some(h) = s.get(id) else {
-        return (StatusCode::NOT_FOUND, "no such instance").into_response();
-    };
+async fn event(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>, Json(e): Json<Event>) -> Response {
+    let Some(h) = s.get(id) else { return (StatusCode::NOT_FOUND, "no such instance").into_response() };
     let action = match e.kind.as_str() {
         "tap" => Action::click_element(e.gid),
-        "input" => Action::Type {
-            text: e.value,
-            element: Some(e.gid),
-            clear: true,
-        },
+        "input" => Action::Type { text: e.value, element: Some(e.gid), clear: true },
         "scroll" => Action::Scroll {
             at: None,
             element: Some(e.gid),
-            direction: if e.direction == "up" {
-                Direction::Up
-            } else {
-                Direction::Down
-            },
+            direction: if e.direction == "up" { Direction::Up } else { Direction::Down },
             amount: e.amount.clamp(1, 20),
         },
         "key" => Action::Key { keys: e.keys },
-        other => {
-            return (StatusCode::BAD_REQUEST, format!("unknown event {other:?}")).into_response()
-        }
+        other => return (StatusCode::BAD_REQUEST, format!("unknown event {other:?}")).into_response(),
     };
     let mut hosted = h.lock().await;
     let (feedback, invalid) = match hosted.sim.step_sync(&action) {
@@ -216,9 +190,7 @@ async fn event(
 }
 
 async fn miniwob_file(State(s): State<Arc<AppServer>>, UrlPath(path): UrlPath<String>) -> Response {
-    let Some(root) = &s.miniwob else {
-        return (StatusCode::NOT_FOUND, "MiniWoB++ is not installed").into_response();
-    };
+    let Some(root) = &s.miniwob else { return (StatusCode::NOT_FOUND, "MiniWoB++ is not installed").into_response() };
     let rel = Path::new(&path);
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return (StatusCode::BAD_REQUEST, "bad path").into_response();

@@ -9,20 +9,8 @@ use serde_json::{json, Value};
 use crate::browser::{BrowserError, Page};
 
 const CLICKABLE: [&str; 14] = [
-    "button",
-    "link",
-    "checkbox",
-    "switch",
-    "tab",
-    "radio",
-    "menuitem",
-    "option",
-    "combobox",
-    "textbox",
-    "searchbox",
-    "listitem",
-    "icon",
-    "textfield",
+    "button", "link", "checkbox", "switch", "tab", "radio", "menuitem", "option", "combobox", "textbox", "searchbox", "listitem",
+    "icon", "textfield",
 ];
 
 struct DomInfo {
@@ -31,41 +19,20 @@ struct DomInfo {
 }
 
 fn snapshot_index(snap: &Value) -> HashMap<i64, DomInfo> {
-    let strings: Vec<&str> = snap["strings"]
-        .as_array()
-        .map(|a| a.iter().map(|s| s.as_str().unwrap_or("")).collect())
-        .unwrap_or_default();
-    let s = |i: &Value| {
-        i.as_i64()
-            .and_then(|i| strings.get(i as usize).copied())
-            .unwrap_or("")
-    };
+    let strings: Vec<&str> = snap["strings"].as_array().map(|a| a.iter().map(|s| s.as_str().unwrap_or("")).collect()).unwrap_or_default();
+    let s = |i: &Value| i.as_i64().and_then(|i| strings.get(i as usize).copied()).unwrap_or("");
     let mut out = HashMap::new();
-    let Some(docs) = snap["documents"].as_array() else {
-        return out;
-    };
+    let Some(docs) = snap["documents"].as_array() else { return out };
     for doc in docs {
         let nodes = &doc["nodes"];
-        let backend: Vec<i64> = nodes["backendNodeId"]
-            .as_array()
-            .map(|a| a.iter().map(|v| v.as_i64().unwrap_or(-1)).collect())
-            .unwrap_or_default();
+        let backend: Vec<i64> = nodes["backendNodeId"].as_array().map(|a| a.iter().map(|v| v.as_i64().unwrap_or(-1)).collect()).unwrap_or_default();
         let attrs = nodes["attributes"].as_array();
         let layout = &doc["layout"];
-        let (Some(idx), Some(bounds)) =
-            (layout["nodeIndex"].as_array(), layout["bounds"].as_array())
-        else {
-            continue;
-        };
+        let (Some(idx), Some(bounds)) = (layout["nodeIndex"].as_array(), layout["bounds"].as_array()) else { continue };
         for (n, b) in idx.iter().zip(bounds) {
-            let Some(n) = n.as_u64().map(|n| n as usize) else {
-                continue;
-            };
+            let Some(n) = n.as_u64().map(|n| n as usize) else { continue };
             let Some(&bid) = backend.get(n) else { continue };
-            let b: Vec<f64> = b
-                .as_array()
-                .map(|a| a.iter().map(|x| x.as_f64().unwrap_or(0.0)).collect())
-                .unwrap_or_default();
+            let b: Vec<f64> = b.as_array().map(|a| a.iter().map(|x| x.as_f64().unwrap_or(0.0)).collect()).unwrap_or_default();
             if b.len() < 4 {
                 continue;
             }
@@ -80,29 +47,18 @@ fn snapshot_index(snap: &Value) -> HashMap<i64, DomInfo> {
                     }
                 }
             }
-            out.insert(
-                bid,
-                DomInfo {
-                    bounds: [b[0], b[1], b[2], b[3]],
-                    attrs: map,
-                },
-            );
+            out.insert(bid, DomInfo { bounds: [b[0], b[1], b[2], b[3]], attrs: map });
         }
     }
     out
 }
 
 fn prop<'a>(node: &'a Value, name: &str) -> Option<&'a Value> {
-    node["properties"]
-        .as_array()?
-        .iter()
-        .find(|p| p["name"] == name)
-        .map(|p| &p["value"]["value"])
+    node["properties"].as_array()?.iter().find(|p| p["name"] == name).map(|p| &p["value"]["value"])
 }
 
 fn truthy(v: Option<&Value>) -> bool {
-    matches!(v, Some(Value::Bool(true)))
-        || matches!(v, Some(Value::String(s)) if s == "true" || s == "mixed")
+    matches!(v, Some(Value::Bool(true))) || matches!(v, Some(Value::String(s)) if s == "true" || s == "mixed")
 }
 
 /// The page's UI tree, bounds in screenshot pixels.
@@ -110,36 +66,23 @@ pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
     // Both requests in flight at once: one round trip instead of two.
     let (ax, snap) = tokio::join!(
         page.call("Accessibility.getFullAXTree", json!({})),
-        page.call(
-            "DOMSnapshot.captureSnapshot",
-            json!({ "computedStyles": [] })
-        )
+        page.call("DOMSnapshot.captureSnapshot", json!({ "computedStyles": [] }))
     );
     let (ax, snap) = (ax?, snap?);
     let dom = snapshot_index(&snap);
     let nodes: Vec<Value> = ax["nodes"].as_array().cloned().unwrap_or_default();
-    let by_id: HashMap<&str, &Value> = nodes
-        .iter()
-        .filter_map(|n| n["nodeId"].as_str().map(|id| (id, n)))
-        .collect();
-    let Some(root) = nodes.first() else {
-        return Ok(Vec::new());
-    };
+    let by_id: HashMap<&str, &Value> = nodes.iter().filter_map(|n| n["nodeId"].as_str().map(|id| (id, n))).collect();
+    let Some(root) = nodes.first() else { return Ok(Vec::new()) };
     let scale = page.scale as f64;
     let mut out: Vec<UiNode> = Vec::new();
     // Depth-first, carrying the index of the nearest kept ancestor and its name.
     let mut stack: Vec<(&Value, Option<usize>)> = vec![(root, None)];
     while let Some((node, parent)) = stack.pop() {
         let role = node["role"]["value"].as_str().unwrap_or("");
-        let name = node["name"]["value"]
-            .as_str()
-            .unwrap_or("")
-            .trim()
-            .to_string();
+        let name = node["name"]["value"].as_str().unwrap_or("").trim().to_string();
         let backend = node["backendDOMNodeId"].as_i64();
         let info = backend.and_then(|b| dom.get(&b));
-        let ignored = node["ignored"].as_bool().unwrap_or(false)
-            || matches!(role, "InlineTextBox" | "none" | "LineBreak");
+        let ignored = node["ignored"].as_bool().unwrap_or(false) || matches!(role, "InlineTextBox" | "none" | "LineBreak");
         // Text that only repeats its parent's name adds nothing.
         let echo = role == "StaticText" && parent.is_some_and(|p| out[p].text.contains(&name));
         let visible = info.is_some_and(|i| i.bounds[2] > 0.0 && i.bounds[3] > 0.0);
@@ -155,8 +98,7 @@ pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
                 "generic" => "container".to_string(),
                 other => other.to_string(),
             });
-            let editable = matches!(role, "textbox" | "searchbox" | "combobox")
-                || prop(node, "editable").is_some();
+            let editable = matches!(role, "textbox" | "searchbox" | "combobox") || prop(node, "editable").is_some();
             out.push(UiNode {
                 id: gid.unwrap_or_else(|| format!("n{}", backend.unwrap_or(out.len() as i64))),
                 parent,
@@ -170,24 +112,16 @@ pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
                 },
                 clickable: CLICKABLE.contains(&role_name.as_str()) || CLICKABLE.contains(&role),
                 editable,
-                focused: truthy(prop(node, "focused"))
-                    || attrs.is_some_and(|a| a.contains_key("data-focused")),
+                focused: truthy(prop(node, "focused")) || attrs.is_some_and(|a| a.contains_key("data-focused")),
                 checked: truthy(prop(node, "checked")),
                 selected: truthy(prop(node, "selected")),
-                scrollable: role_name == "list"
-                    && attrs.is_some_and(|a| a.contains_key("data-gid")),
+                scrollable: role_name == "list" && attrs.is_some_and(|a| a.contains_key("data-gid")),
                 enabled: !truthy(prop(node, "disabled")),
             });
             next_parent = Some(out.len() - 1);
         }
-        let children: Vec<&Value> = node["childIds"]
-            .as_array()
-            .map(|c| {
-                c.iter()
-                    .filter_map(|id| id.as_str().and_then(|i| by_id.get(i).copied()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let children: Vec<&Value> =
+            node["childIds"].as_array().map(|c| c.iter().filter_map(|id| id.as_str().and_then(|i| by_id.get(i).copied())).collect()).unwrap_or_default();
         for c in children.into_iter().rev() {
             stack.push((c, next_parent));
         }

@@ -14,10 +14,7 @@ use guigym_ui::Screen;
 use guigym_web::{miniwob, WebProvider};
 
 fn provider() -> WebProvider {
-    assert!(
-        guigym_web::find_chromium().is_some(),
-        "chromium is missing: run ./scripts/setup.sh"
-    );
+    assert!(guigym_web::find_chromium().is_some(), "chromium is missing: run ./scripts/setup.sh");
     WebProvider::new(Screen::PHONE)
 }
 
@@ -25,42 +22,15 @@ fn provider() -> WebProvider {
 async fn a_smoke_task_played_through_its_walkthrough_in_the_browser_scores_1() {
     let p = provider();
     let mut env = p.create().await.unwrap();
-    for id in [
-        "messages.send/0",
-        "calendar.delete/1",
-        "cross.mail_time_to_message/2",
-    ] {
+    for id in ["messages.send/0", "calendar.delete/1", "cross.mail_time_to_message/2"] {
         let task = tasks::find_task(id).unwrap();
         let mut golden = GoldenPolicy::new(task.walkthrough.clone());
-        let attempt = run_attempt(
-            env.as_mut(),
-            &task,
-            &mut golden,
-            &Harness::default(),
-            0,
-            id,
-            &mut NullRecorder,
-        )
-        .await
-        .unwrap();
-        let invalid: Vec<_> = attempt
-            .trajectory
-            .steps
-            .iter()
-            .filter(|s| s.invalid)
-            .map(|s| s.feedback.clone())
-            .collect();
-        assert!(
-            attempt.verdict.success,
-            "{id}: {:?} invalid steps {invalid:?}",
-            attempt.verdict
-        );
+        let attempt = run_attempt(env.as_mut(), &task, &mut golden, &Harness::default(), 0, id, &mut NullRecorder).await.unwrap();
+        let invalid: Vec<_> = attempt.trajectory.steps.iter().filter(|s| s.invalid).map(|s| s.feedback.clone()).collect();
+        assert!(attempt.verdict.success, "{id}: {:?} invalid steps {invalid:?}", attempt.verdict);
     }
     // The browser's screenshot is a real phone-sized PNG.
-    let obs = env
-        .observe(ObserveOptions { screenshot: true })
-        .await
-        .unwrap();
+    let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
     let shot = obs.screenshot.unwrap();
     assert_eq!((shot.width, shot.height), (1080, 2400));
     assert_eq!(&shot.png[1..4], b"PNG");
@@ -79,10 +49,7 @@ async fn the_smoke_suite_validates_in_the_browser() {
 
 /// Clicks the first node whose text is `text`.
 async fn click_text(env: &mut dyn Env, tree: &[UiNode], text: &str) {
-    let node = tree
-        .iter()
-        .find(|n| n.text == text && n.bounds.w > 0)
-        .unwrap_or_else(|| panic!("no {text:?} in {tree:#?}"));
+    let node = tree.iter().find(|n| n.text == text && n.bounds.w > 0).unwrap_or_else(|| panic!("no {text:?} in {tree:#?}"));
     let (x, y) = node.bounds.center();
     let out = env.step(&Action::click_at(x, y)).await.unwrap();
     assert!(!out.invalid, "{}", out.feedback);
@@ -90,10 +57,7 @@ async fn click_text(env: &mut dyn Env, tree: &[UiNode], text: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_scripted_player_solves_click_test_and_click_button() {
-    assert!(
-        miniwob::html_dir().is_some(),
-        "MiniWoB++ is missing: run ./scripts/setup.sh"
-    );
+    assert!(miniwob::html_dir().is_some(), "MiniWoB++ is missing: run ./scripts/setup.sh");
     let p = provider();
     let mut env = p.create().await.unwrap();
     for seed in 0..3 {
@@ -103,16 +67,8 @@ async fn a_scripted_player_solves_click_test_and_click_button() {
         let v = env.evaluate().await.unwrap();
         assert!(v.success, "click-test seed {seed}: {v:?}");
         // click-button: the instruction names the button.
-        let obs = env
-            .reset(&miniwob::task("click-button", seed))
-            .await
-            .unwrap();
-        let query = obs
-            .ui_tree
-            .iter()
-            .find(|n| n.text.starts_with("Click on the"))
-            .map(|n| n.text.clone())
-            .unwrap();
+        let obs = env.reset(&miniwob::task("click-button", seed)).await.unwrap();
+        let query = obs.ui_tree.iter().find(|n| n.text.starts_with("Click on the")).map(|n| n.text.clone()).unwrap();
         let label = query.split('"').nth(1).unwrap().to_string();
         click_text(env.as_mut(), &obs.ui_tree, &label).await;
         let v = env.evaluate().await.unwrap();
@@ -129,38 +85,18 @@ async fn a_scripted_player_solves_click_test_and_click_button() {
 async fn killing_the_browser_mid_eval_gives_rerun_infrastructure_failures() {
     let p = Arc::new(provider());
     let tasks = Arc::new(tasks::suite("smoke").unwrap()[..12].to_vec());
-    let config = EvalConfig {
-        suite: "smoke".into(),
-        attempts: 1,
-        parallel: 2,
-        ..EvalConfig::default()
-    };
+    let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, ..EvalConfig::default() };
     let killer = {
         let p = p.clone();
         tokio::spawn(async move {
             tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
             let pid = p.browser().await.unwrap().pid().unwrap();
-            std::process::Command::new("kill")
-                .args(["-9", &pid.to_string()])
-                .status()
-                .unwrap();
+            std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
         })
     };
-    let (_, report) = eval(
-        tasks.clone(),
-        &config,
-        p.clone(),
-        Arc::new(PolicyKind::Golden),
-        None,
-        Arc::new(()),
-    )
-    .await
-    .unwrap();
+    let (_, report) = eval(tasks.clone(), &config, p.clone(), Arc::new(PolicyKind::Golden), None, Arc::new(())).await.unwrap();
     killer.await.unwrap();
-    assert!(
-        report.infra_failures > 0,
-        "the killed browser's attempts failed as infrastructure"
-    );
+    assert!(report.infra_failures > 0, "the killed browser's attempts failed as infrastructure");
     assert_eq!(report.unscored, 0);
     assert_eq!(report.attempts, tasks.len());
     assert_eq!(report.success_rate, 1.0, "and were re-run in a new browser");

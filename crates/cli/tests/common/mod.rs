@@ -27,21 +27,10 @@ pub struct Served {
 
 impl Served {
     pub fn start(args: &[&str]) -> Served {
-        let mut child = guigym()
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = guigym().args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .expect("the server prints its address")
-            .to_string();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let url = line.trim().strip_prefix("listening on ").expect("the server prints its address").to_string();
         Served { child, url }
     }
 }

@@ -14,39 +14,22 @@ navigate_home; navigate_back; open_app {app_name}; wait {ms}; answer {text}; ask
 status {goal_status: complete|infeasible|failure}"#;
 
 /// Element id of the `index`-th UI node, or the point `x`, `y`.
-fn target(
-    m: &Map<String, Value>,
-    obs: &Observation,
-) -> Result<(Option<Point>, Option<String>), InvalidAction> {
+fn target(m: &Map<String, Value>, obs: &Observation) -> Result<(Option<Point>, Option<String>), InvalidAction> {
     if let Some(i) = m.get("index") {
         let i = num(Some(i), "index")?;
-        let node = (i >= 0.0 && i.fract() == 0.0)
-            .then(|| obs.ui_tree.get(i as usize))
-            .flatten();
+        let node = (i >= 0.0 && i.fract() == 0.0).then(|| obs.ui_tree.get(i as usize)).flatten();
         return match node {
             Some(n) => Ok((None, Some(n.id.clone()))),
-            None => Err(invalid(format!(
-                "index {i} is not in the UI element list (0..{})",
-                obs.ui_tree.len()
-            ))),
+            None => Err(invalid(format!("index {i} is not in the UI element list (0..{})", obs.ui_tree.len()))),
         };
     }
     if m.contains_key("x") || m.contains_key("y") {
-        return Ok((
-            Some(finite(
-                Point(num(m.get("x"), "x")?, num(m.get("y"), "y")?),
-                "x, y",
-            )?),
-            None,
-        ));
+        return Ok((Some(finite(Point(num(m.get("x"), "x")?, num(m.get("y"), "y")?), "x, y")?), None));
     }
     Ok((None, None))
 }
 
-fn required(
-    t: (Option<Point>, Option<String>),
-    kind: &str,
-) -> Result<(Option<Point>, Option<String>), InvalidAction> {
+fn required(t: (Option<Point>, Option<String>), kind: &str) -> Result<(Option<Point>, Option<String>), InvalidAction> {
     if t.0.is_none() && t.1.is_none() {
         return Err(invalid(format!("{kind} needs `index` or `x`, `y`")));
     }
@@ -54,17 +37,8 @@ fn required(
 }
 
 fn segment(m: &Map<String, Value>) -> Result<(Point, Point), InvalidAction> {
-    let from = finite(
-        Point(
-            num(m.get("start_x"), "start_x")?,
-            num(m.get("start_y"), "start_y")?,
-        ),
-        "start",
-    )?;
-    let to = finite(
-        Point(num(m.get("end_x"), "end_x")?, num(m.get("end_y"), "end_y")?),
-        "end",
-    )?;
+    let from = finite(Point(num(m.get("start_x"), "start_x")?, num(m.get("start_y"), "start_y")?), "start")?;
+    let to = finite(Point(num(m.get("end_x"), "end_x")?, num(m.get("end_y"), "end_y")?), "end")?;
     Ok((from, to))
 }
 
@@ -90,45 +64,21 @@ pub fn parse(raw: &str, obs: &Observation) -> Result<Action, InvalidAction> {
         }
         "input_text" | "type" => {
             let (_, element) = target(&m, obs)?;
-            Action::Type {
-                text: text(m.get("text"), "text")?,
-                element,
-                clear: flag(m.get("clear_text")),
-            }
+            Action::Type { text: text(m.get("text"), "text")?, element, clear: flag(m.get("clear_text")) }
         }
-        "keyboard_enter" => Action::Key {
-            keys: vec!["enter".into()],
-        },
+        "keyboard_enter" => Action::Key { keys: vec!["enter".into()] },
         "key" => match m.get("keys") {
-            Some(Value::Array(ks)) => Action::Key {
-                keys: ks
-                    .iter()
-                    .map(|k| text(Some(k), "keys"))
-                    .collect::<Result<_, _>>()?,
-            },
+            Some(Value::Array(ks)) => Action::Key { keys: ks.iter().map(|k| text(Some(k), "keys")).collect::<Result<_, _>>()? },
             _ => return Err(invalid("key needs `keys`: a list of key names")),
         },
         "scroll" => {
             let (at, element) = target(&m, obs)?;
-            let amount = m
-                .get("amount")
-                .map(|v| num(Some(v), "amount"))
-                .transpose()?
-                .unwrap_or(1.0)
-                .clamp(1.0, 20.0) as u32;
+            let amount = m.get("amount").map(|v| num(Some(v), "amount")).transpose()?.unwrap_or(1.0).clamp(1.0, 20.0) as u32;
             let (at, element) = match (at, element) {
-                (None, None) => (
-                    Some(Point(obs.width as f32 / 2.0, obs.height as f32 / 2.0)),
-                    None,
-                ),
+                (None, None) => (Some(Point(obs.width as f32 / 2.0, obs.height as f32 / 2.0)), None),
                 t => t,
             };
-            Action::Scroll {
-                at,
-                element,
-                direction: direction(&text(m.get("direction"), "direction")?)?,
-                amount,
-            }
+            Action::Scroll { at, element, direction: direction(&text(m.get("direction"), "direction")?)?, amount }
         }
         "swipe" => {
             let (from, to) = segment(&m)?;
@@ -140,38 +90,18 @@ pub fn parse(raw: &str, obs: &Observation) -> Result<Action, InvalidAction> {
         }
         "navigate_home" => Action::Home,
         "navigate_back" => Action::Back,
-        "open_app" => Action::OpenApp {
-            name: text(m.get("app_name"), "app_name")?,
-        },
-        "wait" => Action::Wait {
-            ms: m
-                .get("ms")
-                .map(|v| num(Some(v), "ms"))
-                .transpose()?
-                .unwrap_or(1000.0)
-                .clamp(0.0, 600_000.0) as u64,
-        },
-        "answer" => Action::Answer {
-            text: text(m.get("text"), "text")?,
-        },
-        "ask_user" => Action::AskUser {
-            text: text(m.get("text"), "text")?,
-        },
-        "status" | "finished" => Action::Terminate {
-            status: super::status(&text(m.get("goal_status"), "goal_status")?)?,
-        },
+        "open_app" => Action::OpenApp { name: text(m.get("app_name"), "app_name")? },
+        "wait" => Action::Wait { ms: m.get("ms").map(|v| num(Some(v), "ms")).transpose()?.unwrap_or(1000.0).clamp(0.0, 600_000.0) as u64 },
+        "answer" => Action::Answer { text: text(m.get("text"), "text")? },
+        "ask_user" => Action::AskUser { text: text(m.get("text"), "text")? },
+        "status" | "finished" => Action::Terminate { status: super::status(&text(m.get("goal_status"), "goal_status")?)? },
         "unknown" => return Err(invalid("the action type was `unknown`")),
         other => return Err(invalid(format!("unknown action_type {other:?}"))),
     })
 }
 
 /// `index` of an element in the observation's list, or `x`, `y`.
-fn put_target(
-    m: &mut Map<String, Value>,
-    at: &Option<Point>,
-    element: &Option<String>,
-    obs: &Observation,
-) -> Option<()> {
+fn put_target(m: &mut Map<String, Value>, at: &Option<Point>, element: &Option<String>, obs: &Observation) -> Option<()> {
     if let Some(e) = element {
         let i = obs.ui_tree.iter().position(|n| &n.id == e)?;
         m.insert("index".into(), json!(i));
@@ -201,11 +131,7 @@ pub fn encode(action: &Action, obs: &Observation) -> Option<String> {
             put_target(&mut m, at, element, obs)?;
             "right_click"
         }
-        Action::Type {
-            text,
-            element,
-            clear,
-        } => {
+        Action::Type { text, element, clear } => {
             put_target(&mut m, &None, element, obs)?;
             m.insert("text".into(), json!(text));
             m.insert("clear_text".into(), json!(clear));
@@ -216,12 +142,7 @@ pub fn encode(action: &Action, obs: &Observation) -> Option<String> {
             m.insert("keys".into(), json!(keys));
             "key"
         }
-        Action::Scroll {
-            at,
-            element,
-            direction,
-            amount,
-        } => {
+        Action::Scroll { at, element, direction, amount } => {
             put_target(&mut m, at, element, obs)?;
             m.insert("direction".into(), json!(direction_name(*direction)));
             m.insert("amount".into(), json!(amount));

@@ -7,10 +7,7 @@
 use guigym_core::{Action, InvalidAction};
 use serde_json::{json, Value};
 
-use super::{
-    direction, direction_name, flag, int, invalid, json_object, num, point, status, status_name,
-    text,
-};
+use super::{direction, direction_name, flag, int, invalid, json_object, num, point, status, status_name, text};
 
 pub const DESCRIPTION: &str = r#"Use the computer tool once per turn; reply with its input as JSON, e.g. {"action": "left_click", "coordinate": [x, y]}.
 Actions: left_click / double_click / right_click / long_press {coordinate}; left_click_drag / swipe {start_coordinate, coordinate};
@@ -48,77 +45,29 @@ pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
     let name = text(m.get("action"), "action")?;
     let at = || point(m.get("coordinate"), "coordinate").map(Some);
     Ok(match name.as_str() {
-        "left_click" | "click" => Action::Click {
-            at: at()?,
-            element: None,
-        },
-        "double_click" => Action::DoubleClick {
-            at: at()?,
-            element: None,
-        },
-        "right_click" => Action::RightClick {
-            at: at()?,
-            element: None,
-        },
-        "long_press" => Action::LongPress {
-            at: at()?,
-            element: None,
-        },
-        "left_click_drag" => Action::Drag {
-            from: point(m.get("start_coordinate"), "start_coordinate")?,
-            to: point(m.get("coordinate"), "coordinate")?,
-        },
-        "swipe" => Action::Swipe {
-            from: point(m.get("start_coordinate"), "start_coordinate")?,
-            to: point(m.get("coordinate"), "coordinate")?,
-        },
+        "left_click" | "click" => Action::Click { at: at()?, element: None },
+        "double_click" => Action::DoubleClick { at: at()?, element: None },
+        "right_click" => Action::RightClick { at: at()?, element: None },
+        "long_press" => Action::LongPress { at: at()?, element: None },
+        "left_click_drag" => Action::Drag { from: point(m.get("start_coordinate"), "start_coordinate")?, to: point(m.get("coordinate"), "coordinate")? },
+        "swipe" => Action::Swipe { from: point(m.get("start_coordinate"), "start_coordinate")?, to: point(m.get("coordinate"), "coordinate")? },
         "scroll" => Action::Scroll {
             at: at()?,
             element: None,
             direction: direction(&text(m.get("scroll_direction"), "scroll_direction")?)?,
-            amount: m
-                .get("scroll_amount")
-                .map(|v| num(Some(v), "scroll_amount"))
-                .transpose()?
-                .unwrap_or(1.0)
-                .clamp(1.0, 20.0) as u32,
+            amount: m.get("scroll_amount").map(|v| num(Some(v), "scroll_amount")).transpose()?.unwrap_or(1.0).clamp(1.0, 20.0) as u32,
         },
-        "type" => Action::Type {
-            text: text(m.get("text"), "text")?,
-            element: None,
-            clear: flag(m.get("clear")),
-        },
-        "key" => Action::Key {
-            keys: text(m.get("text"), "text")?
-                .split('+')
-                .map(key_name)
-                .collect(),
-        },
-        "wait" => Action::Wait {
-            ms: (num(m.get("duration"), "duration")
-                .unwrap_or(1.0)
-                .clamp(0.0, 600.0)
-                * 1000.0)
-                .round() as u64,
-        },
+        "type" => Action::Type { text: text(m.get("text"), "text")?, element: None, clear: flag(m.get("clear")) },
+        "key" => Action::Key { keys: text(m.get("text"), "text")?.split('+').map(key_name).collect() },
+        "wait" => Action::Wait { ms: (num(m.get("duration"), "duration").unwrap_or(1.0).clamp(0.0, 600.0) * 1000.0).round() as u64 },
         "back" => Action::Back,
         "home" => Action::Home,
-        "open_app" => Action::OpenApp {
-            name: text(m.get("name"), "name")?,
-        },
-        "answer" => Action::Answer {
-            text: text(m.get("text"), "text")?,
-        },
-        "ask_user" => Action::AskUser {
-            text: text(m.get("text"), "text")?,
-        },
-        "terminate" => Action::Terminate {
-            status: status(&text(m.get("status"), "status")?)?,
-        },
-        "mouse_move" | "screenshot" | "cursor_position" | "zoom" | "triple_click"
-        | "middle_click" | "left_mouse_down" | "left_mouse_up" | "hold_key" => {
-            return Err(invalid(format!("{name} is not supported on this platform")))
-        }
+        "open_app" => Action::OpenApp { name: text(m.get("name"), "name")? },
+        "answer" => Action::Answer { text: text(m.get("text"), "text")? },
+        "ask_user" => Action::AskUser { text: text(m.get("text"), "text")? },
+        "terminate" => Action::Terminate { status: status(&text(m.get("status"), "status")?)? },
+        "mouse_move" | "screenshot" | "cursor_position" | "zoom" | "triple_click" | "middle_click" | "left_mouse_down"
+        | "left_mouse_up" | "hold_key" => return Err(invalid(format!("{name} is not supported on this platform"))),
         other => return Err(invalid(format!("unknown computer action {other:?}"))),
     })
 }
@@ -127,27 +76,12 @@ pub fn encode(action: &Action) -> Option<String> {
     let xy = |p: &guigym_core::Point| json!([int(p.0), int(p.1)]);
     let v = match action {
         Action::Click { at: Some(p), .. } => json!({"action": "left_click", "coordinate": xy(p)}),
-        Action::DoubleClick { at: Some(p), .. } => {
-            json!({"action": "double_click", "coordinate": xy(p)})
-        }
-        Action::RightClick { at: Some(p), .. } => {
-            json!({"action": "right_click", "coordinate": xy(p)})
-        }
-        Action::LongPress { at: Some(p), .. } => {
-            json!({"action": "long_press", "coordinate": xy(p)})
-        }
-        Action::Drag { from, to } => {
-            json!({"action": "left_click_drag", "start_coordinate": xy(from), "coordinate": xy(to)})
-        }
-        Action::Swipe { from, to } => {
-            json!({"action": "swipe", "start_coordinate": xy(from), "coordinate": xy(to)})
-        }
-        Action::Scroll {
-            at: Some(p),
-            direction,
-            amount,
-            ..
-        } => {
+        Action::DoubleClick { at: Some(p), .. } => json!({"action": "double_click", "coordinate": xy(p)}),
+        Action::RightClick { at: Some(p), .. } => json!({"action": "right_click", "coordinate": xy(p)}),
+        Action::LongPress { at: Some(p), .. } => json!({"action": "long_press", "coordinate": xy(p)}),
+        Action::Drag { from, to } => json!({"action": "left_click_drag", "start_coordinate": xy(from), "coordinate": xy(to)}),
+        Action::Swipe { from, to } => json!({"action": "swipe", "start_coordinate": xy(from), "coordinate": xy(to)}),
+        Action::Scroll { at: Some(p), direction, amount, .. } => {
             json!({"action": "scroll", "coordinate": xy(p), "scroll_direction": direction_name(*direction), "scroll_amount": amount})
         }
         Action::Type { text, clear, .. } => json!({"action": "type", "text": text, "clear": clear}),
@@ -164,9 +98,7 @@ pub fn encode(action: &Action) -> Option<String> {
         Action::OpenApp { name } => json!({"action": "open_app", "name": name}),
         Action::Answer { text } => json!({"action": "answer", "text": text}),
         Action::AskUser { text } => json!({"action": "ask_user", "text": text}),
-        Action::Terminate { status } => {
-            json!({"action": "terminate", "status": status_name(*status)})
-        }
+        Action::Terminate { status } => json!({"action": "terminate", "status": status_name(*status)}),
         _ => return None,
     };
     Some(v.to_string())

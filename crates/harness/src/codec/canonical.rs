@@ -10,8 +10,7 @@ Actions: {"action":"click","at":[x,y]} · {"action":"double_click",…} · {"act
 {"action":"open_app","name":"Mail"} · {"action":"wait","ms":1000} · {"action":"answer","text":"…"} · {"action":"ask_user","text":"…"} · {"action":"terminate","status":"success|failure|infeasible"}"#;
 
 pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
-    let json = first_json_object(raw)
-        .ok_or_else(|| InvalidAction::new("no JSON action found in the output"))?;
+    let json = first_json_object(raw).ok_or_else(|| InvalidAction::new("no JSON action found in the output"))?;
     Action::from_json(json)
 }
 

@@ -35,13 +35,7 @@ pub enum Codec {
 }
 
 impl Codec {
-    pub const ALL: [Codec; 5] = [
-        Codec::Canonical,
-        Codec::Qwen,
-        Codec::AndroidWorld,
-        Codec::Anthropic,
-        Codec::Pyautogui,
-    ];
+    pub const ALL: [Codec; 5] = [Codec::Canonical, Codec::Qwen, Codec::AndroidWorld, Codec::Anthropic, Codec::Pyautogui];
 
     /// The action space, worded for a system prompt.
     pub fn describe(self) -> &'static str {
@@ -83,56 +77,22 @@ impl Codec {
 /// Replaces element targets with the element's centre (rounded down to whole pixels).
 pub fn resolve_elements(action: &Action, obs: &Observation) -> Option<Action> {
     let centre = |id: &str| {
-        obs.node(id)
-            .filter(|n| n.bounds.w > 0 && n.bounds.h > 0)
-            .map(|n| {
-                let (x, y) = n.bounds.center();
-                Point(x.floor(), y.floor())
-            })
+        obs.node(id).filter(|n| n.bounds.w > 0 && n.bounds.h > 0).map(|n| {
+            let (x, y) = n.bounds.center();
+            Point(x.floor(), y.floor())
+        })
     };
     Some(match action.clone() {
-        Action::Click {
-            element: Some(e), ..
-        } => Action::Click {
-            at: Some(centre(&e)?),
-            element: None,
-        },
-        Action::DoubleClick {
-            element: Some(e), ..
-        } => Action::DoubleClick {
-            at: Some(centre(&e)?),
-            element: None,
-        },
-        Action::LongPress {
-            element: Some(e), ..
-        } => Action::LongPress {
-            at: Some(centre(&e)?),
-            element: None,
-        },
-        Action::RightClick {
-            element: Some(e), ..
-        } => Action::RightClick {
-            at: Some(centre(&e)?),
-            element: None,
-        },
-        Action::Scroll {
-            element: Some(e),
-            direction,
-            amount,
-            ..
-        } => Action::Scroll {
-            at: Some(centre(&e)?),
-            element: None,
-            direction,
-            amount,
-        },
+        Action::Click { element: Some(e), .. } => Action::Click { at: Some(centre(&e)?), element: None },
+        Action::DoubleClick { element: Some(e), .. } => Action::DoubleClick { at: Some(centre(&e)?), element: None },
+        Action::LongPress { element: Some(e), .. } => Action::LongPress { at: Some(centre(&e)?), element: None },
+        Action::RightClick { element: Some(e), .. } => Action::RightClick { at: Some(centre(&e)?), element: None },
+        Action::Scroll { element: Some(e), direction, amount, .. } => {
+            Action::Scroll { at: Some(centre(&e)?), element: None, direction, amount }
+        }
         // Typing into a named field: tap it first is the caller's business; here the text
         // goes to the focused field.
-        Action::Type { text, clear, .. } => Action::Type {
-            text,
-            element: None,
-            clear,
-        },
+        Action::Type { text, clear, .. } => Action::Type { text, element: None, clear },
         other => other,
     })
 }
@@ -140,41 +100,13 @@ pub fn resolve_elements(action: &Action, obs: &Observation) -> Option<Action> {
 /// Applies `f` to every point of an action.
 pub fn map_points(action: Action, f: impl Fn(Point) -> Point) -> Action {
     match action {
-        Action::Click { at, element } => Action::Click {
-            at: at.map(&f),
-            element,
-        },
-        Action::DoubleClick { at, element } => Action::DoubleClick {
-            at: at.map(&f),
-            element,
-        },
-        Action::LongPress { at, element } => Action::LongPress {
-            at: at.map(&f),
-            element,
-        },
-        Action::RightClick { at, element } => Action::RightClick {
-            at: at.map(&f),
-            element,
-        },
-        Action::Drag { from, to } => Action::Drag {
-            from: f(from),
-            to: f(to),
-        },
-        Action::Swipe { from, to } => Action::Swipe {
-            from: f(from),
-            to: f(to),
-        },
-        Action::Scroll {
-            at,
-            element,
-            direction,
-            amount,
-        } => Action::Scroll {
-            at: at.map(&f),
-            element,
-            direction,
-            amount,
-        },
+        Action::Click { at, element } => Action::Click { at: at.map(&f), element },
+        Action::DoubleClick { at, element } => Action::DoubleClick { at: at.map(&f), element },
+        Action::LongPress { at, element } => Action::LongPress { at: at.map(&f), element },
+        Action::RightClick { at, element } => Action::RightClick { at: at.map(&f), element },
+        Action::Drag { from, to } => Action::Drag { from: f(from), to: f(to) },
+        Action::Swipe { from, to } => Action::Swipe { from: f(from), to: f(to) },
+        Action::Scroll { at, element, direction, amount } => Action::Scroll { at: at.map(&f), element, direction, amount },
         other => other,
     }
 }
@@ -188,14 +120,8 @@ pub(crate) fn invalid(message: impl Into<String>) -> InvalidAction {
 /// A number, also when written as a string.
 pub(crate) fn num(v: Option<&Value>, field: &str) -> Result<f32, InvalidAction> {
     match v {
-        Some(Value::Number(n)) => n
-            .as_f64()
-            .map(|f| f as f32)
-            .ok_or_else(|| invalid(format!("`{field}` is not a number"))),
-        Some(Value::String(s)) => s
-            .trim()
-            .parse::<f32>()
-            .map_err(|_| invalid(format!("`{field}` is not a number: {s:?}"))),
+        Some(Value::Number(n)) => n.as_f64().map(|f| f as f32).ok_or_else(|| invalid(format!("`{field}` is not a number"))),
+        Some(Value::String(s)) => s.trim().parse::<f32>().map_err(|_| invalid(format!("`{field}` is not a number: {s:?}"))),
         Some(other) => Err(invalid(format!("`{field}` is not a number: {other}"))),
         None => Err(invalid(format!("missing `{field}`"))),
     }
@@ -212,10 +138,7 @@ pub(crate) fn finite(p: Point, field: &str) -> Result<Point, InvalidAction> {
 /// `[x, y]` (numbers or numeric strings).
 pub(crate) fn point(v: Option<&Value>, field: &str) -> Result<Point, InvalidAction> {
     match v {
-        Some(Value::Array(xs)) if xs.len() == 2 => finite(
-            Point(num(xs.first(), field)?, num(xs.get(1), field)?),
-            field,
-        ),
+        Some(Value::Array(xs)) if xs.len() == 2 => finite(Point(num(xs.first(), field)?, num(xs.get(1), field)?), field),
         Some(other) => Err(invalid(format!("`{field}` must be [x, y], got {other}"))),
         None => Err(invalid(format!("missing `{field}`"))),
     }
@@ -231,8 +154,7 @@ pub(crate) fn text(v: Option<&Value>, field: &str) -> Result<String, InvalidActi
 }
 
 pub(crate) fn flag(v: Option<&Value>) -> bool {
-    matches!(v, Some(Value::Bool(true)))
-        || matches!(v, Some(Value::String(s)) if s.eq_ignore_ascii_case("true"))
+    matches!(v, Some(Value::Bool(true))) || matches!(v, Some(Value::String(s)) if s.eq_ignore_ascii_case("true"))
 }
 
 /// Whole-pixel rendering of a coordinate for encoders.
@@ -247,9 +169,7 @@ pub(crate) fn direction(s: &str) -> Result<guigym_core::Direction, InvalidAction
         "down" => Ok(Down),
         "left" => Ok(Left),
         "right" => Ok(Right),
-        other => Err(invalid(format!(
-            "unknown direction {other:?}: use up, down, left or right"
-        ))),
+        other => Err(invalid(format!("unknown direction {other:?}: use up, down, left or right"))),
     }
 }
 
@@ -269,9 +189,7 @@ pub(crate) fn status(s: &str) -> Result<guigym_core::TerminateStatus, InvalidAct
         "success" | "complete" | "completed" | "done" => Ok(Success),
         "failure" | "fail" | "failed" => Ok(Failure),
         "infeasible" | "impossible" => Ok(Infeasible),
-        other => Err(invalid(format!(
-            "unknown status {other:?}: use success, failure or infeasible"
-        ))),
+        other => Err(invalid(format!("unknown status {other:?}: use success, failure or infeasible"))),
     }
 }
 
@@ -286,8 +204,7 @@ pub(crate) fn status_name(s: guigym_core::TerminateStatus) -> &'static str {
 
 /// The JSON object of a reply: the first `{…}` in it, parsed.
 pub(crate) fn json_object(raw: &str) -> Result<serde_json::Map<String, Value>, InvalidAction> {
-    let json =
-        first_json_object(raw).ok_or_else(|| invalid("no JSON action found in the output"))?;
+    let json = first_json_object(raw).ok_or_else(|| invalid("no JSON action found in the output"))?;
     match serde_json::from_str::<Value>(json) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(invalid("the action must be a JSON object")),

@@ -10,22 +10,13 @@ fn screen() -> Observation {
     let node = |id: &str, role: &str, x, y, clickable| UiNode {
         id: id.into(),
         role: role.into(),
-        bounds: Bounds {
-            x,
-            y,
-            w: 200,
-            h: 100,
-        },
+        bounds: Bounds { x, y, w: 200, h: 100 },
         clickable,
         enabled: true,
         ..Default::default()
     };
     Observation {
-        ui_tree: vec![
-            node("root", "container", 0, 0, false),
-            node("save", "button", 100, 300, true),
-            node("name", "textfield", 100, 500, true),
-        ],
+        ui_tree: vec![node("root", "container", 0, 0, false), node("save", "button", 100, 300, true), node("name", "textfield", 100, 500, true)],
         width: 1080,
         height: 2400,
         screen: "Contacts/new".into(),
@@ -59,13 +50,7 @@ fn parses_each_convention_with_reasoning_around_it() {
         (Codec::Pyautogui, "pyautogui.write('it\\'s 5 o\\'clock')", Action::Type { text: "it's 5 o'clock".into(), element: None, clear: false }),
     ];
     for (codec, raw, want) in cases {
-        assert_eq!(
-            codec
-                .parse(raw, &obs)
-                .unwrap_or_else(|e| panic!("{codec:?} {raw}: {e}")),
-            want,
-            "{codec:?} {raw}"
-        );
+        assert_eq!(codec.parse(raw, &obs).unwrap_or_else(|e| panic!("{codec:?} {raw}: {e}")), want, "{codec:?} {raw}");
     }
 }
 
@@ -73,45 +58,20 @@ fn parses_each_convention_with_reasoning_around_it() {
 fn garbage_and_unsupported_actions_are_invalid() {
     let obs = screen();
     for codec in Codec::ALL {
-        for raw in [
-            "",
-            "tap the blue button",
-            "{{{{",
-            "<tool_call>{\"arguments\": 7}</tool_call>",
-            "{\"action\": 3}",
-        ] {
-            assert!(
-                codec.parse(raw, &obs).is_err(),
-                "{codec:?} accepted {raw:?}"
-            );
+        for raw in ["", "tap the blue button", "{{{{", "<tool_call>{\"arguments\": 7}</tool_call>", "{\"action\": 3}"] {
+            assert!(codec.parse(raw, &obs).is_err(), "{codec:?} accepted {raw:?}");
         }
     }
-    let err = Codec::Anthropic
-        .parse("{\"action\": \"mouse_move\", \"coordinate\": [1, 2]}", &obs)
-        .unwrap_err();
+    let err = Codec::Anthropic.parse("{\"action\": \"mouse_move\", \"coordinate\": [1, 2]}", &obs).unwrap_err();
     assert!(err.message.contains("not supported"), "{}", err.message);
-    let err = Codec::AndroidWorld
-        .parse("{\"action_type\": \"click\", \"index\": 99}", &obs)
-        .unwrap_err();
+    let err = Codec::AndroidWorld.parse("{\"action_type\": \"click\", \"index\": 99}", &obs).unwrap_err();
     assert!(err.message.contains("index 99"), "{}", err.message);
-    let err = Codec::Pyautogui
-        .parse("pyautogui.click(x=__import__('os'), y=1)", &obs)
-        .unwrap_err();
+    let err = Codec::Pyautogui.parse("pyautogui.click(x=__import__('os'), y=1)", &obs).unwrap_err();
     assert!(err.message.contains("only literals"), "{}", err.message);
 }
 
 fn key() -> impl Strategy<Value = String> {
-    prop::sample::select(vec![
-        "enter",
-        "ctrl",
-        "s",
-        "shift",
-        "tab",
-        "a",
-        "escape",
-        "backspace",
-    ])
-    .prop_map(String::from)
+    prop::sample::select(vec!["enter", "ctrl", "s", "shift", "tab", "a", "escape", "backspace"]).prop_map(String::from)
 }
 
 fn coord() -> impl Strategy<Value = f32> {
@@ -123,27 +83,15 @@ fn pt() -> impl Strategy<Value = Point> {
 }
 
 fn target() -> impl Strategy<Value = (Option<Point>, Option<String>)> {
-    prop_oneof![
-        pt().prop_map(|p| (Some(p), None)),
-        prop::sample::select(vec!["save", "name"]).prop_map(|e| (None, Some(e.to_string())))
-    ]
+    prop_oneof![pt().prop_map(|p| (Some(p), None)), prop::sample::select(vec!["save", "name"]).prop_map(|e| (None, Some(e.to_string())))]
 }
 
 fn direction() -> impl Strategy<Value = Direction> {
-    prop::sample::select(vec![
-        Direction::Up,
-        Direction::Down,
-        Direction::Left,
-        Direction::Right,
-    ])
+    prop::sample::select(vec![Direction::Up, Direction::Down, Direction::Left, Direction::Right])
 }
 
 fn status() -> impl Strategy<Value = TerminateStatus> {
-    prop::sample::select(vec![
-        TerminateStatus::Success,
-        TerminateStatus::Failure,
-        TerminateStatus::Infeasible,
-    ])
+    prop::sample::select(vec![TerminateStatus::Success, TerminateStatus::Failure, TerminateStatus::Infeasible])
 }
 
 fn action() -> impl Strategy<Value = Action> {
@@ -154,24 +102,9 @@ fn action() -> impl Strategy<Value = Action> {
         target().prop_map(|(at, element)| Action::RightClick { at, element }),
         (pt(), pt()).prop_map(|(from, to)| Action::Drag { from, to }),
         (pt(), pt()).prop_map(|(from, to)| Action::Swipe { from, to }),
-        (target(), direction(), 1u32..20).prop_map(|((at, element), direction, amount)| {
-            Action::Scroll {
-                at,
-                element,
-                direction,
-                amount,
-            }
-        }),
-        (
-            ".{0,40}",
-            any::<bool>(),
-            prop::option::of(prop::sample::select(vec!["name"]))
-        )
-            .prop_map(|(text, clear, e)| Action::Type {
-                text,
-                element: e.map(String::from),
-                clear
-            }),
+        (target(), direction(), 1u32..20).prop_map(|((at, element), direction, amount)| Action::Scroll { at, element, direction, amount }),
+        (".{0,40}", any::<bool>(), prop::option::of(prop::sample::select(vec!["name"])))
+            .prop_map(|(text, clear, e)| Action::Type { text, element: e.map(String::from), clear }),
         prop::collection::vec(key(), 1..3).prop_map(|keys| Action::Key { keys }),
         Just(Action::Back),
         Just(Action::Home),

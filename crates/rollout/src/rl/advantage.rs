@@ -57,20 +57,12 @@ pub fn reinforce_pp(outcomes: &[f64], kls: &[Vec<f64>], beta: f64, gamma: f64) -
 }
 
 /// REINFORCE++ with a group baseline: outcomes minus their group's mean first.
-pub fn reinforce_pp_baseline(
-    groups: &[Vec<f64>],
-    kls: &[Vec<Vec<f64>>],
-    beta: f64,
-    gamma: f64,
-) -> Vec<Vec<Vec<f64>>> {
+pub fn reinforce_pp_baseline(groups: &[Vec<f64>], kls: &[Vec<Vec<f64>>], beta: f64, gamma: f64) -> Vec<Vec<Vec<f64>>> {
     let centred: Vec<Vec<f64>> = groups.iter().map(|g| dr_grpo(g)).collect();
     let flat_outcomes: Vec<f64> = centred.iter().flatten().copied().collect();
     let flat_kls: Vec<Vec<f64>> = kls.iter().flatten().cloned().collect();
     let mut flat = reinforce_pp(&flat_outcomes, &flat_kls, beta, gamma).into_iter();
-    groups
-        .iter()
-        .map(|g| (0..g.len()).filter_map(|_| flat.next()).collect())
-        .collect()
+    groups.iter().map(|g| (0..g.len()).filter_map(|_| flat.next()).collect()).collect()
 }
 
 /// Zero mean, unit variance over every value of every sequence.
@@ -79,10 +71,7 @@ fn whiten(values: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
     let n = all.len().max(1) as f64;
     let mean = all.iter().sum::<f64>() / n;
     let std = (all.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
-    values
-        .into_iter()
-        .map(|s| s.into_iter().map(|v| (v - mean) / (std + 1e-8)).collect())
-        .collect()
+    values.into_iter().map(|s| s.into_iter().map(|v| (v - mean) / (std + 1e-8)).collect()).collect()
 }
 
 #[cfg(test)]

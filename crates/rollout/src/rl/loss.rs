@@ -33,22 +33,10 @@ pub struct ClipConfig {
 }
 
 impl ClipConfig {
-    pub const PPO: ClipConfig = ClipConfig {
-        eps_low: 0.2,
-        eps_high: 0.2,
-        dual_clip: Some(3.0),
-    };
-    pub const DAPO: ClipConfig = ClipConfig {
-        eps_low: 0.2,
-        eps_high: 0.28,
-        dual_clip: Some(3.0),
-    };
+    pub const PPO: ClipConfig = ClipConfig { eps_low: 0.2, eps_high: 0.2, dual_clip: Some(3.0) };
+    pub const DAPO: ClipConfig = ClipConfig { eps_low: 0.2, eps_high: 0.28, dual_clip: Some(3.0) };
     /// GSPO clips its sequence ratio tightly.
-    pub const GSPO: ClipConfig = ClipConfig {
-        eps_low: 3e-4,
-        eps_high: 4e-4,
-        dual_clip: None,
-    };
+    pub const GSPO: ClipConfig = ClipConfig { eps_low: 3e-4, eps_high: 4e-4, dual_clip: None };
 }
 
 /// The clipped surrogate loss of one token (or one sequence, for GSPO):
@@ -83,13 +71,7 @@ pub enum Aggregation {
 
 /// Aggregates per-token losses of several sequences, counting only tokens whose mask is set.
 pub fn aggregate(losses: &[Vec<f64>], masks: &[Vec<bool>], how: Aggregation) -> f64 {
-    let seqs = losses.iter().zip(masks).map(|(l, m)| {
-        l.iter()
-            .zip(m)
-            .filter(|(_, k)| **k)
-            .map(|(v, _)| *v)
-            .collect::<Vec<f64>>()
-    });
+    let seqs = losses.iter().zip(masks).map(|(l, m)| l.iter().zip(m).filter(|(_, k)| **k).map(|(v, _)| *v).collect::<Vec<f64>>());
     match how {
         Aggregation::TokenMean => {
             let all: Vec<f64> = seqs.flatten().collect();
@@ -100,10 +82,7 @@ pub fn aggregate(losses: &[Vec<f64>], masks: &[Vec<bool>], how: Aggregation) -> 
             }
         }
         Aggregation::SequenceMean => {
-            let means: Vec<f64> = seqs
-                .filter(|s| !s.is_empty())
-                .map(|s| s.iter().sum::<f64>() / s.len() as f64)
-                .collect();
+            let means: Vec<f64> = seqs.filter(|s| !s.is_empty()).map(|s| s.iter().sum::<f64>() / s.len() as f64).collect();
             if means.is_empty() {
                 0.0
             } else {
@@ -132,33 +111,17 @@ mod tests {
     #[test]
     fn clipping_follows_its_test_vector() {
         // ρ = e^0.5, A = 1, ε_high = 0.28: the clipped term wins, L = −1.28.
-        assert!(close(
-            ppo_clip_loss(0.5f64.exp(), 1.0, ClipConfig::DAPO),
-            -1.28
-        ));
+        assert!(close(ppo_clip_loss(0.5f64.exp(), 1.0, ClipConfig::DAPO), -1.28));
         // Inside the range the plain surrogate is used.
         assert!(close(ppo_clip_loss(1.1, 1.0, ClipConfig::DAPO), -1.1));
         // Dual clip: a huge ratio with a negative advantage is capped at −c·A = 3.
         assert!(close(ppo_clip_loss(10.0, -1.0, ClipConfig::DAPO), 3.0));
-        assert!(close(
-            ppo_clip_loss(
-                10.0,
-                -1.0,
-                ClipConfig {
-                    dual_clip: None,
-                    ..ClipConfig::DAPO
-                }
-            ),
-            10.0
-        ));
+        assert!(close(ppo_clip_loss(10.0, -1.0, ClipConfig { dual_clip: None, ..ClipConfig::DAPO }), 10.0));
     }
 
     #[test]
     fn gspo_ratio_is_the_geometric_mean_ratio() {
-        assert!(close(
-            gspo_ratio(&[-1.0, -2.0], &[-1.5, -2.5]),
-            0.5f64.exp()
-        ));
+        assert!(close(gspo_ratio(&[-1.0, -2.0], &[-1.5, -2.5]), 0.5f64.exp()));
         assert!(close(gspo_ratio(&[], &[]), 1.0));
     }
 
@@ -166,13 +129,7 @@ mod tests {
     fn aggregation_by_token_or_by_sequence() {
         let losses = vec![vec![1.0, 1.0, 1.0, 1.0], vec![3.0, 9.0]];
         let masks = vec![vec![true, true, true, true], vec![true, false]];
-        assert!(close(
-            aggregate(&losses, &masks, Aggregation::TokenMean),
-            7.0 / 5.0
-        ));
-        assert!(close(
-            aggregate(&losses, &masks, Aggregation::SequenceMean),
-            2.0
-        ));
+        assert!(close(aggregate(&losses, &masks, Aggregation::TokenMean), 7.0 / 5.0));
+        assert!(close(aggregate(&losses, &masks, Aggregation::SequenceMean), 2.0));
     }
 }

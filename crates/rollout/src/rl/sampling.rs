@@ -20,13 +20,7 @@ pub struct SamplingConfig {
 
 impl Default for SamplingConfig {
     fn default() -> SamplingConfig {
-        SamplingConfig {
-            eta: 0.8,
-            group_size: 8,
-            mastered_budget: 2,
-            unsolved_budget: 4,
-            min_attempts: 4,
-        }
+        SamplingConfig { eta: 0.8, group_size: 8, mastered_budget: 2, unsolved_budget: 4, min_attempts: 4 }
     }
 }
 
@@ -55,10 +49,7 @@ pub struct AdaptiveSampler {
 
 impl AdaptiveSampler {
     pub fn new(config: SamplingConfig) -> AdaptiveSampler {
-        AdaptiveSampler {
-            config,
-            stats: BTreeMap::new(),
-        }
+        AdaptiveSampler { config, stats: BTreeMap::new() }
     }
 
     /// Attempts to spend on a task this round.
@@ -102,10 +93,7 @@ mod tests {
         assert_eq!(s.budget("hard"), 4);
         assert_eq!(s.budget("mixed"), 8);
         // Exactly η is not mastered: "more than η".
-        let mut t = AdaptiveSampler::new(SamplingConfig {
-            eta: 0.5,
-            ..SamplingConfig::default()
-        });
+        let mut t = AdaptiveSampler::new(SamplingConfig { eta: 0.5, ..SamplingConfig::default() });
         for i in 0..4 {
             t.record("half", i < 2);
         }
