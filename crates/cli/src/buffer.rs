@@ -1,6 +1,7 @@
 //! `guigym buffer serve`: the trajectory buffer over HTTP, for trainers that run elsewhere.
 //! A trainer takes batches (`GET /v1/batch?size=N&format=slime|verl`), announces new weights
 //! (`POST /v1/weights {"version": N}`), and producers add groups (`POST /v1/groups`).
+//! `guigym buffer export`: samples files in a trainer's layout, as JSON lines or Parquet.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,6 +22,21 @@ use serde_json::{json, Value};
 pub enum BufferCommand {
     /// Serve a buffer on loopback, optionally filled from a samples.jsonl (`guigym collect`)
     Serve(ServeArgs),
+    /// Write samples (`guigym collect`'s samples.jsonl, `guigym train`'s round files) in
+    /// slime's or verl's layout: Parquet when OUT ends in .parquet, JSON lines otherwise
+    Export(ExportArgs),
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// Samples, JSON lines
+    #[arg(long)]
+    samples: PathBuf,
+    /// slime or verl
+    #[arg(long)]
+    format: String,
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -106,17 +122,46 @@ pub fn router(buffer: Shared) -> Router {
         .with_state(buffer)
 }
 
+/// Reads a samples file: one JSON sample per line; a bad line names the file and line.
+fn read_samples(path: &std::path::Path) -> anyhow::Result<Vec<Sample>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut samples = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        samples.push(serde_json::from_str(line).with_context(|| format!("{}:{}: not a sample", path.display(), i + 1))?);
+    }
+    Ok(samples)
+}
+
+fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
+    let layout = guigym_rollout::parquet::Layout::parse(&args.format)
+        .ok_or_else(|| anyhow::anyhow!("unknown format {:?}: use slime or verl", args.format))?;
+    let samples = read_samples(&args.samples)?;
+    if args.out.extension().is_some_and(|e| e == "parquet") {
+        guigym_rollout::parquet::write(&args.out, &samples, layout).map_err(|e| anyhow::anyhow!("writing {}: {e}", args.out.display()))?;
+    } else {
+        let mut text = String::new();
+        for (i, s) in samples.iter().enumerate() {
+            let v = match layout {
+                guigym_rollout::parquet::Layout::Slime => to_slime(s, i),
+                guigym_rollout::parquet::Layout::Verl => to_verl(s),
+            };
+            text.push_str(&v.to_string());
+            text.push('\n');
+        }
+        std::fs::write(&args.out, text).with_context(|| format!("writing {}", args.out.display()))?;
+    }
+    println!("{} samples written to {} ({} layout)", samples.len(), args.out.display(), args.format);
+    Ok(ExitCode::SUCCESS)
+}
+
 pub async fn run(command: BufferCommand) -> anyhow::Result<ExitCode> {
-    let BufferCommand::Serve(args) = command;
+    let args = match command {
+        BufferCommand::Serve(args) => args,
+        BufferCommand::Export(args) => return export(args),
+    };
     let mut buffer = TrajectoryBuffer::new(args.max_staleness);
     if let Some(path) = &args.samples {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let mut group = Vec::new();
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let s: Sample = serde_json::from_str(line).with_context(|| format!("{}:{}: not a sample", path.display(), i + 1))?;
-            group.push(s);
-        }
-        buffer.push_group(group);
+        buffer.push_group(read_samples(path)?);
     }
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await?;
     println!("listening on http://{}", listener.local_addr()?);

@@ -7,8 +7,11 @@ use guigym_learner::recipe::{run, LearnerConfig};
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), String> {
-    let train = guigym_apps::tasks::suite("train").ok_or("no train split")?;
-    let test = guigym_apps::tasks::suite("test").ok_or("no test split")?;
+    // The quickstart's suites; GUIGYM_TRAIN / GUIGYM_TEST pick others (`train`, `test`).
+    let train_suite = std::env::var("GUIGYM_TRAIN").unwrap_or_else(|_| "core-train".into());
+    let test_suite = std::env::var("GUIGYM_TEST").unwrap_or_else(|_| "core-test".into());
+    let train = guigym_apps::tasks::suite(&train_suite).ok_or("no such train suite")?;
+    let test = guigym_apps::tasks::suite(&test_suite).ok_or("no such test suite")?;
     let provider = Arc::new(guigym_sim::SimProvider::default());
     // Overrides as JSON, e.g. '{"rl_lr": 0.01, "rl_rounds": 40}'.
     let config: LearnerConfig = match std::env::args().nth(1) {

@@ -138,9 +138,65 @@ pub struct Memory {
     pub last_element: String,
     pub typed: Vec<String>,
     pub steps: u32,
+    /// Facts read on earlier screens (text, where it was read), for tasks that carry a fact
+    /// from one app to another.
+    pub facts: Vec<(String, String)>,
+}
+
+const MAX_FACTS: usize = 16;
+const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+/// Times (`17:00`), ISO dates and day-month dates (`Monday 1 Jun` → `2026-06-01`, the year
+/// from the observation's clock) written in a text.
+pub fn times_and_dates(text: &str, year: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let tokens: Vec<&str> = text.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')').filter(|t| !t.is_empty()).collect();
+    for (i, raw) in tokens.iter().enumerate() {
+        let t = raw.trim_end_matches(['.', ';']);
+        if let Some((h, m)) = t.split_once(':') {
+            if (1..=2).contains(&h.len()) && m.len() == 2 && h.chars().chain(m.chars()).all(|c| c.is_ascii_digit()) {
+                out.push(format!("{:0>2}:{m}", h));
+            }
+        } else if text_kind(t) == "date" {
+            out.push(t.to_string());
+        } else if let (Ok(day), Some(month)) = (t.parse::<u32>(), tokens.get(i + 1)) {
+            let month = month.to_lowercase();
+            if let Some(m) = MONTHS.iter().position(|x| month.starts_with(x)) {
+                if (1..=31).contains(&day) && year.len() == 4 {
+                    out.push(format!("{year}-{:02}-{day:02}", m + 1));
+                }
+            }
+        }
+    }
+    out
 }
 
 impl Memory {
+    /// Notes what a screen shows that a later step may need: times and dates anywhere, and
+    /// short labelled texts (`location`, `phone`) or texts that share words with the task.
+    pub fn read(&mut self, instruction: &str, obs: &Observation) {
+        let year = obs.time.get(..4).unwrap_or("");
+        let iwords = words(instruction);
+        for n in obs.ui_tree.iter().filter(|n| !n.clickable && !n.editable && !n.text.is_empty()) {
+            let mut found: Vec<(String, String)> = times_and_dates(&n.text, year).into_iter().map(|f| (f, "clock".to_string())).collect();
+            let labelled = !n.id.is_empty() && !n.id.contains('/') && !n.id.contains('.') && n.id != "status_bar" && n.id != "toast";
+            let short = n.text.split_whitespace().count() <= 4 && !n.text.contains('\n');
+            let shares = words(&n.text).iter().any(|w| w.len() > 3 && iwords.contains(w));
+            if short && (labelled || shares) {
+                found.push((n.text.clone(), if labelled { n.id.clone() } else { "shared".into() }));
+            }
+            for f in found {
+                if !self.facts.iter().any(|(t, _)| *t == f.0) {
+                    self.facts.push(f);
+                }
+            }
+        }
+        if self.facts.len() > MAX_FACTS {
+            let extra = self.facts.len() - MAX_FACTS;
+            self.facts.drain(..extra);
+        }
+    }
+
     /// Remembers an action taken on a screen.
     pub fn update(&mut self, action: &Action, obs: &Observation) {
         self.steps += 1;
@@ -205,7 +261,24 @@ pub fn candidates(instruction: &str, obs: &Observation, memory: &Memory) -> Vec<
         add(Action::Click { at: Some(Point(x.floor(), y.floor())), element: None }, f);
     }
     let typed_now = obs.ui_tree.iter().filter(|n| n.editable).map(|n| n.text.clone()).collect::<Vec<_>>();
-    for s in strings_in(instruction) {
+    let from_instruction = strings_in(instruction);
+    for (fact, source) in &memory.facts {
+        if from_instruction.contains(fact) {
+            continue;
+        }
+        let tk = text_kind(fact);
+        let done = memory.typed.contains(fact) || typed_now.contains(fact);
+        add(
+            Action::Type { text: fact.clone(), element: None, clear: true },
+            vec![
+                hash(&["fact", tk, source, focused]),
+                hash(&["fact-done", &done.to_string()]),
+                hash(&["fact", tk, focused, &done.to_string()]),
+                hash(&["fact-screen", tk, screen]),
+            ],
+        );
+    }
+    for s in from_instruction {
         let tk = text_kind(&s);
         let done = memory.typed.contains(&s) || typed_now.contains(&s);
         let f = vec![
@@ -294,6 +367,7 @@ pub struct LearnedPolicy {
 #[async_trait]
 impl Policy for LearnedPolicy {
     async fn act(&mut self, input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
+        self.memory.read(input.instruction, input.observation);
         let cands = candidates(input.instruction, input.observation, &self.memory);
         let probs = self.model.read().map(|m| m.probs(&cands)).unwrap_or_default();
         let chosen = if self.greedy {
@@ -376,6 +450,12 @@ mod tests {
         let s = strings_in("Create a calendar event \"Yoga class\" on 2026-03-05 at 18:30.");
         assert!(s.contains(&"Yoga class".to_string()) && s.contains(&"2026-03-05".to_string()) && s.contains(&"18:30".to_string()), "{s:?}");
         assert!(strings_in("Change Ana Ruiz's phone number to +1 555 1").contains(&"Ana Ruiz".to_string()));
+    }
+
+    #[test]
+    fn times_and_dates_are_read_off_screen_text() {
+        let found = times_and_dates("Let's meet on Monday 1 Jun at 9:30 at Cafe Lumen (2026-06-02).", "2026");
+        assert_eq!(found, vec!["2026-06-01", "09:30", "2026-06-02"]);
     }
 
     #[test]

@@ -33,14 +33,24 @@ pub struct RecipeReport {
     pub after_rl: f64,
     pub warmup_decisions: usize,
     pub curve: Vec<RoundPoint>,
+    /// Held-out success per family: before warm-up, after warm-up, after RL.
+    #[serde(default)]
+    pub by_family: BTreeMap<String, [f64; 3]>,
     pub seconds: f64,
 }
 
-async fn success(model: &Model, tasks: &[TaskSpec], provider: &Arc<dyn EnvProvider>, c: &LearnerConfig, store: &Option<Arc<Store>>) -> Result<f64, String> {
+/// Held-out success of the greedy policy, overall and per family.
+async fn success(
+    model: &Model,
+    tasks: &[TaskSpec],
+    provider: &Arc<dyn EnvProvider>,
+    c: &LearnerConfig,
+    store: &Option<Arc<Store>>,
+) -> Result<(f64, BTreeMap<String, f64>), String> {
     let factory = Arc::new(LearnedFactory::new(model.clone(), true, c.seed));
     let config = EvalConfig { suite: "test".into(), attempts: 1, parallel: c.parallel.max(1), harness: HarnessConfig::default(), ..EvalConfig::default() };
     let (_, report) = eval(Arc::new(tasks.to_vec()), &config, provider.clone(), factory, store.clone(), Arc::new(())).await.map_err(|e| e.to_string())?;
-    Ok(report.success_rate)
+    Ok((report.success_rate, report.by_family.iter().map(|(f, r)| (f.clone(), r.success_rate)).collect()))
 }
 
 /// Plays each task's walkthrough and records, at every step, the candidates and the one
@@ -55,6 +65,7 @@ async fn demonstrations(tasks: &[TaskSpec], provider: &Arc<dyn EnvProvider>) -> 
         for _ in 0..task.step_budget {
             let obs = env.observe(ObserveOptions::default()).await.map_err(|e| e.to_string())?;
             let action = golden.decide(&obs);
+            memory.read(&task.instruction, &obs);
             let cands = candidates(&task.instruction, &obs, &memory);
             if let Some(i) = matching(&cands, &action, &obs) {
                 out.push(Decision { candidates: cands, chosen: i });
@@ -81,7 +92,7 @@ pub async fn run(
     let started = Instant::now();
     let test: Vec<TaskSpec> = if c.eval_tasks == 0 { test.to_vec() } else { test.iter().take(c.eval_tasks).cloned().collect() };
     let mut model = Model::default();
-    let before = success(&model, &test, &provider, c, &store).await?;
+    let (before, families_before) = success(&model, &test, &provider, c, &store).await?;
     on_line(&format!("held-out success before warm-up: {:.1} % ({} tasks)", before * 100.0, test.len()));
 
     let mut order: Vec<usize> = (0..train.len()).collect();
@@ -94,7 +105,7 @@ pub async fn run(
         }
     }
     let reference = model.clone();
-    let after_warmup = success(&model, &test, &provider, c, &store).await?;
+    let (after_warmup, families_warm) = success(&model, &test, &provider, c, &store).await?;
     on_line(&format!("held-out success after warm-up: {:.1} % ({} demonstrated steps from {} tasks)", after_warmup * 100.0, demos.len(), warm.len()));
 
     let factory = Arc::new(LearnedFactory::new(model, false, c.seed));
@@ -112,7 +123,7 @@ pub async fn run(
         let mut groups: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
         for a in attempts {
             let tid = format!("{run_id}:{}:{}:{}", a.task_id, a.attempt_index, a.infra_retries);
-            groups.entry(a.task_id.clone()).or_default().push((tid, a.verdict.score as f64));
+            groups.entry(a.task_id.clone()).or_default().push((tid, reward(&a.verdict, c.progress_weight)));
         }
         let mut with_signal = 0;
         let mut model = factory.model.write().map_err(|_| "model lock poisoned".to_string())?;
@@ -139,8 +150,18 @@ pub async fn run(
         curve.push(point);
     }
     let model = factory.model.read().map_err(|_| "model lock poisoned".to_string())?.clone();
-    let after_rl = success(&model, &test, &provider, c, &store).await?;
+    let (after_rl, families_rl) = success(&model, &test, &provider, c, &store).await?;
     on_line(&format!("held-out success after RL: {:.1} %", after_rl * 100.0));
+    let by_family: BTreeMap<String, [f64; 3]> = families_rl
+        .iter()
+        .map(|(f, rl)| {
+            let get = |m: &BTreeMap<String, f64>| m.get(f).copied().unwrap_or(0.0);
+            (f.clone(), [get(&families_before), get(&families_warm), *rl])
+        })
+        .collect();
+    for (f, [b, w, r]) in &by_family {
+        on_line(&format!("  {f:<34} {:>6.1} % {:>6.1} % {:>6.1} %", b * 100.0, w * 100.0, r * 100.0));
+    }
     Ok(RecipeReport {
         test_tasks: test.len(),
         before_warmup: before,
@@ -148,8 +169,20 @@ pub async fn run(
         after_rl,
         warmup_decisions: demos.len(),
         curve,
+        by_family,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Success, or partial credit for the checks a clean attempt passed.
+fn reward(v: &guigym_core::Verdict, progress_weight: f32) -> f64 {
+    if v.success {
+        1.0
+    } else if v.unexpected_side_effects.is_empty() {
+        (progress_weight * v.progress) as f64
+    } else {
+        0.0
+    }
 }
 
 #[derive(Default)]

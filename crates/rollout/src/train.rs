@@ -63,6 +63,9 @@ pub struct LearnerConfig {
     pub rl_lr: f32,
     /// Weight of the k3 KL penalty to the warm-up policy.
     pub kl_coef: f32,
+    /// Partial credit for a failed attempt without side effects: this weight times the share
+    /// of the verifier's checks it passed (0 = reward is success only).
+    pub progress_weight: f32,
     /// Held-out test tasks evaluated (all when 0).
     pub eval_tasks: usize,
     pub parallel: usize,
@@ -80,6 +83,7 @@ impl Default for LearnerConfig {
             group_size: 8,
             rl_lr: 0.01,
             kl_coef: 1e-3,
+            progress_weight: 0.0,
             eval_tasks: 0,
             parallel: 4,
             seed: 0,
