@@ -131,6 +131,13 @@ fn answers_on(obs: &Observation) -> Vec<String> {
     out
 }
 
+/// Two words that share a stem: one contains the other, or their first four letters match.
+fn related(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    let stem = |w: &str| w.chars().take(4).collect::<String>();
+    a.chars().count() >= 4 && b.chars().count() >= 4 && (a.contains(&b) || b.contains(&a) || stem(&a) == stem(&b))
+}
+
 /// What the policy remembers of the attempt so far.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Memory {
@@ -255,7 +262,15 @@ pub fn candidates(instruction: &str, obs: &Observation, memory: &Memory) -> Vec<
         }
         for w in &iwords {
             f.push(hash(&["instr×el", w, prefix]));
+            // Which app icon or tab a word points to ("email" → app:Mail).
+            if !n.id.chars().any(|c| c.is_ascii_digit()) {
+                f.push(hash(&["instr×id", w, &n.id]));
+            }
         }
+        // Words that are the same but for an ending ("message" / "Messages", "mail" / "email").
+        let fuzzy = label.iter().any(|l| iwords.iter().any(|w| related(l, w)));
+        f.push(hash(&["label-fuzzy", prefix, &fuzzy.to_string()]));
+        f.push(hash(&["label-fuzzy-any", &fuzzy.to_string()]));
         f.push(hash(&["id", &n.id, screen]));
         let (x, y) = n.bounds.center();
         add(Action::Click { at: Some(Point(x.floor(), y.floor())), element: None }, f);

@@ -81,7 +81,7 @@ impl Default for LearnerConfig {
             rl_rounds: 60,
             rl_tasks_per_round: 16,
             group_size: 8,
-            rl_lr: 0.01,
+            rl_lr: 0.003,
             kl_coef: 1e-3,
             progress_weight: 0.0,
             eval_tasks: 0,
