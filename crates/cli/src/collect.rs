@@ -22,7 +22,7 @@ use crate::commands::{Prepared, RunArgs};
 pub struct CollectArgs {
     #[command(flatten)]
     run: RunArgs,
-    /// Output folder: sft.jsonl, samples.jsonl, images/, summary.json
+    /// Output folder: sft.jsonl, samples.jsonl, steps.jsonl, images/, summary.json
     #[arg(long)]
     out: PathBuf,
     /// Qwen tokenizer.json [default: the one scripts/setup.sh fetched]
@@ -34,7 +34,9 @@ struct Sink {
     dir: PathBuf,
     tokenizer: Tokenizer,
     history: HistoryPolicy,
-    files: Mutex<(std::fs::File, std::fs::File)>,
+    files: Mutex<(std::fs::File, std::fs::File, std::fs::File)>,
+    /// Instructions by task id, for the step records.
+    instructions: std::collections::HashMap<String, String>,
     counts: Mutex<(usize, usize, usize)>,
     error: Mutex<Option<String>>,
 }
@@ -88,12 +90,17 @@ impl Sink {
             lines_sft.push(json!({"trajectory_id": trajectory_id, "task_id": a.task_id, "window": s.window, "messages": messages, "train_turns": trained}).to_string());
             lines_samples.push(serde_json::to_string(s)?);
         }
+        let instruction = self.instructions.get(&a.task_id).map(String::as_str).unwrap_or("");
+        let steps = guigym_rollout::demos::records(a, instruction, prompts);
         let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
         for l in &lines_sft {
             writeln!(files.0, "{l}")?;
         }
         for l in &lines_samples {
             writeln!(files.1, "{l}")?;
+        }
+        for s in &steps {
+            writeln!(files.2, "{}", serde_json::to_string(s)?)?;
         }
         let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
         c.0 += 1;
@@ -126,7 +133,8 @@ pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
         dir: args.out.clone(),
         tokenizer,
         history: config.harness.history,
-        files: Mutex::new((open("sft.jsonl")?, open("samples.jsonl")?)),
+        files: Mutex::new((open("sft.jsonl")?, open("samples.jsonl")?, open("steps.jsonl")?)),
+        instructions: tasks.iter().map(|t| (t.id.clone(), t.instruction.clone())).collect(),
         counts: Mutex::new((0, 0, 0)),
         error: Mutex::new(None),
     });

@@ -85,7 +85,7 @@ fn the_quickstart_recipe_reports_held_out_success_before_and_after_warmup_and_rl
     assert_eq!(before, 0.0, "an untrained policy solves nothing");
     assert!(warm > 0.1, "cloning walkthroughs teaches it something: {warm}");
     assert!((0.0..=1.0).contains(&rl));
-    assert_eq!(report["curve"].as_array().unwrap().len(), 60);
+    assert_eq!(report["curve"].as_array().unwrap().len(), 120);
     assert!(report["test_tasks"].as_u64().unwrap() > 20);
     let _ = std::fs::remove_dir_all(dir);
 }

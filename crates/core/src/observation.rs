@@ -92,6 +92,21 @@ pub struct Observation {
 }
 
 impl Observation {
+    /// A copy without the screenshot (its pixels are the one heavy part).
+    pub fn without_screenshot(&self) -> Observation {
+        Observation {
+            step: self.step,
+            screenshot: None,
+            ui_tree: self.ui_tree.clone(),
+            app: self.app.clone(),
+            screen: self.screen.clone(),
+            feedback: self.feedback.clone(),
+            width: self.width,
+            height: self.height,
+            time: self.time.clone(),
+        }
+    }
+
     pub fn node(&self, id: &str) -> Option<&UiNode> {
         self.ui_tree.iter().find(|n| n.id == id)
     }

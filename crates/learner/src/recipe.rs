@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use guigym_core::{Action, EnvProvider, ObserveOptions, Rng, TaskSpec};
-use guigym_harness::{GoldenPolicy, HarnessConfig};
+use guigym_core::{EnvProvider, Rng, TaskSpec};
+use guigym_harness::{HarnessConfig, PolicyKind};
+use guigym_rollout::demos::{self, StepRecord};
 use guigym_rollout::rl::grpo;
 use guigym_rollout::{eval, EvalConfig, Progress, Store};
 use serde::{Deserialize, Serialize};
@@ -53,32 +54,55 @@ async fn success(
     Ok((report.success_rate, report.by_family.iter().map(|(f, r)| (f.clone(), r.success_rate)).collect()))
 }
 
-/// Plays each task's walkthrough and records, at every step, the candidates and the one
-/// the walkthrough took.
-async fn demonstrations(tasks: &[TaskSpec], provider: &Arc<dyn EnvProvider>) -> Result<Vec<Decision>, String> {
-    let mut env = provider.create().await.map_err(|e| e.to_string())?;
+/// Turns collected steps into decisions: per trajectory, in order, the candidates of each
+/// screen and the one the demonstration took (steps no candidate matches are skipped).
+pub fn decisions(records: &[StepRecord]) -> Vec<Decision> {
     let mut out = Vec::new();
-    for task in tasks {
-        env.reset(task).await.map_err(|e| e.to_string())?;
-        let mut golden = GoldenPolicy::new(task.walkthrough.clone());
-        let mut memory = Memory::default();
-        for _ in 0..task.step_budget {
-            let obs = env.observe(ObserveOptions::default()).await.map_err(|e| e.to_string())?;
-            let action = golden.decide(&obs);
-            memory.read(&task.instruction, &obs);
-            let cands = candidates(&task.instruction, &obs, &memory);
-            if let Some(i) = matching(&cands, &action, &obs) {
-                out.push(Decision { candidates: cands, chosen: i });
-            }
-            memory.update(&action, &obs);
-            let done = env.step(&action).await.map_err(|e| e.to_string())?.done;
-            if done || matches!(action, Action::Terminate { .. }) {
-                break;
-            }
+    let mut memory = Memory::default();
+    let mut current: Option<&str> = None;
+    for r in records {
+        if current != Some(r.trajectory_id.as_str()) {
+            memory = Memory::default();
+            current = Some(&r.trajectory_id);
+        }
+        memory.read(&r.instruction, &r.observation);
+        let cands = candidates(&r.instruction, &r.observation, &memory);
+        if let Some(i) = matching(&cands, &r.action, &r.observation) {
+            out.push(Decision { candidates: cands, chosen: i });
+        }
+        memory.update(&r.action, &r.observation);
+    }
+    out
+}
+
+/// Collects walkthrough demonstrations the way `guigym collect` does: the golden policy plays
+/// each task through `eval` and the harness, and the steps of successful attempts are kept.
+async fn collect(tasks: &[TaskSpec], provider: &Arc<dyn EnvProvider>, c: &LearnerConfig, store: &Option<Arc<Store>>) -> Result<Vec<StepRecord>, String> {
+    let config = EvalConfig { suite: "warm-up".into(), attempts: 1, parallel: c.parallel.max(1), ..EvalConfig::default() };
+    let sink = Arc::new(Steps { instructions: tasks.iter().map(|t| (t.id.clone(), t.instruction.clone())).collect(), records: Default::default() });
+    eval(Arc::new(tasks.to_vec()), &config, provider.clone(), Arc::new(PolicyKind::Golden), store.clone(), sink.clone()).await.map_err(|e| e.to_string())?;
+    let mut records = std::mem::take(&mut *sink.records.lock().unwrap_or_else(|p| p.into_inner()));
+    // Attempts finish in any order; a fixed order keeps a seed's result fixed.
+    records.sort_by(|a, b| (&a.trajectory_id, a.step).cmp(&(&b.trajectory_id, b.step)));
+    Ok(records)
+}
+
+/// Keeps the steps of successful attempts.
+struct Steps {
+    instructions: std::collections::HashMap<String, String>,
+    records: std::sync::Mutex<Vec<StepRecord>>,
+}
+
+impl Progress for Steps {
+    fn attempt_done(&self, a: &guigym_core::Attempt, prompts: &[guigym_harness::Prompt]) {
+        if a.verdict.success {
+            let instruction = self.instructions.get(&a.task_id).map(String::as_str).unwrap_or("");
+            self.records.lock().unwrap_or_else(|p| p.into_inner()).extend(demos::records(a, instruction, prompts));
         }
     }
-    let _ = env.release().await;
-    Ok(out)
+    fn wants_prompts(&self) -> bool {
+        true
+    }
 }
 
 pub async fn run(
@@ -98,7 +122,17 @@ pub async fn run(
     let mut order: Vec<usize> = (0..train.len()).collect();
     Rng::derive(c.seed, "warmup").shuffle(&mut order);
     let warm: Vec<TaskSpec> = order.iter().take(c.warmup_tasks).map(|i| train[*i].clone()).collect();
-    let demos = demonstrations(&warm, &provider).await?;
+    // Demonstrations from a `guigym collect` folder when one is named, else collected here
+    // the same way from the warm-up tasks' walkthroughs.
+    let records = match &c.warmup_from {
+        Some(dir) => {
+            let path = std::path::Path::new(dir);
+            demos::read(&if path.is_dir() { path.join("steps.jsonl") } else { path.to_path_buf() })?
+        }
+        None => collect(&warm, &provider, c, &store).await?,
+    };
+    let demos = decisions(&records);
+    let demonstrated: std::collections::BTreeSet<&str> = records.iter().map(|r| r.trajectory_id.as_str()).collect();
     for _ in 0..c.warmup_epochs {
         for d in &demos {
             model.step_logprob(&d.candidates, d.chosen, c.warmup_lr);
@@ -106,7 +140,7 @@ pub async fn run(
     }
     let reference = model.clone();
     let (after_warmup, families_warm) = success(&model, &test, &provider, c, &store).await?;
-    on_line(&format!("held-out success after warm-up: {:.1} % ({} demonstrated steps from {} tasks)", after_warmup * 100.0, demos.len(), warm.len()));
+    on_line(&format!("held-out success after warm-up: {:.1} % ({} demonstrated steps from {} trajectories)", after_warmup * 100.0, demos.len(), demonstrated.len()));
 
     let factory = Arc::new(LearnedFactory::new(model, false, c.seed));
     let mut curve = Vec::new();
@@ -135,11 +169,14 @@ pub async fn run(
             }
             with_signal += 1;
             for ((tid, _), a) in group.iter().zip(adv) {
+                let decisions = log.get(tid).map(Vec::len).unwrap_or(0).max(1);
+                // Sequence-mean: each trajectory weighs the same however many steps it took.
+                let weight = if c.aggregation == "sequence-mean" { 1.0 / decisions as f32 } else { 1.0 };
                 for d in log.get(tid).into_iter().flatten() {
                     // ∇ of −A·log π + β·k3(π, π_ref): k3's gradient in log π is 1 − π_ref/π.
                     let p = model.probs(&d.candidates)[d.chosen].max(1e-6);
                     let p_ref = reference.probs(&d.candidates)[d.chosen];
-                    let scale = c.rl_lr * (a as f32 - c.kl_coef * (1.0 - p_ref / p));
+                    let scale = weight * c.rl_lr * (a as f32 - c.kl_coef * (1.0 - p_ref / p));
                     model.step_logprob(&d.candidates, d.chosen, scale);
                 }
             }

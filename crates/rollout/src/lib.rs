@@ -8,6 +8,7 @@
 
 pub mod attempt;
 pub mod buffer;
+pub mod demos;
 pub mod parquet;
 pub mod eval;
 pub mod report;

@@ -53,8 +53,11 @@ impl Default for AlgorithmConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LearnerConfig {
-    /// Training tasks whose walkthroughs are cloned.
+    /// Training tasks whose walkthroughs are collected (golden policy, same rollout path as
+    /// `guigym collect`) and cloned.
     pub warmup_tasks: usize,
+    /// Clone demonstrations from a `guigym collect` output folder (its `steps.jsonl`) instead.
+    pub warmup_from: Option<String>,
     pub warmup_epochs: usize,
     pub warmup_lr: f32,
     pub rl_rounds: u32,
@@ -63,6 +66,9 @@ pub struct LearnerConfig {
     pub rl_lr: f32,
     /// Weight of the k3 KL penalty to the warm-up policy.
     pub kl_coef: f32,
+    /// How a trajectory's steps share its advantage: `token-mean` (each step gets it whole) or
+    /// `sequence-mean` (divided by the trajectory's length).
+    pub aggregation: String,
     /// Partial credit for a failed attempt without side effects: this weight times the share
     /// of the verifier's checks it passed (0 = reward is success only).
     pub progress_weight: f32,
@@ -76,14 +82,16 @@ impl Default for LearnerConfig {
     fn default() -> LearnerConfig {
         LearnerConfig {
             warmup_tasks: 12,
+            warmup_from: None,
             warmup_epochs: 3,
             warmup_lr: 0.1,
-            rl_rounds: 60,
+            rl_rounds: 120,
             rl_tasks_per_round: 16,
             group_size: 8,
             rl_lr: 0.003,
-            kl_coef: 1e-3,
+            kl_coef: 0.2,
             progress_weight: 0.0,
+            aggregation: "token-mean".into(),
             eval_tasks: 0,
             parallel: 4,
             seed: 0,
