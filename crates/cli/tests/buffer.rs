@@ -34,5 +34,30 @@ fn slime_and_verl_read_batches_from_the_buffer() {
     assert_eq!(verl["outputs"], 3, "the next three samples");
     assert!(verl["model_tokens"].as_u64().unwrap() > 0);
     drop(server);
+
+    // The same samples as files in each trainer's layout: Parquet and JSON lines.
+    for (format, file) in [("slime", "slime.parquet"), ("verl", "verl.parquet"), ("verl", "verl.jsonl")] {
+        let path = dir.join(file);
+        let out = guigym().args(["buffer", "export", "--format", format, "--samples"]).arg(&samples).arg("--out").arg(&path).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let bytes = std::fs::read(&path).unwrap();
+        if file.ends_with(".parquet") {
+            assert_eq!(&bytes[..4], b"PAR1", "{file} starts as Parquet");
+            assert_eq!(&bytes[bytes.len() - 4..], b"PAR1", "{file} ends as Parquet");
+        } else {
+            let first: serde_json::Value = serde_json::from_str(String::from_utf8_lossy(&bytes).lines().next().unwrap()).unwrap();
+            assert!(first["response_mask"].is_array() && first["reward_score"].is_number());
+        }
+    }
+    let out = guigym().args(["buffer", "export", "--format", "megatron", "--out", "x.parquet", "--samples"]).arg(&samples).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format"));
+
+    // Demonstrations for screen-reading learners: every step with what it showed and what was done.
+    let steps = std::fs::read_to_string(dir.join("data/steps.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(steps.lines().next().unwrap()).unwrap();
+    assert!(first["observation"]["ui_tree"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(first["observation"].get("screenshot").is_none(), "no pixels in step records");
+    assert!(first["action"]["action"].is_string() && first["instruction"].is_string());
     let _ = std::fs::remove_dir_all(dir);
 }

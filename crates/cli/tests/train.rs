@@ -89,3 +89,32 @@ fn the_quickstart_recipe_reports_held_out_success_before_and_after_warmup_and_rl
     assert!(report["test_tasks"].as_u64().unwrap() > 20);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The learner's warm-up reads a `guigym collect` folder: the steps the golden policy took
+/// through the harness, with what each screen showed.
+#[test]
+fn the_learner_warms_up_from_collected_demonstrations() {
+    let dir = std::env::temp_dir().join(format!("guigym-warmup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = guigym().args(["collect", "--suite", "core-train", "--limit", "8", "--out"]).arg(dir.join("data")).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let config = dir.join("learn.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 1\nname: warmup-from-collect\nsuites: [core-train]\ntest_suite: core-test\npolicy:\n  kind: learned\nrounds: 2\n\
+             learner:\n  warmup_from: {}\n  rl_rounds: 2\n  rl_tasks_per_round: 4\n  group_size: 4\n  eval_tasks: 10\n  parallel: 2\noutput: {}\n",
+            dir.join("data").display(),
+            dir.join("out").display()
+        ),
+    )
+    .unwrap();
+    let out = guigym().args(["train", "--config"]).arg(&config).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("from 8 trajectories"), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out/recipe.json")).unwrap()).unwrap();
+    assert!(report["warmup_decisions"].as_u64().unwrap() > 30, "{}", report["warmup_decisions"]);
+    let _ = std::fs::remove_dir_all(dir);
+}
