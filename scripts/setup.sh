@@ -36,11 +36,11 @@ PY
     rm -rf "$tmp"
 fi
 
-if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
-    echo "setup: installing Debian's chromium and chromium-driver" >&2
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
+    echo "setup: installing Debian's chromium, chromium-driver and curl (HTTP tests)" >&2
     if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver curl >/dev/null
 fi
 
 venv="$cache/venv"

@@ -118,3 +118,36 @@ fn the_learner_warms_up_from_collected_demonstrations() {
     assert!(report["warmup_decisions"].as_u64().unwrap() > 30, "{}", report["warmup_decisions"]);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// With `buffer: URL`, each round's groups go to a live trajectory buffer, and samples carry
+/// the weight version the trainer announced there.
+#[test]
+fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
+    let dir = std::env::temp_dir().join(format!("guigym-train-buffer-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = common::Served::start(&["buffer", "serve", "--max-staleness", "5"]);
+    let client = |method: &str, path: &str, body: Option<&str>| {
+        let mut cmd = std::process::Command::new("curl");
+        cmd.args(["-s", "-X", method, &format!("{}{path}", server.url)]);
+        if let Some(b) = body {
+            cmd.args(["-H", "content-type: application/json", "-d", b]);
+        }
+        serde_json::from_slice::<serde_json::Value>(&cmd.output().unwrap().stdout).unwrap()
+    };
+    // The trainer is at weights 3.
+    assert_eq!(client("POST", "/v1/weights", Some("{\"version\": 3}"))["weight_version"], 3);
+    let path = config(&dir, 2);
+    let text = std::fs::read_to_string(&path).unwrap() + &format!("buffer: {}\n", server.url);
+    std::fs::write(&path, text).unwrap();
+    let out = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written: usize = (0..2).map(|r| std::fs::read_to_string(dir.join(format!("out/round-{r}.jsonl"))).unwrap().lines().count()).sum();
+    let state = client("GET", "/v1/buffer", None);
+    assert_eq!(state["queued"].as_u64().unwrap() as usize, written, "every packed sample reached the buffer");
+    let batch = client("GET", "/v1/batch?size=4&format=slime", None);
+    let samples = batch["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 4);
+    assert!(samples.iter().all(|s| s["weight_version"] == 3));
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -144,6 +144,11 @@ pub struct TrainConfig {
     /// Held-out suite the learner is measured on.
     #[serde(default = "test_suite")]
     pub test_suite: String,
+    /// A trajectory buffer (`guigym buffer serve`) that an external trainer reads: each
+    /// round's finished groups are posted to it, and samples carry the weight version the
+    /// trainer last announced there (instead of the round number).
+    #[serde(default)]
+    pub buffer: Option<String>,
 }
 
 fn test_suite() -> String {
@@ -235,6 +240,33 @@ pub struct Trainer<'a> {
     pub tokenizer: &'a Tokenizer,
 }
 
+/// The weight version a buffer holds (what its trainer last announced).
+async fn buffer_version(url: &str) -> Result<u64, TrainError> {
+    let fail = |e: String| TrainError::Run(format!("trajectory buffer {url}: {e}"));
+    let v: serde_json::Value = reqwest::get(format!("{}/v1/buffer", url.trim_end_matches('/')))
+        .await
+        .map_err(|e| fail(e.to_string()))?
+        .error_for_status()
+        .map_err(|e| fail(e.to_string()))?
+        .json()
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    v["weight_version"].as_u64().ok_or_else(|| fail("no weight_version in /v1/buffer".into()))
+}
+
+async fn post_group(url: &str, samples: &[Sample]) -> Result<(), TrainError> {
+    let fail = |e: String| TrainError::Run(format!("trajectory buffer {url}: {e}"));
+    reqwest::Client::new()
+        .post(format!("{}/v1/groups", url.trim_end_matches('/')))
+        .json(samples)
+        .send()
+        .await
+        .map_err(|e| fail(e.to_string()))?
+        .error_for_status()
+        .map_err(|e| fail(e.to_string()))?;
+    Ok(())
+}
+
 impl Trainer<'_> {
     /// Runs the rounds not yet in the store; `on_round` is told of each as it ends.
     pub async fn run(&self, resume: bool, on_round: &dyn Fn(&RoundStats)) -> Result<Vec<RoundStats>, TrainError> {
@@ -268,6 +300,11 @@ impl Trainer<'_> {
                 harness: c.harness.clone(),
                 task_attempts: budgets,
             };
+            // The trainer's current weights, as it announced them to the buffer.
+            let weight_version = match &c.buffer {
+                Some(url) => buffer_version(url).await?,
+                None => round as u64,
+            };
             let collected = Arc::new(Collected::default());
             let (eval_run, report) = eval(Arc::new(picked.clone()), &eval_config, self.provider.clone(), self.policy.clone(), Some(self.store.clone()), collected.clone())
                 .await
@@ -280,6 +317,7 @@ impl Trainer<'_> {
                 groups.entry(a.task_id.clone()).or_default().push((a, p));
             }
             let (mut kept, mut dropped, mut samples) = (0, 0, Vec::<Sample>::new());
+            let mut group_sizes = Vec::new();
             for (task_id, group) in &groups {
                 let rewards: Vec<f64> = group.iter().map(|(a, _)| a.verdict.score as f64).collect();
                 let Some(advantages) = group_advantages(c.algorithm.name, &rewards) else {
@@ -287,6 +325,7 @@ impl Trainer<'_> {
                     continue;
                 };
                 kept += 1;
+                let before = samples.len();
                 for ((a, prompts), adv) in group.iter().zip(advantages) {
                     let steps = RecordedStep::zip(prompts, &a.trajectory.steps);
                     let trajectory_id = format!("{}:{round}:{task_id}:{}", c.name, a.attempt_index);
@@ -297,10 +336,19 @@ impl Trainer<'_> {
                         group_id: &format!("{round}:{task_id}"),
                         reward: a.verdict.score as f64,
                         advantage: adv,
-                        weight_version: round as u64,
+                        weight_version,
                         status,
                     };
                     samples.extend(pack(self.tokenizer, c.harness.history, &steps, &info));
+                }
+                group_sizes.push(samples.len() - before);
+            }
+            if let Some(url) = &c.buffer {
+                // One post per group, so a batch never holds half a group.
+                let mut at = 0;
+                for n in &group_sizes {
+                    post_group(url, &samples[at..at + n]).await?;
+                    at += n;
                 }
             }
             let path = c.output.join(format!("round-{round}.jsonl"));
