@@ -83,7 +83,9 @@ async fn recipe(
     }
     let test = suite_tasks(&config.test_suite)?;
     let store = Arc::new(open_store(&args.store)?);
-    let report = guigym_learner::recipe::run(learner, &train, &test, provider, Some(store.clone()), &|line| println!("{line}"))
+    // State after the warm-up and every round, so `--resume` continues a crashed run.
+    let checkpoint = config.output.join("checkpoint");
+    let report = guigym_learner::recipe::run(learner, &train, &test, provider, Some(store.clone()), Some(&checkpoint), args.resume, &|line| println!("{line}"))
         .await
         .map_err(|e| anyhow!(e))?;
     for point in &report.curve {

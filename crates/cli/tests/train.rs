@@ -151,3 +151,48 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
     assert!(samples.iter().all(|s| s["weight_version"] == 3));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The learner saves its state after the warm-up and every round: a run stopped early and
+/// resumed with more rounds ends exactly where an uninterrupted run ends.
+#[test]
+fn a_resumed_recipe_ends_like_an_uninterrupted_one() {
+    let dir = std::env::temp_dir().join(format!("guigym-recipe-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, rounds: u32, out: &str| {
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "version: 1\nname: {name}\nsuites: [core-train]\ntest_suite: core-test\npolicy:\n  kind: learned\nrounds: {rounds}\n\
+                 learner:\n  warmup_tasks: 6\n  rl_rounds: {rounds}\n  rl_tasks_per_round: 4\n  group_size: 4\n  eval_tasks: 12\n  parallel: 2\noutput: {}\n",
+                dir.join(out).display()
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let train = |config: &std::path::Path, resume: bool| {
+        let mut cmd = guigym();
+        cmd.arg("train");
+        if resume {
+            cmd.arg("--resume");
+        }
+        let out = cmd.arg("--config").arg(config).arg("--store").arg(dir.join("store")).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let report = |out: &str| serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(dir.join(out).join("recipe.json")).unwrap()).unwrap();
+
+    train(&write("whole.yaml", 4, "whole"), false);
+    // Stopped after two rounds, then resumed to four.
+    train(&write("parts.yaml", 2, "parts"), false);
+    let resumed = train(&write("parts.yaml", 4, "parts"), true);
+    assert!(resumed.contains("resuming after 2 of 4 RL rounds"), "{resumed}");
+    assert!(!resumed.contains("round 0:") && resumed.contains("round 3:"), "only the missing rounds ran: {resumed}");
+    let (whole, parts) = (report("whole"), report("parts"));
+    for key in ["before_warmup", "after_warmup", "after_rl", "warmup_decisions", "curve"] {
+        assert_eq!(whole[key], parts[key], "{key}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

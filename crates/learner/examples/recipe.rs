@@ -18,7 +18,7 @@ async fn main() -> Result<(), String> {
         Some(json) => serde_json::from_str(&json).map_err(|e| e.to_string())?,
         None => LearnerConfig::default(),
     };
-    let report = run(&config, &train, &test, provider, None, &|l| println!("{l}")).await?;
+    let report = run(&config, &train, &test, provider, None, None, false, &|l| println!("{l}")).await?;
     println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     Ok(())
 }

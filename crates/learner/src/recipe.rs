@@ -4,6 +4,7 @@
 //! path and harness as any eval.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -105,46 +106,95 @@ impl Progress for Steps {
     }
 }
 
+/// Where a recipe run keeps its state between rounds, so `--resume` continues after a crash:
+/// `checkpoint.json` (figures so far and the next round) beside the policy's and the warm-up
+/// reference's weights (`model.f32`, `reference.f32`, little-endian).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Checkpoint {
+    next_round: u32,
+    before: f64,
+    after_warmup: f64,
+    families_before: BTreeMap<String, f64>,
+    families_warm: BTreeMap<String, f64>,
+    warmup_decisions: usize,
+    curve: Vec<RoundPoint>,
+}
+
+fn save_weights(path: &Path, m: &Model) -> Result<(), String> {
+    let bytes: Vec<u8> = m.w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    write_atomically(path, &bytes)
+}
+
+fn load_weights(path: &Path) -> Result<Model, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() != crate::DIM * 4 {
+        return Err(format!("{}: {} bytes, expected {}", path.display(), bytes.len(), crate::DIM * 4));
+    }
+    Ok(Model { w: bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect() })
+}
+
+/// A crash mid-write leaves the previous file whole.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = path.with_extension("part");
+    std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn save(dir: &Path, cp: &Checkpoint, model: &Model, reference: &Model) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    save_weights(&dir.join("model.f32"), model)?;
+    save_weights(&dir.join("reference.f32"), reference)?;
+    // The figures last: a checkpoint.json always names weights that are on disk.
+    write_atomically(&dir.join("checkpoint.json"), serde_json::to_string(cp).map_err(|e| e.to_string())?.as_bytes())
+}
+
+fn load(dir: &Path) -> Result<Option<(Checkpoint, Model, Model)>, String> {
+    let path = dir.join("checkpoint.json");
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let cp: Checkpoint = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Some((cp, load_weights(&dir.join("model.f32"))?, load_weights(&dir.join("reference.f32"))?)))
+}
+
+/// Runs the recipe. With a checkpoint folder, state is saved after the warm-up and after every
+/// round; with `resume`, a saved run continues from its next round and ends as the
+/// uninterrupted run would have.
+#[allow(clippy::too_many_arguments)]
 pub async fn run(
     c: &LearnerConfig,
     train: &[TaskSpec],
     test: &[TaskSpec],
     provider: Arc<dyn EnvProvider>,
     store: Option<Arc<Store>>,
+    checkpoint: Option<&Path>,
+    resume: bool,
     on_line: &dyn Fn(&str),
 ) -> Result<RecipeReport, String> {
     let started = Instant::now();
     let test: Vec<TaskSpec> = if c.eval_tasks == 0 { test.to_vec() } else { test.iter().take(c.eval_tasks).cloned().collect() };
-    let mut model = Model::default();
-    let (before, families_before) = success(&model, &test, &provider, c, &store).await?;
-    on_line(&format!("held-out success before warm-up: {:.1} % ({} tasks)", before * 100.0, test.len()));
-
     let mut order: Vec<usize> = (0..train.len()).collect();
     Rng::derive(c.seed, "warmup").shuffle(&mut order);
-    let warm: Vec<TaskSpec> = order.iter().take(c.warmup_tasks).map(|i| train[*i].clone()).collect();
-    // Demonstrations from a `guigym collect` folder when one is named, else collected here
-    // the same way from the warm-up tasks' walkthroughs.
-    let records = match &c.warmup_from {
-        Some(dir) => {
-            let path = std::path::Path::new(dir);
-            demos::read(&if path.is_dir() { path.join("steps.jsonl") } else { path.to_path_buf() })?
-        }
-        None => collect(&warm, &provider, c, &store).await?,
+    let saved = match (checkpoint, resume) {
+        (Some(dir), true) => load(dir)?,
+        _ => None,
     };
-    let demos = decisions(&records);
-    let demonstrated: std::collections::BTreeSet<&str> = records.iter().map(|r| r.trajectory_id.as_str()).collect();
-    for _ in 0..c.warmup_epochs {
-        for d in &demos {
-            model.step_logprob(&d.candidates, d.chosen, c.warmup_lr);
+    let (mut cp, model, reference) = match saved {
+        Some((cp, model, reference)) => {
+            on_line(&format!("resuming after {} of {} RL rounds", cp.next_round, c.rl_rounds));
+            (cp, model, reference)
         }
-    }
-    let reference = model.clone();
-    let (after_warmup, families_warm) = success(&model, &test, &provider, c, &store).await?;
-    on_line(&format!("held-out success after warm-up: {:.1} % ({} demonstrated steps from {} trajectories)", after_warmup * 100.0, demos.len(), demonstrated.len()));
-
+        None => {
+            let (cp, model) = warm_up(c, train, &order, &test, &provider, &store, on_line).await?;
+            let reference = model.clone();
+            if let Some(dir) = checkpoint {
+                save(dir, &cp, &model, &reference)?;
+            }
+            (cp, model, reference)
+        }
+    };
     let factory = Arc::new(LearnedFactory::new(model, false, c.seed));
-    let mut curve = Vec::new();
-    for round in 0..c.rl_rounds {
+    for round in cp.next_round..c.rl_rounds {
         let tasks: Vec<TaskSpec> =
             (0..c.rl_tasks_per_round.min(train.len())).map(|i| train[order[(round as usize * c.rl_tasks_per_round + i + c.warmup_tasks) % order.len()]].clone()).collect();
         let config = EvalConfig { suite: format!("rl-round-{round}"), attempts: c.group_size.max(2), parallel: c.parallel.max(1), ..EvalConfig::default() };
@@ -181,10 +231,13 @@ pub async fn run(
                 }
             }
         }
-        drop(model);
         let point = RoundPoint { round, train_success: report.success_rate, groups_with_signal: with_signal };
         on_line(&format!("round {round}: sampled success on training tasks {:.1} %, groups with signal {with_signal}", point.train_success * 100.0));
-        curve.push(point);
+        cp.curve.push(point);
+        cp.next_round = round + 1;
+        if let Some(dir) = checkpoint {
+            save(dir, &cp, &model, &reference)?;
+        }
     }
     let model = factory.model.read().map_err(|_| "model lock poisoned".to_string())?.clone();
     let (after_rl, families_rl) = success(&model, &test, &provider, c, &store).await?;
@@ -193,7 +246,7 @@ pub async fn run(
         .iter()
         .map(|(f, rl)| {
             let get = |m: &BTreeMap<String, f64>| m.get(f).copied().unwrap_or(0.0);
-            (f.clone(), [get(&families_before), get(&families_warm), *rl])
+            (f.clone(), [get(&cp.families_before), get(&cp.families_warm), *rl])
         })
         .collect();
     for (f, [b, w, r]) in &by_family {
@@ -201,14 +254,52 @@ pub async fn run(
     }
     Ok(RecipeReport {
         test_tasks: test.len(),
-        before_warmup: before,
-        after_warmup,
+        before_warmup: cp.before,
+        after_warmup: cp.after_warmup,
         after_rl,
-        warmup_decisions: demos.len(),
-        curve,
+        warmup_decisions: cp.warmup_decisions,
+        curve: cp.curve,
         by_family,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Held-out success before the warm-up, the warm-up itself (behaviour cloning of collected
+/// demonstrations), and held-out success after it.
+#[allow(clippy::too_many_arguments)]
+async fn warm_up(
+    c: &LearnerConfig,
+    train: &[TaskSpec],
+    order: &[usize],
+    test: &[TaskSpec],
+    provider: &Arc<dyn EnvProvider>,
+    store: &Option<Arc<Store>>,
+    on_line: &dyn Fn(&str),
+) -> Result<(Checkpoint, Model), String> {
+    let mut model = Model::default();
+    let (before, families_before) = success(&model, test, provider, c, store).await?;
+    on_line(&format!("held-out success before warm-up: {:.1} % ({} tasks)", before * 100.0, test.len()));
+    let warm: Vec<TaskSpec> = order.iter().take(c.warmup_tasks).map(|i| train[*i].clone()).collect();
+    // Demonstrations from a `guigym collect` folder when one is named, else collected here
+    // the same way from the warm-up tasks' walkthroughs.
+    let records = match &c.warmup_from {
+        Some(dir) => {
+            let path = std::path::Path::new(dir);
+            demos::read(&if path.is_dir() { path.join("steps.jsonl") } else { path.to_path_buf() })?
+        }
+        None => collect(&warm, provider, c, store).await?,
+    };
+    let demos = decisions(&records);
+    let demonstrated: std::collections::BTreeSet<&str> = records.iter().map(|r| r.trajectory_id.as_str()).collect();
+    for _ in 0..c.warmup_epochs {
+        for d in &demos {
+            model.step_logprob(&d.candidates, d.chosen, c.warmup_lr);
+        }
+    }
+    let (after_warmup, families_warm) = success(&model, test, provider, c, store).await?;
+    on_line(&format!("held-out success after warm-up: {:.1} % ({} demonstrated steps from {} trajectories)", after_warmup * 100.0, demos.len(), demonstrated.len()));
+    let cp = Checkpoint { next_round: 0, before, after_warmup, families_before, families_warm, warmup_decisions: demos.len(), curve: Vec::new() };
+    Ok((cp, model))
 }
 
 /// Success, or partial credit for the checks a clean attempt passed.
