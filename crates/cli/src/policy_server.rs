@@ -29,7 +29,8 @@ pub enum Mode {
     Garbage,
     /// Answer every request with HTTP 500.
     Error,
-    /// Answer every third request with HTTP 500, the others normally.
+    /// Answer the first try of every third distinct request with HTTP 500; its retry (the
+    /// same request again) is answered normally, so a client that retries always recovers.
     Flaky,
     /// Wait `--delay-ms` before answering normally.
     Slow,
@@ -80,6 +81,8 @@ struct Server {
     tasks: HashMap<String, TaskSpec>,
     sessions: Mutex<HashMap<String, (GoldenPolicy, String)>>,
     requests: AtomicU64,
+    /// Requests that already failed once (flaky mode), by a hash of their body.
+    flaked: Mutex<std::collections::HashSet<u64>>,
 }
 
 pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
@@ -91,6 +94,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
         tasks: suite.into_iter().map(|t| (t.instruction.clone(), t)).collect(),
         sessions: Mutex::new(HashMap::new()),
         requests: AtomicU64::new(0),
+        flaked: Mutex::new(std::collections::HashSet::new()),
     });
     // Prompts with a window of screenshots run to megabytes.
     let app = Router::new()
@@ -118,11 +122,20 @@ fn content_text(m: &Value) -> String {
     }
 }
 
+/// Whether this request fails: every third new request, never a retry of one that failed.
+fn first_try_to_flake(server: &Server, body: &Value, n: u64) -> bool {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    body.to_string().hash(&mut h);
+    let mut flaked = server.flaked.lock().unwrap_or_else(|p| p.into_inner());
+    n % 3 == 2 && flaked.insert(h.finish())
+}
+
 async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
     let n = server.requests.fetch_add(1, Ordering::SeqCst);
     match server.mode {
         Mode::Error => return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted failure"),
-        Mode::Flaky if n % 3 == 2 => return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted flake"),
+        Mode::Flaky if first_try_to_flake(&server, &body, n) => return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted flake"),
         Mode::Slow => tokio::time::sleep(server.delay).await,
         _ => {}
     }

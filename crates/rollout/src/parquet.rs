@@ -88,8 +88,8 @@ fn columns(samples: &[Sample], layout: Layout) -> Vec<(&'static str, Column)> {
     let mask = Column::Ints(samples.iter().map(|s| s.loss_mask.iter().map(|m| *m as i64).collect()).collect());
     let logprobs = Column::Floats(samples.iter().map(|s| s.rollout_logprobs.as_ref().map(|l| l.iter().map(|x| *x as f64).collect())).collect());
     let images = Column::Texts(samples.iter().map(|s| s.images.clone()).collect());
-    let reward = Column::Float(samples.iter().map(|s| s.reward as f64).collect());
-    let advantage = Column::Float(samples.iter().map(|s| s.advantage as f64).collect());
+    let reward = Column::Float(samples.iter().map(|s| s.reward).collect());
+    let advantage = Column::Float(samples.iter().map(|s| s.advantage).collect());
     match layout {
         Layout::Slime => vec![
             ("index", Column::Int((0..samples.len() as i64).collect())),
