@@ -103,10 +103,10 @@ pub fn empty_data() -> AppData {
         },
         alarms: Table::default(),
         timers: Table::default(),
-        products: Table::default(),
+        products: Default::default(),
         cart: Vec::new(),
         orders: Table::default(),
-        restaurants: Table::default(),
+        restaurants: Default::default(),
         basket: Vec::new(),
         basket_restaurant: None,
         food_orders: Table::default(),
@@ -115,11 +115,11 @@ pub fn empty_data() -> AppData {
         passengers: Vec::new(),
         balance_cents: 0,
         transactions: Table::default(),
-        places: Table::default(),
+        places: Default::default(),
         saved_places: Table::default(),
         reviews: Table::default(),
         posts: Table::default(),
-        songs: Table::default(),
+        songs: Default::default(),
         playlists: Table::default(),
         player: Player::default(),
     }
@@ -133,9 +133,10 @@ pub fn every_app(w: &World, d: &mut AppData) {
     let person = |i: usize| w.person(i).name();
 
     // Places: the world's meeting places, with addresses and travel times.
+    let mut places = Table::default();
     for (i, name) in WORLD_PLACES.iter().enumerate() {
         let walk = rng.range(6, 45) as u32;
-        d.places.insert(Place {
+        places.insert(Place {
             name: name.to_string(),
             address: format!("{} {}", rng.range(2, 180), STREETS[(i + w.seed as usize) % STREETS.len()]),
             category: CATEGORIES[i].to_string(),
@@ -144,6 +145,7 @@ pub fn every_app(w: &World, d: &mut AppData) {
             drive_min: (walk / 3).max(3) + rng.range(0, 3) as u32,
         });
     }
+    d.places = std::sync::Arc::new(places);
     d.saved_places.insert(SavedPlace { place: WORLD_PLACES[(w.seed % 10) as usize].to_string(), label: "Work".into() });
 
     // Notes: codes for places, a list for the scenario, an idea per person.
@@ -180,10 +182,12 @@ pub fn every_app(w: &World, d: &mut AppData) {
     d.alarms.insert(Alarm { minute_of_day: 13 * 60 + 30, label: "Medication".into(), enabled: rng.chance(0.5) });
 
     // Shop: the catalogue with seeded prices, and two past orders.
+    let mut products = Table::default();
     for (name, category, price) in PRODUCTS {
         let price = price + rng.range(-2, 4) * 50;
-        d.products.insert(Product { name: name.into(), category: category.into(), price_cents: price });
+        products.insert(Product { name: name.into(), category: category.into(), price_cents: price });
     }
+    d.products = std::sync::Arc::new(products);
     for k in 0..2 {
         let p = d.products.get(1 + rng.below(PRODUCTS.len()) as u32).cloned().expect("catalogue");
         let qty = 1 + rng.below(2) as u32;
@@ -198,10 +202,13 @@ pub fn every_app(w: &World, d: &mut AppData) {
         });
     }
 
+    let mut restaurants = Table::default();
     for (name, cuisine, menu) in RESTAURANTS {
         let menu = menu.iter().map(|(dish, price)| Product { name: dish.to_string(), category: cuisine.into(), price_cents: *price }).collect();
-        d.restaurants.insert(Restaurant { name: name.into(), cuisine: cuisine.into(), menu });
+        restaurants.insert(Restaurant { name: name.into(), cuisine: cuisine.into(), menu });
     }
+
+    d.restaurants = std::sync::Arc::new(restaurants);
 
     // Rides and tickets in the past; passengers are the user and the family.
     let past = WORLD_PLACES[rng.below(10)];
@@ -285,9 +292,11 @@ pub fn every_app(w: &World, d: &mut AppData) {
         });
     }
 
+    let mut songs = Table::default();
     for (title, artist) in SONGS {
-        d.songs.insert(Song { title: title.into(), artist: artist.into(), seconds: rng.range(150, 300) as u32 });
+        songs.insert(Song { title: title.into(), artist: artist.into(), seconds: rng.range(150, 300) as u32 });
     }
+    d.songs = std::sync::Arc::new(songs);
     d.playlists.insert(Playlist { name: "Favourites".into(), songs: vec![1 + rng.below(8) as u32, 9 + rng.below(8) as u32] });
 
     // Mail and messages that tie the apps to the world.

@@ -2,6 +2,7 @@
 //! the user is). Plain serde data, so snapshot, restore, hash and diff come for free.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -278,11 +279,13 @@ pub struct AppData {
     pub settings: Settings,
     pub alarms: Table<Alarm>,
     pub timers: Table<Timer>,
-    pub products: Table<Product>,
+    /// Catalogues (products, menus, places, songs) never change in an episode: shared, so a
+    /// reset or a new instance copies a pointer, not the catalogue.
+    pub products: Arc<Table<Product>>,
     /// The shop's cart: leaving something in it changes nothing in the world.
     pub cart: Vec<Line>,
     pub orders: Table<Order>,
-    pub restaurants: Table<Restaurant>,
+    pub restaurants: Arc<Table<Restaurant>>,
     pub basket: Vec<Line>,
     pub basket_restaurant: Option<u32>,
     pub food_orders: Table<Order>,
@@ -292,11 +295,11 @@ pub struct AppData {
     pub passengers: Vec<String>,
     pub balance_cents: i64,
     pub transactions: Table<Transaction>,
-    pub places: Table<Place>,
+    pub places: Arc<Table<Place>>,
     pub saved_places: Table<SavedPlace>,
     pub reviews: Table<Review>,
     pub posts: Table<Post>,
-    pub songs: Table<Song>,
+    pub songs: Arc<Table<Song>>,
     pub playlists: Table<Playlist>,
     pub player: Player,
 }

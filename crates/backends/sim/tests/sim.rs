@@ -230,8 +230,8 @@ fn every_app_rejects_side_effects() {
         "Clock" => {
             let _ = s.data.alarms.insert(Alarm { minute_of_day: 1, label: "Extra".into(), enabled: true });
         }
-        "Shop" => s.data.products.items.values_mut().for_each(|p| p.price_cents += 1),
-        "Food" => s.data.restaurants.items.values_mut().for_each(|r| r.cuisine = "Fusion".into()),
+        "Shop" => std::sync::Arc::make_mut(&mut s.data.products).items.values_mut().for_each(|p| p.price_cents += 1),
+        "Food" => std::sync::Arc::make_mut(&mut s.data.restaurants).items.values_mut().for_each(|r| r.cuisine = "Fusion".into()),
         "Ride" => {
             let _ = s.data.rides.insert(s.data.rides.items.values().next().cloned().unwrap());
         }
@@ -239,7 +239,7 @@ fn every_app_rejects_side_effects() {
         "Bank" => {
             let _ = s.data.transactions.insert(s.data.transactions.items.values().next().cloned().unwrap());
         }
-        "Maps" => s.data.places.items.values_mut().for_each(|p| p.walk_min += 1),
+        "Maps" => std::sync::Arc::make_mut(&mut s.data.places).items.values_mut().for_each(|p| p.walk_min += 1),
         "Reviews" => {
             let _ = s.data.reviews.insert(Review { place: "Cafe Lumen".into(), author: "Zed".into(), stars: 1, text: "Extra".into() });
         }
