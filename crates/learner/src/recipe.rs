@@ -205,8 +205,11 @@ pub async fn run(
         // Attempts finish in any order; updates are applied in a fixed one, so a seed gives one result.
         attempts.sort_by(|a, b| (&a.task_id, a.attempt_index).cmp(&(&b.task_id, b.attempt_index)));
         let mut groups: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
+        // Which steps of each trajectory the environment rejected as invalid.
+        let mut invalid: BTreeMap<String, Vec<bool>> = BTreeMap::new();
         for a in attempts {
             let tid = format!("{run_id}:{}:{}:{}", a.task_id, a.attempt_index, a.infra_retries);
+            invalid.insert(tid.clone(), a.trajectory.steps.iter().map(|s| s.invalid).collect());
             groups.entry(a.task_id.clone()).or_default().push((tid, reward(&a.verdict, c.progress_weight)));
         }
         let mut with_signal = 0;
@@ -222,7 +225,11 @@ pub async fn run(
                 let decisions = log.get(tid).map(Vec::len).unwrap_or(0).max(1);
                 // Sequence-mean: each trajectory weighs the same however many steps it took.
                 let weight = if c.aggregation == "sequence-mean" { 1.0 / decisions as f32 } else { 1.0 };
-                for d in log.get(tid).into_iter().flatten() {
+                let rejected = invalid.get(tid);
+                for (i, d) in log.get(tid).into_iter().flatten().enumerate() {
+                    // Per-step credit: a step the environment rejected never shares a good
+                    // outcome, and costs `invalid_penalty` on top.
+                    let a = if rejected.and_then(|r| r.get(i)).copied().unwrap_or(false) { a.min(0.0) - c.invalid_penalty as f64 } else { a };
                     // ∇ of −A·log π + β·k3(π, π_ref): k3's gradient in log π is 1 − π_ref/π.
                     let p = model.probs(&d.candidates)[d.chosen].max(1e-6);
                     let p_ref = reference.probs(&d.candidates)[d.chosen];

@@ -69,6 +69,9 @@ pub struct LearnerConfig {
     /// How a trajectory's steps share its advantage: `token-mean` (each step gets it whole) or
     /// `sequence-mean` (divided by the trajectory's length).
     pub aggregation: String,
+    /// Per-step credit: a step the environment rejected as invalid gets at most zero
+    /// advantage, minus this.
+    pub invalid_penalty: f32,
     /// Partial credit for a failed attempt without side effects: this weight times the share
     /// of the verifier's checks it passed (0 = reward is success only).
     pub progress_weight: f32,
@@ -92,6 +95,7 @@ impl Default for LearnerConfig {
             kl_coef: 0.2,
             progress_weight: 0.0,
             aggregation: "token-mean".into(),
+            invalid_penalty: 0.5,
             eval_tasks: 0,
             parallel: 4,
             seed: 0,
