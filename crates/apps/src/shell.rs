@@ -290,6 +290,10 @@ fn tap(s: &mut DeviceState, layout: &Layout<'_>, id: &str) -> Result<String, Inv
     if let Some(feedback) = tap_overlay(s, id) {
         return Ok(feedback);
     }
+    // Every app's dialogs cancel the same way.
+    if id == "dialog_cancel" && s.ui.dialog.take().is_some() {
+        return Ok("tapped \"Cancel\": cancelled".into());
+    }
     let node = layout.find(id).ok_or_else(|| unknown_element(id))?;
     if let Kind::TextField { .. } = node.view.kind {
         s.ui.focus = Some(id.to_string());

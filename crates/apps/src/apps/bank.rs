@@ -125,10 +125,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some("confirm".into());
             "asked to confirm the transfer".into()
         }
-        ("transfer", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("transfer", "confirm_transfer") => {
             let to = s.contact_named(s.field("to")).map(|(_, c)| c.name.clone()).unwrap_or_default();
             let cents = parse_money(s.field("amount")).unwrap_or(0);

@@ -85,10 +85,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some("delete".into());
             "asked to confirm deletion".into()
         }
-        ("event", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("event", "confirm_delete") => {
             if let Some(eid) = arg {
                 s.data.events.items.remove(&eid);

@@ -114,10 +114,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some("delete".into());
             "asked to confirm deletion".into()
         }
-        ("alarm", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("alarm", "confirm_delete") => {
             if let Some(aid) = arg {
                 s.data.alarms.items.remove(&aid);

@@ -88,10 +88,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some("delete".into());
             "asked to confirm deletion".into()
         }
-        ("view", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("view", "confirm_delete") => {
             if let Some(cid) = arg {
                 s.data.contacts.items.remove(&cid);

@@ -99,10 +99,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some("delete".into());
             "asked to confirm deletion".into()
         }
-        ("file", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("file", "confirm_delete") => {
             if let Some(fid) = arg {
                 s.data.files.items.remove(&fid);

@@ -137,10 +137,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.data.basket.clear();
             arg.and_then(|rid| add_dish(s, rid, i)).map(|n| format!("new basket with {n}")).unwrap_or_default()
         }
-        ("restaurant" | "order", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("basket", line) if line.starts_with("bline:") => {
             let Ok(i) = line.trim_start_matches("bline:").parse::<usize>() else { return String::new() };
             if let Some(l) = s.data.basket.get_mut(i) {

@@ -136,10 +136,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = None;
             "place removed".into()
         }
-        (_, "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("route", mode) if mode.starts_with("mode:") => {
             s.ui.fields.insert("mode".into(), mode.trim_start_matches("mode:").to_string());
             format!("directions by {}", mode.trim_start_matches("mode:"))

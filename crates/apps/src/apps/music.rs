@@ -176,10 +176,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = None;
             if arg.is_some_and(|sid| add_song(s, pid, sid)) { "added to playlist" } else { "already in that playlist" }.into()
         }
-        (_, "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("playlist", entry) if entry.starts_with("entry:") => {
             s.ui.dialog = Some(format!("remove:{}", entry.trim_start_matches("entry:")));
             "asked to confirm removal".into()

@@ -90,10 +90,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some("delete".into());
             "asked to confirm deletion".into()
         }
-        ("note", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("note", "confirm_delete") => {
             if let Some(nid) = arg {
                 s.data.notes.items.remove(&nid);

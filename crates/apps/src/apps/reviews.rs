@@ -104,10 +104,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             }
             "only your own reviews can be changed".into()
         }
-        ("place", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("place", "confirm_delete") => {
             if let Some(rid) = s.ui.dialog.take().and_then(|d| d.trim_start_matches("delete:").parse::<u32>().ok()) {
                 s.data.reviews.items.remove(&rid);

@@ -124,10 +124,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some(format!("book:{}", class.trim_start_matches("class:")));
             "asked to confirm".into()
         }
-        ("options" | "ride", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("options", "confirm_ride") => {
             let class = s.ui.dialog.take().and_then(|d| d.strip_prefix("book:").map(str::to_string)).unwrap_or_default();
             let Some(dest) = arg.and_then(|pid| s.data.places.get(pid)).map(|p| p.name.clone()) else { return String::new() };

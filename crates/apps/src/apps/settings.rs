@@ -104,10 +104,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some(other.to_string());
             "asked to confirm the language".into()
         }
-        ("language", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("language", "confirm_language") => {
             let lang = s.ui.dialog.take().and_then(|d| d.strip_prefix("lang:").map(str::to_string)).unwrap_or_default();
             s.data.settings.language = lang.clone();

@@ -195,10 +195,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some(format!("remove:{}", line.trim_start_matches("line:")));
             "asked to confirm removal".into()
         }
-        ("cart" | "checkout" | "order", "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("cart", "confirm_remove") => {
             if let Some(i) = s.ui.dialog.take().and_then(|d| d.trim_start_matches("remove:").parse::<usize>().ok()) {
                 if i < s.data.cart.len() {

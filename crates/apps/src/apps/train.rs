@@ -239,10 +239,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             s.ui.dialog = Some("pay".into());
             "asked to confirm payment".into()
         }
-        (_, "dialog_cancel") => {
-            s.ui.dialog = None;
-            "cancelled".into()
-        }
         ("pass", "confirm_pay") => {
             let Some((a, b, _, run)) = run_of(&p) else { return String::new() };
             let class = p.get(5).copied().unwrap_or("Second").to_string();

@@ -7,7 +7,7 @@
 use guigym_core::Rng;
 use serde_json::{json, Value};
 
-use super::everyday::{food_order_golden, train_book_golden, train_booking, transfer_walk, upcoming_ticket};
+use super::everyday::{food_order_golden, food_walk, train_book_golden, train_booking, transfer_walk, upcoming_ticket};
 use super::judge::money_in_text;
 use super::spec::{draft, id_param, int_param, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::CrossApp};
@@ -383,16 +383,7 @@ fn event_food(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Order a {} from {} delivered to the place of my \"{}\" event (the place name is the address).", r.menu[dish].name, r.name, e.title),
         json!({ "restaurant": rid, "dishes": [dish], "address": e.location, "event": eid }),
-        Walk::new()
-            .open("Calendar")
-            .tap(format!("event:{eid}"))
-            .open("Food")
-            .tap(format!("restaurant:{rid}"))
-            .tap(format!("dish:{dish}"))
-            .tap("basket")
-            .fill("address", &e.location)
-            .tap("order")
-            .done(),
+        food_walk(Walk::new().open("Calendar").tap(format!("event:{eid}")), rid, &[dish], &e.location).done(),
     )
 }
 

@@ -331,16 +331,17 @@ fn food_order(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Order a {} and a {} from {} to {address}.", r.menu[a].name, r.menu[b].name, r.name),
         json!({ "restaurant": rid, "dishes": [a, b], "address": address }),
-        Walk::new()
-            .open("Food")
-            .tap(format!("restaurant:{rid}"))
-            .tap(format!("dish:{a}"))
-            .tap(format!("dish:{b}"))
-            .tap("basket")
-            .fill("address", address)
-            .tap("order")
-            .done(),
+        food_walk(Walk::new(), rid, &[a, b], address).done(),
     )
+}
+
+/// Ordering dishes of one restaurant to an address, from wherever the walk is.
+pub fn food_walk(w: Walk, restaurant: u32, dishes: &[usize], address: &str) -> Walk {
+    let mut w = w.open("Food").tap(format!("restaurant:{restaurant}"));
+    for d in dishes {
+        w = w.tap(format!("dish:{d}"));
+    }
+    w.tap("basket").fill("address", address).tap("order")
 }
 
 pub fn food_order_golden(p: &Value, s: &mut DeviceState) {

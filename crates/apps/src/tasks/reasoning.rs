@@ -5,7 +5,7 @@
 use guigym_core::Rng;
 use serde_json::{json, Value};
 
-use super::everyday::{bank_transfer_golden, food_order_golden, ride_book_golden, train_book_golden, train_booking, transfer_walk, upcoming_ticket};
+use super::everyday::{bank_transfer_golden, food_order_golden, food_walk, ride_book_golden, train_book_golden, train_booking, transfer_walk, upcoming_ticket};
 use super::spec::{draft, id_param, int_param, no_change, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::*};
 use crate::apps::{maps::MODES, music, reviews};
@@ -263,16 +263,7 @@ fn ask_food(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Order my dinner from {} to {address}. Ask me what I'd like first.", r.name),
         json!({ "restaurant": rid, "dishes": [a, b], "address": address, "user_reply": reply, "must_ask": true }),
-        Walk::new()
-            .ask("What would you like?")
-            .open("Food")
-            .tap(format!("restaurant:{rid}"))
-            .tap(format!("dish:{a}"))
-            .tap(format!("dish:{b}"))
-            .tap("basket")
-            .fill("address", address)
-            .tap("order")
-            .done(),
+        food_walk(Walk::new().ask("What would you like?"), rid, &[a, b], address).done(),
     )
 }
 
