@@ -57,9 +57,10 @@ pub struct Prompt {
     pub codec: Codec,
     /// Multiply model coordinates by these to get screenshot pixels.
     pub to_pixels: (f32, f32),
-    /// The observation this prompt shows, without its screenshot: what data exporters and
-    /// learners that read screens (not pixels) keep of the step.
-    pub observation: Observation,
+    /// The observation this prompt shows, without its screenshot: filled in when a rollout
+    /// records the prompt for a data sink (`None` as built), for exporters and learners that
+    /// read screens rather than pixels.
+    pub observation: Option<Observation>,
 }
 
 /// The first step of the window that step `t` belongs to (as a new step), and its index.
@@ -190,7 +191,7 @@ impl Episode {
         if let Some(current) = self.turns.last() {
             messages.push(Message { role: Role::User, parts: current.full() });
         }
-        Prompt { messages, step: t, window, codec: cfg.codec, to_pixels, observation: obs.without_screenshot() }
+        Prompt { messages, step: t, window, codec: cfg.codec, to_pixels, observation: None }
     }
 
     /// Records the policy's reply to the last prompt.

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use guigym_core::{Action, Attempt, Env, EnvError, ObserveOptions, Step, TaskSpec, TerminateStatus, Trajectory};
+use guigym_core::{Action, Attempt, Env, EnvError, Observation, ObserveOptions, Step, TaskSpec, TerminateStatus, Trajectory};
 use guigym_harness::{Harness, Policy, PolicyError, PolicyInput, Prompt};
 
 /// Why an attempt could not run through. Never the agent's failure: the caller re-runs it.
@@ -27,8 +27,9 @@ impl AttemptError {
 /// Receives each step as it happens (the store writes it at once).
 pub trait Recorder: Send {
     fn step(&mut self, step: &Step, screenshot_png: Option<&[u8]>);
-    /// The prompt the policy saw at a step (for collection and training).
-    fn prompt(&mut self, _prompt: &Prompt) {}
+    /// The prompt the policy saw at a step and the observation it showed (for collection and
+    /// training).
+    fn prompt(&mut self, _prompt: &Prompt, _observation: &Observation) {}
 }
 
 pub struct NullRecorder;
@@ -116,7 +117,7 @@ pub async fn run_attempt(
             prompt: prompt.render_text(),
         };
         recorder.step(&step, observation.screenshot.as_ref().map(|s| s.png.as_slice()));
-        recorder.prompt(&prompt);
+        recorder.prompt(&prompt, &observation);
         trajectory.steps.push(step);
         if done {
             break;

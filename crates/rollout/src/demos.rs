@@ -21,7 +21,8 @@ pub struct StepRecord {
     pub action: Action,
 }
 
-/// The records of one attempt: each step whose reply parsed, in order.
+/// The records of one attempt: each step whose reply parsed, in order (prompts recorded by
+/// `eval` for a sink that wants them carry their observation).
 pub fn records(a: &Attempt, instruction: &str, prompts: &[Prompt]) -> Vec<StepRecord> {
     let trajectory_id = format!("{}:{}", a.task_id, a.attempt_index);
     a.trajectory
@@ -34,7 +35,7 @@ pub fn records(a: &Attempt, instruction: &str, prompts: &[Prompt]) -> Vec<StepRe
                 task_id: a.task_id.clone(),
                 instruction: instruction.to_string(),
                 step: s.index,
-                observation: p.observation.clone(),
+                observation: p.observation.clone()?,
                 action: s.action.clone()?,
             })
         })

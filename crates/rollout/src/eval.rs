@@ -65,9 +65,10 @@ impl Recorder for AttemptRecorder<'_> {
             s.step(step, png);
         }
     }
-    fn prompt(&mut self, prompt: &Prompt) {
+    fn prompt(&mut self, prompt: &Prompt, observation: &guigym_core::Observation) {
         if let Some(p) = self.prompts.as_mut() {
-            p.push(prompt.clone());
+            // Only recorded prompts carry their observation: no copy on the plain eval path.
+            p.push(Prompt { observation: Some(observation.without_screenshot()), ..prompt.clone() });
         }
     }
 }
