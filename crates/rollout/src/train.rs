@@ -245,9 +245,11 @@ pub struct Trainer<'a> {
 }
 
 /// The weight version a buffer holds (what its trainer last announced).
-async fn buffer_version(url: &str) -> Result<u64, TrainError> {
+async fn buffer_version(http: &reqwest::Client, url: &str) -> Result<u64, TrainError> {
     let fail = |e: String| TrainError::Run(format!("trajectory buffer {url}: {e}"));
-    let v: serde_json::Value = reqwest::get(format!("{}/v1/buffer", url.trim_end_matches('/')))
+    let v: serde_json::Value = http
+        .get(format!("{}/v1/buffer", url.trim_end_matches('/')))
+        .send()
         .await
         .map_err(|e| fail(e.to_string()))?
         .error_for_status()
@@ -258,10 +260,9 @@ async fn buffer_version(url: &str) -> Result<u64, TrainError> {
     v["weight_version"].as_u64().ok_or_else(|| fail("no weight_version in /v1/buffer".into()))
 }
 
-async fn post_group(url: &str, samples: &[Sample]) -> Result<(), TrainError> {
+async fn post_group(http: &reqwest::Client, url: &str, samples: &[Sample]) -> Result<(), TrainError> {
     let fail = |e: String| TrainError::Run(format!("trajectory buffer {url}: {e}"));
-    reqwest::Client::new()
-        .post(format!("{}/v1/groups", url.trim_end_matches('/')))
+    http.post(format!("{}/v1/groups", url.trim_end_matches('/')))
         .json(samples)
         .send()
         .await
@@ -289,6 +290,8 @@ impl Trainer<'_> {
         let mut order: Vec<usize> = (0..self.pool.len()).collect();
         Rng::derive(c.seed, &c.name).shuffle(&mut order);
         let mut out = Vec::new();
+        // One connection pool for the run's buffer requests.
+        let http = reqwest::Client::new();
         for round in (done.len() as u32)..c.rounds {
             let started = Instant::now();
             // The next tasks of the seeded order, cycling over the pool.
@@ -306,7 +309,7 @@ impl Trainer<'_> {
             };
             // The trainer's current weights, as it announced them to the buffer.
             let weight_version = match &c.buffer {
-                Some(url) => buffer_version(url).await?,
+                Some(url) => buffer_version(&http, url).await?,
                 None => round as u64,
             };
             let collected = Arc::new(Collected::default());
@@ -351,7 +354,7 @@ impl Trainer<'_> {
                 // One post per group, so a batch never holds half a group.
                 let mut at = 0;
                 for n in &group_sizes {
-                    post_group(url, &samples[at..at + n]).await?;
+                    post_group(&http, url, &samples[at..at + n]).await?;
                     at += n;
                 }
             }
