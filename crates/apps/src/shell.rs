@@ -144,17 +144,19 @@ pub fn open_app(s: &mut DeviceState, name: &str) -> Result<String, InvalidAction
 }
 
 /// Applies one device-level action (not `answer`, `ask_user` or `terminate`, which the
-/// backend records). Returns feedback; an `InvalidAction` changes nothing but the clock.
+/// backend records). Returns feedback; an `InvalidAction` changes nothing at all (not even
+/// the clock), so an agent's mistakes never move the state it is judged on.
 pub fn apply(s: &mut DeviceState, action: &Action, screen: Screen) -> Result<String, InvalidAction> {
+    let clock = s.clock_ms;
     s.clock_ms += STEP_MS;
     let root = view(s);
     let layout = layout(&root, s, screen);
-    // A toast lasts until the next action.
-    let had_toast = s.ui.toast.take().is_some();
+    // A toast lasts until the next valid action.
+    let toast = s.ui.toast.take();
     let result = apply_on(s, action, &layout);
-    if result.is_err() && had_toast {
-        // An invalid action changes nothing the agent can see.
-        s.ui.toast = layout.find("toast").map(|p| p.view.label());
+    if result.is_err() {
+        s.ui.toast = toast;
+        s.clock_ms = clock;
     }
     result
 }
@@ -177,22 +179,28 @@ fn apply_on(s: &mut DeviceState, action: &Action, layout: &Layout<'_>) -> Result
             }
         }
         Action::Type { text, element, clear } => {
+            // Everything is checked before anything changes: an invalid `type` moves no
+            // focus, clears no field and creates no empty one.
             if let Some(e) = element {
                 let node = layout.touchable_node(e).ok_or_else(|| unknown_element(e))?;
                 if !matches!(node.view.kind, Kind::TextField { .. }) {
                     return Err(InvalidAction::new(format!("element {e} is not a text field")));
                 }
-                s.ui.focus = Some(e.clone());
             }
-            let Some(field) = s.ui.focus.clone() else {
+            let Some(field) = element.clone().or_else(|| s.ui.focus.clone()) else {
                 return Err(InvalidAction::new("no text field is focused: tap a field first or give `element`"));
             };
+            let kept = if *clear { 0 } else { s.ui.fields.get(&field).map_or(0, |v| v.chars().count()) };
+            if kept + text.chars().count() > MAX_FIELD_CHARS {
+                return Err(InvalidAction::new(format!("text too long: a field holds at most {MAX_FIELD_CHARS} characters")));
+            }
+            s.ui.focus = Some(field.clone());
+            if text.is_empty() && !*clear {
+                return Ok(format!("typed nothing into {field}"));
+            }
             let value = s.ui.fields.entry(field.clone()).or_default();
             if *clear {
                 value.clear();
-            }
-            if value.chars().count() + text.chars().count() > MAX_FIELD_CHARS {
-                return Err(InvalidAction::new(format!("text too long: a field holds at most {MAX_FIELD_CHARS} characters")));
             }
             value.push_str(text);
             Ok(format!("typed into {field}"))

@@ -78,7 +78,8 @@ pub fn parse_date(s: &str) -> Option<Minutes> {
     let y: i64 = parts.next()?.parse().ok()?;
     let m: u32 = parts.next()?.parse().ok()?;
     let d: u32 = parts.next()?.parse().ok()?;
-    if parts.next().is_some() || !(1..=12).contains(&m) || d == 0 {
+    // Years outside 1..=9999 are no dates a phone shows (and would overflow the day count).
+    if parts.next().is_some() || !(1..=12).contains(&m) || d == 0 || d > 31 || !(1..=9999).contains(&y) {
         return None;
     }
     let t = days_from_civil(y, m, d);

@@ -138,7 +138,7 @@ pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
         counts: Mutex::new((0, 0, 0)),
         error: Mutex::new(None),
     });
-    let (run_id, report) = eval(tasks, &config, provider, policy, Some(store), sink.clone()).await?;
+    let (run_id, report) = eval(tasks, &config, provider, policy, Some(store), sink.clone()).await.map_err(|e| anyhow::anyhow!("the run stopped: {e}"))?;
     if let Some(e) = sink.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
         anyhow::bail!("writing the collected data: {e}");
     }
@@ -149,11 +149,13 @@ pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
         "policy": report.policy,
         "harness": config.harness,
         "attempts": report.attempts,
+        "unscored": report.unscored,
+        "unscored_reasons": report.unscored_reasons,
         "successful_attempts_kept": kept,
         "sft_records": sft,
         "token_samples": samples,
     });
     std::fs::write(args.out.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
     println!("{}", serde_json::to_string_pretty(&summary)?);
-    Ok(ExitCode::SUCCESS)
+    Ok(crate::commands::unscored_exit(report.unscored, args.run.allow_unscored))
 }

@@ -50,6 +50,12 @@ pub struct OpenAiArgs {
     max_retries: u32,
     #[arg(long, default_value_t = 500)]
     backoff_ms: u64,
+    /// How long an endpoint that failed every retry is skipped by new trajectories
+    #[arg(long, default_value_t = 30_000)]
+    down_for_ms: u64,
+    /// A JSON object merged into every request body (e.g. '{"mm_processor_kwargs": {"max_pixels": 1003520}}')
+    #[arg(long, value_name = "JSON")]
+    extra_body: Option<String>,
 }
 
 pub fn policy(kind: PolicyArg, openai: &OpenAiArgs) -> anyhow::Result<Arc<dyn PolicyFactory>> {
@@ -69,7 +75,15 @@ pub fn policy(kind: PolicyArg, openai: &OpenAiArgs) -> anyhow::Result<Arc<dyn Po
                 timeout_ms: openai.timeout_ms,
                 max_retries: openai.max_retries,
                 backoff_ms: openai.backoff_ms,
-                extra_body: serde_json::Value::Null,
+                down_for_ms: openai.down_for_ms,
+                extra_body: match &openai.extra_body {
+                    None => serde_json::Value::Null,
+                    Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+                        Ok(v @ serde_json::Value::Object(_)) => v,
+                        Ok(other) => bail!("--extra-body must be a JSON object, got {other}"),
+                        Err(e) => bail!("--extra-body is not valid JSON: {e}"),
+                    },
+                },
             };
             Arc::new(guigym_harness::openai::OpenAiFactory::new(config).map_err(|e| anyhow!(e))?)
         }
@@ -93,6 +107,29 @@ pub enum BackendArg {
     Sim,
     /// Real headless Chromium (Debian's `chromium`)
     Web,
+}
+
+/// Where instances come from: a manager (leasing the backend's instances from its workers),
+/// or in-process.
+pub fn env_provider(backend: BackendArg, screen: Screen, manager: Option<&str>, token: Option<String>) -> anyhow::Result<Arc<dyn EnvProvider>> {
+    match manager {
+        Some(url) => {
+            let token = token.or_else(|| std::env::var("GUIGYM_TOKEN").ok());
+            let spec = guigym_manager::EnvSpec { backend: backend.name().into(), width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
+            Ok(Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120))))
+        }
+        None => provider_for(backend, screen),
+    }
+}
+
+impl BackendArg {
+    /// The backend's name in env specs and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendArg::Sim => "sim",
+            BackendArg::Web => "web",
+        }
+    }
 }
 
 /// The provider for a backend, checking up front that it can run here.
@@ -166,6 +203,16 @@ pub struct RunArgs {
     /// Bearer token for the manager [env: GUIGYM_TOKEN]
     #[arg(long)]
     pub token: Option<String>,
+    /// Re-runs of an attempt after infrastructure failures before it is left unscored
+    #[arg(long, default_value_t = 3)]
+    pub max_infra_retries: u32,
+    /// Seconds the environment service may stay unreachable (or give no instance) before the run fails
+    #[arg(long, default_value_t = 120)]
+    pub outage_limit_s: u64,
+    /// Exit 0 even when up to N attempts are left unscored (by default any unscored attempt
+    /// makes the run exit 3: its figures cover fewer attempts than were asked for)
+    #[arg(long, default_value_t = 0)]
+    pub allow_unscored: usize,
 }
 
 /// A rollout command made ready: the tasks, the eval settings, where instances come from,
@@ -192,18 +239,14 @@ impl RunArgs {
             attempts: self.attempts,
             parallel: self.parallel.max(1),
             harness: harness_config(&self.harness, self.screenshots)?,
+            max_infra_retries: self.max_infra_retries,
+            outage_limit_ms: self.outage_limit_s.saturating_mul(1000),
             ..EvalConfig::default()
         };
         let screen = self.screen.screen()?;
-        let provider: Arc<dyn EnvProvider> = match &self.manager {
-            Some(url) => {
-                let token = self.token.clone().or_else(|| std::env::var("GUIGYM_TOKEN").ok());
-                let spec = guigym_manager::EnvSpec { width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
-                Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120)))
-            }
-            None if self.suite == "miniwob" => provider_for(BackendArg::Web, screen)?,
-            None => provider_for(self.backend, screen)?,
-        };
+        // MiniWoB++ pages only exist in a browser.
+        let backend = if self.suite == "miniwob" { BackendArg::Web } else { self.backend };
+        let provider = env_provider(backend, screen, self.manager.as_deref(), self.token.clone())?;
         Ok(Prepared {
             tasks: Arc::new(tasks),
             config,
@@ -267,8 +310,9 @@ fn bar(total: u64) -> ProgressBar {
 pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let Prepared { tasks, config, provider, policy, store } = args.run.prepare()?;
     let progress = bar(tasks.len() as u64 * config.attempts as u64);
-    let (run_id, report) = run_eval(tasks, &config, provider, policy, Some(store), Arc::new(Bar(progress.clone()))).await?;
+    let result = run_eval(tasks, &config, provider, policy, Some(store), Arc::new(Bar(progress.clone()))).await;
     progress.finish_and_clear();
+    let (run_id, report) = result.map_err(|e| anyhow!("the run stopped: {e}"))?;
     let json = serde_json::to_string_pretty(&report)?;
     if let Some(out) = &args.out {
         std::fs::write(out, &json).with_context(|| format!("writing {}", out.display()))?;
@@ -279,7 +323,20 @@ pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
         print!("{}", report.table());
         println!("run {run_id} stored; `guigym runs show {run_id}` shows it");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(unscored_exit(report.unscored, args.run.allow_unscored))
+}
+
+/// Exit 3 when more attempts went unscored than allowed: the figures are over fewer attempts
+/// than were asked for, and a script must not take them for the whole suite's.
+pub fn unscored_exit(unscored: usize, allowed: usize) -> ExitCode {
+    if unscored > allowed {
+        eprintln!(
+            "error: {unscored} attempt(s) could not be scored (infrastructure failures, listed in the report); \
+             the success rate covers only the scored ones. Pass --allow-unscored {unscored} to accept that."
+        );
+        return ExitCode::from(3);
+    }
+    ExitCode::SUCCESS
 }
 
 #[derive(Subcommand)]

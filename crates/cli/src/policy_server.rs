@@ -34,6 +34,10 @@ pub enum Mode {
     Flaky,
     /// Wait `--delay-ms` before answering normally.
     Slow,
+    /// A dishonest server: it never reads the screen or the task line, only the request's
+    /// headers, and plays the golden walkthrough of any task id it finds there. Against an
+    /// honest harness it can do no better than chance.
+    Cheat,
 }
 
 #[derive(Args)]
@@ -51,6 +55,19 @@ pub struct ServerArgs {
     suite: String,
     #[arg(long, default_value_t = 2000)]
     delay_ms: u64,
+    /// Answer with structured `tool_calls` (content null), as servers with a tool parser do
+    #[arg(long)]
+    tool_calls: bool,
+    /// Refuse any request whose `model` is not this name with a 404, as vLLM does
+    #[arg(long)]
+    served_model: Option<String>,
+    /// Refuse prompts over this many tokens (about 4 bytes of request a token) with vLLM's
+    /// context-length 400
+    #[arg(long)]
+    context_limit: Option<usize>,
+    /// Append every request (headers and body) to this file as JSON lines
+    #[arg(long)]
+    record: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -60,6 +77,7 @@ pub enum CodecArg {
     AndroidWorld,
     Anthropic,
     Pyautogui,
+    UiTars,
 }
 
 impl From<CodecArg> for Codec {
@@ -70,6 +88,7 @@ impl From<CodecArg> for Codec {
             CodecArg::AndroidWorld => Codec::AndroidWorld,
             CodecArg::Anthropic => Codec::Anthropic,
             CodecArg::Pyautogui => Codec::Pyautogui,
+            CodecArg::UiTars => Codec::UiTars,
         }
     }
 }
@@ -78,7 +97,13 @@ struct Server {
     codec: Codec,
     mode: Mode,
     delay: Duration,
+    tool_calls: bool,
+    served_model: Option<String>,
+    context_limit: Option<usize>,
+    record: Option<Mutex<std::fs::File>>,
     tasks: HashMap<String, TaskSpec>,
+    /// Every task of the suite by id, for the cheating mode.
+    by_id: HashMap<String, TaskSpec>,
     sessions: Mutex<HashMap<String, (GoldenPolicy, String)>>,
     requests: AtomicU64,
     /// Requests that already failed once (flaky mode), by a hash of their body.
@@ -87,10 +112,21 @@ struct Server {
 
 pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
     let suite = tasks::suite(&args.suite).ok_or_else(|| anyhow!("unknown suite \"{}\"", args.suite))?;
+    let record = match &args.record {
+        Some(p) => Some(Mutex::new(
+            std::fs::OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening {}", p.display()))?,
+        )),
+        None => None,
+    };
     let server = Arc::new(Server {
         codec: args.codec.into(),
         mode: args.mode,
         delay: Duration::from_millis(args.delay_ms),
+        tool_calls: args.tool_calls,
+        served_model: args.served_model,
+        context_limit: args.context_limit,
+        record,
+        by_id: suite.iter().map(|t| (t.id.clone(), t.clone())).collect(),
         tasks: suite.into_iter().map(|t| (t.instruction.clone(), t)).collect(),
         sessions: Mutex::new(HashMap::new()),
         requests: AtomicU64::new(0),
@@ -131,8 +167,55 @@ fn first_try_to_flake(server: &Server, body: &Value, n: u64) -> bool {
     n % 3 == 2 && flaked.insert(h.finish())
 }
 
+/// A structured `tool_calls` list for an encoded action: each `<tool_call>` block, or the
+/// reply's JSON object, becomes one call.
+fn as_tool_calls(text: &str) -> Value {
+    let mut bodies: Vec<String> = guigym_harness::codec::tool_call_bodies(text).into_iter().map(str::to_string).collect();
+    if bodies.is_empty() {
+        bodies.push(guigym_harness::codec::first_json_object(text).unwrap_or(text).to_string());
+    }
+    let calls: Vec<Value> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, body)| {
+            let v: Value = serde_json::from_str(body.trim()).unwrap_or(Value::String(body.clone()));
+            let (name, arguments) = match (v.get("name"), v.get("arguments")) {
+                (Some(n), Some(a)) => (n.clone(), a.clone()),
+                _ => (json!("computer"), v.clone()),
+            };
+            // The wire format carries arguments as a JSON string.
+            let arguments = if let Value::String(s) = &arguments { s.clone() } else { arguments.to_string() };
+            json!({"id": format!("call_{i}"), "type": "function", "function": {"name": name, "arguments": arguments}})
+        })
+        .collect();
+    Value::Array(calls)
+}
+
 async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
     let n = server.requests.fetch_add(1, Ordering::SeqCst);
+    if let Some(file) = &server.record {
+        let h: serde_json::Map<String, Value> =
+            headers.iter().map(|(k, v)| (k.to_string(), json!(String::from_utf8_lossy(v.as_bytes())))).collect();
+        let line = json!({"headers": h, "body": body}).to_string();
+        let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
+        use std::io::Write;
+        let _ = writeln!(f, "{line}");
+    }
+    if let Some(served) = &server.served_model {
+        let asked = body.get("model").and_then(Value::as_str).unwrap_or("");
+        if asked != served {
+            return error(StatusCode::NOT_FOUND, &format!("The model `{asked}` does not exist."));
+        }
+    }
+    if let Some(limit) = server.context_limit {
+        let tokens = body.get("messages").map(|m| m.to_string().len() / 4).unwrap_or(0);
+        if tokens > limit {
+            return error(
+                StatusCode::BAD_REQUEST,
+                &format!("This model's maximum context length is {limit} tokens. However, you requested {tokens} tokens in the messages. Please reduce the length of the messages."),
+            );
+        }
+    }
     match server.mode {
         Mode::Error => return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted failure"),
         Mode::Flaky if first_try_to_flake(&server, &body, n) => return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted flake"),
@@ -143,14 +226,28 @@ async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(bo
         return error(StatusCode::BAD_REQUEST, "the request has no messages");
     };
     let session = headers.get("x-session-id").and_then(|v| v.to_str().ok()).unwrap_or("default").to_string();
-    let instruction = messages
-        .iter()
-        .map(content_text)
-        .find_map(|t| t.strip_prefix("Task: ").map(str::to_string))
-        .unwrap_or_default();
-    let Some(task) = server.tasks.get(&instruction) else {
-        return error(StatusCode::BAD_REQUEST, &format!("unknown task {instruction:?}"));
+    let task = if server.mode == Mode::Cheat {
+        // Only the headers: a task id anywhere in them names the task.
+        let found = headers
+            .values()
+            .filter_map(|v| v.to_str().ok())
+            .find_map(|v| server.by_id.iter().find(|(id, _)| v.contains(id.as_str())).map(|(_, t)| t.clone()));
+        match found {
+            Some(t) => t,
+            None => return Json(chat(n, &body, "I cannot tell what to do.", 0, 0)).into_response(),
+        }
+    } else {
+        let instruction = messages
+            .iter()
+            .map(content_text)
+            .find_map(|t| t.lines().find_map(|l| l.strip_prefix("Task: ").map(str::to_string)))
+            .unwrap_or_default();
+        match server.tasks.get(&instruction) {
+            Some(t) => t.clone(),
+            None => return error(StatusCode::BAD_REQUEST, &format!("unknown task {instruction:?}")),
+        }
     };
+    let task = &task;
     let observation = messages.last().map(|m| parse_ui(&content_text(m))).unwrap_or_default();
     let serialized = Value::Array(messages.clone()).to_string();
     let (text, cached) = {
@@ -166,8 +263,17 @@ async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(bo
         };
         (text, cached)
     };
-    let prompt_tokens = serialized.len() / 4;
-    Json(json!({
+    let mut reply = chat(n, &body, &text, serialized.len() / 4, cached / 4);
+    if server.tool_calls && server.mode != Mode::Garbage {
+        reply["choices"][0]["message"] = json!({"role": "assistant", "content": null, "tool_calls": as_tool_calls(&text)});
+        reply["choices"][0]["finish_reason"] = json!("tool_calls");
+    }
+    Json(reply).into_response()
+}
+
+/// A chat completion with one text reply.
+fn chat(n: u64, body: &Value, text: &str, prompt_tokens: usize, cached_tokens: usize) -> Value {
+    json!({
         "id": format!("chatcmpl-{n}"),
         "object": "chat.completion",
         "model": body.get("model").cloned().unwrap_or(Value::Null),
@@ -176,10 +282,9 @@ async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(bo
             "prompt_tokens": prompt_tokens,
             "completion_tokens": text.len() / 4 + 1,
             "total_tokens": prompt_tokens + text.len() / 4 + 1,
-            "prompt_tokens_details": {"cached_tokens": cached / 4},
+            "prompt_tokens_details": {"cached_tokens": cached_tokens},
         },
-    }))
-    .into_response()
+    })
 }
 
 /// Rebuilds the UI tree from the lines the harness writes (`3 [id] role "text" @(x,y,w,h) flags`).

@@ -12,7 +12,7 @@ use guigym_harness::tokenizer::{locate, Tokenizer};
 use guigym_harness::{PolicyFactory, PolicyKind};
 use guigym_rollout::train::{RoundStats, TrainConfig, Trainer};
 
-use crate::commands::{open_store, suite_tasks};
+use crate::commands::{env_provider, open_store, suite_tasks, BackendArg, ScreenArgs};
 use crate::StoreArgs;
 
 #[derive(Args)]
@@ -28,6 +28,17 @@ pub struct TrainArgs {
     tokenizer: Option<PathBuf>,
     #[command(flatten)]
     store: StoreArgs,
+    /// Where instances run
+    #[arg(long, value_enum, default_value = "sim")]
+    backend: BackendArg,
+    #[command(flatten)]
+    screen: ScreenArgs,
+    /// Lease instances from this manager instead of running them in-process
+    #[arg(long)]
+    manager: Option<String>,
+    /// Bearer token for the manager [env: GUIGYM_TOKEN]
+    #[arg(long)]
+    token: Option<String>,
 }
 
 pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
@@ -39,7 +50,8 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     if let Some(n) = config.max_tasks {
         pool.truncate(n.max(1));
     }
-    let provider: Arc<dyn EnvProvider> = Arc::new(guigym_sim::SimProvider::default());
+    // The same env path as eval: any backend, in-process or leased from a manager.
+    let provider: Arc<dyn EnvProvider> = env_provider(args.backend, args.screen.screen()?, args.manager.as_deref(), args.token.clone())?;
     if let Some(learner) = &config.learner {
         return recipe(&config, learner, pool, provider, &args).await;
     }

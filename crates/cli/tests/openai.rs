@@ -51,6 +51,8 @@ fn every_codec_solves_the_smoke_suite_through_the_wire() {
         ("android-world", "android_world", "ui_tree", "pixels"),
         ("anthropic", "anthropic", "ui_tree", "pixels"),
         ("pyautogui", "pyautogui", "ui_tree", "pixels"),
+        ("ui-tars", "ui_tars", "ui_tree", "pixels"),
+        ("ui-tars", "ui_tars", "both", "norm1000"),
         // The model sees a resized screenshot; its pixel coordinates map back to the screen.
         ("qwen", "qwen", "both", "pixels"),
     ] {
@@ -81,13 +83,13 @@ fn garbage_is_invalid_steps_and_server_failures_are_infrastructure() {
     assert!(s[0]["feedback"].as_str().unwrap().contains("invalid action"));
 
     let down = policy_server(&["--mode", "error"]);
-    let (report, _) = eval(&dir, harness, &[&down.url], &["--limit", "3", "--max-retries", "1", "--backoff-ms", "5"]);
+    let (report, _) = eval(&dir, harness, &[&down.url], &["--limit", "3", "--max-retries", "1", "--backoff-ms", "5", "--allow-unscored", "3"]);
     assert_eq!(report["attempts"], 0, "nothing is scored against the agent");
     assert_eq!(report["unscored"], 3);
     assert_eq!(report["infra_failures"], 12, "each attempt tried 4 times");
 
     let slow = policy_server(&["--mode", "slow", "--delay-ms", "3000"]);
-    let (report, _) = eval(&dir, harness, &[&slow.url], &["--limit", "2", "--timeout-ms", "150", "--max-retries", "0"]);
+    let (report, _) = eval(&dir, harness, &[&slow.url], &["--limit", "2", "--timeout-ms", "150", "--max-retries", "0", "--allow-unscored", "2"]);
     assert_eq!(report["attempts"], 0);
     assert_eq!(report["unscored"], 2);
 

@@ -100,6 +100,11 @@ pub enum Action {
     },
 }
 
+/// Most keys one `key` action may press together.
+pub const MAX_KEYS: usize = 8;
+/// Most characters one `type`, `answer` or `ask_user` may carry.
+pub const MAX_TEXT_CHARS: usize = 5_000;
+
 fn one() -> u32 {
     1
 }
@@ -186,6 +191,39 @@ impl Action {
     /// Parse one canonical action from JSON text. Errors are worded for the agent's feedback.
     pub fn from_json(text: &str) -> Result<Action, crate::InvalidAction> {
         serde_json::from_str(text).map_err(|e| crate::InvalidAction::new(format!("malformed action JSON: {e}")))
+    }
+
+    /// Limits every action obeys, whatever codec it came through: an action outside them is
+    /// invalid (a step with feedback), never applied.
+    pub fn check(&self) -> Result<(), crate::InvalidAction> {
+        let bad = |m: String| Err(crate::InvalidAction::new(m));
+        let text_limit = |field: &str, t: &str, max: usize| {
+            let n = t.chars().count();
+            if n > max {
+                bad(format!("`{field}` has {n} characters; at most {max} are allowed"))
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            Action::Key { keys } => {
+                if keys.is_empty() {
+                    return bad("`keys` is empty: name at least one key".into());
+                }
+                if keys.len() > MAX_KEYS {
+                    return bad(format!("{} keys pressed at once; at most {MAX_KEYS}", keys.len()));
+                }
+                if let Some(k) = keys.iter().find(|k| k.trim().is_empty() || k.chars().count() > 32) {
+                    return bad(format!("{:?} is not a key name", k.chars().take(40).collect::<String>()));
+                }
+                Ok(())
+            }
+            Action::Type { text, .. } => text_limit("text", text, MAX_TEXT_CHARS),
+            Action::Answer { text } | Action::AskUser { text } => text_limit("text", text, MAX_TEXT_CHARS),
+            Action::OpenApp { name } => text_limit("name", name, 100),
+            Action::Wait { ms } if *ms > 600_000 => bad(format!("wait of {ms} ms; at most 600000")),
+            _ => Ok(()),
+        }
     }
 
     pub fn to_json(&self) -> String {

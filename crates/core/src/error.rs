@@ -31,6 +31,17 @@ pub enum EnvError {
     /// An operation that needs a reset came first.
     #[error("reset needed before {0}")]
     ResetNeeded(String),
+    /// The environment service refused our credentials (HTTP 401/403): no retry can help,
+    /// the run stops.
+    #[error("not allowed: {0}")]
+    Denied(String),
+    /// No instance is free right now (HTTP 503): wait and ask again; no attempt is used up.
+    #[error("no capacity: {message}")]
+    NoCapacity {
+        message: String,
+        /// What the service asked us to wait (`Retry-After`), when it said.
+        retry_after_ms: Option<u64>,
+    },
 }
 
 impl EnvError {

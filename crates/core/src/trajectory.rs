@@ -5,13 +5,19 @@ use serde::{Deserialize, Serialize};
 use crate::{Action, Verdict};
 
 /// Tokens of one policy call, as the server reported them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TokenUsage {
-    pub prompt_tokens: u32,
-    pub completion_tokens: u32,
-    /// Prompt tokens served from the engine's prefix cache, when the server reports them.
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Prompt tokens served from the engine's prefix cache, when the server reports them
+    /// (never more than `prompt_tokens`: a report that says otherwise is kept out, see
+    /// `anomaly`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cached_tokens: Option<u32>,
+    pub cached_tokens: Option<u64>,
+    /// What was wrong with the server's usage report, when something was (a count that is
+    /// not a whole non-negative number, cached tokens above prompt tokens).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anomaly: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,6 +63,10 @@ pub struct Trajectory {
 /// One finished attempt of one task by one policy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Attempt {
+    /// Opaque and unique across runs, stores and machines: the only name of the attempt a
+    /// model server ever sees.
+    #[serde(default)]
+    pub trajectory_id: String,
     pub task_id: String,
     pub family: String,
     pub attempt_index: u32,
@@ -66,6 +76,10 @@ pub struct Attempt {
     pub claimed_success: bool,
     /// Attempts that failed for infrastructure reasons before this one ran through.
     pub infra_retries: u32,
+    /// Why the attempt ended before the agent did, when it did (`context_length`: the
+    /// prompt outgrew the model's context; the attempt is scored as it stands).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<String>,
 }
 
 impl Attempt {

@@ -68,9 +68,12 @@ pub enum CoordinateSpace {
 #[serde(rename_all = "snake_case")]
 pub enum ResizeAt {
     /// Send the original PNG; the server's processor resizes it (vLLM, SGLang do). The
-    /// harness computes the same size to count tokens and map coordinates back.
+    /// harness computes the same size to count tokens and map coordinates back, and sends its
+    /// `min_pixels`/`max_pixels` as `mm_processor_kwargs`, so the server resizes to the size
+    /// the prompt states.
     Server,
-    /// Resize here and send the smaller PNG.
+    /// Resize here and send the smaller PNG: the model sees exactly the size the prompt
+    /// states, whatever the server's processor settings (the default).
     Client,
 }
 
@@ -87,7 +90,7 @@ pub struct ImagePolicy {
 
 impl Default for ImagePolicy {
     fn default() -> ImagePolicy {
-        ImagePolicy { max_pixels: 1280 * 28 * 28, min_pixels: 4 * 28 * 28, factor: 28, resize_at: ResizeAt::Server }
+        ImagePolicy { max_pixels: 1280 * 28 * 28, min_pixels: 4 * 28 * 28, factor: 28, resize_at: ResizeAt::Client }
     }
 }
 
@@ -102,6 +105,9 @@ pub struct HarnessConfig {
     pub history: HistoryPolicy,
     pub codec: Codec,
     pub coordinates: CoordinateSpace,
+    /// Merge consecutive messages of one role (the task line and the first observation), so
+    /// user and assistant turns alternate strictly, as many chat templates require.
+    pub strict_alternation: bool,
 }
 
 impl Default for HarnessConfig {
@@ -114,6 +120,7 @@ impl Default for HarnessConfig {
             history: HistoryPolicy::default(),
             codec: Codec::Canonical,
             coordinates: CoordinateSpace::Pixels,
+            strict_alternation: true,
         }
     }
 }

@@ -1,11 +1,15 @@
 //! The `openai` policy: any OpenAI-compatible chat-completions server (vLLM, SGLang, hosted
 //! APIs). Images go as base64 data URLs; each trajectory sticks to one endpoint for its whole
-//! life (rendezvous hashing on the trajectory id) and names itself in routing headers for
-//! gateways; 5xx, 429 and timeouts are retried with backoff, and a server that stays down is
-//! an infrastructure failure, never the agent's.
+//! life (rendezvous hashing on its opaque trajectory id) and names itself in routing headers
+//! for gateways. Failures are sorted by type: 5xx, 408, 429, timeouts and refused
+//! connections are retried with backoff, then the trajectory fails over to the next endpoint
+//! in its rendezvous order and stays there (an endpoint that keeps failing is marked down for
+//! a while, so other trajectories skip it); a context-length 400 ends the attempt (the
+//! agent's failure); any other 4xx is a configuration error that stops the run.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use base64::Engine;
@@ -30,7 +34,11 @@ pub struct OpenAiConfig {
     /// Retries after the first try, on 5xx, 429, timeouts and refused connections.
     pub max_retries: u32,
     pub backoff_ms: u64,
-    /// Extra fields merged into every request body (`{"return_token_ids": true}`, …).
+    /// How long an endpoint that failed a whole round of retries is skipped by new
+    /// trajectories.
+    pub down_for_ms: u64,
+    /// Extra fields merged into every request body (`{"return_token_ids": true}`,
+    /// `{"mm_processor_kwargs": {…}}`, …).
     pub extra_body: Value,
 }
 
@@ -45,6 +53,7 @@ impl Default for OpenAiConfig {
             timeout_ms: 120_000,
             max_retries: 4,
             backoff_ms: 500,
+            down_for_ms: 30_000,
             extra_body: Value::Null,
         }
     }
@@ -52,7 +61,15 @@ impl Default for OpenAiConfig {
 
 /// The endpoint a trajectory sticks to: highest rendezvous score of (trajectory, endpoint).
 pub fn pick_endpoint<'a>(endpoints: &'a [String], trajectory_id: &str) -> Option<&'a str> {
-    endpoints.iter().max_by_key(|e| fnv1a(&[trajectory_id.as_bytes(), b"\0", e.as_bytes()])).map(String::as_str)
+    rendezvous_order(endpoints, trajectory_id).first().map(|i| endpoints[*i].as_str())
+}
+
+/// Endpoint indices by falling rendezvous score: where a trajectory goes, and where it fails
+/// over to. Removing an endpoint moves only the trajectories that were on it.
+pub fn rendezvous_order(endpoints: &[String], trajectory_id: &str) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..endpoints.len()).collect();
+    order.sort_by_key(|i| std::cmp::Reverse(fnv1a(&[trajectory_id.as_bytes(), b"\0", endpoints[*i].as_bytes()])));
+    order
 }
 
 fn fnv1a(parts: &[&[u8]]) -> u64 {
@@ -102,6 +119,39 @@ pub struct OpenAiFactory {
     config: Arc<OpenAiConfig>,
     client: reqwest::Client,
     api_key: Option<String>,
+    health: Arc<Health>,
+}
+
+/// What every trajectory of a run knows about the endpoints: which are down until when, and
+/// what happened, for the report.
+#[derive(Default)]
+struct Health {
+    state: Mutex<HealthState>,
+}
+
+#[derive(Default)]
+struct HealthState {
+    down_until: BTreeMap<String, Instant>,
+    /// Endpoint → times it was marked down.
+    marked_down: BTreeMap<String, u64>,
+    failovers: u64,
+}
+
+impl Health {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HealthState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    fn is_down(&self, endpoint: &str) -> bool {
+        self.lock().down_until.get(endpoint).is_some_and(|t| *t > Instant::now())
+    }
+    fn mark_down(&self, endpoint: &str, for_ms: u64) {
+        let mut s = self.lock();
+        s.down_until.insert(endpoint.to_string(), Instant::now() + Duration::from_millis(for_ms));
+        *s.marked_down.entry(endpoint.to_string()).or_default() += 1;
+    }
+    fn mark_up(&self, endpoint: &str) {
+        self.lock().down_until.remove(endpoint);
+    }
 }
 
 impl OpenAiFactory {
@@ -119,7 +169,7 @@ impl OpenAiFactory {
             .pool_max_idle_per_host(64)
             .build()
             .map_err(|e| format!("openai policy: http client: {e}"))?;
-        Ok(OpenAiFactory { config: Arc::new(config), client, api_key })
+        Ok(OpenAiFactory { config: Arc::new(config), client, api_key, health: Arc::default() })
     }
 }
 
@@ -129,12 +179,27 @@ impl PolicyFactory for OpenAiFactory {
     }
 
     fn for_attempt(&self, _task: &TaskSpec, _attempt: u32) -> Box<dyn Policy> {
-        Box::new(OpenAiPolicy { config: self.config.clone(), client: self.client.clone(), api_key: self.api_key.clone() })
+        Box::new(OpenAiPolicy {
+            config: self.config.clone(),
+            client: self.client.clone(),
+            api_key: self.api_key.clone(),
+            health: self.health.clone(),
+            endpoint: None,
+        })
     }
 
     fn describe(&self) -> Value {
         // The key's variable is recorded; the key never is.
         json!({ "name": self.name(), "openai": *self.config })
+    }
+
+    fn health(&self) -> Value {
+        let s = self.health.lock();
+        json!({
+            "endpoints_marked_down": s.marked_down.keys().collect::<Vec<_>>(),
+            "times_marked_down": s.marked_down,
+            "failovers": s.failovers,
+        })
     }
 }
 
@@ -142,11 +207,37 @@ pub struct OpenAiPolicy {
     config: Arc<OpenAiConfig>,
     client: reqwest::Client,
     api_key: Option<String>,
+    health: Arc<Health>,
+    /// The endpoint this trajectory sticks to, once chosen (after a failover, the new one).
+    endpoint: Option<usize>,
 }
 
 enum Failure {
     Retry(String),
     Fatal(PolicyError),
+}
+
+/// Whether a 400 says the prompt is over the model's context (vLLM, SGLang, OpenAI and
+/// llama.cpp word it differently; the code, when given, decides).
+fn is_context_length(body: &Value, text: &str) -> bool {
+    if body.pointer("/error/code").and_then(Value::as_str) == Some("context_length_exceeded") {
+        return true;
+    }
+    let t = text.to_lowercase();
+    ["context length", "context_length", "maximum context", "context window", "too many tokens", "prompt is too long"]
+        .iter()
+        .any(|k| t.contains(k))
+}
+
+/// The server's own message in an error body, or the body.
+fn server_message(body: &Value, text: &str) -> String {
+    body.pointer("/error/message")
+        .or_else(|| body.get("message"))
+        .or_else(|| body.get("detail"))
+        .or_else(|| body.get("error").filter(|e| e.is_string()))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| snippet(text))
 }
 
 impl OpenAiPolicy {
@@ -164,11 +255,21 @@ impl OpenAiPolicy {
         let resp = req.send().await.map_err(|e| Failure::Retry(describe_error(&e)))?;
         let status = resp.status();
         let text = resp.text().await.map_err(|e| Failure::Retry(describe_error(&e)))?;
-        if status.is_server_error() || status.as_u16() == 429 {
+        if status.is_server_error() || matches!(status.as_u16(), 408 | 429) {
             return Err(Failure::Retry(format!("HTTP {status}: {}", snippet(&text))));
         }
         if !status.is_success() {
-            return Err(Failure::Fatal(PolicyError::Rejected(format!("HTTP {status}: {}", snippet(&text)))));
+            let parsed: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            let message = server_message(&parsed, &text);
+            if matches!(status.as_u16(), 400 | 413 | 422) && is_context_length(&parsed, &text) {
+                return Err(Failure::Fatal(PolicyError::ContextLength(message)));
+            }
+            let hint = match status.as_u16() {
+                404 if message.to_lowercase().contains("model") => format!(" (model {:?} is not served there: pass --model)", self.config.model),
+                401 | 403 => " (check the API key: --api-key-env names the variable that holds it)".to_string(),
+                _ => String::new(),
+            };
+            return Err(Failure::Fatal(PolicyError::Config(format!("{url} answered HTTP {status}: {message}{hint}"))));
         }
         serde_json::from_str(&text).map_err(|e| Failure::Retry(format!("response is not JSON ({e}): {}", snippet(&text))))
     }
@@ -188,15 +289,86 @@ fn snippet(s: &str) -> String {
     s.chars().take(200).collect()
 }
 
-/// Reads the reply, usage and token data from a chat completion, leniently.
+/// A token count as servers send it: an integer, or a float with no fraction (`1234.0`).
+/// `Err` says what is wrong with anything else.
+fn token_count(v: Option<&Value>, field: &str) -> Result<Option<u64>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => {
+            if let Some(u) = n.as_u64() {
+                return Ok(Some(u));
+            }
+            match n.as_f64() {
+                Some(f) if f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f < 1.8e19 => Ok(Some(f as u64)),
+                _ => Err(format!("{field} is {n}, not a whole non-negative number")),
+            }
+        }
+        Some(other) => Err(format!("{field} is {other}, not a number")),
+    }
+}
+
+/// The usage block of a completion, as faithfully as it can be read: `None` when the server
+/// sent none (or `null`); odd values are kept out and named in `anomaly`.
+pub fn read_usage(u: Option<&Value>) -> Option<Usage> {
+    let u = u.filter(|u| u.is_object())?;
+    let mut problems = Vec::new();
+    let mut count = |field: &str, v: Option<&Value>| match token_count(v, field) {
+        Ok(c) => c,
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    };
+    let prompt = count("prompt_tokens", u.get("prompt_tokens"));
+    let completion = count("completion_tokens", u.get("completion_tokens"));
+    let mut cached = count("cached_tokens", u.pointer("/prompt_tokens_details/cached_tokens"));
+    if let (Some(c), Some(p)) = (cached, prompt) {
+        if c > p {
+            problems.push(format!("cached_tokens {c} exceeds prompt_tokens {p}"));
+            cached = None;
+        }
+    }
+    Some(Usage {
+        prompt_tokens: prompt.unwrap_or(0),
+        completion_tokens: completion.unwrap_or(0),
+        cached_tokens: cached,
+        anomaly: (!problems.is_empty()).then(|| problems.join("; ")),
+    })
+}
+
+/// Structured `tool_calls` as text the codecs read: one `<tool_call>` block per call (so a
+/// reply with two calls is seen as two actions, never as the first one).
+fn tool_calls_text(message: &Value) -> Option<String> {
+    let calls = message.get("tool_calls").and_then(Value::as_array).filter(|c| !c.is_empty())?;
+    let blocks: Vec<String> = calls
+        .iter()
+        .map(|c| {
+            let f = c.get("function").unwrap_or(c);
+            let name = f.get("name").cloned().unwrap_or(Value::Null);
+            let arguments = match f.get("arguments") {
+                Some(Value::String(s)) => serde_json::from_str::<Value>(s).unwrap_or_else(|_| Value::String(s.clone())),
+                Some(v) => v.clone(),
+                None => Value::Null,
+            };
+            format!("<tool_call>{}</tool_call>", json!({"name": name, "arguments": arguments}))
+        })
+        .collect();
+    Some(blocks.join("\n"))
+}
+
+/// Reads the reply, usage and token data from a chat completion, leniently. A reply whose
+/// action came as structured `tool_calls` (content `null`) is written out as `<tool_call>`
+/// blocks after any text.
 pub fn read_completion(v: &Value) -> Result<(String, Option<Usage>, Option<TokenData>), String> {
     let choice = v.get("choices").and_then(|c| c.get(0)).ok_or("the response has no choices")?;
-    let raw = choice.pointer("/message/content").and_then(Value::as_str).unwrap_or("").to_string();
-    let usage = v.get("usage").map(|u| Usage {
-        prompt_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0) as u32,
-        completion_tokens: u.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0) as u32,
-        cached_tokens: u.pointer("/prompt_tokens_details/cached_tokens").and_then(Value::as_u64).map(|c| c as u32),
-    });
+    let message = choice.get("message").unwrap_or(&Value::Null);
+    let content = message.get("content").and_then(Value::as_str).unwrap_or("");
+    let raw = match tool_calls_text(message) {
+        Some(calls) if content.trim().is_empty() => calls,
+        Some(calls) => format!("{content}\n{calls}"),
+        None => content.to_string(),
+    };
+    let usage = read_usage(v.get("usage"));
     let ids = |x: Option<&Value>| {
         x.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).map(|i| i as u32).collect::<Vec<u32>>())
     };
@@ -209,43 +381,83 @@ pub fn read_completion(v: &Value) -> Result<(String, Option<Usage>, Option<Token
     Ok((raw, usage, tokens))
 }
 
+impl OpenAiPolicy {
+    /// The endpoint to use now: the one this trajectory is on, else the first of its
+    /// rendezvous order that is not marked down (or the first, when all are).
+    fn current_endpoint(&mut self, order: &[usize]) -> usize {
+        if let Some(e) = self.endpoint {
+            return e;
+        }
+        let endpoints = &self.config.base_urls;
+        let chosen = order.iter().copied().find(|i| !self.health.is_down(&endpoints[*i])).unwrap_or(order[0]);
+        self.endpoint = Some(chosen);
+        chosen
+    }
+}
+
 #[async_trait]
 impl Policy for OpenAiPolicy {
     async fn act(&mut self, input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
-        let endpoint = pick_endpoint(&self.config.base_urls, input.trajectory_id)
-            .ok_or_else(|| PolicyError::Rejected("no endpoint configured".into()))?
-            .to_string();
-        let url = format!("{}/chat/completions", endpoint.trim_end_matches('/'));
+        if self.config.base_urls.is_empty() {
+            return Err(PolicyError::Config("no endpoint configured".into()));
+        }
+        let order = rendezvous_order(&self.config.base_urls, input.trajectory_id);
         let mut body = json!({
             "model": self.config.model,
             "messages": wire_messages(input.prompt),
             "temperature": self.config.temperature,
             "max_tokens": self.config.max_tokens,
         });
+        if let (Some((min_pixels, max_pixels)), Value::Object(b)) = (input.prompt.server_resize, &mut body) {
+            // The server resizes the images: it must do so to the size the prompt states.
+            b.insert("mm_processor_kwargs".into(), json!({"min_pixels": min_pixels, "max_pixels": max_pixels}));
+        }
         if let (Value::Object(b), Value::Object(extra)) = (&mut body, &self.config.extra_body) {
             for (k, v) in extra {
                 b.insert(k.clone(), v.clone());
             }
         }
-        let mut last = String::new();
-        for attempt in 0..=self.config.max_retries {
-            if attempt > 0 {
-                let backoff = self.config.backoff_ms.saturating_mul(1 << (attempt - 1).min(6));
-                tokio::time::sleep(Duration::from_millis(backoff)).await;
+        let mut errors = Vec::new();
+        // Each endpoint gets a full round of retries; then the trajectory moves on and stays.
+        for _ in 0..order.len() {
+            let index = self.current_endpoint(&order);
+            let endpoint = self.config.base_urls[index].clone();
+            let url = format!("{}/chat/completions", endpoint.trim_end_matches('/'));
+            let mut last = String::new();
+            for attempt in 0..=self.config.max_retries {
+                if attempt > 0 {
+                    let backoff = self.config.backoff_ms.saturating_mul(1 << (attempt - 1).min(6));
+                    tokio::time::sleep(Duration::from_millis(backoff)).await;
+                }
+                match self.call(&url, &body, input.trajectory_id).await {
+                    Ok(v) => {
+                        let (raw, usage, tokens) = read_completion(&v).map_err(PolicyError::Unavailable)?;
+                        self.health.mark_up(&endpoint);
+                        return Ok(PolicyOutput { raw, usage, tokens, endpoint: Some(endpoint) });
+                    }
+                    Err(Failure::Fatal(e)) => return Err(e),
+                    Err(Failure::Retry(why)) => {
+                        tracing::warn!(endpoint = %endpoint, attempt, error = %why, "policy request failed");
+                        last = why;
+                    }
+                }
             }
-            match self.call(&url, &body, input.trajectory_id).await {
-                Ok(v) => {
-                    let (raw, usage, tokens) = read_completion(&v).map_err(PolicyError::Unavailable)?;
-                    return Ok(PolicyOutput { raw, usage, tokens, endpoint: Some(endpoint) });
+            errors.push(format!("{endpoint}: {last} (after {} tries)", self.config.max_retries + 1));
+            self.health.mark_down(&endpoint, self.config.down_for_ms);
+            // Fail over: the next endpoint of this trajectory's order not yet tried now.
+            let pos = order.iter().position(|i| *i == index).unwrap_or(0);
+            let next = order[pos + 1..].iter().chain(order[..pos].iter()).copied().find(|i| {
+                !errors.iter().any(|e| e.starts_with(&format!("{}:", self.config.base_urls[*i])))
+            });
+            match next {
+                Some(n) => {
+                    self.health.lock().failovers += 1;
+                    self.endpoint = Some(n);
                 }
-                Err(Failure::Fatal(e)) => return Err(e),
-                Err(Failure::Retry(why)) => {
-                    tracing::warn!(endpoint = %endpoint, attempt, error = %why, "policy request failed");
-                    last = why;
-                }
+                None => break,
             }
         }
-        Err(PolicyError::Unavailable(format!("{endpoint}: {last} (after {} tries)", self.config.max_retries + 1)))
+        Err(PolicyError::Unavailable(errors.join("; ")))
     }
 }
 
@@ -290,5 +502,65 @@ mod tests {
         assert_eq!(t.prompt_ids, Some(vec![1, 2, 3]));
         assert_eq!(t.logprobs, Some(vec![-0.5, -1.0]));
         assert!(read_completion(&json!({"error": "x"})).is_err());
+    }
+
+    #[test]
+    fn usage_is_read_faithfully_at_the_edges() {
+        let usage = |u: Value| read_usage(Some(&u));
+        assert_eq!(usage(json!(null)), None, "null usage is no usage, not zero");
+        assert_eq!(read_usage(None), None);
+        let u = usage(json!({"prompt_tokens": 1234.0, "completion_tokens": 5}));
+        assert_eq!((u.as_ref().unwrap().prompt_tokens, u.as_ref().unwrap().anomaly.clone()), (1234, None), "whole floats are counts");
+        let big = usage(json!({"prompt_tokens": 5_000_000_000u64, "completion_tokens": 1})).unwrap();
+        assert_eq!(big.prompt_tokens, 5_000_000_000, "no wrap at u32");
+        let over = usage(json!({"prompt_tokens": 100, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 900}})).unwrap();
+        assert_eq!(over.cached_tokens, None);
+        assert!(over.anomaly.unwrap().contains("exceeds"), "the violation is recorded as such");
+        let odd = usage(json!({"prompt_tokens": -3, "completion_tokens": 2.5})).unwrap();
+        assert_eq!((odd.prompt_tokens, odd.completion_tokens), (0, 0));
+        assert!(odd.anomaly.unwrap().contains("prompt_tokens"));
+        let partial = usage(json!({"completion_tokens": 7, "prompt_tokens_details": null})).unwrap();
+        assert_eq!((partial.completion_tokens, partial.cached_tokens, partial.anomaly), (7, None, None));
+    }
+
+    #[test]
+    fn tool_calls_become_tool_call_blocks() {
+        let v = json!({"choices": [{"message": {"content": null, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "mobile_use", "arguments": "{\"action\": \"system_button\", \"button\": \"Back\"}"}}
+        ]}}]});
+        let (raw, _, _) = read_completion(&v).unwrap();
+        assert_eq!(crate::Codec::Qwen.parse(&raw, &Default::default()).unwrap(), guigym_core::Action::Back);
+        // Two calls are two actions: an invalid step, not the first one silently.
+        let two = json!({"choices": [{"message": {"content": "", "tool_calls": [
+            {"function": {"name": "mobile_use", "arguments": {"action": "system_button", "button": "Back"}}},
+            {"function": {"name": "mobile_use", "arguments": {"action": "system_button", "button": "Home"}}}
+        ]}}]});
+        let (raw, _, _) = read_completion(&two).unwrap();
+        let err = crate::Codec::Qwen.parse(&raw, &Default::default()).unwrap_err();
+        assert!(err.message.contains("2 actions"), "{}", err.message);
+    }
+
+    #[test]
+    fn errors_are_sorted_by_type() {
+        assert!(is_context_length(&json!({"error": {"code": "context_length_exceeded"}}), ""));
+        assert!(is_context_length(&Value::Null, "This model's maximum context length is 32768 tokens. However, you requested 40000"));
+        assert!(is_context_length(&Value::Null, "The input (50000 tokens) is longer than the model's context length (32768 tokens)."));
+        assert!(!is_context_length(&Value::Null, "The model `x` does not exist."));
+        assert_eq!(server_message(&json!({"error": {"message": "nope"}}), "raw"), "nope");
+        assert_eq!(server_message(&json!({"detail": "bad"}), "raw"), "bad");
+        assert_eq!(server_message(&Value::Null, "plain text"), "plain text");
+    }
+
+    #[test]
+    fn failover_order_is_the_rendezvous_order() {
+        let eps: Vec<String> = (0..4).map(|i| format!("http://127.0.0.1:900{i}/v1")).collect();
+        for t in 0..50 {
+            let id = format!("{t:032x}");
+            let order = rendezvous_order(&eps, &id);
+            assert_eq!(eps[order[0]], pick_endpoint(&eps, &id).unwrap());
+            let mut sorted = order.clone();
+            sorted.sort();
+            assert_eq!(sorted, vec![0, 1, 2, 3]);
+        }
     }
 }

@@ -50,9 +50,14 @@ pub enum PolicyError {
     /// failure.
     #[error("policy unavailable: {0}")]
     Unavailable(String),
-    /// The server refused the request (4xx): a configuration problem, not the agent's.
-    #[error("policy rejected the request: {0}")]
-    Rejected(String),
+    /// The server refused the request (4xx other than 408 and 429: a wrong model name, a
+    /// bad key, a malformed field). No attempt can succeed, so the run stops; not the agent's.
+    #[error("the policy's server refused the request: {0}")]
+    Config(String),
+    /// The prompt no longer fits the model's context. The agent's own doing: the attempt
+    /// ends and is scored as it stands.
+    #[error("the prompt exceeds the model's context: {0}")]
+    ContextLength(String),
 }
 
 #[async_trait]
@@ -68,5 +73,10 @@ pub trait PolicyFactory: Send + Sync {
     /// A description of the policy's settings, stored with runs.
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({ "name": self.name() })
+    }
+    /// What the policy knows of its servers' health after a run (endpoints marked down,
+    /// failovers), for the report; `null` when there is nothing to say.
+    fn health(&self) -> serde_json::Value {
+        serde_json::Value::Null
     }
 }

@@ -61,6 +61,9 @@ pub struct Prompt {
     /// records the prompt for a data sink (`None` as built), for exporters and learners that
     /// read screens rather than pixels.
     pub observation: Option<Observation>,
+    /// With server-side resizing: the processor settings (`min_pixels`, `max_pixels`) the
+    /// server must resize with for the images to be the size the prompt states.
+    pub server_resize: Option<(u32, u32)>,
 }
 
 /// The first step of the window that step `t` belongs to (as a new step), and its index.
@@ -146,16 +149,22 @@ impl Episode {
         let (w, h) = (obs.width.max(1) as f32, obs.height.max(1) as f32);
         let to_pixels = (w / sw, h / sh);
         if self.system.is_none() {
+            // The size stated is the one the model is shown: the image as sent (or as the
+            // server will resize it), else the screen the UI tree describes.
+            let (shown_w, shown_h) = match &image {
+                Some(img) => (img.model_width, img.model_height),
+                None => (obs.width, obs.height),
+            };
             let coordinates = match cfg.coordinates {
-                CoordinateSpace::Norm1000 => "0 to 1000 on each axis, (0, 0) top left".to_string(),
-                CoordinateSpace::Pixels => format!("pixels of the screen as you see it, {}x{}", sw as u32, sh as u32),
+                CoordinateSpace::Norm1000 => "0 to 1000 on each axis, (0, 0) top left, (1000, 1000) bottom right".to_string(),
+                CoordinateSpace::Pixels => format!("pixels of the screen as you see it, {shown_w}x{shown_h}, (0, 0) top left"),
             };
             self.system = Some(
                 cfg.system_prompt
                     .replace("{action_space}", cfg.codec.describe())
                     .replace("{coordinates}", &coordinates)
-                    .replace("{width}", &(sw as u32).to_string())
-                    .replace("{height}", &(sh as u32).to_string()),
+                    .replace("{width}", &shown_w.to_string())
+                    .replace("{height}", &shown_h.to_string()),
             );
         }
         let ui_text = cfg.observation.ui_tree().then(|| obs.ui_text_scaled(sw / w, sh / h));
@@ -191,7 +200,13 @@ impl Episode {
         if let Some(current) = self.turns.last() {
             messages.push(Message { role: Role::User, parts: current.full() });
         }
-        Prompt { messages, step: t, window, codec: cfg.codec, to_pixels, observation: None }
+        if cfg.strict_alternation {
+            messages = merge_consecutive(messages);
+        }
+        let server_resize = (cfg.image.resize_at == crate::config::ResizeAt::Server
+            && self.turns.last().is_some_and(|t| t.image.is_some()))
+        .then_some((cfg.image.min_pixels, cfg.image.max_pixels));
+        Prompt { messages, step: t, window, codec: cfg.codec, to_pixels, observation: None, server_resize }
     }
 
     /// Records the policy's reply to the last prompt.
@@ -204,9 +219,33 @@ impl Episode {
     /// Parses a reply into an action in screenshot pixels.
     pub fn parse(&self, raw: &str, obs: &Observation, prompt: &Prompt) -> Result<Action, InvalidAction> {
         let action = prompt.codec.parse(raw, obs)?;
+        action.check()?;
         let (sx, sy) = prompt.to_pixels;
         Ok(codec::map_points(action, |p| Point(p.0 * sx, p.1 * sy)))
     }
+}
+
+/// Joins consecutive messages of one role into one (texts joined by a blank line), so roles
+/// alternate.
+fn merge_consecutive(messages: Vec<Message>) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    for m in messages {
+        match out.last_mut() {
+            Some(last) if last.role == m.role => {
+                for part in m.parts {
+                    match (last.parts.last_mut(), part) {
+                        (Some(Part::Text(a)), Part::Text(b)) => {
+                            a.push_str("\n\n");
+                            a.push_str(&b);
+                        }
+                        (_, p) => last.parts.push(p),
+                    }
+                }
+            }
+            _ => out.push(m),
+        }
+    }
+    out
 }
 
 impl Prompt {

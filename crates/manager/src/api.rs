@@ -42,7 +42,12 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(json!({"error": {"code": self.code, "message": self.message}}))).into_response()
+        let body = Json(json!({"error": {"code": self.code, "message": self.message}}));
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            // No capacity is a wait, not a failure: say how long to wait.
+            return (self.status, [(header::RETRY_AFTER, "1")], body).into_response();
+        }
+        (self.status, body).into_response()
     }
 }
 

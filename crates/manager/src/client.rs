@@ -21,16 +21,28 @@ pub enum ClientError {
     #[error("{0}")]
     Transport(String),
     #[error("HTTP {status} {code}: {message}")]
-    Status { status: u16, code: String, message: String },
+    Status {
+        status: u16,
+        code: String,
+        message: String,
+        /// The `Retry-After` the server sent, in milliseconds.
+        retry_after_ms: Option<u64>,
+    },
     #[error("unexpected response: {0}")]
     Decode(String),
 }
 
 impl ClientError {
-    /// How the rollout path should see it.
+    /// How the rollout path should see it, by type: refused credentials stop the run, no
+    /// capacity is a wait, a request the service calls malformed is a bad task, and anything
+    /// else (a lost lease or worker, a transport failure, a 5xx) is infrastructure.
     pub fn into_env_error(self) -> EnvError {
         match &self {
-            ClientError::Status { status: 400 | 401 | 403 | 422, .. } => EnvError::BadTask(self.to_string()),
+            ClientError::Status { status: 401 | 403, .. } => EnvError::Denied(self.to_string()),
+            ClientError::Status { status: 503, retry_after_ms, .. } => {
+                EnvError::NoCapacity { message: self.to_string(), retry_after_ms: *retry_after_ms }
+            }
+            ClientError::Status { status: 400 | 422, .. } => EnvError::BadTask(self.to_string()),
             _ => EnvError::Infra(self.to_string()),
         }
     }
@@ -68,6 +80,13 @@ impl ApiClient {
         }
         let resp = req.send().await.map_err(|e| ClientError::Transport(format!("{}{path}: {e}", self.base)))?;
         let status = resp.status().as_u16();
+        let retry_after_ms = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|s| (s * 1000.0) as u64);
         let bytes = resp.bytes().await.map_err(|e| ClientError::Transport(e.to_string()))?;
         if !(200..300).contains(&status) {
             let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
@@ -75,6 +94,7 @@ impl ApiClient {
                 status,
                 code: v.pointer("/error/code").and_then(Value::as_str).unwrap_or("http").to_string(),
                 message: v.pointer("/error/message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| String::from_utf8_lossy(&bytes).chars().take(300).collect()),
+                retry_after_ms,
             });
         }
         serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode(e.to_string()))
@@ -117,9 +137,13 @@ impl EnvClient {
         format!("/v1/instances/{}/{op}", self.grant.instance_id)
     }
 
-    async fn op<T: DeserializeOwned>(&self, op: &str, mut body: Value) -> Result<T, EnvError> {
+    async fn op<T: DeserializeOwned>(&self, op: &str, body: Value) -> Result<T, EnvError> {
+        self.op_raw(op, body).await.map_err(ClientError::into_env_error)
+    }
+
+    async fn op_raw<T: DeserializeOwned>(&self, op: &str, mut body: Value) -> Result<T, ClientError> {
         body["lease"] = json!(self.grant.lease_id);
-        self.data.post(&self.path(op), &body).await.map_err(ClientError::into_env_error)
+        self.data.post(&self.path(op), &body).await
     }
 }
 
@@ -136,12 +160,11 @@ impl Env for EnvClient {
     async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         let request_id = format!("{}:{}", self.grant.lease_id, self.next_request.fetch_add(1, Ordering::Relaxed));
         let body = json!({ "action": action, "request_id": request_id });
-        match self.op("step", body.clone()).await {
-            // A lost answer is retried once with the same request id: applied at most once.
-            Err(EnvError::Infra(why)) if why.contains("error sending request") || why.contains("connection closed") => {
-                self.op("step", body).await
-            }
-            other => other,
+        match self.op_raw("step", body.clone()).await {
+            // A lost answer is retried once with the same request id: the worker applies a
+            // request id at most once and answers a repeat with the recorded outcome.
+            Err(ClientError::Transport(_)) => self.op("step", body).await,
+            other => other.map_err(ClientError::into_env_error),
         }
     }
 
@@ -265,7 +288,7 @@ impl RemoteLink {
     fn map(e: ClientError) -> LinkError {
         match e {
             ClientError::Transport(why) | ClientError::Decode(why) => LinkError::Unreachable(why),
-            ClientError::Status { code, message, status } => LinkError::Worker(match code.as_str() {
+            ClientError::Status { code, message, status, .. } => LinkError::Worker(match code.as_str() {
                 "no_capacity" => WorkerError::Full(message),
                 "bad_spec" => WorkerError::BadSpec(message),
                 _ if status >= 500 => WorkerError::Infra(message),

@@ -19,9 +19,39 @@ impl AttemptError {
     pub fn is_retryable(&self) -> bool {
         match self {
             AttemptError::Env(e) => e.is_infra(),
-            AttemptError::Policy(_) => true,
+            AttemptError::Policy(e) => matches!(e, PolicyError::Unavailable(_)),
         }
     }
+}
+
+/// A fresh trajectory id: 128 random bits from the operating system, as hex. It is the only
+/// name of an attempt that leaves the process (routing headers, session ids), so it says
+/// nothing about the task, the suite, the run or the store; the store maps it back.
+pub fn new_trajectory_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness (never seen on Linux): fall back to a hash of time and a counter,
+        // still unrelated to the task.
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let seed = format!("{nanos}:{}:{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
+        let hash = guigym_core::sha256_hex(seed.as_bytes());
+        return hash[..32].to_string();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Feedback the model reads back is cut to this many characters: an agent's own overlong
+/// input must not flood its next prompt.
+pub const MAX_FEEDBACK_CHARS: usize = 500;
+
+fn bounded(text: String) -> String {
+    if text.chars().count() <= MAX_FEEDBACK_CHARS {
+        return text;
+    }
+    let cut: String = text.chars().take(MAX_FEEDBACK_CHARS).collect();
+    format!("{cut}… (cut)")
 }
 
 /// Receives each step as it happens (the store writes it at once).
@@ -38,9 +68,10 @@ impl Recorder for NullRecorder {
     fn step(&mut self, _step: &Step, _png: Option<&[u8]>) {}
 }
 
-/// Runs one attempt. Unparseable output and invalid actions are steps with feedback; only
-/// infrastructure failures return `Err`. `trajectory_id` names the attempt for the policy's
-/// routing.
+/// Runs one attempt. Unparseable output and invalid actions are steps with feedback; a
+/// prompt over the model's context ends the attempt, which is then scored as it stands. Only
+/// infrastructure and configuration failures return `Err`. `trajectory_id` names the attempt
+/// for the policy's routing and must be opaque (see `new_trajectory_id`).
 #[allow(clippy::too_many_arguments)]
 pub async fn run_attempt(
     env: &mut dyn Env,
@@ -58,6 +89,7 @@ pub async fn run_attempt(
     // The harness's own feedback (a parse error) replaces the environment's for the next step.
     let mut parse_feedback: Option<String> = None;
     let options = ObserveOptions { screenshot: harness.config.observation.screenshots() };
+    let mut ended_by = None;
     for index in 0..task.step_budget {
         let env_start = Instant::now();
         let mut observation = env.observe(options).await?;
@@ -65,6 +97,7 @@ pub async fn run_attempt(
         if let Some(f) = parse_feedback.take() {
             observation.feedback = Some(f);
         }
+        observation.feedback = observation.feedback.take().map(bounded);
         let harness_start = Instant::now();
         let prompt = episode.prompt(&observation);
         let mut harness_ms = ms(harness_start);
@@ -76,7 +109,15 @@ pub async fn run_attempt(
             history: &trajectory.steps,
             trajectory_id,
         };
-        let output = policy.act(&input).await?;
+        let output = match policy.act(&input).await {
+            Ok(output) => output,
+            // The episode outgrew the model: the agent's run ends here and is judged as is.
+            Err(PolicyError::ContextLength(_)) => {
+                ended_by = Some("context_length".to_string());
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let policy_ms = ms(policy_start);
         let parse_start = Instant::now();
         let parsed = episode.parse(&output.raw, &observation, &prompt);
@@ -90,10 +131,10 @@ pub async fn run_attempt(
                 if let Action::Terminate { status: TerminateStatus::Success } = action {
                     claimed_success = !outcome.invalid;
                 }
-                (Some(action), Some(outcome.feedback), outcome.invalid, outcome.done, ms(t))
+                (Some(action), Some(bounded(outcome.feedback)), outcome.invalid, outcome.done, ms(t))
             }
             Err(e) => {
-                let message = format!("invalid action: {}", e.message);
+                let message = bounded(format!("invalid action: {}", e.message));
                 parse_feedback = Some(message.clone());
                 (None, Some(message), true, false, 0.0)
             }
@@ -125,6 +166,7 @@ pub async fn run_attempt(
     }
     let verdict = env.evaluate().await?;
     Ok(Attempt {
+        trajectory_id: trajectory_id.to_string(),
         task_id: task.id.clone(),
         family: task.family.clone(),
         attempt_index,
@@ -132,6 +174,7 @@ pub async fn run_attempt(
         verdict,
         claimed_success,
         infra_retries: 0,
+        ended_by,
     })
 }
 

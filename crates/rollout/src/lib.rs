@@ -17,8 +17,8 @@ pub mod store;
 pub mod train;
 pub mod validate;
 
-pub use attempt::{run_attempt, AttemptError, NullRecorder, Recorder};
-pub use eval::{eval, EvalConfig, Progress};
-pub use report::{EvalReport, FamilyReport};
+pub use attempt::{new_trajectory_id, run_attempt, AttemptError, NullRecorder, Recorder};
+pub use eval::{eval, EvalConfig, EvalError, Progress};
+pub use report::{EvalReport, FamilyReport, TokenTotals, Unscored};
 pub use store::Store;
 pub use validate::{validate_task, Validation};

@@ -103,6 +103,18 @@ CREATE TABLE IF NOT EXISTS events (
 );
 ";
 
+/// Columns added after a store was first written: stores from earlier versions get them.
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('attempts')")?;
+    let columns: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    for (column, kind) in [("trajectory_id", "TEXT"), ("ended_by", "TEXT"), ("tokens", "TEXT")] {
+        if !columns.iter().any(|c| c == column) {
+            conn.execute_batch(&format!("ALTER TABLE attempts ADD COLUMN {column} {kind}"))?;
+        }
+    }
+    conn.execute_batch("CREATE UNIQUE INDEX IF NOT EXISTS attempts_trajectory ON attempts(trajectory_id)")
+}
+
 fn now() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
 }
@@ -136,6 +148,21 @@ pub struct RunDetail {
     pub report: Option<serde_json::Value>,
     pub steps: i64,
     pub infra_failures: i64,
+    /// Tokens over the run's scored attempts, and per family.
+    pub tokens: crate::report::TokenTotals,
+    pub tokens_by_family: std::collections::BTreeMap<String, crate::report::TokenTotals>,
+}
+
+/// Where an opaque trajectory id leads.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrajectoryRow {
+    pub trajectory_id: String,
+    pub run_id: i64,
+    pub task_id: String,
+    pub family: String,
+    pub attempt_index: u32,
+    pub try_: u32,
+    pub status: String,
 }
 
 impl Store {
@@ -150,6 +177,7 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
         conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(sql)?;
         conn.execute_batch(SCHEMA).map_err(sql)?;
+        migrate(&conn).map_err(sql)?;
         Ok(Store { db: Mutex::new(conn), blobs: dir.join("blobs"), path })
     }
 
@@ -179,11 +207,13 @@ impl Store {
         })
     }
 
-    pub fn begin_attempt(&self, run_id: i64, task_id: &str, family: &str, attempt_index: u32, try_: u32) -> Result<i64, StoreError> {
+    /// Starts a try of an attempt under its opaque trajectory id (what model servers see);
+    /// the store is where that id maps back to run, task and attempt.
+    pub fn begin_attempt(&self, run_id: i64, trajectory_id: &str, task_id: &str, family: &str, attempt_index: u32, try_: u32) -> Result<i64, StoreError> {
         self.with(|c| {
             c.execute(
-                "INSERT INTO attempts (run_id, task_id, family, attempt_index, try, status, started_at) VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
-                params![run_id, task_id, family, attempt_index, try_, now()],
+                "INSERT INTO attempts (run_id, trajectory_id, task_id, family, attempt_index, try, status, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7)",
+                params![run_id, trajectory_id, task_id, family, attempt_index, try_, now()],
             )?;
             Ok(c.last_insert_rowid())
         })
@@ -191,10 +221,16 @@ impl Store {
 
     pub fn finish_attempt(&self, attempt_id: i64, attempt: &Attempt) -> Result<(), StoreError> {
         let verdict = serde_json::to_string(&attempt.verdict).unwrap_or_default();
+        let mut tokens = crate::report::TokenTotals::default();
+        for s in &attempt.trajectory.steps {
+            tokens.add(s.usage.as_ref());
+        }
+        let tokens = serde_json::to_string(&tokens).unwrap_or_default();
         self.with(|c| {
             c.execute(
-                "UPDATE attempts SET status = 'done', score = ?1, success = ?2, claimed_success = ?3, verdict = ?4, finished_at = ?5 WHERE id = ?6",
-                params![attempt.verdict.score, attempt.verdict.success, attempt.claimed_success, verdict, now(), attempt_id],
+                "UPDATE attempts SET status = 'done', score = ?1, success = ?2, claimed_success = ?3, verdict = ?4, finished_at = ?5,
+                        ended_by = ?6, tokens = ?7 WHERE id = ?8",
+                params![attempt.verdict.score, attempt.verdict.success, attempt.claimed_success, verdict, now(), attempt.ended_by, tokens, attempt_id],
             )
             .map(|_| ())
         })
@@ -217,7 +253,7 @@ impl Store {
             self.put_blob(hash, png)?;
         }
         let action = step.action.as_ref().map(|a| a.to_json());
-        let usage = step.usage.map(|u| serde_json::to_string(&u).unwrap_or_default());
+        let usage = step.usage.as_ref().map(|u| serde_json::to_string(u).unwrap_or_default());
         let tokens = (step.completion_ids.is_some() || step.logprobs.is_some())
             .then(|| serde_json::json!({ "completion_ids": step.completion_ids, "logprobs": step.logprobs }).to_string());
         self.with(|c| {
@@ -310,12 +346,52 @@ impl Store {
                         report: report.and_then(|r| serde_json::from_str(&r).ok()),
                         steps: row.get(11)?,
                         infra_failures: row.get(12)?,
+                        tokens: Default::default(),
+                        tokens_by_family: Default::default(),
                     })
                 },
             )
             .optional()
         })?;
-        found.ok_or(StoreError::NoRun(id))
+        let mut detail = found.ok_or(StoreError::NoRun(id))?;
+        let rows: Vec<(String, Option<String>)> = self.with(|c| {
+            let mut stmt = c.prepare("SELECT family, tokens FROM attempts WHERE run_id = ?1 AND status = 'done'")?;
+            let rows = stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect()
+        })?;
+        for (family, tokens) in rows {
+            let t: crate::report::TokenTotals = tokens.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+            for total in [&mut detail.tokens, detail.tokens_by_family.entry(family).or_default()] {
+                total.prompt_tokens += t.prompt_tokens;
+                total.completion_tokens += t.completion_tokens;
+                total.cached_tokens += t.cached_tokens;
+                total.steps_without_usage += t.steps_without_usage;
+                total.usage_anomalies += t.usage_anomalies;
+            }
+        }
+        Ok(detail)
+    }
+
+    /// The run, task and attempt behind an opaque trajectory id.
+    pub fn find_trajectory(&self, trajectory_id: &str) -> Result<Option<TrajectoryRow>, StoreError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT trajectory_id, run_id, task_id, family, attempt_index, try, status FROM attempts WHERE trajectory_id = ?1",
+                [trajectory_id],
+                |r| {
+                    Ok(TrajectoryRow {
+                        trajectory_id: r.get(0)?,
+                        run_id: r.get(1)?,
+                        task_id: r.get(2)?,
+                        family: r.get(3)?,
+                        attempt_index: r.get(4)?,
+                        try_: r.get(5)?,
+                        status: r.get(6)?,
+                    })
+                },
+            )
+            .optional()
+        })
     }
 
     /// The steps stored for one run's scored attempts, in order.
@@ -393,7 +469,7 @@ impl Store {
         self.with(|c| {
             let mut stmt = c.prepare(
                 "SELECT a.task_id, a.attempt_index, s.idx, s.screen, s.raw_output, s.action, s.feedback, s.invalid,
-                        s.policy_ms, s.env_ms, s.harness_ms, s.usage, s.endpoint
+                        s.policy_ms, s.env_ms, s.harness_ms, s.usage, s.endpoint, a.trajectory_id
                  FROM steps s JOIN attempts a ON s.attempt_id = a.id
                  WHERE a.run_id = ?1 AND a.status = 'done' ORDER BY a.task_id, a.attempt_index, s.idx",
             )?;
@@ -416,6 +492,7 @@ impl Store {
                     "harness_ms": r.get::<_, f64>(10)?,
                     "usage": json(11)?,
                     "endpoint": r.get::<_, Option<String>>(12)?,
+                    "trajectory_id": r.get::<_, Option<String>>(13)?,
                 }))
             })?;
             rows.collect()

@@ -303,9 +303,9 @@ impl Trainer<'_> {
                 suite: format!("train:{}:round{round}", c.name),
                 attempts: c.group_size as u32,
                 parallel: c.parallel.max(1),
-                max_infra_retries: 3,
                 harness: c.harness.clone(),
                 task_attempts: budgets,
+                ..EvalConfig::default()
             };
             // The trainer's current weights, as it announced them to the buffer.
             let weight_version = match &c.buffer {
@@ -335,7 +335,8 @@ impl Trainer<'_> {
                 let before = samples.len();
                 for ((a, prompts), adv) in group.iter().zip(advantages) {
                     let steps = RecordedStep::zip(prompts, &a.trajectory.steps);
-                    let trajectory_id = format!("{}:{round}:{task_id}:{}", c.name, a.attempt_index);
+                    // The attempt's opaque id: the same one the store maps back to the task.
+                    let trajectory_id = a.trajectory_id.clone();
                     let status = if a.trajectory.steps.last().is_some_and(|s| s.action.as_ref().is_some_and(|x| x.name() == "terminate")) { "completed" } else { "truncated" };
                     let info = TrajectoryInfo {
                         trajectory_id: &trajectory_id,

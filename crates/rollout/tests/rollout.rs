@@ -16,7 +16,7 @@ use guigym_sim::{SimEnv, SimProvider};
 use guigym_ui::Screen;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().expect("runtime").block_on(f)
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime").block_on(f)
 }
 
 fn temp_store(name: &str) -> PathBuf {
@@ -321,4 +321,234 @@ fn splits_share_no_task_and_hold_out_whole_families_and_apps() {
     // Test holds the same families as train, other instances.
     let train_families: std::collections::BTreeSet<String> = train_tasks.iter().map(|t| t.family.clone()).collect();
     assert!(tasks::suite("test").unwrap().iter().all(|t| train_families.contains(&t.family)));
+}
+
+/// A provider whose instances panic in `reset` on the first `panics` creations, then behave:
+/// a panic loses only its try, the attempt re-runs and is scored.
+struct Panicky {
+    created: AtomicUsize,
+    panics: usize,
+}
+
+struct PanicOnReset(SimEnv);
+
+#[async_trait]
+impl Env for PanicOnReset {
+    async fn reset(&mut self, _task: &TaskSpec) -> Result<Observation, EnvError> {
+        panic!("backend bug");
+    }
+    async fn observe(&mut self, o: ObserveOptions) -> Result<Observation, EnvError> {
+        self.0.observe(o).await
+    }
+    async fn step(&mut self, a: &Action) -> Result<StepOutcome, EnvError> {
+        self.0.step(a).await
+    }
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        self.0.evaluate().await
+    }
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        self.0.state_hash().await
+    }
+    async fn apply_golden(&mut self) -> Result<(), EnvError> {
+        self.0.apply_golden().await
+    }
+    async fn release(&mut self) -> Result<(), EnvError> {
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl EnvProvider for Panicky {
+    fn backend(&self) -> String {
+        "panicky".into()
+    }
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        let n = self.created.fetch_add(1, Ordering::SeqCst);
+        if n < self.panics {
+            Ok(Box::new(PanicOnReset(SimEnv::new(Screen::PHONE))))
+        } else {
+            Ok(Box::new(SimEnv::new(Screen::PHONE)))
+        }
+    }
+}
+
+#[test]
+fn a_panicking_backend_loses_no_attempt() {
+    block_on(async {
+        let tasks = Arc::new(tasks::suite("smoke").unwrap()[..6].to_vec());
+        let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, ..Default::default() };
+        let provider = Arc::new(Panicky { created: AtomicUsize::new(0), panics: 2 });
+        let (_, report) = eval(tasks.clone(), &config, provider, Arc::new(PolicyKind::Golden), None, Arc::new(())).await.unwrap();
+        assert_eq!(report.attempts, 6, "every queued attempt is scored: {report:?}");
+        assert_eq!(report.unscored, 0);
+        assert_eq!(report.infra_failures, 2);
+        assert_eq!(report.success_rate, 1.0);
+
+        // Panics on every try: every attempt is reported unscored with its reason, none lost.
+        let provider = Arc::new(Panicky { created: AtomicUsize::new(0), panics: usize::MAX });
+        let (_, report) = eval(tasks.clone(), &config, provider, Arc::new(PolicyKind::Golden), None, Arc::new(())).await.unwrap();
+        assert_eq!(report.attempts + report.unscored, 6);
+        assert_eq!(report.unscored, 6);
+        assert_eq!(report.unscored_reasons.get("panic"), Some(&6));
+        assert!(report.unscored_attempts.iter().all(|u| u.detail.contains("backend bug")));
+        assert_eq!(report.by_family.values().map(|f| f.unscored).sum::<usize>(), 6);
+    });
+}
+
+/// A policy whose server refuses the configuration (a wrong model name): the run stops at
+/// once with the server's message instead of re-running every attempt.
+struct Refused;
+
+#[async_trait]
+impl Policy for Refused {
+    async fn act(&mut self, _input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
+        Err(PolicyError::Config("http://x/v1 answered HTTP 404: the model `default` does not exist".into()))
+    }
+}
+
+/// A model whose context fills after `limit` steps.
+struct SmallContext {
+    golden: GoldenPolicy,
+    limit: usize,
+}
+
+#[async_trait]
+impl Policy for SmallContext {
+    async fn act(&mut self, input: &PolicyInput<'_>) -> Result<PolicyOutput, PolicyError> {
+        if input.history.len() >= self.limit {
+            return Err(PolicyError::ContextLength("maximum context length is 100 tokens".into()));
+        }
+        self.golden.act(input).await
+    }
+}
+
+struct Scripted(&'static str);
+
+impl PolicyFactory for Scripted {
+    fn name(&self) -> String {
+        self.0.into()
+    }
+    fn for_attempt(&self, task: &TaskSpec, _attempt: u32) -> Box<dyn Policy> {
+        match self.0 {
+            "refused" => Box::new(Refused),
+            _ => Box::new(SmallContext { golden: GoldenPolicy::new(task.walkthrough.clone()), limit: 3 }),
+        }
+    }
+}
+
+#[test]
+fn a_refused_configuration_stops_the_run_and_context_length_is_scored() {
+    block_on(async {
+        let tasks = Arc::new(tasks::suite("smoke").unwrap());
+        let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, ..Default::default() };
+        let err = eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(Scripted("refused")), None, Arc::new(()))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, guigym_rollout::EvalError::Config(_)), "{err}");
+        assert!(err.to_string().contains("does not exist"));
+
+        let (_, report) =
+            eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(Scripted("small")), None, Arc::new(())).await.unwrap();
+        assert_eq!(report.attempts, tasks.len(), "context-length attempts stay in the denominator");
+        assert_eq!(report.unscored, 0);
+        let long = tasks.iter().filter(|t| t.walkthrough.len() > 3).count();
+        assert!(report.context_length >= long && long > 0, "every attempt past 3 steps ended at the context limit");
+        assert!(report.success_rate < 1.0 && report.success_rate > 0.0);
+    });
+}
+
+/// A provider with one instance: a second worker is told "no capacity" (with a Retry-After)
+/// until the first gives its instance back. Waiting uses up no try.
+struct OneInstance {
+    busy: Arc<std::sync::atomic::AtomicBool>,
+    refusals: AtomicUsize,
+}
+
+struct Returned {
+    env: SimEnv,
+    busy: Arc<std::sync::atomic::AtomicBool>,
+}
+
+#[async_trait]
+impl Env for Returned {
+    async fn reset(&mut self, t: &TaskSpec) -> Result<Observation, EnvError> {
+        self.env.reset(t).await
+    }
+    async fn observe(&mut self, o: ObserveOptions) -> Result<Observation, EnvError> {
+        self.env.observe(o).await
+    }
+    async fn step(&mut self, a: &Action) -> Result<StepOutcome, EnvError> {
+        self.env.step(a).await
+    }
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        self.env.evaluate().await
+    }
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        self.env.state_hash().await
+    }
+    async fn apply_golden(&mut self) -> Result<(), EnvError> {
+        self.env.apply_golden().await
+    }
+    async fn release(&mut self) -> Result<(), EnvError> {
+        self.busy.store(false, Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl EnvProvider for OneInstance {
+    fn backend(&self) -> String {
+        "one".into()
+    }
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        if self.busy.swap(true, Ordering::SeqCst) {
+            self.refusals.fetch_add(1, Ordering::SeqCst);
+            return Err(EnvError::NoCapacity { message: "all instances are leased".into(), retry_after_ms: Some(20) });
+        }
+        Ok(Box::new(Returned { env: SimEnv::new(Screen::PHONE), busy: self.busy.clone() }))
+    }
+}
+
+#[test]
+fn no_capacity_waits_and_burns_no_attempt() {
+    block_on(async {
+        let tasks = Arc::new(tasks::suite("smoke").unwrap()[..10].to_vec());
+        let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 4, max_infra_retries: 0, ..Default::default() };
+        let provider = Arc::new(OneInstance { busy: Default::default(), refusals: AtomicUsize::new(0) });
+        let (_, report) =
+            eval(tasks.clone(), &config, provider.clone(), Arc::new(PolicyKind::Golden), None, Arc::new(())).await.unwrap();
+        assert!(provider.refusals.load(Ordering::SeqCst) > 0, "the other workers were refused");
+        assert_eq!(report.attempts, 10);
+        assert_eq!(report.unscored, 0);
+        assert_eq!(report.infra_failures, 0, "waiting for capacity is not a failure");
+    });
+}
+
+#[test]
+fn trajectory_ids_are_opaque_unique_and_map_back_through_the_store() {
+    block_on(async {
+        let tasks = Arc::new(tasks::suite("smoke").unwrap()[..4].to_vec());
+        let config = EvalConfig { suite: "smoke".into(), attempts: 2, parallel: 2, ..Default::default() };
+        let dir = temp_store("trajectory-ids");
+        let store = Arc::new(Store::open(&dir).unwrap());
+        let collect = Arc::new(Collect::default());
+        let mut ids = std::collections::BTreeSet::new();
+        for _ in 0..2 {
+            eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Golden), Some(store.clone()), collect.clone())
+                .await
+                .unwrap();
+        }
+        for a in collect.0.lock().unwrap().iter() {
+            assert_eq!(a.trajectory_id.len(), 32);
+            assert!(a.trajectory_id.chars().all(|c| c.is_ascii_hexdigit()));
+            for t in tasks.iter() {
+                assert!(!a.trajectory_id.contains(&t.id) && !a.trajectory_id.contains(&t.family));
+            }
+            assert!(ids.insert(a.trajectory_id.clone()), "trajectory ids repeat across runs");
+            let row = store.find_trajectory(&a.trajectory_id).unwrap().unwrap();
+            assert_eq!((row.task_id.as_str(), row.attempt_index), (a.task_id.as_str(), a.attempt_index));
+        }
+        assert_eq!(ids.len(), 16);
+        let _ = std::fs::remove_dir_all(dir);
+    });
 }

@@ -111,7 +111,11 @@ impl SimEnv {
         if self.log.terminated.is_some() {
             return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true });
         }
-        self.step += 1;
+        // The limits every backend enforces (whatever reached us without the harness).
+        if let Err(e) = action.check() {
+            self.feedback = Some(format!("invalid action: {}", e.message));
+            return Ok(StepOutcome { feedback: e.message, invalid: true, done: false });
+        }
         let result = match action {
             Action::Answer { text } => {
                 self.log.answers.push(text.clone());
@@ -129,7 +133,10 @@ impl SimEnv {
             other => shell::apply(state, other, self.screen),
         };
         let outcome = match result {
-            Ok(feedback) => StepOutcome { feedback, invalid: false, done: self.log.terminated.is_some() },
+            Ok(feedback) => {
+                self.step += 1;
+                StepOutcome { feedback, invalid: false, done: self.log.terminated.is_some() }
+            }
             Err(e) => StepOutcome { feedback: e.message, invalid: true, done: false },
         };
         self.feedback = Some(if outcome.invalid { format!("invalid action: {}", outcome.feedback) } else { outcome.feedback.clone() });

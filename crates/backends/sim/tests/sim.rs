@@ -355,3 +355,98 @@ fn looks_vary_and_popups_must_be_dismissed() {
     let obs = env.observe_sync(ObserveOptions::default()).unwrap();
     assert!(!obs.ui_tree.iter().any(|n| n.id == "popup"));
 }
+
+/// Text an agent may type: empty, numeric edge cases, dates and times out of range, unicode,
+/// control characters, the longest a field holds.
+fn evil_texts() -> Vec<String> {
+    let mut v: Vec<String> = [
+        "", " ", "\n", "0", "-1", "-0", "1e309", "NaN", "inf", "99999999999999999999", "18446744073709551616",
+        "-9223372036854775808", "9223372036854775807", "1,000,000,000,000.999", "$-0.00", "0.0000001", "2026-02-30",
+        "99999999999999-01-01", "0000-00-00", "-5-01-01", "12:99", "25:00", "99:99", "-1:-1", "٣٤٥", "🙂🙂🙂", "a\u{0}b",
+        "e\u{301}", "ｔｅｓｔ", "﷽", "<script>alert(1)</script>", "'; DROP TABLE x; --", "%s%n", "../../etc/passwd",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.push("9".repeat(2000));
+    v.push("界".repeat(2000));
+    v
+}
+
+#[test]
+fn nothing_an_agent_types_makes_any_app_panic() {
+    block_on(async {
+        let texts = evil_texts();
+        let mut env = SimEnv::new(Screen::PHONE);
+        let mut tried = 0usize;
+        for task in smoke() {
+            env.reset(&task).await.unwrap();
+            for action in task.walkthrough.clone() {
+                let obs = env.observe(ObserveOptions::default()).await.unwrap();
+                let fields: Vec<String> = obs.ui_tree.iter().filter(|n| n.editable).map(|n| n.id.clone()).collect();
+                for field in &fields {
+                    for text in &texts {
+                        let saved = env.state().cloned().unwrap();
+                        env.step(&Action::Type { text: text.clone(), element: Some(field.clone()), clear: true }).await.unwrap();
+                        // Submit it every way the screen offers.
+                        let after = env.observe(ObserveOptions::default()).await.unwrap();
+                        let buttons: Vec<String> = after.ui_tree.iter().filter(|n| n.clickable).map(|n| n.id.clone()).take(12).collect();
+                        let typed = env.state().cloned().unwrap();
+                        for b in &buttons {
+                            env.step(&Action::click_element(b.clone())).await.unwrap();
+                            env.step(&Action::Key { keys: vec!["enter".into()] }).await.unwrap();
+                            *env.state_mut().unwrap() = typed.clone();
+                            tried += 1;
+                        }
+                        // And the verifier reads whatever the last submission stored.
+                        if let Some(b) = buttons.last() {
+                            env.step(&Action::click_element(b.clone())).await.unwrap();
+                            let verdict = env.evaluate().await;
+                            assert!(verdict.is_ok(), "{}: the verifier failed after {text:?} in {field} and {b}: {verdict:?}", task.id);
+                        }
+                        *env.state_mut().unwrap() = saved;
+                    }
+                }
+                env.step(&action).await.unwrap();
+            }
+        }
+        assert!(tried > 10_000, "the fuzzing reached forms: {tried} submissions");
+    });
+}
+
+#[test]
+fn invalid_actions_change_nothing() {
+    block_on(async {
+        for task in smoke() {
+            let mut env = SimEnv::new(Screen::PHONE);
+            env.reset(&task).await.unwrap();
+            // Walk halfway, so forms and dialogs are open.
+            for action in task.walkthrough.iter().take(task.walkthrough.len() / 2) {
+                env.step(action).await.unwrap();
+            }
+            let obs = env.observe(ObserveOptions::default()).await.unwrap();
+            let field = obs.ui_tree.iter().find(|n| n.editable).map(|n| n.id.clone());
+            let not_a_field = obs.ui_tree.iter().find(|n| n.clickable && !n.editable).map(|n| n.id.clone());
+            let mut invalid = vec![
+                Action::click_element("no-such-element"),
+                Action::click_at(-5.0, 99999.0),
+                Action::Type { text: "x".into(), element: Some("no-such-field".into()), clear: true },
+                Action::Key { keys: vec![] },
+                Action::Scroll { at: Some(Point(1.0, 1.0)), element: Some("nothing".into()), direction: guigym_core::Direction::Down, amount: 3 },
+            ];
+            if let Some(f) = &field {
+                // Overlong text with `clear`: rejected before the field is cleared.
+                invalid.push(Action::Type { text: "y".repeat(5000), element: Some(f.clone()), clear: true });
+            }
+            if let Some(b) = &not_a_field {
+                invalid.push(Action::Type { text: "x".into(), element: Some(b.clone()), clear: false });
+            }
+            for action in invalid {
+                let before = env.state_hash().await.unwrap();
+                let outcome = env.step(&action).await.unwrap();
+                assert!(outcome.invalid, "{}: {action:?} was accepted", task.id);
+                assert_eq!(env.state_hash().await.unwrap(), before, "{}: {action:?} changed the state", task.id);
+            }
+        }
+    });
+}

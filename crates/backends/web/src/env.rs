@@ -370,6 +370,9 @@ impl Env for WebEnv {
     }
 
     async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        if let Err(e) = action.check() {
+            return Ok(StepOutcome { feedback: e.message, invalid: true, done: false });
+        }
         self.step += 1;
         match self.kind {
             Kind::Apps => self.step_apps(action).await,

@@ -15,7 +15,9 @@ mod android_world;
 mod anthropic;
 mod canonical;
 mod pyautogui;
+mod pycall;
 mod qwen;
+mod ui_tars;
 
 pub use canonical::first_json_object;
 
@@ -32,10 +34,13 @@ pub enum Codec {
     Anthropic,
     /// pyautogui-like calls (`pyautogui.click(x=10, y=20)`).
     Pyautogui,
+    /// UI-TARS calls after `Action:` (`click(start_box='(x,y)')`, `press_back()`,
+    /// `finished(content='…')`).
+    UiTars,
 }
 
 impl Codec {
-    pub const ALL: [Codec; 5] = [Codec::Canonical, Codec::Qwen, Codec::AndroidWorld, Codec::Anthropic, Codec::Pyautogui];
+    pub const ALL: [Codec; 6] = [Codec::Canonical, Codec::Qwen, Codec::AndroidWorld, Codec::Anthropic, Codec::Pyautogui, Codec::UiTars];
 
     /// The action space, worded for a system prompt.
     pub fn describe(self) -> &'static str {
@@ -45,18 +50,82 @@ impl Codec {
             Codec::AndroidWorld => android_world::DESCRIPTION,
             Codec::Anthropic => anthropic::DESCRIPTION,
             Codec::Pyautogui => pyautogui::DESCRIPTION,
+            Codec::UiTars => ui_tars::DESCRIPTION,
         }
     }
 
     /// Parses model output into an action (points in model space). The observation resolves
-    /// element indices.
+    /// element indices. A reply must hold exactly one action: every candidate in it (each
+    /// `<tool_call>`, each JSON object, each call) is read, and two that parse are an invalid
+    /// step, never the first one silently.
     pub fn parse(self, raw: &str, obs: &Observation) -> Result<Action, InvalidAction> {
+        let mut actions = Vec::new();
+        let mut first_error = None;
+        for segment in self.segments(raw) {
+            match self.parse_one(&segment, obs) {
+                Ok(a) => actions.push(a),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match actions.len() {
+            1 => Ok(actions.remove(0)),
+            0 => Err(first_error.unwrap_or_else(|| invalid("no action found in the output"))),
+            n => Err(invalid(format!("{n} actions in one reply: send exactly one action per turn"))),
+        }
+    }
+
+    fn parse_one(self, raw: &str, obs: &Observation) -> Result<Action, InvalidAction> {
         match self {
             Codec::Canonical => canonical::parse(raw),
             Codec::Qwen => qwen::parse(raw),
             Codec::AndroidWorld => android_world::parse(raw, obs),
             Codec::Anthropic => anthropic::parse(raw),
             Codec::Pyautogui => pyautogui::parse(raw),
+            Codec::UiTars => ui_tars::parse(raw),
+        }
+    }
+
+    /// The candidate actions of a reply. Tool calls (`<tool_call>` blocks, which is also how
+    /// structured `tool_calls` of the chat API arrive) are unwrapped to their arguments;
+    /// otherwise each JSON object, or each call, is one candidate.
+    fn segments(self, raw: &str) -> Vec<String> {
+        let calls = tool_call_bodies(raw);
+        if !calls.is_empty() {
+            return calls.into_iter().map(|body| self.unwrap_tool_call(body)).collect();
+        }
+        let starts = match self {
+            Codec::Pyautogui => pyautogui::call_starts(raw),
+            Codec::UiTars => ui_tars::call_starts(raw),
+            _ => json_object_starts(raw),
+        };
+        if starts.is_empty() {
+            return vec![raw.to_string()];
+        }
+        let mut ends: Vec<usize> = starts.iter().skip(1).copied().collect();
+        ends.push(raw.len());
+        starts.iter().zip(ends).map(|(s, e)| raw[*s..e].to_string()).collect()
+    }
+
+    /// A tool call's arguments, as the text this codec reads (`{"name": …, "arguments": {…}}`
+    /// → the arguments; a `code` argument for call-style codecs → the code).
+    fn unwrap_tool_call(self, body: &str) -> String {
+        let Some(Value::Object(call)) = first_json_object(body).and_then(|j| serde_json::from_str::<Value>(j).ok()) else {
+            return body.to_string();
+        };
+        let args = match call.get("arguments").or_else(|| call.get("input")) {
+            Some(Value::String(s)) => serde_json::from_str::<Value>(s).unwrap_or(Value::String(s.clone())),
+            Some(v) => v.clone(),
+            None => Value::Object(call.clone()),
+        };
+        match (self, &args) {
+            (Codec::Pyautogui | Codec::UiTars, Value::Object(a)) => match a.get("code").or_else(|| a.get("action")) {
+                Some(Value::String(code)) => code.clone(),
+                _ => args.to_string(),
+            },
+            (_, Value::String(s)) => s.clone(),
+            _ => args.to_string(),
         }
     }
 
@@ -70,8 +139,40 @@ impl Codec {
             Codec::AndroidWorld => android_world::encode(action, obs),
             Codec::Anthropic => anthropic::encode(&resolve_elements(action, obs)?),
             Codec::Pyautogui => pyautogui::encode(&resolve_elements(action, obs)?),
+            Codec::UiTars => ui_tars::encode(&resolve_elements(action, obs)?),
         }
     }
+
+    /// Whether this convention is a tool call (so a server's structured `tool_calls` are its
+    /// native form).
+    pub fn is_tool_call(self) -> bool {
+        matches!(self, Codec::Qwen | Codec::Anthropic)
+    }
+}
+
+/// The bodies of `<tool_call>…</tool_call>` blocks (an unclosed last one runs to the end).
+pub fn tool_call_bodies(raw: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = raw;
+    while let Some(start) = rest.find("<tool_call>") {
+        let after = &rest[start + "<tool_call>".len()..];
+        let end = after.find("</tool_call>").unwrap_or(after.len());
+        out.push(&after[..end]);
+        rest = &after[(end + "</tool_call>".len()).min(after.len())..];
+    }
+    out
+}
+
+/// Where each top-level `{…}` of a reply starts.
+fn json_object_starts(raw: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut from = 0;
+    while let Some(obj) = first_json_object(&raw[from..]) {
+        let start = from + (obj.as_ptr() as usize - raw[from..].as_ptr() as usize);
+        starts.push(start);
+        from = start + obj.len();
+    }
+    starts
 }
 
 /// Replaces element targets with the element's centre (rounded down to whole pixels).

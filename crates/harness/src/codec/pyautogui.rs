@@ -4,8 +4,9 @@
 //! (`long_press`, `swipe`, `back`, `home`, `open_app`, `answer`, `ask_user`, `terminate`).
 //! Only literals are read: nothing is ever executed.
 
-use guigym_core::{Action, Direction, InvalidAction, Point};
+use guigym_core::{Action, Direction, InvalidAction};
 
+use super::pycall::{self, Call, Lit, Reader};
 use super::{direction_name, invalid, status, status_name};
 
 pub const DESCRIPTION: &str = r#"Reply with one Python call (it is parsed, never run), e.g. pyautogui.click(x=120, y=640).
@@ -13,201 +14,20 @@ click / doubleClick / rightClick / long_press (x, y); swipe / drag (x1, y1, x2, 
 write('text', clear=False); press('enter'); hotkey('ctrl', 's'); back(); home(); open_app('Mail'); wait(seconds);
 answer('text'); ask_user('question'); terminate('success' | 'failure' | 'infeasible'); DONE; FAIL; WAIT"#;
 
-#[derive(Debug, Clone, PartialEq)]
-enum Lit {
-    Num(f64),
-    Str(String),
-    Bool(bool),
-    List(Vec<Lit>),
+
+/// Where each known call starts, in order.
+pub(crate) fn call_starts(raw: &str) -> Vec<usize> {
+    pycall::call_starts(raw, &NAMES_AND_WAIT, &["DONE", "FAIL", "WAIT"], "pyautogui.")
 }
 
-struct Call {
-    name: String,
-    args: Vec<Lit>,
-    kwargs: Vec<(String, Lit)>,
-}
-
-impl Call {
-    fn arg(&self, i: usize, key: &str) -> Option<&Lit> {
-        self.kwargs.iter().find(|(k, _)| k == key).map(|(_, v)| v).or_else(|| self.args.get(i))
-    }
-
-    fn num(&self, i: usize, key: &str) -> Result<f32, InvalidAction> {
-        match self.arg(i, key) {
-            Some(Lit::Num(n)) if n.is_finite() => Ok(*n as f32),
-            Some(other) => Err(invalid(format!("{}: `{key}` must be a number, got {other:?}", self.name))),
-            None => Err(invalid(format!("{}: missing `{key}`", self.name))),
-        }
-    }
-
-    fn text(&self, i: usize, key: &str) -> Result<String, InvalidAction> {
-        match self.arg(i, key) {
-            Some(Lit::Str(s)) => Ok(s.clone()),
-            Some(Lit::Num(n)) => Ok(n.to_string()),
-            Some(other) => Err(invalid(format!("{}: `{key}` must be text, got {other:?}", self.name))),
-            None => Err(invalid(format!("{}: missing `{key}`", self.name))),
-        }
-    }
-
-    fn point(&self, i: usize, kx: &str, ky: &str) -> Result<Point, InvalidAction> {
-        Ok(Point(self.num(i, kx)?, self.num(i + 1, ky)?))
-    }
-}
-
-/// A tiny reader of one call with literal arguments.
-struct Reader<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl Reader<'_> {
-    fn ws(&mut self) {
-        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
-            self.i += 1;
-        }
-    }
-
-    fn ident(&mut self) -> Option<String> {
-        let start = self.i;
-        while self.i < self.s.len() && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_' || self.s[self.i] == b'.') {
-            self.i += 1;
-        }
-        (self.i > start).then(|| String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
-    }
-
-    fn lit(&mut self) -> Result<Lit, InvalidAction> {
-        self.ws();
-        let c = *self.s.get(self.i).ok_or_else(|| invalid("unexpected end of the call"))?;
-        match c {
-            b'\'' | b'"' => self.string(c),
-            b'[' | b'(' => {
-                let close = if c == b'[' { b']' } else { b')' };
-                self.i += 1;
-                let mut items = Vec::new();
-                loop {
-                    self.ws();
-                    if self.s.get(self.i) == Some(&close) {
-                        self.i += 1;
-                        return Ok(Lit::List(items));
-                    }
-                    items.push(self.lit()?);
-                    self.ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(x) if *x == close => {}
-                        _ => return Err(invalid("malformed list in the call")),
-                    }
-                }
-            }
-            _ => {
-                let start = self.i;
-                while self.i < self.s.len() && (self.s[self.i].is_ascii_alphanumeric() || b"+-._".contains(&self.s[self.i])) {
-                    self.i += 1;
-                }
-                let word = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
-                match word {
-                    "True" => Ok(Lit::Bool(true)),
-                    "False" => Ok(Lit::Bool(false)),
-                    _ => word.parse::<f64>().map(Lit::Num).map_err(|_| invalid(format!("unsupported argument {word:?}: only literals are read"))),
-                }
-            }
-        }
-    }
-
-    fn string(&mut self, quote: u8) -> Result<Lit, InvalidAction> {
-        self.i += 1;
-        let mut out = Vec::new();
-        while let Some(&c) = self.s.get(self.i) {
-            self.i += 1;
-            match c {
-                b'\\' => {
-                    let e = *self.s.get(self.i).ok_or_else(|| invalid("unterminated string"))?;
-                    self.i += 1;
-                    match e {
-                        b'n' => out.push(b'\n'),
-                        b't' => out.push(b'\t'),
-                        other => out.push(other),
-                    }
-                }
-                c if c == quote => return Ok(Lit::Str(String::from_utf8_lossy(&out).into_owned())),
-                c => out.push(c),
-            }
-        }
-        Err(invalid("unterminated string"))
-    }
-
-    fn call(&mut self) -> Result<Call, InvalidAction> {
-        let name = self.ident().ok_or_else(|| invalid("expected a function name"))?;
-        self.ws();
-        let mut call = Call { name: name.trim_start_matches("pyautogui.").to_string(), args: Vec::new(), kwargs: Vec::new() };
-        if self.s.get(self.i) != Some(&b'(') {
-            return Ok(call); // DONE, FAIL, WAIT
-        }
-        self.i += 1;
-        loop {
-            self.ws();
-            if self.s.get(self.i) == Some(&b')') {
-                self.i += 1;
-                return Ok(call);
-            }
-            // keyword argument?
-            let save = self.i;
-            if let Some(key) = self.ident() {
-                self.ws();
-                if self.s.get(self.i) == Some(&b'=') {
-                    self.i += 1;
-                    let v = self.lit()?;
-                    call.kwargs.push((key, v));
-                } else {
-                    self.i = save;
-                    let v = self.lit()?;
-                    call.args.push(v);
-                }
-            } else {
-                let v = self.lit()?;
-                call.args.push(v);
-            }
-            self.ws();
-            match self.s.get(self.i) {
-                Some(b',') => self.i += 1,
-                Some(b')') => {}
-                _ => return Err(invalid(format!("{}: malformed arguments", call.name))),
-            }
-        }
-    }
-}
-
-const NAMES: [&str; 21] = [
+const NAMES_AND_WAIT: [&str; 22] = [
     "click", "doubleClick", "rightClick", "long_press", "swipe", "drag", "scroll", "hscroll", "write", "typewrite", "press",
-    "hotkey", "back", "home", "open_app", "wait", "answer", "ask_user", "terminate", "DONE", "FAIL",
+    "hotkey", "back", "home", "open_app", "wait", "answer", "ask_user", "terminate", "DONE", "FAIL", "WAIT",
 ];
 
-/// Where the first known call starts.
-fn find_call(raw: &str) -> Option<usize> {
-    let mut best: Option<usize> = None;
-    for name in NAMES.iter().chain(["WAIT"].iter()) {
-        let mut from = 0;
-        while let Some(pos) = raw[from..].find(name) {
-            let at = from + pos;
-            let before_ok = at == 0 || !raw.as_bytes()[at - 1].is_ascii_alphanumeric() && raw.as_bytes()[at - 1] != b'_';
-            let after = raw.as_bytes().get(at + name.len()).copied();
-            let bare = matches!(*name, "DONE" | "FAIL" | "WAIT");
-            let after_ok = if bare { !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') } else { after == Some(b'(') };
-            if before_ok && after_ok {
-                // Include a `pyautogui.` prefix.
-                let start = if raw[..at].ends_with("pyautogui.") { at - "pyautogui.".len() } else { at };
-                best = Some(best.map_or(start, |b: usize| b.min(start)));
-                break;
-            }
-            from = at + name.len();
-        }
-    }
-    best
-}
-
 pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
-    let start = find_call(raw).ok_or_else(|| invalid("no pyautogui call found in the output"))?;
-    let call = Reader { s: &raw.as_bytes()[start..], i: 0 }.call()?;
+    let start = *call_starts(raw).first().ok_or_else(|| invalid("no pyautogui call found in the output"))?;
+    let call = Reader::new(&raw.as_bytes()[start..]).call("pyautogui.")?;
     let keys = |call: &Call| -> Result<Vec<String>, InvalidAction> {
         call.args
             .iter()

@@ -156,3 +156,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_reply_holds_exactly_one_action() {
+    let obs = screen();
+    for (codec, raw) in [
+        (Codec::Canonical, "{\"action\": \"back\"} and then {\"action\": \"home\"}"),
+        (Codec::Qwen, "<tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Back\"}}</tool_call><tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Home\"}}</tool_call>"),
+        (Codec::Anthropic, "{\"action\": \"back\"}\n{\"action\": \"home\"}"),
+        (Codec::Pyautogui, "pyautogui.back()\npyautogui.home()"),
+        (Codec::UiTars, "Action: press_back()\npress_home()"),
+    ] {
+        let err = codec.parse(raw, &obs).unwrap_err();
+        assert!(err.message.contains("2 actions"), "{codec:?}: {}", err.message);
+    }
+    // A JSON object that is not an action (reasoning written as JSON) does not count.
+    assert_eq!(Codec::Canonical.parse("{\"thought\": \"go back\"} {\"action\": \"back\"}", &obs).unwrap(), Action::Back);
+}
+
+#[test]
+fn actions_outside_the_limits_are_invalid() {
+    assert!(Action::Key { keys: vec![] }.check().is_err(), "an empty key list presses nothing");
+    assert!(Action::Key { keys: vec!["a".into(); 10_000] }.check().is_err());
+    assert!(Action::Key { keys: vec!["".into()] }.check().is_err());
+    assert!(Action::Type { text: "x".repeat(6000), element: None, clear: false }.check().is_err());
+    assert!(Action::Key { keys: vec!["ctrl".into(), "s".into()] }.check().is_ok());
+    let obs = screen();
+    let hotkey = format!("pyautogui.hotkey({})", vec!["'a'"; 10_000].join(", "));
+    let parsed = Codec::Pyautogui.parse(&hotkey, &obs).unwrap();
+    assert!(parsed.check().unwrap_err().message.len() < 200, "the message stays short");
+    assert!(Codec::Qwen.parse("<tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"key\", \"keys\": []}}</tool_call>", &obs).unwrap().check().is_err());
+}
