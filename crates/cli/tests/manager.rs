@@ -95,3 +95,101 @@ fn killing_a_worker_mid_eval_reruns_its_attempts_and_changes_no_score() {
     let workers = get(&format!("{}/v1/workers", manager.url));
     assert!(workers.as_array().unwrap().iter().any(|w| w["alive"] == false), "the manager noticed the lost worker");
 }
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn a_wrong_token_stops_the_run() {
+    let dir = temp("manager-token");
+    let server = Served::start(&["serve", "--port", "0", "--token", "s3cret"]);
+    let started = Instant::now();
+    let out = guigym().args(eval_args(&dir.join("r.json"), &dir.join("s"))).args(["--manager", &server.url, "--token", "wrong"]).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("refused") && stderr.contains("401"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(30), "it stopped at once instead of re-running every attempt");
+    let ok = guigym().args(eval_args(&dir.join("r.json"), &dir.join("s"))).args(["--manager", &server.url, "--token", "s3cret"]).output().unwrap();
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+}
+
+#[test]
+fn attempts_wait_for_capacity_instead_of_failing() {
+    let dir = temp("manager-capacity");
+    let server = Served::start(&["serve", "--port", "0", "--capacity", "2"]);
+    let out = guigym()
+        .args(["eval", "--suite", "smoke", "--parallel", "8", "--json", "--store"])
+        .arg(dir.join("s"))
+        .args(["--manager", &server.url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["attempts"], 85);
+    assert_eq!(r["unscored"], 0);
+    assert_eq!(r["infra_failures"], 0, "waiting for an instance is not a failure");
+    assert_eq!(r["success_rate"], 1.0);
+}
+
+#[test]
+fn a_two_second_outage_of_manager_and_worker_loses_no_attempt() {
+    let dir = temp("manager-outage");
+    let port = free_port().to_string();
+    let mut server = Served::start(&["serve", "--port", &port]);
+    let url = server.url.clone();
+    let out = dir.join("r.json");
+    let mut eval = guigym()
+        .args(["eval", "--suite", "all", "--limit", "300", "--parallel", "4", "--out"])
+        .arg(&out)
+        .arg("--store")
+        .arg(dir.join("s"))
+        .args(["--manager", &url])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until attempts are in flight, then take manager and worker down for 2 s.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while get(&format!("{url}/v1/worker/status"))["leased"].as_u64().unwrap_or(0) == 0 {
+        assert!(Instant::now() < deadline, "no lease was ever granted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.child.kill().unwrap();
+    let _ = server.child.wait();
+    std::thread::sleep(Duration::from_secs(2));
+    let _restarted = Served::start(&["serve", "--port", &port]);
+    let status = eval.wait().unwrap();
+    assert!(status.success(), "the eval waited out the outage and finished: {status:?}");
+    let r = report(&out);
+    assert_eq!(r["attempts"], 300, "every attempt scored");
+    assert_eq!(r["unscored"], 0);
+    assert!(r["infra_failures"].as_u64().unwrap() > 0, "the outage hit attempts in flight");
+    assert_eq!(r["success_rate"], 1.0);
+}
+
+#[test]
+fn web_and_miniwob_run_through_the_manager() {
+    let dir = temp("manager-web");
+    let server = Served::start(&["serve", "--port", "0"]);
+    let out = guigym()
+        .args(["eval", "--suite", "smoke", "--limit", "3", "--backend", "web", "--json", "--store"])
+        .arg(dir.join("s"))
+        .args(["--manager", &server.url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["backend"], "web");
+    assert_eq!(r["attempts"], 3);
+    assert_eq!(r["success_rate"], 1.0);
+    let out = guigym()
+        .args(["eval", "--suite", "miniwob", "--limit", "2", "--policy", "random", "--json", "--store"])
+        .arg(dir.join("s"))
+        .args(["--manager", &server.url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r["backend"].as_str(), r["attempts"].as_u64()), (Some("web"), Some(2)));
+}

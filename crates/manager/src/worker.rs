@@ -251,7 +251,7 @@ impl Worker {
             inner.recent.clear();
             if inner.episodes >= self.config.max_episodes {
                 drop(inner);
-                self.remove(id);
+                self.remove(id).await;
                 Metrics::inc(&self.metrics.recycles);
             } else {
                 drop(inner);
@@ -266,18 +266,27 @@ impl Worker {
         self.release(&leases, reason).await;
     }
 
-    fn remove(&self, id: u64) {
-        if let Ok(mut slots) = self.slots.write() {
-            slots.remove(&id);
-        }
+    /// Takes an instance out of service and releases it (a browser context, a process), on
+    /// every path out: retirement, quarantine, scale-down. A release that hangs is given up
+    /// after the reset deadline; the instance is gone from the worker either way.
+    async fn remove(&self, id: u64) {
+        let slot = self.slots.write().ok().and_then(|mut slots| slots.remove(&id));
         for v in lock(&self.ready).values_mut() {
             v.retain(|x| *x != id);
         }
+        if let Some(slot) = slot {
+            let mut inner = slot.inner.lock().await;
+            match tokio::time::timeout(self.config.reset_deadline, inner.env.release()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::warn!(instance = id, error = %e, "releasing a removed instance failed"),
+                Err(_) => tracing::warn!(instance = id, "releasing a removed instance missed its deadline"),
+            }
+        }
     }
 
-    /// Drops a failed instance; its lease ends with the reason.
-    fn quarantine(&self, id: u64, lease: &str, why: &str) {
-        self.remove(id);
+    /// Drops a failed instance (releasing what it holds); its lease ends with the reason.
+    async fn quarantine(&self, id: u64, lease: &str, why: &str) {
+        self.remove(id).await;
         lock(&self.bound).remove(lease);
         lock(&self.ended).insert(lease.to_string(), &format!("instance failed: {why}"));
         Metrics::inc(&self.metrics.quarantined);
@@ -313,14 +322,14 @@ impl Worker {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(EnvError::Infra(why))) => {
                 drop(inner);
-                self.quarantine(id, lease, &why);
+                self.quarantine(id, lease, &why).await;
                 Err(WorkerError::Infra(format!("{op}: {why}")))
             }
             Ok(Err(other)) => Err(WorkerError::BadTask(other.to_string())),
             Err(_) => {
                 drop(inner);
                 let why = format!("{op} missed its deadline of {} ms", deadline.as_millis());
-                self.quarantine(id, lease, &why);
+                self.quarantine(id, lease, &why).await;
                 Err(WorkerError::Infra(why))
             }
         }
@@ -399,7 +408,7 @@ impl Worker {
             for _ in 0..(-delta).max(0) {
                 let id = lock(&self.ready).get_mut(&spec).and_then(Vec::pop);
                 if let Some(id) = id {
-                    self.remove(id);
+                    self.remove(id).await;
                 }
             }
         }

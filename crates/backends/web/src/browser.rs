@@ -115,6 +115,12 @@ impl Browser {
         self.child.id()
     }
 
+    /// Browser contexts alive now (one per instance that has a page): what a leak shows in.
+    pub async fn context_count(&self) -> Result<usize, BrowserError> {
+        let v = self.cdp.call(None, "Target.getBrowserContexts", json!({})).await?;
+        Ok(v["browserContextIds"].as_array().map_or(0, Vec::len))
+    }
+
     /// A new isolated page: its own browser context, viewport and device emulation.
     pub async fn new_page(&self, width: u32, height: u32, scale: f32, mobile: bool) -> Result<Page, BrowserError> {
         let ctx = self.cdp.call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true })).await?;
