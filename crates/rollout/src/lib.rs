@@ -8,6 +8,7 @@
 
 pub mod attempt;
 pub mod buffer;
+pub mod conformance;
 pub mod demos;
 pub mod parquet;
 pub mod eval;
@@ -18,6 +19,7 @@ pub mod train;
 pub mod validate;
 
 pub use attempt::{new_trajectory_id, run_attempt, AttemptError, NullRecorder, Recorder};
+pub use conformance::check_env;
 pub use eval::{eval, EvalConfig, EvalError, Progress};
 pub use report::{EvalReport, FamilyReport, TokenTotals, Unscored};
 pub use store::Store;

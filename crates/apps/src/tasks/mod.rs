@@ -76,7 +76,46 @@ pub fn catalog() -> &'static [&'static dyn Family] {
 }
 
 pub fn family(name: &str) -> Option<&'static dyn Family> {
-    catalog().iter().copied().find(|f| f.name() == name)
+    catalog().iter().copied().find(|f| f.name() == name).or_else(|| (name == VerifierPanics.name()).then_some(&VerifierPanics as &dyn Family))
+}
+
+/// A family in no suite whose verifier panics on purpose: the conformance suite
+/// (`rollout::conformance`) uses it to check that every backend turns a verifier panic into
+/// an infrastructure failure instead of a crash or a score.
+pub struct VerifierPanics;
+
+impl Family for VerifierPanics {
+    fn name(&self) -> &'static str {
+        "check.verifier_panics"
+    }
+    fn kind(&self) -> FamilyKind {
+        FamilyKind::Action
+    }
+    fn apps(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn generate(&self, _world: &World, _state: &DeviceState, _rng: &mut Rng) -> Option<Draft> {
+        None
+    }
+    fn golden(&self, _params: &serde_json::Value, _state: &mut DeviceState, _log: &mut EpisodeLog) {}
+    fn verify(&self, _params: &serde_json::Value, _initial: &DeviceState, _last: &DeviceState, _log: &EpisodeLog) -> Verdict {
+        panic!("this verifier panics on purpose (conformance check)")
+    }
+}
+
+/// A task of `VerifierPanics`, on a world of the catalogue.
+pub fn verifier_panic_task() -> TaskSpec {
+    TaskSpec {
+        id: "check.verifier_panics/0".into(),
+        family: VerifierPanics.name().into(),
+        instruction: "Do nothing.".into(),
+        apps: Vec::new(),
+        world_seed: 1,
+        step_budget: 1,
+        difficulty: 1,
+        params: serde_json::Value::Null,
+        walkthrough: Vec::new(),
+    }
 }
 
 /// Suites and how many tasks each family contributes to them.

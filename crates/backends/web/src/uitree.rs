@@ -100,7 +100,9 @@ pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
             });
             let editable = matches!(role, "textbox" | "searchbox" | "combobox") || prop(node, "editable").is_some();
             out.push(UiNode {
-                id: gid.unwrap_or_else(|| format!("n{}", backend.unwrap_or(out.len() as i64))),
+                // Elements without an id of their own are named by their place in the tree, so
+                // one state always gives one tree (DOM node ids change with every render).
+                id: gid.unwrap_or_else(|| format!("n{}", out.len())),
                 parent,
                 role: role_name.clone(),
                 text: name,
