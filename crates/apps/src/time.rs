@@ -180,6 +180,17 @@ pub fn dates_in_text(text: &str, near: Minutes) -> Vec<i64> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn dates_out_of_range_are_no_dates() {
+        assert_eq!(parse_date("99999999999999-01-01"), None, "a 14-digit year must not overflow");
+        assert_eq!(parse_date("-9223372036854775808-01-01"), None);
+        assert_eq!(parse_date("2026-01-99999999999"), None);
+        assert_eq!(parse_date("0-01-01"), None);
+        assert!(parse_date("2026-05-04").is_some());
+        assert!(parse_date("9999-12-31").is_some());
+    }
+
     use super::*;
 
     #[test]

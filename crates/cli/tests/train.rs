@@ -196,3 +196,32 @@ fn a_resumed_recipe_ends_like_an_uninterrupted_one() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn train_takes_the_same_env_path_as_eval() {
+    let dir = std::env::temp_dir().join(format!("guigym-train-manager-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = common::Served::start(&["serve", "--port", "0"]);
+    let out = guigym()
+        .args(["train", "--config"])
+        .arg(config(&dir, 1))
+        .arg("--store")
+        .arg(dir.join("store"))
+        .args(["--manager", &server.url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(rows(&out.stdout)[0][2], "12");
+    let base = server.url.trim_end_matches('/');
+    let metrics = std::process::Command::new("curl").args(["-s", &format!("{base}/metrics")]).output().unwrap();
+    let granted = String::from_utf8_lossy(&metrics.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("guigym_leases_granted_total ").map(|v| v.trim().parse::<f64>().unwrap()))
+        .unwrap();
+    assert!(granted > 0.0, "the round ran on instances leased from the manager");
+    let runs = guigym().args(["runs", "list", "--json", "--store"]).arg(dir.join("store")).output().unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).unwrap();
+    assert!(runs.as_array().unwrap().iter().all(|r| r["backend"] == "sim"));
+    let _ = std::fs::remove_dir_all(dir);
+}
