@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::state::DeviceState;
 use crate::world::World;
 
+pub mod answer;
 pub mod crossapp;
 pub mod everyday;
 pub mod families;
@@ -77,6 +78,19 @@ pub fn catalog() -> &'static [&'static dyn Family] {
 
 pub fn family(name: &str) -> Option<&'static dyn Family> {
     catalog().iter().copied().find(|f| f.name() == name).or_else(|| (name == VerifierPanics.name()).then_some(&VerifierPanics as &dyn Family))
+}
+
+/// The verdict on an episode: the family's own checks, then the rules every family shares.
+/// How the episode ended matters: a feasible task ended with `terminate(infeasible)` fails,
+/// whatever the state (an agent that reports the task impossible has not done it).
+pub fn verify(family: &dyn Family, params: &serde_json::Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict {
+    let verdict = family.verify(params, initial, last, log);
+    if family.kind() == FamilyKind::Infeasible || log.terminated != Some(TerminateStatus::Infeasible) {
+        return verdict;
+    }
+    let mut checks = verdict.checks;
+    checks.push(guigym_core::Check::new("ended_as_feasible", false, "the task can be done, but the episode ended with terminate(infeasible)"));
+    Verdict::from_checks(checks, verdict.unexpected_side_effects)
 }
 
 /// A family in no suite whose verifier panics on purpose: the conformance suite

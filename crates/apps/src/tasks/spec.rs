@@ -13,7 +13,8 @@
 use guigym_core::{Check, Rng, TerminateStatus, Verdict};
 use serde_json::Value;
 
-use super::judge::{self, expected_checks};
+use super::answer;
+use super::judge::expected_checks;
 use super::{Draft, EpisodeLog, Family, FamilyKind};
 use crate::state::DeviceState;
 use crate::world::World;
@@ -64,7 +65,8 @@ impl Family for Spec {
         }
         if let Some(a) = params.get("answer") {
             let got = log.answers.last().map(String::as_str);
-            let ok = got.is_some_and(|g| answer_matches(a, g));
+            let others = entity_names(initial);
+            let ok = got.is_some_and(|g| answer_matches(a, g, &others));
             checks.push(Check::new("answer", ok, format!("expected {}, answered {:?}", answer_text(a), got.unwrap_or("nothing"))));
         }
         if params.get("infeasible").and_then(Value::as_bool) == Some(true) {
@@ -93,18 +95,43 @@ pub fn answer_text(a: &Value) -> String {
     }
 }
 
-/// Compares an answer by the expected value's type.
-pub fn answer_matches(a: &Value, got: &str) -> bool {
+/// Compares an answer by the expected value's type, by candidates (`tasks::answer`): the
+/// expected value must be among the answer's values of that type, and no other may be.
+/// `others` are the world's names and titles, the rivals of a name or title.
+pub fn answer_matches(a: &Value, got: &str, others: &[String]) -> bool {
     let v = &a["value"];
     match a["kind"].as_str().unwrap_or("") {
-        "money" => v.as_i64().is_some_and(|c| judge::answer_is_money(got, c)),
-        "number" => v.as_f64().is_some_and(|n| judge::answer_is_number(got, n)),
-        "date" => v.as_i64().is_some_and(|d| judge::answer_is_date(got, d)),
-        "time" => v.as_i64().is_some_and(|t| judge::answer_is_time(got, t.rem_euclid(crate::time::DAY))),
-        "duration" => v.as_i64().is_some_and(|m| judge::answer_is_duration(got, m)),
-        "name" => v.as_str().is_some_and(|n| judge::answer_is_name(got, n)),
-        _ => v.as_str().is_some_and(|t| judge::answer_states(got, t)),
+        "money" => v.as_i64().is_some_and(|c| answer::is_money(got, c)),
+        "number" => v.as_f64().is_some_and(|n| answer::is_number(got, n)),
+        "date" => v.as_i64().is_some_and(|d| answer::is_date(got, d)),
+        "time" => v.as_i64().is_some_and(|t| answer::is_time(got, t.rem_euclid(crate::time::DAY))),
+        "duration" => v.as_i64().is_some_and(|m| answer::is_duration(got, m)),
+        _ => match v.as_str() {
+            // A code (door codes, order numbers) is a run of digits.
+            Some(code) if !code.is_empty() && code.chars().all(|c| c.is_ascii_digit()) => answer::is_code(got, code),
+            Some(name) => answer::is_entity(got, name, others),
+            None => false,
+        },
     }
+}
+
+/// The names and titles in a world's app data (people, songs, artists, events, places,
+/// notes…): what a name or title answer could be confused with.
+pub fn entity_names(state: &DeviceState) -> Vec<String> {
+    fn walk(v: &Value, key: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => m.iter().for_each(|(k, v)| walk(v, k, out)),
+            Value::Array(a) => a.iter().for_each(|v| walk(v, key, out)),
+            Value::String(s) if s.chars().count() <= 60 && ENTITY_KEYS.contains(&key) => out.push(s.clone()),
+            _ => {}
+        }
+    }
+    const ENTITY_KEYS: [&str; 10] = ["name", "title", "artist", "album", "author", "label", "location", "place", "subject", "restaurant"];
+    let mut out = Vec::new();
+    walk(&serde_json::to_value(&state.data).unwrap_or(Value::Null), "", &mut out);
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Reads a task parameter, or the default of its type when the task lacks it (a verifier

@@ -172,7 +172,7 @@ impl SimEnv {
     pub fn evaluate_sync(&self) -> Result<Verdict, EnvError> {
         let (Some(p), Some(state)) = (&self.prepared, &self.state) else { return Err(EnvError::ResetNeeded("evaluate".into())) };
         let log = &self.log;
-        catch_unwind(AssertUnwindSafe(|| p.family.verify(&p.spec.params, &p.initial, state, log)))
+        catch_unwind(AssertUnwindSafe(|| tasks::verify(p.family, &p.spec.params, &p.initial, state, log)))
             .map_err(|_| EnvError::Infra(format!("verifier of {} panicked", p.spec.family)))
     }
 

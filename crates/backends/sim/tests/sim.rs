@@ -450,3 +450,24 @@ fn invalid_actions_change_nothing() {
         }
     });
 }
+
+#[test]
+fn doing_the_task_then_reporting_it_infeasible_fails() {
+    block_on(async {
+        let mut env = SimEnv::new(Screen::PHONE);
+        let mut checked = 0;
+        for task in smoke() {
+            let Some(guigym_core::Action::Terminate { status: guigym_core::TerminateStatus::Success }) = task.walkthrough.last() else { continue };
+            env.reset(&task).await.unwrap();
+            for action in &task.walkthrough[..task.walkthrough.len() - 1] {
+                env.step(action).await.unwrap();
+            }
+            env.step(&guigym_core::Action::Terminate { status: guigym_core::TerminateStatus::Infeasible }).await.unwrap();
+            let v = env.evaluate().await.unwrap();
+            assert!(!v.success, "{}: the task was done, then reported infeasible, and passed", task.id);
+            assert!(v.checks.iter().any(|c| c.name == "ended_as_feasible" && !c.passed), "{}", task.id);
+            checked += 1;
+        }
+        assert!(checked > 60, "{checked}");
+    });
+}

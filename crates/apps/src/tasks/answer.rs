@@ -1,0 +1,284 @@
+//! Answers judged by candidates, as a careful human grader would: every value of the
+//! expected type is pulled out of the answer (times, dates, durations, money, numbers,
+//! codes, names and titles), and the answer is right iff the expected value is among them and
+//! no competing value of that type is. Sentences around the value are fine ("The door code is
+//! 8747."), format variants are fine (12/24-hour times, "3.0 out of 5", "3/5" and "3" for 3.0,
+//! curly quotes, case), hedges are not ("6557 or 8747", "20 or 25 min").
+
+use crate::time::{self, Minutes};
+
+/// Text folded for comparison: curly quotes straightened, lowercase, one space between words.
+pub fn fold(s: &str) -> String {
+    let straight: String = s
+        .chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' | '\u{201B}' | '\u{2032}' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{2033}' => '"',
+            '\u{2013}' | '\u{2014}' => '-',
+            c => c,
+        })
+        .collect();
+    straight.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+/// Whether `phrase` occurs in `text` as whole words (both folded).
+pub fn mentions(text: &str, phrase: &str) -> bool {
+    if phrase.is_empty() {
+        return false;
+    }
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+    let mut from = 0;
+    while let Some(pos) = text[from..].find(phrase) {
+        let at = from + pos;
+        let before = text[..at].chars().next_back();
+        let after = text[at + phrase.len()..].chars().next();
+        if !word(before) && !word(after) {
+            return true;
+        }
+        from = at + phrase.len().max(1);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    false
+}
+
+/// Words that mark an answer as more than one guess.
+fn hedged(text: &str) -> bool {
+    let t = format!(" {} ", text.replace([',', '.', ';', '!', '?', '(', ')'], " "));
+    [" or ", " either ", " maybe ", " perhaps ", " probably ", " not sure ", " possibly ", " and/or "].iter().any(|h| t.contains(h))
+        || text.contains(" / ")
+}
+
+/// A number written in digits, where it sits in the text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Num {
+    value: f64,
+    start: usize,
+    end: usize,
+}
+
+const MONTH_PREFIXES: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+fn is_month(word: &str) -> bool {
+    let w = word.trim_matches(|c: char| !c.is_alphabetic());
+    w.len() >= 3 && w.len() <= 9 && MONTH_PREFIXES.iter().any(|m| w.starts_with(m)) && {
+        let full = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+        full.iter().any(|f| f.starts_with(w)) || w.len() == 3 || w == "sept"
+    }
+}
+
+/// Every number in the text with its span (`12`, `12.5`, `1,250`, `12,50`).
+fn raw_numbers(text: &str) -> Vec<Num> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() || (i > 0 && (b[i - 1].is_ascii_digit() || b[i - 1].is_ascii_alphabetic())) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_digit() || ((b[i] == b'.' || b[i] == b',') && b.get(i + 1).is_some_and(u8::is_ascii_digit))) {
+            i += 1;
+        }
+        let token = &text[start..i];
+        // `1,250` is a thousands separator, `12,50` a decimal comma.
+        let cleaned = match token.split_once(',') {
+            Some((_, tail)) if token.contains('.') || tail.len() == 3 => token.replace(',', ""),
+            Some(_) => token.replacen(',', ".", 1),
+            None => token.to_string(),
+        };
+        if let Ok(value) = cleaned.parse::<f64>() {
+            out.push(Num { value, start, end: i });
+        }
+    }
+    out
+}
+
+/// The word before and after a span (letters only, folded).
+fn neighbours(text: &str, start: usize, end: usize) -> (String, String) {
+    let before = text[..start].split_whitespace().next_back().unwrap_or("").to_lowercase();
+    let after = text[end..].split_whitespace().next().unwrap_or("").to_lowercase();
+    (before, after)
+}
+
+/// Numbers that stand for a quantity: not part of a time (`14:30`, `3 pm`), a date (`May 4`,
+/// `2026-05-04`, `4 May`), an ordinal, or a rating's scale (`out of 5`, `/5`).
+pub fn quantities(text: &str) -> Vec<f64> {
+    let t = fold(text);
+    let nums = raw_numbers(&t);
+    let b = t.as_bytes();
+    let mut out = Vec::new();
+    for (k, n) in nums.iter().enumerate() {
+        let next = b.get(n.end).copied();
+        let prev = n.start.checked_sub(1).map(|p| b[p]);
+        let rest = &t[n.end..];
+        let (before, after) = neighbours(&t, n.start, n.end);
+        let time_part = next == Some(b':') && b.get(n.end + 1).is_some_and(u8::is_ascii_digit)
+            || prev == Some(b':')
+            || ["am", "pm", "a.m.", "p.m.", "o'clock"].iter().any(|s| rest.trim_start().starts_with(s) && rest.len() - rest.trim_start().len() <= 1);
+        let date_part = (next == Some(b'-') && b.get(n.end + 1).is_some_and(u8::is_ascii_digit))
+            || (prev == Some(b'-') && n.start >= 2 && b[n.start - 2].is_ascii_digit())
+            || is_month(&before)
+            || is_month(&after)
+            || (["st", "nd", "rd", "th"].iter().any(|s| rest.starts_with(s)) && !rest[2..].starts_with(|c: char| c.is_alphabetic()));
+        let scale = before == "of" && t[..n.start].trim_end().ends_with("out of")
+            || (prev == Some(b'/') && k > 0 && nums[k - 1].end + 1 == n.start);
+        // A year after `May 4` is part of the date.
+        let year_of_date = k > 0 && (1900.0..2200.0).contains(&n.value) && n.value.fract() == 0.0 && {
+            let gap = &t[nums[k - 1].end..n.start];
+            gap.chars().all(|c| c == ',' || c == ' ') && is_month(&neighbours(&t, nums[k - 1].start, nums[k - 1].end).0)
+        };
+        if !(time_part || date_part || scale || year_of_date) {
+            out.push(n.value);
+        }
+    }
+    out
+}
+
+/// Whether the answer is this number and no other (`3`, `3.0`, `3.0 out of 5`, `3/5`,
+/// `6 days (on Thursday 9 Jul)`).
+pub fn is_number(answer: &str, want: f64) -> bool {
+    let found = quantities(answer);
+    !found.is_empty() && found.iter().all(|x| (x - want).abs() < 1e-6)
+}
+
+/// Whether the answer is this amount of money (in cents) and no other.
+pub fn is_money(answer: &str, cents: i64) -> bool {
+    let found: Vec<i64> = quantities(answer).into_iter().filter(|n| *n >= 0.0).map(|n| (n * 100.0).round() as i64).collect();
+    !found.is_empty() && found.iter().all(|c| *c == cents.abs())
+}
+
+/// Durations in the text, in minutes: `1 h 5 min` is one duration (65), `1.5 hours` is 90, and
+/// a bare number counts as minutes (so `20 or 25 min` holds two).
+pub fn durations(answer: &str) -> Vec<i64> {
+    let t = fold(answer);
+    let nums = raw_numbers(&t);
+    let mut out: Vec<i64> = Vec::new();
+    let mut last_was_hours: Option<usize> = None;
+    for n in nums {
+        let rest = t[n.end..].trim_start();
+        let unit: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
+        let minutes = if ["h", "hr", "hrs", "hour", "hours"].contains(&unit.as_str()) {
+            (n.value * 60.0).round() as i64
+        } else {
+            n.value.round() as i64
+        };
+        let is_minutes_unit = ["m", "min", "mins", "minute", "minutes"].contains(&unit.as_str());
+        match last_was_hours {
+            // `1 h 5 min`: the minutes join the hours before them.
+            Some(i) if is_minutes_unit => {
+                out[i] += minutes;
+                last_was_hours = None;
+            }
+            _ => {
+                out.push(minutes);
+                last_was_hours = unit.starts_with('h').then_some(out.len() - 1);
+            }
+        }
+    }
+    out
+}
+
+pub fn is_duration(answer: &str, want: i64) -> bool {
+    let found = durations(answer);
+    !found.is_empty() && found.iter().all(|m| *m == want)
+}
+
+/// Whether the answer names this time of day (minutes after midnight) and no other.
+pub fn is_time(answer: &str, minutes: i64) -> bool {
+    let found = time::times_in_text(&fold(answer));
+    !found.is_empty() && found.iter().all(|t| *t == minutes)
+}
+
+/// Whether the answer names this day and no other.
+pub fn is_date(answer: &str, day: Minutes) -> bool {
+    let found = time::dates_in_text(&fold(answer), day);
+    let want = day.div_euclid(time::DAY);
+    !found.is_empty() && found.iter().all(|d| *d == want)
+}
+
+/// Whether the answer is this code (a run of digits) and no other run of the same length.
+pub fn is_code(answer: &str, code: &str) -> bool {
+    let t = fold(answer);
+    let runs: Vec<&str> = t.split(|c: char| !c.is_ascii_digit()).filter(|r| r.len() == code.len()).collect();
+    !runs.is_empty() && runs.iter().all(|r| *r == code)
+}
+
+/// Whether the answer names `want` (a name or a title) and none of the `others` it could be
+/// confused with (the other names and titles of the world), without hedging.
+pub fn is_entity(answer: &str, want: &str, others: &[String]) -> bool {
+    let (a, w) = (fold(answer), fold(want));
+    let w = w.trim_matches(|c: char| c == '"' || c == '\'' || c == '.').to_string();
+    if w.is_empty() || !mentions(&a, &w) {
+        return false;
+    }
+    let rivals = others.iter().map(|o| fold(o)).filter(|o| !o.is_empty() && *o != w && !mentions(&w, o) && !mentions(o, &w));
+    let mut rivals = rivals;
+    if rivals.any(|o| mentions(&a, &o)) {
+        return false;
+    }
+    // Hedging words outside the expected value itself.
+    !hedged(&a.replace(&w, " "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_every_accepted_format_and_no_hedges() {
+        for ok in ["3", "3.0", "3.0 stars", "3.0 out of 5", "3/5", "It is rated 3.0/5.", "Rating: 3 out of 5 stars"] {
+            assert!(is_number(ok, 3.0), "{ok}");
+        }
+        assert!(is_number("6 days (on Thursday 9 Jul)", 6.0));
+        assert!(is_number("6 days, on 2026-07-09", 6.0));
+        assert!(is_number("It is 240 KB.", 240.0));
+        for bad in ["3 or 4", "4 out of 5", "between 3 and 4", "3.5"] {
+            assert!(!is_number(bad, 3.0), "{bad}");
+        }
+    }
+
+    #[test]
+    fn money_in_sentences_and_around_dates() {
+        assert!(is_money("On May 4 you paid $12.50.", 1250));
+        assert!(is_money("The balance is 1,250.00 USD", 125_000));
+        assert!(!is_money("$12.50 or $13", 1250));
+    }
+
+    #[test]
+    fn durations_combine_units_and_catch_hedges() {
+        assert!(is_duration("25 min", 25));
+        assert!(is_duration("It takes about 1 h 5 min on foot.", 65));
+        assert!(is_duration("1.5 hours", 90));
+        assert!(is_duration("65 minutes", 65));
+        assert!(!is_duration("20 or 25 min", 25));
+        assert!(!is_duration("25 min or 30 min", 25));
+    }
+
+    #[test]
+    fn times_and_dates_in_any_spelling() {
+        assert!(is_time("It starts at 2:30 PM.", 870));
+        assert!(is_time("14:30", 870));
+        assert!(!is_time("14:30 or 15:00", 870));
+        let day = time::days_from_civil(2026, 5, 4) * time::DAY;
+        assert!(is_date("It is on Monday, May 4.", day));
+        assert!(!is_date("May 4 or May 5", day));
+    }
+
+    #[test]
+    fn codes_and_entities_in_sentences() {
+        assert!(is_code("The door code for Studio 9 is 8747.", "8747"));
+        assert!(!is_code("6557 or 8747", "8747"));
+        assert!(!is_code("Either 6557, 7520 or 8747", "8747"));
+        let others: Vec<String> = ["Lena Marsh", "Omar Haddad", "Team standup", "Laptop pickup"].iter().map(|s| s.to_string()).collect();
+        assert!(is_entity("It\u{2019}s performed by Lena Marsh.", "Lena Marsh", &others));
+        assert!(is_entity("lena marsh", "Lena Marsh", &others));
+        assert!(!is_entity("Lena", "Lena Marsh", &others), "a first name alone is not the name");
+        assert!(!is_entity("Lena Marsh or Omar Haddad", "Lena Marsh", &others));
+        assert!(!is_entity("laptop pickup or team standup", "Laptop pickup", &others));
+        assert!(is_entity("On Friday: Laptop pickup", "Laptop pickup", &others));
+        assert!(is_entity("I\u{2019}m sure it is \u{201C}Dinner or drinks\u{201D}", "Dinner or drinks", &others), "the value's own words are no hedge");
+    }
+}
