@@ -328,7 +328,8 @@ impl Family for SendMessage {
         let mut j = Judge::new(&initial.data, &last.data);
         let sent = sent_messages(&mut j, &p.phone);
         j.check("message_sent", !sent.is_empty(), format!("no new message to {}", p.name));
-        let exact = sent.iter().any(|m| normalize(m) == normalize(&p.text));
+        // Exactly the message asked for: a second one (a correction, a contradiction) fails.
+        let exact = sent.len() == 1 && sent.iter().all(|m| normalize(m) == normalize(&p.text));
         j.check("text_matches", exact, format!("sent {:?}", sent));
         j.finish()
     }
@@ -566,7 +567,7 @@ impl Family for ReplyEmail {
             .into_iter()
             .filter(|id| last.data.emails.get(*id).is_some_and(|e| e.folder == Folder::Sent && normalize(&e.to) == normalize(&original.from)))
             .collect();
-        j.check("reply_sent", !replies.is_empty(), format!("no email sent to {}", original.from));
+        j.check("reply_sent", replies.len() == 1, format!("{} emails sent to {} (one reply is asked for)", replies.len(), original.from));
         for id in &replies {
             j.allow(format!("emails/items/{id}"));
         }
@@ -577,7 +578,9 @@ impl Family for ReplyEmail {
             bodies.iter().any(|e| normalize(&e.subject).contains(&normalize(&original.subject))),
             "the reply's subject does not name the original",
         );
-        j.check("text_matches", bodies.iter().any(|e| normalize(&e.body).contains(&normalize(&p.text))), "the reply does not say the text");
+        // The reply says the text, and nothing else (a contradicting sentence after it fails).
+        let says = |body: &str| normalize(body) == normalize(&p.text);
+        j.check("text_matches", bodies.iter().all(|e| says(&e.body)) && !bodies.is_empty(), "the reply does not say exactly the text");
         j.finish()
     }
 }
@@ -760,7 +763,7 @@ impl Family for MailTimeToMessage {
         let truth = initial.data.emails.get(p.source_id).and_then(|e| time::times_in_text(&e.body).first().copied());
         let sent = sent_messages(&mut j, &p.phone);
         j.check("message_sent", !sent.is_empty(), format!("no new message to {}", p.name));
-        let ok = truth.is_some_and(|t| sent.iter().any(|m| answer_is_time(m, t)));
+        let ok = sent.len() == 1 && truth.is_some_and(|t| sent.iter().all(|m| answer_is_time(m, t)));
         j.check("mentions_start_time", ok, format!("sent {sent:?}"));
         j.finish()
     }
@@ -876,7 +879,7 @@ impl Family for EventPlaceToMessage {
         let place = initial.data.events.get(p.source_id).map(|e| normalize(&e.location)).unwrap_or_default();
         let sent = sent_messages(&mut j, &p.phone);
         j.check("message_sent", !sent.is_empty(), format!("no new message to {}", p.name));
-        let ok = !place.is_empty() && sent.iter().any(|m| normalize(m).contains(&place));
+        let ok = !place.is_empty() && sent.len() == 1 && sent.iter().all(|m| normalize(m).contains(&place));
         j.check("mentions_place", ok, format!("sent {sent:?}"));
         j.finish()
     }
@@ -1080,7 +1083,8 @@ impl Family for Broadcast {
         let mut j = Judge::new(&initial.data, &last.data);
         for (name, phone) in &p.recipients {
             let sent = sent_messages(&mut j, phone);
-            j.check(&format!("sent to {name}"), sent.iter().any(|m| normalize(m) == normalize(&p.text)), format!("sent {sent:?}"));
+            let once = sent.len() == 1 && sent.iter().all(|m| normalize(m) == normalize(&p.text));
+            j.check(&format!("sent to {name}"), once, format!("sent {sent:?}"));
         }
         j.finish()
     }

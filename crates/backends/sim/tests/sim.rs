@@ -471,3 +471,69 @@ fn doing_the_task_then_reporting_it_infeasible_fails() {
         assert!(checked > 60, "{checked}");
     });
 }
+
+/// Plays a task's walkthrough without its final terminate, then `extra`, then terminates with
+/// success, and returns the verdict.
+fn play_with(task_id: &str, edit: impl FnOnce(Vec<Action>) -> Vec<Action>) -> guigym_core::Verdict {
+    let task = tasks::find_task(task_id).unwrap();
+    let mut walk = task.walkthrough.clone();
+    walk.pop();
+    let mut walk = edit(walk);
+    walk.push(Action::Terminate { status: guigym_core::TerminateStatus::Success });
+    block_on(async {
+        let mut env = SimEnv::new(Screen::PHONE);
+        env.reset(&task).await.unwrap();
+        for a in &walk {
+            env.step(a).await.unwrap();
+        }
+        env.evaluate().await.unwrap()
+    })
+}
+
+fn type_into(field: &str, text: &str) -> Action {
+    Action::Type { text: text.into(), element: Some(field.into()), clear: true }
+}
+
+#[test]
+fn extra_or_contradicting_messages_fail() {
+    let contradict = |mut w: Vec<Action>| {
+        w.push(type_into("compose", "Actually no, I am too busy, sorry"));
+        w.push(Action::click_element("send"));
+        w
+    };
+    assert!(play_with("messages.send/0", |w| w).success);
+    assert!(!play_with("messages.send/0", contradict).success, "messages.send: a contradicting second message passed");
+    assert!(!play_with("long.broadcast/0", |mut w| {
+        w.push(Action::click_element("thread:1"));
+        w.push(type_into("compose", "Sorry, wrong person"));
+        w.push(Action::click_element("send"));
+        w
+    })
+    .success);
+    // A reply that says the text and then contradicts it.
+    assert!(!play_with("mail.reply/0", |w| {
+        w.into_iter()
+            .map(|a| match a {
+                Action::Type { text, .. } if text == "Could we move it by an hour?" => {
+                    Action::Type { text: "Could we move it by an hour? Never mind, keep it.".into(), element: None, clear: false }
+                }
+                other => other,
+            })
+            .collect()
+    })
+    .success);
+}
+
+#[test]
+fn a_recipient_typed_as_a_number_is_that_contact() {
+    // Wen Okafor's number typed instead of the name (without the country code).
+    let v = play_with("cross.code_to_message/0", |w| {
+        w.into_iter()
+            .map(|a| match a {
+                Action::Type { text, .. } if text == "Wen Okafor" => Action::Type { text: "555 285 9246".into(), element: None, clear: true },
+                other => other,
+            })
+            .collect()
+    });
+    assert!(v.success, "{:?}", v.first_failure());
+}
