@@ -53,7 +53,8 @@ pub struct OpenAiArgs {
     /// How long an endpoint that failed every retry is skipped by new trajectories
     #[arg(long, default_value_t = 30_000)]
     down_for_ms: u64,
-    /// A JSON object merged into every request body (e.g. '{"mm_processor_kwargs": {"max_pixels": 1003520}}')
+    /// A JSON object merged into every request body (e.g. '{"chat_template_kwargs": {"enable_thinking": false}}');
+    /// with server-side image resizing the harness's min/max pixels always win in mm_processor_kwargs
     #[arg(long, value_name = "JSON")]
     extra_body: Option<String>,
 }

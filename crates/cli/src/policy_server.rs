@@ -68,6 +68,10 @@ pub struct ServerArgs {
     /// Append every request (headers and body) to this file as JSON lines
     #[arg(long)]
     record: Option<std::path::PathBuf>,
+    /// In flaky mode, answer 429 with this Retry-After (seconds) instead of 500, and refuse a
+    /// retry that comes sooner
+    #[arg(long)]
+    retry_after: Option<u64>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -107,7 +111,10 @@ struct Server {
     sessions: Mutex<HashMap<String, (GoldenPolicy, String)>>,
     requests: AtomicU64,
     /// Requests that already failed once (flaky mode), by a hash of their body.
-    flaked: Mutex<std::collections::HashSet<u64>>,
+    flaked: Mutex<HashMap<u64, std::time::Instant>>,
+    /// Flaky mode with this: answer 429 with `Retry-After`, and again 429 to a retry that
+    /// comes sooner than asked.
+    retry_after: Option<u64>,
 }
 
 pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
@@ -130,7 +137,8 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
         tasks: suite.into_iter().map(|t| (t.instruction.clone(), t)).collect(),
         sessions: Mutex::new(HashMap::new()),
         requests: AtomicU64::new(0),
-        flaked: Mutex::new(std::collections::HashSet::new()),
+        flaked: Mutex::new(HashMap::new()),
+        retry_after: args.retry_after,
     });
     // Prompts with a window of screenshots run to megabytes.
     let app = Router::new()
@@ -158,13 +166,23 @@ fn content_text(m: &Value) -> String {
     }
 }
 
-/// Whether this request fails: every third new request, never a retry of one that failed.
+/// Whether this request fails: every third new request; a retry of one that failed passes
+/// (once any Retry-After it was given has passed).
 fn first_try_to_flake(server: &Server, body: &Value, n: u64) -> bool {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     body.to_string().hash(&mut h);
+    let key = h.finish();
     let mut flaked = server.flaked.lock().unwrap_or_else(|p| p.into_inner());
-    n % 3 == 2 && flaked.insert(h.finish())
+    let now = std::time::Instant::now();
+    match flaked.get(&key) {
+        Some(allowed_at) => *allowed_at > now,
+        None if n % 3 == 2 => {
+            flaked.insert(key, now + Duration::from_secs(server.retry_after.unwrap_or(0)));
+            true
+        }
+        None => false,
+    }
 }
 
 /// A structured `tool_calls` list for an encoded action: each `<tool_call>` block, or the
@@ -218,7 +236,18 @@ async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(bo
     }
     match server.mode {
         Mode::Error => return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted failure"),
-        Mode::Flaky if first_try_to_flake(&server, &body, n) => return error(StatusCode::INTERNAL_SERVER_ERROR, "scripted flake"),
+        Mode::Flaky if first_try_to_flake(&server, &body, n) => {
+            return match server.retry_after {
+                Some(s) => {
+                    let mut r = error(StatusCode::TOO_MANY_REQUESTS, "scripted rate limit");
+                    if let Ok(v) = axum::http::HeaderValue::from_str(&s.to_string()) {
+                        r.headers_mut().insert(axum::http::header::RETRY_AFTER, v);
+                    }
+                    r
+                }
+                None => error(StatusCode::INTERNAL_SERVER_ERROR, "scripted flake"),
+            }
+        }
         Mode::Slow => tokio::time::sleep(server.delay).await,
         _ => {}
     }

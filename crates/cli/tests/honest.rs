@@ -167,18 +167,33 @@ fn request_fields_go_along_and_roles_alternate_on_the_wire() {
     let server = policy_server(&["--record", record.to_str().unwrap()]);
     let harness = r#"{"codec": "canonical", "observation": "both",
         "image": {"max_pixels": 1003520, "min_pixels": 3136, "factor": 28, "resize_at": "server"}}"#;
-    let extra = r#"{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}"#;
+    let extra = r#"{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}, "mm_processor_kwargs": {"max_pixels": 200000, "do_rescale": true}}"#;
     let r = report(&eval(&dir, harness, &[&server.url], &["--limit", "2", "--extra-body", extra]));
     assert_eq!(r["success_rate"], 1.0);
     let first: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&record).unwrap().lines().next().unwrap()).unwrap();
     let body = &first["body"];
     assert_eq!(body["top_k"], 20);
     assert_eq!(body["chat_template_kwargs"]["enable_thinking"], false);
-    assert_eq!(body["mm_processor_kwargs"], serde_json::json!({"min_pixels": 3136, "max_pixels": 1003520}), "the server resizes as the prompt says");
+    assert_eq!(
+        body["mm_processor_kwargs"],
+        serde_json::json!({"min_pixels": 3136, "max_pixels": 1003520, "do_rescale": true}),
+        "the server resizes as the prompt says, whatever --extra-body asked"
+    );
     // Roles alternate on the wire.
     let roles: Vec<&str> = body["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert!(roles.windows(2).all(|w| w[0] != w[1]), "{roles:?}");
     // A malformed --extra-body is refused up front.
     let out = eval(&dir, harness, &[&server.url], &["--limit", "1", "--extra-body", "[1, 2]"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--extra-body"));
+}
+
+#[test]
+fn retry_after_is_honoured() {
+    let dir = temp("honest-retry-after");
+    // Every third request gets 429 with Retry-After: 1, and a retry sooner than that gets 429
+    // again: a client that ignores the header runs out of retries.
+    let server = policy_server(&["--mode", "flaky", "--retry-after", "1"]);
+    let r = report(&eval(&dir, r#"{"codec": "canonical"}"#, &[&server.url], &["--limit", "3", "--max-retries", "1", "--backoff-ms", "1"]));
+    assert_eq!(r["unscored"], 0);
+    assert_eq!(r["success_rate"], 1.0);
 }

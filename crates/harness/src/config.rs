@@ -77,6 +77,9 @@ pub enum ResizeAt {
     Client,
 }
 
+/// The largest image budget a harness config may ask for.
+pub const MAX_IMAGE_PIXELS: u32 = 64 * 1024 * 1024;
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImagePolicy {
@@ -163,8 +166,19 @@ impl HarnessConfig {
             HistoryPolicy::LastK { k: 0 } => return Err("history: last_k needs k > 0".into()),
             _ => {}
         }
-        if self.image.factor == 0 || self.image.max_pixels < self.image.factor * self.image.factor {
+        let i = &self.image;
+        if !(1..=1024).contains(&i.factor) {
+            return Err(format!("image: factor must be within 1..=1024, got {}", i.factor));
+        }
+        if (i.max_pixels as u64) < (i.factor as u64) * (i.factor as u64) {
             return Err("image: max_pixels must hold at least one factor×factor patch".into());
+        }
+        // Beyond 64 megapixels no model takes an image, and the resize would need gigabytes.
+        if i.max_pixels > MAX_IMAGE_PIXELS {
+            return Err(format!("image: max_pixels {} is above {MAX_IMAGE_PIXELS}", i.max_pixels));
+        }
+        if i.min_pixels > i.max_pixels {
+            return Err(format!("image: min_pixels {} is above max_pixels {}", i.min_pixels, i.max_pixels));
         }
         Ok(())
     }

@@ -213,7 +213,8 @@ pub struct OpenAiPolicy {
 }
 
 enum Failure {
-    Retry(String),
+    /// Worth another try; with the wait the server asked for (`Retry-After`), if it did.
+    Retry(String, Option<Duration>),
     Fatal(PolicyError),
 }
 
@@ -252,11 +253,19 @@ impl OpenAiPolicy {
         if let Some(key) = &self.api_key {
             req = req.bearer_auth(key);
         }
-        let resp = req.send().await.map_err(|e| Failure::Retry(describe_error(&e)))?;
+        let resp = req.send().await.map_err(|e| Failure::Retry(describe_error(&e), None))?;
         let status = resp.status();
-        let text = resp.text().await.map_err(|e| Failure::Retry(describe_error(&e)))?;
+        // Seconds, as servers send it; at most a minute, so a bad header cannot stall a run.
+        let retry_after = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|s| Duration::from_secs_f64(s.min(60.0)));
+        let text = resp.text().await.map_err(|e| Failure::Retry(describe_error(&e), None))?;
         if status.is_server_error() || matches!(status.as_u16(), 408 | 429) {
-            return Err(Failure::Retry(format!("HTTP {status}: {}", snippet(&text))));
+            return Err(Failure::Retry(format!("HTTP {status}: {}", snippet(&text)), retry_after));
         }
         if !status.is_success() {
             let parsed: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -271,7 +280,7 @@ impl OpenAiPolicy {
             };
             return Err(Failure::Fatal(PolicyError::Config(format!("{url} answered HTTP {status}: {message}{hint}"))));
         }
-        serde_json::from_str(&text).map_err(|e| Failure::Retry(format!("response is not JSON ({e}): {}", snippet(&text))))
+        serde_json::from_str(&text).map_err(|e| Failure::Retry(format!("response is not JSON ({e}): {}", snippet(&text)), None))
     }
 }
 
@@ -307,6 +316,9 @@ fn token_count(v: Option<&Value>, field: &str) -> Result<Option<u64>, String> {
     }
 }
 
+/// Above this, a token count of one call is a broken report.
+const IMPLAUSIBLE_TOKENS: u64 = 1_000_000_000_000;
+
 /// The usage block of a completion, as faithfully as it can be read: `None` when the server
 /// sent none (or `null`); odd values are kept out and named in `anomaly`.
 pub fn read_usage(u: Option<&Value>) -> Option<Usage> {
@@ -321,7 +333,21 @@ pub fn read_usage(u: Option<&Value>) -> Option<Usage> {
     };
     let prompt = count("prompt_tokens", u.get("prompt_tokens"));
     let completion = count("completion_tokens", u.get("completion_tokens"));
-    let mut cached = count("cached_tokens", u.pointer("/prompt_tokens_details/cached_tokens"));
+    // Some servers put the cached count at the top of the usage block.
+    let cached_at = u.pointer("/prompt_tokens_details/cached_tokens").filter(|v| !v.is_null()).or_else(|| u.get("cached_tokens"));
+    let mut cached = count("cached_tokens", cached_at);
+    if prompt.is_none() && completion.is_none() && problems.is_empty() {
+        // `{}`: a usage block that reports nothing is no usage.
+        return None;
+    }
+    // No single call uses a trillion tokens: such a count is a broken report, kept out of totals.
+    let (mut prompt, mut completion) = (prompt, completion);
+    for (field, value) in [("prompt_tokens", &mut prompt), ("completion_tokens", &mut completion), ("cached_tokens", &mut cached)] {
+        if value.is_some_and(|v| v > IMPLAUSIBLE_TOKENS) {
+            problems.push(format!("{field} {} is not a plausible count", value.unwrap_or(0)));
+            *value = None;
+        }
+    }
     if let (Some(c), Some(p)) = (cached, prompt) {
         if c > p {
             problems.push(format!("cached_tokens {c} exceeds prompt_tokens {p}"));
@@ -360,7 +386,11 @@ fn tool_calls_text(message: &Value) -> Option<String> {
 /// action came as structured `tool_calls` (content `null`) is written out as `<tool_call>`
 /// blocks after any text.
 pub fn read_completion(v: &Value) -> Result<(String, Option<Usage>, Option<TokenData>), String> {
-    let choice = v.get("choices").and_then(|c| c.get(0)).ok_or("the response has no choices")?;
+    let Some(choice) = v.get("choices").and_then(|c| c.get(0)) else {
+        // Some servers answer 200 with an error object: keep their message.
+        let said = server_message(v, "");
+        return Err(if said.is_empty() { "the response has no choices".to_string() } else { format!("the response has no choices: {said}") });
+    };
     let message = choice.get("message").unwrap_or(&Value::Null);
     let content = message.get("content").and_then(Value::as_str).unwrap_or("");
     let raw = match tool_calls_text(message) {
@@ -408,14 +438,21 @@ impl Policy for OpenAiPolicy {
             "temperature": self.config.temperature,
             "max_tokens": self.config.max_tokens,
         });
-        if let (Some((min_pixels, max_pixels)), Value::Object(b)) = (input.prompt.server_resize, &mut body) {
-            // The server resizes the images: it must do so to the size the prompt states.
-            b.insert("mm_processor_kwargs".into(), json!({"min_pixels": min_pixels, "max_pixels": max_pixels}));
-        }
         if let (Value::Object(b), Value::Object(extra)) = (&mut body, &self.config.extra_body) {
             for (k, v) in extra {
                 b.insert(k.clone(), v.clone());
             }
+        }
+        if let (Some((min_pixels, max_pixels)), Value::Object(b)) = (input.prompt.server_resize, &mut body) {
+            // The server resizes the images: it must do so to the size the prompt states, so
+            // the harness's budget wins over any given in --extra-body (other processor
+            // settings there are kept).
+            let kwargs = b.entry("mm_processor_kwargs").or_insert_with(|| json!({}));
+            if !kwargs.is_object() {
+                *kwargs = json!({});
+            }
+            kwargs["min_pixels"] = json!(min_pixels);
+            kwargs["max_pixels"] = json!(max_pixels);
         }
         let mut errors = Vec::new();
         // Each endpoint gets a full round of retries; then the trajectory moves on and stays.
@@ -424,10 +461,12 @@ impl Policy for OpenAiPolicy {
             let endpoint = self.config.base_urls[index].clone();
             let url = format!("{}/chat/completions", endpoint.trim_end_matches('/'));
             let mut last = String::new();
+            let mut asked_wait: Option<Duration> = None;
             for attempt in 0..=self.config.max_retries {
                 if attempt > 0 {
-                    let backoff = self.config.backoff_ms.saturating_mul(1 << (attempt - 1).min(6));
-                    tokio::time::sleep(Duration::from_millis(backoff)).await;
+                    let backoff = Duration::from_millis(self.config.backoff_ms.saturating_mul(1 << (attempt - 1).min(6)));
+                    // The server's Retry-After, when longer than our own backoff.
+                    tokio::time::sleep(asked_wait.take().map_or(backoff, |w| w.max(backoff))).await;
                 }
                 match self.call(&url, &body, input.trajectory_id).await {
                     Ok(v) => {
@@ -436,9 +475,10 @@ impl Policy for OpenAiPolicy {
                         return Ok(PolicyOutput { raw, usage, tokens, endpoint: Some(endpoint) });
                     }
                     Err(Failure::Fatal(e)) => return Err(e),
-                    Err(Failure::Retry(why)) => {
+                    Err(Failure::Retry(why, wait)) => {
                         tracing::warn!(endpoint = %endpoint, attempt, error = %why, "policy request failed");
                         last = why;
+                        asked_wait = wait;
                     }
                 }
             }
@@ -519,6 +559,13 @@ mod tests {
         let odd = usage(json!({"prompt_tokens": -3, "completion_tokens": 2.5})).unwrap();
         assert_eq!((odd.prompt_tokens, odd.completion_tokens), (0, 0));
         assert!(odd.anomaly.unwrap().contains("prompt_tokens"));
+        assert_eq!(usage(json!({})), None, "a usage block that reports nothing is no usage");
+        let top = usage(json!({"prompt_tokens": 100, "completion_tokens": 1, "cached_tokens": 500})).unwrap();
+        assert!(top.anomaly.is_some() && top.cached_tokens.is_none(), "cached tokens at the top are checked too");
+        let absurd = usage(json!({"prompt_tokens": 9_223_372_036_854_775_808u64, "completion_tokens": 1})).unwrap();
+        assert_eq!(absurd.prompt_tokens, 0);
+        assert!(absurd.anomaly.unwrap().contains("plausible"));
+        assert!(read_completion(&json!({"object": "error", "message": "internal"})).unwrap_err().contains("internal"));
         let partial = usage(json!({"completion_tokens": 7, "prompt_tokens_details": null})).unwrap();
         assert_eq!((partial.completion_tokens, partial.cached_tokens, partial.anomaly), (7, None, None));
     }

@@ -46,3 +46,16 @@ fn unknown_fields_and_bad_values_are_named() {
     assert!(HarnessConfig::load(&p).unwrap_err().to_string().contains("version"));
     assert!(HarnessConfig::load(Path::new("/no/such/harness.yaml")).unwrap_err().to_string().contains("/no/such/harness.yaml"));
 }
+
+#[test]
+fn image_budgets_out_of_range_are_refused_at_load() {
+    for (name, image, says) in [
+        ("huge", r#"{"max_pixels": 4294967295, "min_pixels": 4294967295, "factor": 1, "resize_at": "client"}"#, "max_pixels"),
+        ("inverted", r#"{"max_pixels": 1003520, "min_pixels": 2000000, "factor": 28, "resize_at": "client"}"#, "min_pixels"),
+        ("factor", r#"{"max_pixels": 1003520, "min_pixels": 3136, "factor": 0, "resize_at": "client"}"#, "factor"),
+    ] {
+        let p = write(&format!("{name}.json"), &format!(r#"{{"observation": "both", "image": {image}}}"#));
+        let e = HarnessConfig::load(&p).unwrap_err().to_string();
+        assert!(e.contains(says), "{name}: {e}");
+    }
+}

@@ -54,6 +54,15 @@ impl TokenTotals {
             None => self.steps_without_usage += 1,
         }
     }
+
+    /// Adds another total (saturating, as `add` does, so every place that sums agrees).
+    pub fn merge(&mut self, other: &TokenTotals) {
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.completion_tokens = self.completion_tokens.saturating_add(other.completion_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
+        self.steps_without_usage = self.steps_without_usage.saturating_add(other.steps_without_usage);
+        self.usage_anomalies = self.usage_anomalies.saturating_add(other.usage_anomalies);
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -362,11 +362,7 @@ impl Store {
         for (family, tokens) in rows {
             let t: crate::report::TokenTotals = tokens.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
             for total in [&mut detail.tokens, detail.tokens_by_family.entry(family).or_default()] {
-                total.prompt_tokens += t.prompt_tokens;
-                total.completion_tokens += t.completion_tokens;
-                total.cached_tokens += t.cached_tokens;
-                total.steps_without_usage += t.steps_without_usage;
-                total.usage_anomalies += t.usage_anomalies;
+                total.merge(&t);
             }
         }
         Ok(detail)

@@ -93,16 +93,25 @@ impl Codec {
     fn segments(self, raw: &str) -> Vec<String> {
         let calls = tool_call_bodies(raw);
         if !calls.is_empty() {
-            return calls.into_iter().map(|body| self.unwrap_tool_call(body)).collect();
+            // An action written in the text beside the tool calls is one more candidate.
+            let mut out: Vec<String> = calls.into_iter().map(|body| self.unwrap_tool_call(body)).collect();
+            out.extend(self.plain_segments(&without_tool_calls(raw)));
+            return out;
         }
+        let plain = self.plain_segments(raw);
+        if plain.is_empty() {
+            return vec![raw.to_string()];
+        }
+        plain
+    }
+
+    /// Each JSON object, or each call, of text without tool-call blocks.
+    fn plain_segments(self, raw: &str) -> Vec<String> {
         let starts = match self {
             Codec::Pyautogui => pyautogui::call_starts(raw),
             Codec::UiTars => ui_tars::call_starts(raw),
             _ => json_object_starts(raw),
         };
-        if starts.is_empty() {
-            return vec![raw.to_string()];
-        }
         let mut ends: Vec<usize> = starts.iter().skip(1).copied().collect();
         ends.push(raw.len());
         starts.iter().zip(ends).map(|(s, e)| raw[*s..e].to_string()).collect()
@@ -160,6 +169,22 @@ pub fn tool_call_bodies(raw: &str) -> Vec<&str> {
         out.push(&after[..end]);
         rest = &after[(end + "</tool_call>".len()).min(after.len())..];
     }
+    out
+}
+
+/// The text of a reply with its `<tool_call>` blocks taken out.
+fn without_tool_calls(raw: &str) -> String {
+    let mut out = String::new();
+    let mut rest = raw;
+    while let Some(start) = rest.find("<tool_call>") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + "<tool_call>".len()..];
+        rest = match after.find("</tool_call>") {
+            Some(end) => &after[end + "</tool_call>".len()..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
     out
 }
 

@@ -170,6 +170,10 @@ fn a_reply_holds_exactly_one_action() {
         let err = codec.parse(raw, &obs).unwrap_err();
         assert!(err.message.contains("2 actions"), "{codec:?}: {}", err.message);
     }
+    // An action in the text beside a tool call is a second action too.
+    let both = "{\"action\": \"system_button\", \"button\": \"Back\"}\n<tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Home\"}}</tool_call>";
+    assert!(Codec::Qwen.parse(both, &obs).unwrap_err().message.contains("2 actions"));
+    assert!(Codec::Canonical.parse("I think so.\n<tool_call>{\"name\": \"act\", \"arguments\": {\"action\": \"back\"}}</tool_call>", &obs).is_ok());
     // A JSON object that is not an action (reasoning written as JSON) does not count.
     assert_eq!(Codec::Canonical.parse("{\"thought\": \"go back\"} {\"action\": \"back\"}", &obs).unwrap(), Action::Back);
 }
