@@ -616,7 +616,8 @@ fn long_playlist(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     }
     draft(
         format!("Make a playlist called \"{name}\" with these songs in this order: {}.", titles.join(", ")),
-        json!({ "name": name, "songs": ids }),
+        // The instruction asks for an order: the verifier compares lists in order.
+        json!({ "name": name, "songs": ids, "ordered": true }),
         walk.done(),
     )
 }

@@ -95,10 +95,12 @@ impl<'a> Judge<'a> {
 /// Judges a final state against the state the golden produces from the same initial one:
 /// each item the task changes is a named check, every other change a side effect. New items
 /// are matched by content, so an agent whose new note got another id still passes.
-pub fn expected_checks(initial: &AppData, expected: &AppData, last: &AppData) -> (Vec<Check>, Vec<String>) {
-    let i = canon(&serde_json::to_value(initial).unwrap_or(Value::Null));
-    let e = canon(&serde_json::to_value(expected).unwrap_or(Value::Null));
-    let mut l = canon(&serde_json::to_value(last).unwrap_or(Value::Null));
+/// Lists compare as multisets unless `ordered` (the instruction asks for an order).
+pub fn expected_checks(initial: &AppData, expected: &AppData, last: &AppData, ordered: bool) -> (Vec<Check>, Vec<String>) {
+    let canon = |v: &AppData| canon(&serde_json::to_value(v).unwrap_or(Value::Null), !ordered);
+    let i = canon(initial);
+    let e = canon(expected);
+    let mut l = canon(last);
     match_new_items(&i, &e, &mut l);
     let mut groups: Vec<String> = Vec::new();
     let mut changed = Vec::new();
@@ -144,11 +146,21 @@ fn group_of(path: &str) -> String {
     segs[..n.min(segs.len())].join("/")
 }
 
-/// Volatile keys dropped, strings normalized (case, spacing, trailing punctuation).
-fn canon(v: &Value) -> Value {
+/// Volatile keys dropped, strings normalized (case, spacing, trailing punctuation), and
+/// lists compared as multisets unless the instruction asks for an order (a basket filled in
+/// another order is the same basket).
+fn canon(v: &Value, as_multisets: bool) -> Value {
     match v {
-        Value::Object(m) => Value::Object(m.iter().filter(|(k, _)| !VOLATILE.contains(&k.as_str())).map(|(k, v)| (k.clone(), canon(v))).collect()),
-        Value::Array(a) => Value::Array(a.iter().map(canon).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().filter(|(k, _)| !VOLATILE.contains(&k.as_str())).map(|(k, v)| (k.clone(), canon(v, as_multisets))).collect())
+        }
+        Value::Array(a) => {
+            let mut items: Vec<Value> = a.iter().map(|v| canon(v, as_multisets)).collect();
+            if as_multisets {
+                items.sort_by_cached_key(|v| v.to_string());
+            }
+            Value::Array(items)
+        }
         Value::String(s) => Value::String(crate::normalize(s)),
         other => other.clone(),
     }

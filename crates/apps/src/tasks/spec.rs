@@ -59,7 +59,8 @@ impl Family for Spec {
     fn verify(&self, params: &Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict {
         let mut expected = initial.clone();
         (self.golden)(params, &mut expected);
-        let (mut checks, side_effects) = expected_checks(&initial.data, &expected.data, &last.data);
+        let ordered = params.get("ordered").and_then(Value::as_bool) == Some(true);
+        let (mut checks, side_effects) = expected_checks(&initial.data, &expected.data, &last.data, ordered);
         if params.get("must_ask").and_then(Value::as_bool) == Some(true) {
             checks.push(Check::new("asked_user", !log.questions.is_empty(), "the task leaves out a detail only the user knows: ask_user"));
         }

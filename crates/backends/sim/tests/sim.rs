@@ -484,7 +484,23 @@ fn play_with(task_id: &str, edit: impl FnOnce(Vec<Action>) -> Vec<Action>) -> gu
         let mut env = SimEnv::new(Screen::PHONE);
         env.reset(&task).await.unwrap();
         for a in &walk {
-            env.step(a).await.unwrap();
+            // Scroll the element into view first, as the golden player does.
+            if let Action::Click { element: Some(e), .. } = a {
+                for direction in [guigym_core::Direction::Down, guigym_core::Direction::Up] {
+                    for _ in 0..15 {
+                        let obs = env.observe(ObserveOptions::default()).await.unwrap();
+                        if obs.ui_tree.iter().any(|n| &n.id == e) {
+                            break;
+                        }
+                        let Some(list) = obs.ui_tree.iter().find(|n| n.scrollable).map(|n| n.id.clone()) else { break };
+                        env.step(&Action::Scroll { at: None, element: Some(list), direction, amount: 3 }).await.unwrap();
+                    }
+                }
+            }
+            let out = env.step(a).await.unwrap();
+            if out.invalid {
+                eprintln!("{task_id}: {a:?} was invalid: {}", out.feedback);
+            }
         }
         env.evaluate().await.unwrap()
     })
@@ -536,4 +552,36 @@ fn a_recipient_typed_as_a_number_is_that_contact() {
             .collect()
     });
     assert!(v.success, "{:?}", v.first_failure());
+}
+
+#[test]
+fn collections_compare_as_multisets_unless_an_order_is_asked_for() {
+    let swap = |a: &str, b: &str| {
+        let (a, b) = (a.to_string(), b.to_string());
+        move |w: Vec<Action>| -> Vec<Action> {
+            w.into_iter()
+                .map(|x| match x {
+                    Action::Click { element: Some(e), at: None } if e == a => Action::click_element(b.clone()),
+                    Action::Click { element: Some(e), at: None } if e == b => Action::click_element(a.clone()),
+                    other => other,
+                })
+                .collect()
+        }
+    };
+    // Garlic bread tapped before Pepperoni: the same order.
+    let v = play_with("food.order/0", swap("dish:1", "dish:2"));
+    assert!(v.success, "{:?}", v.first_failure());
+    // Shopping list items added in another order: the same order.
+    let v = play_with("long.shopping_list/0", |mut w| {
+        let at = w.iter().position(|a| *a == Action::click_element("product:2")).unwrap();
+        let block: Vec<Action> = w.drain(at..at + 3).collect();
+        for (k, a) in block.into_iter().enumerate() {
+            w.insert(1 + k, a);
+        }
+        w
+    });
+    assert!(v.success, "{:?}", v.first_failure());
+    // The playlist instruction says "in this order": another order fails.
+    assert!(play_with("long.playlist/0", |w| w).success);
+    assert!(!play_with("long.playlist/0", swap("song:15", "song:1")).success);
 }
