@@ -199,6 +199,7 @@ pub fn every_app(w: &World, d: &mut AppData) {
             address: "Home".into(),
             status: "delivered".into(),
             time: w.now - (k + 2) * 3 * DAY,
+            return_reason: String::new(),
         });
     }
 

@@ -160,6 +160,9 @@ pub struct Order {
     /// `placed`, `delivered`, `return requested`, `cancelled`.
     pub status: String,
     pub time: Minutes,
+    /// Why a return was requested (one of `shop::RETURN_REASONS`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub return_reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -101,7 +101,7 @@ pub fn place(s: &mut DeviceState, address: &str) -> Option<u32> {
     let number = format!("F{}", 501 + s.data.food_orders.next_id);
     let total_cents = super::shop::cart_total(&lines);
     let time = s.now();
-    Some(s.data.food_orders.insert(Order { number, seller, lines, total_cents, address: address.to_string(), status: "placed".into(), time }))
+    Some(s.data.food_orders.insert(Order { number, seller, lines, total_cents, address: address.to_string(), status: "placed".into(), time, return_reason: String::new() }))
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {

@@ -147,7 +147,7 @@ pub fn place_order(s: &mut DeviceState, address: &str) -> u32 {
     let number = format!("B{}", 20001 + s.data.orders.next_id);
     let total_cents = cart_total(&lines);
     let time = s.now();
-    s.data.orders.insert(Order { number, seller: "Shop".into(), lines, total_cents, address: address.to_string(), status: "placed".into(), time })
+    s.data.orders.insert(Order { number, seller: "Shop".into(), lines, total_cents, address: address.to_string(), status: "placed".into(), time, return_reason: String::new() })
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
@@ -232,9 +232,11 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             "choose a reason".into()
         }
         ("order", reason) if reason.starts_with("reason:") => {
-            if let Some(o) = arg.and_then(|oid| s.data.orders.get_mut(oid)) {
+            let why = reason.strip_prefix("reason:").and_then(|i| i.parse::<usize>().ok()).and_then(|i| RETURN_REASONS.get(i));
+            if let (Some(o), Some(why)) = (arg.and_then(|oid| s.data.orders.get_mut(oid)), why) {
                 if o.status == "delivered" {
                     o.status = "return requested".into();
+                    o.return_reason = why.to_string();
                 }
             }
             s.ui.dialog = None;

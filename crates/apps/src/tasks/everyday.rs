@@ -289,7 +289,7 @@ fn shop_return(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let reason = rng.below(shop::RETURN_REASONS.len());
     draft(
         format!("Return my order {} (the {}); the reason: {}.", o.number, o.lines[0].item, shop::RETURN_REASONS[reason].to_lowercase()),
-        json!({ "order": id }),
+        json!({ "order": id, "reason": shop::RETURN_REASONS[reason] }),
         Walk::new().open("Shop").tap("orders").tap(format!("order:{id}")).tap("return").tap(format!("reason:{reason}")).done(),
     )
 }
@@ -297,6 +297,7 @@ fn shop_return(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 fn shop_return_golden(p: &Value, s: &mut DeviceState) {
     if let Some(o) = s.data.orders.get_mut(id_param(p, "order")) {
         o.status = "return requested".into();
+        o.return_reason = str_param(p, "reason").to_string();
     }
 }
 

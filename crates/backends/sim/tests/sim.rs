@@ -585,3 +585,13 @@ fn collections_compare_as_multisets_unless_an_order_is_asked_for() {
     assert!(play_with("long.playlist/0", |w| w).success);
     assert!(!play_with("long.playlist/0", swap("song:15", "song:1")).success);
 }
+
+#[test]
+fn a_stated_return_reason_is_checked() {
+    assert!(play_with("shop.return/0", |w| w).success);
+    // "no longer needed" is reason:2; any other reason fails.
+    let other = play_with("shop.return/0", |w| {
+        w.into_iter().map(|a| if a == Action::click_element("reason:2") { Action::click_element("reason:0") } else { a }).collect()
+    });
+    assert!(!other.success, "another return reason passed");
+}
