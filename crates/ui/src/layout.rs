@@ -280,11 +280,16 @@ impl<'a> Layout<'a> {
         self.nodes[self.touchable()].iter().find(|p| p.id == id && p.visible.h > 0 && p.visible.w > 0)
     }
 
-    /// The UI tree an agent reads: every placed node, parents before children.
+    /// The UI tree an agent reads: every placed node, parents before children. What an open
+    /// dialog covers is shown but offered as nothing: not clickable, not editable, not
+    /// scrollable (a tap there would only hit the dialog's backdrop).
     pub fn ui_tree(&self) -> Vec<UiNode> {
+        let live = self.touchable();
         self.nodes
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
+                let covered = !live.contains(&i);
                 let v = p.view;
                 UiNode {
                     id: p.id.clone(),
@@ -292,13 +297,13 @@ impl<'a> Layout<'a> {
                     role: v.role().to_string(),
                     text: v.label(),
                     bounds: p.visible,
-                    clickable: v.clickable(),
-                    editable: matches!(v.kind, Kind::TextField { .. }) && v.enabled,
+                    clickable: v.clickable() && !covered,
+                    editable: matches!(v.kind, Kind::TextField { .. }) && v.enabled && !covered,
                     focused: matches!(v.kind, Kind::TextField { focused: true, .. }),
                     checked: matches!(v.kind, Kind::Checkbox { checked: true, .. } | Kind::Switch { on: true, .. }),
                     selected: matches!(v.kind, Kind::Tab { selected: true, .. }),
-                    scrollable: matches!(v.kind, Kind::List { .. }),
-                    enabled: v.enabled,
+                    scrollable: matches!(v.kind, Kind::List { .. }) && !covered,
+                    enabled: v.enabled && !covered,
                 }
             })
             .collect()
@@ -346,6 +351,11 @@ mod tests {
         ]);
         let l = Layout::new(&with_dialog, Screen::PHONE);
         assert!(l.hit(cx, cy).is_none(), "the dialog blocks the list");
+        // And the UI tree does not offer what the dialog covers.
+        let tree = l.ui_tree();
+        let node = |id: &str| tree.iter().find(|n| n.id == id).unwrap();
+        assert!(node("ok").clickable);
+        assert!(!node("contact:0").clickable && !node("contacts").scrollable);
         let (ox, oy) = l.find("ok").unwrap().visible.center();
         assert_eq!(l.hit(ox, oy).unwrap().id, "ok");
     }
