@@ -332,6 +332,10 @@ pub fn parse_ui(text: &str) -> Observation {
         if v.len() != 4 {
             continue;
         }
+        let (head, hint) = match head.rfind(" hint=\"") {
+            Some(at) => (&head[..at], head[at + 7..].trim_end_matches('"')),
+            None => (head, ""),
+        };
         let (role, label) = match head.split_once(' ') {
             Some((r, t)) => (r, t.trim_matches('"')),
             None => (head, ""),
@@ -343,6 +347,7 @@ pub fn parse_ui(text: &str) -> Observation {
             id: id.to_string(),
             role: role.to_string(),
             text: label.to_string(),
+            hint: hint.to_string(),
             bounds: Bounds { x: v[0], y: v[1], w: v[2], h: v[3] },
             clickable: flags.contains("clickable"),
             scrollable: flags.contains("scrollable"),

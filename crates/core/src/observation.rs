@@ -30,8 +30,13 @@ pub struct UiNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<usize>,
     pub role: String,
+    /// What the element says; for a text field, what it holds (empty when nothing was typed).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub text: String,
+    /// A text field's placeholder, apart from its value, so an empty field never reads as
+    /// filled in.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hint: String,
     pub bounds: Bounds,
     #[serde(default, skip_serializing_if = "is_false")]
     pub clickable: bool,
@@ -131,6 +136,9 @@ impl Observation {
             out.push_str(&format!("{i} [{}] {}", n.id, n.role));
             if !n.text.is_empty() {
                 out.push_str(&format!(" \"{}\"", n.text));
+            }
+            if !n.hint.is_empty() {
+                out.push_str(&format!(" hint=\"{}\"", n.hint));
             }
             let b = n.bounds;
             let (x, y) = ((b.x as f32 * sx).round(), (b.y as f32 * sy).round());

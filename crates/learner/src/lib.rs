@@ -245,7 +245,7 @@ pub fn candidates(instruction: &str, obs: &Observation, memory: &Memory) -> Vec<
     };
     for n in obs.ui_tree.iter().filter(|n| n.clickable && n.bounds.w > 0 && n.bounds.h > 0) {
         let prefix = n.id.split(':').next().unwrap_or("");
-        let label = words(&n.text);
+        let label = words(&format!("{} {}", n.text, n.hint));
         let overlap = label.iter().filter(|w| iwords.contains(w)).count();
         let mut f = vec![
             hash(&["el", prefix, screen]),

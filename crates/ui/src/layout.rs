@@ -295,7 +295,15 @@ impl<'a> Layout<'a> {
                     id: p.id.clone(),
                     parent: p.parent,
                     role: v.role().to_string(),
-                    text: v.label(),
+                    // A field's value and its placeholder are separate attributes.
+                    text: match &v.kind {
+                        Kind::TextField { value, .. } => value.clone(),
+                        _ => v.label(),
+                    },
+                    hint: match &v.kind {
+                        Kind::TextField { placeholder, .. } => placeholder.clone(),
+                        _ => String::new(),
+                    },
                     bounds: p.visible,
                     clickable: v.clickable() && !covered,
                     editable: matches!(v.kind, Kind::TextField { .. }) && v.enabled && !covered,
@@ -356,6 +364,14 @@ mod tests {
         let node = |id: &str| tree.iter().find(|n| n.id == id).unwrap();
         assert!(node("ok").clickable);
         assert!(!node("contact:0").clickable && !node("contacts").scrollable);
+
+        // A text field's value and placeholder are apart: an empty field reads as empty.
+        let form = View::column([View::field("name", "", "Full name", false), View::field("phone", "555", "Phone", false)]);
+        let tree = Layout::new(&form, Screen::PHONE).ui_tree();
+        let name = tree.iter().find(|n| n.id == "name").unwrap();
+        assert_eq!((name.text.as_str(), name.hint.as_str()), ("", "Full name"));
+        let phone = tree.iter().find(|n| n.id == "phone").unwrap();
+        assert_eq!((phone.text.as_str(), phone.hint.as_str()), ("555", "Phone"));
         let (ox, oy) = l.find("ok").unwrap().visible.center();
         assert_eq!(l.hit(ox, oy).unwrap().id, "ok");
     }

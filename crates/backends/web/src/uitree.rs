@@ -99,13 +99,22 @@ pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
                 other => other.to_string(),
             });
             let editable = matches!(role, "textbox" | "searchbox" | "combobox") || prop(node, "editable").is_some();
+            // A field's value and its accessible name (its label or placeholder) apart.
+            let (text, hint) = if editable {
+                let value = node["value"]["value"].as_str().unwrap_or("").to_string();
+                let hint = if name == value { String::new() } else { name.clone() };
+                (value, hint)
+            } else {
+                (name.clone(), String::new())
+            };
             out.push(UiNode {
                 // Elements without an id of their own are named by their place in the tree, so
                 // one state always gives one tree (DOM node ids change with every render).
                 id: gid.unwrap_or_else(|| format!("n{}", out.len())),
                 parent,
                 role: role_name.clone(),
-                text: name,
+                text,
+                hint,
                 bounds: Bounds {
                     x: (b[0] * scale).round() as i32,
                     y: (b[1] * scale).round() as i32,
