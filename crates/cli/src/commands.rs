@@ -362,6 +362,19 @@ pub enum TasksCommand {
         #[command(flatten)]
         screen: ScreenArgs,
     },
+    /// Mutation testing of verifiers: right solutions derived from each walkthrough must pass,
+    /// wrong ones (mutants) must fail; prints false negatives and false positives per family
+    /// and per rule, and exits 1 on any
+    Audit {
+        #[arg(long, default_value = "all")]
+        suite: String,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value = "sim")]
+        backend: BackendArg,
+        #[command(flatten)]
+        screen: ScreenArgs,
+    },
     /// Check that every task scores 0 after reset, 1 after its golden, 0 after reset again,
     /// and 1 after its walkthrough is played through the GUI
     Validate {
@@ -421,6 +434,35 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
             println!("{} after {steps} steps: {}", task.id, obs.screen);
             Ok(ExitCode::SUCCESS)
+        }
+        TasksCommand::Audit { suite, json, backend, screen } => {
+            let tasks = suite_tasks(&suite)?;
+            let provider = provider_for(backend, screen.screen()?)?;
+            let mut env = provider.create().await?;
+            let progress = bar(tasks.len() as u64);
+            if json {
+                progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+            }
+            let started = std::time::Instant::now();
+            let mut report = guigym_rollout::audit::AuditReport::default();
+            for task in &tasks {
+                guigym_rollout::audit::audit_task(env.as_mut(), task, &mut report).await.with_context(|| format!("auditing {}", task.id))?;
+                progress.inc(1);
+            }
+            progress.finish_and_clear();
+            let _ = env.release().await;
+            let seconds = started.elapsed().as_secs_f64();
+            if json {
+                let mut v = serde_json::to_value(&report)?;
+                v["suite"] = serde_json::json!(suite);
+                v["seconds"] = serde_json::json!(seconds);
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                print!("{}", report.table());
+                println!("{} tasks audited in {seconds:.1} s", report.tasks);
+            }
+            let wrong = report.overall.false_negatives + report.overall.false_positives;
+            Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         TasksCommand::Validate { suite, json, backend, screen } => {
             let tasks = suite_tasks(&suite)?;

@@ -220,3 +220,15 @@ fn worlds_show_prints_the_same_world_for_a_seed() {
     let first = w["people"][0]["first"].as_str().unwrap();
     assert!(text.contains(first), "the text names the same people");
 }
+
+#[test]
+fn audit_prints_false_negatives_and_positives_per_family() {
+    let out = guigym().args(["tasks", "audit", "--suite", "smoke", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["tasks"], 85);
+    assert_eq!(r["overall"]["false_negatives"], 0);
+    assert_eq!(r["overall"]["false_positives"], 0);
+    assert_eq!(r["by_family"].as_object().unwrap().len(), 85);
+    assert!(r["by_rule"]["claim_without_acting"]["mutants"].as_u64().unwrap() == 85);
+}

@@ -7,6 +7,7 @@
 //! function; `store` persists runs, attempts and steps as they happen.
 
 pub mod attempt;
+pub mod audit;
 pub mod buffer;
 pub mod conformance;
 pub mod demos;

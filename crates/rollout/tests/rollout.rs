@@ -552,3 +552,54 @@ fn trajectory_ids_are_opaque_unique_and_map_back_through_the_store() {
         let _ = std::fs::remove_dir_all(dir);
     });
 }
+
+/// A backend whose verifier says yes to everything.
+struct Credulous(SimEnv);
+
+#[async_trait]
+impl Env for Credulous {
+    async fn reset(&mut self, t: &TaskSpec) -> Result<Observation, EnvError> {
+        self.0.reset(t).await
+    }
+    async fn observe(&mut self, o: ObserveOptions) -> Result<Observation, EnvError> {
+        self.0.observe(o).await
+    }
+    async fn step(&mut self, a: &Action) -> Result<StepOutcome, EnvError> {
+        self.0.step(a).await
+    }
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        Ok(Verdict::from_checks(vec![guigym_core::Check::new("yes", true, "")], vec![]))
+    }
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        self.0.state_hash().await
+    }
+    async fn apply_golden(&mut self) -> Result<(), EnvError> {
+        self.0.apply_golden().await
+    }
+}
+
+#[test]
+fn the_audit_passes_the_catalogue_and_catches_a_credulous_verifier() {
+    block_on(async {
+        let tasks = tasks::suite("smoke").unwrap();
+        let mut honest = guigym_rollout::audit::AuditReport::default();
+        let mut env = SimEnv::new(Screen::PHONE);
+        for t in &tasks {
+            guigym_rollout::audit::audit_task(&mut env, t, &mut honest).await.unwrap();
+        }
+        let o = &honest.overall;
+        assert_eq!((o.false_negatives, o.false_positives), (0, 0), "{:?}", honest.findings);
+        assert!(o.alternatives > tasks.len() && o.mutants >= 4 * tasks.len(), "{o:?}");
+        for rule in ["claim_without_acting", "done_then_infeasible", "answer_hedged", "side_effect_elsewhere", "completing_step_dropped", "typo_corrected"] {
+            assert!(honest.by_rule.contains_key(rule), "{rule} never ran");
+        }
+
+        let mut credulous = guigym_rollout::audit::AuditReport::default();
+        let mut env = Credulous(SimEnv::new(Screen::PHONE));
+        for t in tasks.iter().take(10) {
+            guigym_rollout::audit::audit_task(&mut env, t, &mut credulous).await.unwrap();
+        }
+        assert_eq!(credulous.overall.false_positives, credulous.overall.mutants, "every mutant passes a verifier that says yes");
+        assert!(credulous.findings.iter().all(|f| f.kind == "false_positive"));
+    });
+}

@@ -48,7 +48,7 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Calendar",
                 vec![
-                    View::styled(format!("Today: {}", time::date_human(now)), TextStyle::Caption),
+                    View::styled(format!("Today: {} {}", time::date_human(now), time::civil_from_days(now.div_euclid(time::DAY)).0), TextStyle::Caption),
                     View::list(
                         "events",
                         s.scroll("events"),

@@ -50,7 +50,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                 "Your review",
                 vec![
                     View::styled(format!("Stars: {stars}"), TextStyle::Caption),
-                    View::row((1..=5).map(|k| View::button(format!("star:{k}"), if k <= stars { "★" } else { "☆" }))),
+                    View::row((1..=5).map(|k| View::button(format!("star:{k}"), format!("{} {k}", if k <= stars { "★" } else { "☆" })))),
                     View::multiline_field("text", s.field("text"), "What did you think?", focus == Some("text")),
                     View::button("post", "Post review"),
                 ],

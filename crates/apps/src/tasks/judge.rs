@@ -48,6 +48,11 @@ fn diff_values(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
     }
 }
 
+/// Whether a changed path is only reading (an email marked read).
+pub fn is_reading(path: &str) -> bool {
+    under(path, "emails/items/*/read")
+}
+
 /// Whether `path` lies under `pattern` (segments, `*` matches one segment).
 fn under(path: &str, pattern: &str) -> bool {
     let mut p = path.split('/');

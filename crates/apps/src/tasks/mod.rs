@@ -22,6 +22,16 @@ pub struct EpisodeLog {
     pub answers: Vec<String>,
     pub questions: Vec<String>,
     pub terminated: Option<TerminateStatus>,
+    /// The first question came after the agent had already changed app data: asking then is
+    /// too late to matter.
+    #[serde(default)]
+    pub asked_after_a_change: bool,
+}
+
+/// Whether app data changed between two states, reading (emails marked read) aside: what
+/// "the agent changed something" means for asking first and for infeasible tasks.
+pub fn data_changed(initial: &DeviceState, now: &DeviceState) -> bool {
+    judge::diff(&initial.data, &now.data).iter().any(|p| !judge::is_reading(p))
 }
 
 /// A task before it is numbered.
@@ -85,11 +95,22 @@ pub fn family(name: &str) -> Option<&'static dyn Family> {
 /// whatever the state (an agent that reports the task impossible has not done it).
 pub fn verify(family: &dyn Family, params: &serde_json::Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict {
     let verdict = family.verify(params, initial, last, log);
-    if family.kind() == FamilyKind::Infeasible || log.terminated != Some(TerminateStatus::Infeasible) {
-        return verdict;
-    }
     let mut checks = verdict.checks;
-    checks.push(guigym_core::Check::new("ended_as_feasible", false, "the task can be done, but the episode ended with terminate(infeasible)"));
+    if family.kind() == FamilyKind::Infeasible {
+        // Nothing may change, not even what is otherwise benign (a song played, a cart
+        // filled): those are substitutes for what was asked.
+        let changed: Vec<String> = judge::diff(&initial.data, &last.data).into_iter().filter(|p| !judge::is_reading(p)).collect();
+        checks.push(guigym_core::Check::new(
+            "changed_nothing",
+            changed.is_empty(),
+            changed.first().map(|p| format!("the task cannot be done, yet {p} changed")).unwrap_or_default(),
+        ));
+    } else if log.terminated == Some(TerminateStatus::Infeasible) {
+        checks.push(guigym_core::Check::new("ended_as_feasible", false, "the task can be done, but the episode ended with terminate(infeasible)"));
+    }
+    if family.kind() == FamilyKind::Interactive && log.asked_after_a_change {
+        checks.push(guigym_core::Check::new("asked_first", false, "the user was asked only after app data had been changed"));
+    }
     Verdict::from_checks(checks, verdict.unexpected_side_effects)
 }
 

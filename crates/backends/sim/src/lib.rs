@@ -122,6 +122,10 @@ impl SimEnv {
                 Ok("answer recorded".to_string())
             }
             Action::AskUser { text } => {
+                if self.log.questions.is_empty() {
+                    let initial = self.prepared.as_ref().map(|p| p.initial.clone());
+                    self.log.asked_after_a_change = initial.is_some_and(|i| tasks::data_changed(&i, state));
+                }
                 self.log.questions.push(text.clone());
                 let reply = self.prepared.as_ref().and_then(|p| p.spec.params.get("user_reply")).and_then(|v| v.as_str());
                 Ok(format!("the user says: {}", reply.unwrap_or("I have nothing to add.")))

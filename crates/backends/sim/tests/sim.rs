@@ -475,11 +475,18 @@ fn doing_the_task_then_reporting_it_infeasible_fails() {
 /// Plays a task's walkthrough without its final terminate, then `extra`, then terminates with
 /// success, and returns the verdict.
 fn play_with(task_id: &str, edit: impl FnOnce(Vec<Action>) -> Vec<Action>) -> guigym_core::Verdict {
+    play_all(task_id, |mut walk| {
+        walk.pop();
+        let mut walk = edit(walk);
+        walk.push(Action::Terminate { status: guigym_core::TerminateStatus::Success });
+        walk
+    })
+}
+
+/// Plays `edit` of a task's whole walkthrough and returns the verdict.
+fn play_all(task_id: &str, edit: impl FnOnce(Vec<Action>) -> Vec<Action>) -> guigym_core::Verdict {
     let task = tasks::find_task(task_id).unwrap();
-    let mut walk = task.walkthrough.clone();
-    walk.pop();
-    let mut walk = edit(walk);
-    walk.push(Action::Terminate { status: guigym_core::TerminateStatus::Success });
+    let walk = edit(task.walkthrough.clone());
     block_on(async {
         let mut env = SimEnv::new(Screen::PHONE);
         env.reset(&task).await.unwrap();
@@ -594,4 +601,33 @@ fn a_stated_return_reason_is_checked() {
         w.into_iter().map(|a| if a == Action::click_element("reason:2") { Action::click_element("reason:0") } else { a }).collect()
     });
     assert!(!other.success, "another return reason passed");
+}
+
+#[test]
+fn an_infeasible_task_fails_on_a_substitute() {
+    assert!(play_all("infeasible.missing_song/0", |w| w).success);
+    let substitute = play_all("infeasible.missing_song/0", |_| {
+        vec![
+            Action::click_element("app:Music"),
+            Action::click_element("song:1"),
+            Action::click_element("play"),
+            Action::Terminate { status: guigym_core::TerminateStatus::Infeasible },
+        ]
+    });
+    assert!(!substitute.success, "playing another song, then reporting infeasible, passed");
+    assert!(substitute.checks.iter().any(|c| c.name == "changed_nothing" && !c.passed));
+}
+
+#[test]
+fn asking_the_user_after_acting_is_too_late() {
+    assert!(play_all("ask.transfer_amount/0", |w| w).success);
+    let late = play_all("ask.transfer_amount/0", |mut w| {
+        let ask = w.remove(0);
+        let end = w.len() - 1;
+        w.insert(end, ask);
+        // Without the answer, the amount comes from the instruction's context: type it anyway.
+        w
+    });
+    assert!(!late.success, "asking after the transfer passed");
+    assert!(late.checks.iter().any(|c| c.name == "asked_first" && !c.passed), "{:?}", late.checks);
 }

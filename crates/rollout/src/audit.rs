@@ -1,0 +1,358 @@
+//! Mutation testing of verifiers (`guigym tasks audit`). `validate` replays the one golden
+//! route; the audit asks whether a verifier tells right from wrong. For each task it derives
+//! from the walkthrough and the task's parameters
+//! - *alternatives* that are still right and must pass (the answer inside a sentence or in
+//!   another accepted format, a typo typed and corrected), and
+//! - *mutants* that are wrong and must fail (success claimed without acting, the task done
+//!   then reported infeasible, a hedged or wrong answer, the step that completed it dropped, another value
+//!   typed, a side effect in another app, a contradicting extra message, the user asked too
+//!   late).
+//!
+//! Each case names the rule it tests. A passing mutant is a false positive (a reward an RL
+//! policy would learn to hack); a failing alternative is a false negative.
+
+use std::collections::BTreeMap;
+
+use guigym_core::{Action, Env, EnvError, ObserveOptions, TaskSpec, TerminateStatus};
+use guigym_harness::GoldenPolicy;
+use serde::Serialize;
+use serde_json::Value;
+
+/// One derived solution and what the verifier must say of it.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub rule: &'static str,
+    pub must_pass: bool,
+    pub actions: Vec<Action>,
+}
+
+/// A case whose verdict was wrong.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub task_id: String,
+    pub family: String,
+    pub rule: String,
+    /// `false_negative` (a right solution failed) or `false_positive` (a wrong one passed).
+    pub kind: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Tally {
+    pub alternatives: usize,
+    pub mutants: usize,
+    pub false_negatives: usize,
+    pub false_positives: usize,
+    /// Cases that could not be played as derived (a step the screen refused): not judged.
+    pub inert: usize,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AuditReport {
+    pub tasks: usize,
+    pub overall: Tally,
+    pub by_family: BTreeMap<String, Tally>,
+    pub by_rule: BTreeMap<String, Tally>,
+    pub findings: Vec<Finding>,
+    /// Cases that could not be played, with the refused step.
+    pub inert: Vec<Finding>,
+}
+
+impl AuditReport {
+    /// A case whose actions were not all applied: it says nothing about the verifier.
+    pub fn add_inert(&mut self, task: &TaskSpec, case: &Case, detail: String) {
+        for t in [&mut self.overall, self.by_family.entry(task.family.clone()).or_default(), self.by_rule.entry(case.rule.to_string()).or_default()] {
+            t.inert += 1;
+        }
+        self.inert.push(Finding { task_id: task.id.clone(), family: task.family.clone(), rule: case.rule.to_string(), kind: "inert".into(), detail });
+    }
+
+    pub fn add(&mut self, task: &TaskSpec, case: &Case, passed: bool, detail: String) {
+        for t in [&mut self.overall, self.by_family.entry(task.family.clone()).or_default(), self.by_rule.entry(case.rule.to_string()).or_default()] {
+            if case.must_pass {
+                t.alternatives += 1;
+                t.false_negatives += usize::from(!passed);
+            } else {
+                t.mutants += 1;
+                t.false_positives += usize::from(passed);
+            }
+        }
+        if passed != case.must_pass {
+            self.findings.push(Finding {
+                task_id: task.id.clone(),
+                family: task.family.clone(),
+                rule: case.rule.to_string(),
+                kind: if case.must_pass { "false_negative" } else { "false_positive" }.to_string(),
+                detail,
+            });
+        }
+    }
+
+    /// A plain-text table per family, then per rule.
+    pub fn table(&self) -> String {
+        let row = |name: &str, t: &Tally| {
+            format!("{:<34} {:>6} {:>7} {:>6} {:>6} {:>6}\n", name, t.alternatives, t.mutants, t.false_negatives, t.false_positives, t.inert)
+        };
+        let mut out = format!("{:<34} {:>6} {:>7} {:>6} {:>6} {:>6}\n", "family", "alts", "mutants", "FN", "FP", "inert");
+        for (f, t) in &self.by_family {
+            out.push_str(&row(f, t));
+        }
+        out.push_str(&format!("{:<34} {:>6} {:>7} {:>6} {:>6} {:>6}\n", "rule", "alts", "mutants", "FN", "FP", "inert"));
+        for (r, t) in &self.by_rule {
+            out.push_str(&row(r, t));
+        }
+        out.push_str(&row("overall", &self.overall));
+        for f in self.findings.iter().take(30) {
+            out.push_str(&format!("{} {} [{}]: {}\n", f.kind, f.task_id, f.rule, f.detail));
+        }
+        if self.findings.len() > 30 {
+            out.push_str(&format!("… and {} more (see --json)\n", self.findings.len() - 30));
+        }
+        out
+    }
+}
+
+fn terminate(status: TerminateStatus) -> Action {
+    Action::Terminate { status }
+}
+
+fn fill(field: &str, text: &str) -> Vec<Action> {
+    vec![Action::click_element(field), Action::Type { text: text.into(), element: None, clear: true }]
+}
+
+/// The walkthrough without its final `terminate`, and that status.
+fn body(task: &TaskSpec) -> (Vec<Action>, Option<TerminateStatus>) {
+    let mut w = task.walkthrough.clone();
+    match w.last() {
+        Some(Action::Terminate { status }) => {
+            let s = *status;
+            w.pop();
+            (w, Some(s))
+        }
+        _ => (w, None),
+    }
+}
+
+/// Another value of the expected answer's kind, and the answer rewritten in another
+/// accepted format.
+fn answer_variants(param: &Value, golden: &str) -> (Option<String>, Option<String>) {
+    let v = &param["value"];
+    match param["kind"].as_str().unwrap_or("") {
+        "money" => {
+            let c = v.as_i64().unwrap_or(0).abs();
+            (Some(format!("${}.{:02}", (c + 137) / 100, (c + 137) % 100)), Some(format!("{}.{:02} dollars", c / 100, c % 100)))
+        }
+        "time" => {
+            let t = v.as_i64().unwrap_or(0).rem_euclid(24 * 60);
+            let (h, m) = (t / 60, t % 60);
+            let twelve = format!("{}:{m:02} {}", if h % 12 == 0 { 12 } else { h % 12 }, if h < 12 { "am" } else { "pm" });
+            let other = (t + 90) % (24 * 60);
+            (Some(format!("{:02}:{:02}", other / 60, other % 60)), Some(twelve))
+        }
+        "duration" => {
+            let m = v.as_i64().unwrap_or(0);
+            let format = if m >= 60 { format!("{} h {} min", m / 60, m % 60) } else { format!("{m} minutes") };
+            (Some(format!("{} min", m + 7)), Some(format))
+        }
+        "number" => {
+            let n = v.as_f64().unwrap_or(0.0);
+            let format = if n.fract() == 0.0 { format!("{n:.1}") } else { format!("{n}") };
+            (Some(format!("{}", n + 2.0)), Some(format))
+        }
+        "date" => (None, None),
+        _ => match v.as_str() {
+            Some(code) if !code.is_empty() && code.chars().all(|c| c.is_ascii_digit()) => {
+                let other: String = code.chars().rev().collect();
+                let other = if other == code { format!("{}", code.parse::<u64>().unwrap_or(0) + 1) } else { other };
+                (Some(other), Some(format!("it is {code}")))
+            }
+            Some(_) => (None, Some(golden.to_uppercase())),
+            None => (None, None),
+        },
+    }
+}
+
+/// Another value of the same shape: a digit changed (`12 Elm Street` → `13 Elm Street`,
+/// `14:30` → `14:31`), else the words in another order, else the letters reversed.
+fn other_value(text: &str) -> String {
+    if let Some(i) = text.char_indices().rev().find(|(_, c)| c.is_ascii_digit()).map(|(i, _)| i) {
+        let d = text.as_bytes()[i] - b'0';
+        let mut out = text.to_string();
+        out.replace_range(i..=i, &((d + 1) % 10).to_string());
+        return out;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.len() > 1 {
+        return words.into_iter().rev().collect::<Vec<_>>().join(" ");
+    }
+    let reversed: String = text.chars().rev().collect();
+    if reversed == text {
+        format!("{text}x")
+    } else {
+        reversed
+    }
+}
+
+/// The cases of one task.
+pub fn cases(task: &TaskSpec) -> Vec<Case> {
+    let (body, status) = body(task);
+    let feasible = status != Some(TerminateStatus::Infeasible);
+    let done = |mut a: Vec<Action>, s: TerminateStatus| {
+        a.push(terminate(s));
+        a
+    };
+    let end = status.unwrap_or(TerminateStatus::Success);
+    let mut out = vec![Case { rule: "walkthrough", must_pass: true, actions: task.walkthrough.clone() }];
+
+    // Alternatives.
+    if let Some(i) = body.iter().position(|a| matches!(a, Action::Type { text, .. } if !text.is_empty())) {
+        if let Action::Type { text, element, clear } = &body[i] {
+            let mut a = body.clone();
+            a.splice(
+                i..=i,
+                [Action::Type { text: format!("{text}q"), element: element.clone(), clear: *clear }, Action::Type { text: text.clone(), element: None, clear: true }],
+            );
+            out.push(Case { rule: "typo_corrected", must_pass: true, actions: done(a, end) });
+        }
+    }
+    let answer_at = body.iter().rposition(|a| matches!(a, Action::Answer { .. }));
+    if let (Some(i), Some(param)) = (answer_at, task.params.get("answer")) {
+        let Action::Answer { text: golden } = &body[i] else { unreachable!("an answer") };
+        let with = |text: String| {
+            let mut a = body.clone();
+            a[i] = Action::Answer { text };
+            done(a, end)
+        };
+        out.push(Case { rule: "answer_in_sentence", must_pass: true, actions: with(format!("The answer is {golden}.")) });
+        let (other, format) = answer_variants(param, golden);
+        if let Some(f) = format {
+            out.push(Case { rule: "answer_other_format", must_pass: true, actions: with(f) });
+        }
+        if let Some(o) = other {
+            out.push(Case { rule: "answer_wrong", must_pass: false, actions: with(o.clone()) });
+            out.push(Case { rule: "answer_hedged", must_pass: false, actions: with(format!("{golden} or {o}")) });
+        }
+    }
+
+    // Mutants.
+    out.push(Case { rule: "claim_without_acting", must_pass: false, actions: vec![terminate(TerminateStatus::Success)] });
+    if feasible {
+        out.push(Case { rule: "done_then_infeasible", must_pass: false, actions: done(body.clone(), TerminateStatus::Infeasible) });
+    } else {
+        out.push(Case { rule: "infeasible_reported_done", must_pass: false, actions: done(body.clone(), TerminateStatus::Success) });
+    }
+    let acts = answer_at.is_none() && feasible;
+    if acts {
+        if let Some(i) = body.iter().rposition(|a| matches!(a, Action::Type { text, .. } if !text.is_empty())) {
+            if let Action::Type { text, element, .. } = &body[i] {
+                let mut a = body.clone();
+                a[i] = Action::Type { text: other_value(text), element: element.clone(), clear: true };
+                out.push(Case { rule: "other_value_typed", must_pass: false, actions: done(a, end) });
+            }
+        }
+    }
+    // A change in an app the task does not involve.
+    let elsewhere: Vec<Action> = if task.apps.iter().any(|a| a == "Notes") {
+        [vec![Action::Home, Action::OpenApp { name: "Clock".into() }, Action::click_element("new_alarm")], fill("time", "05:55"), fill("label", "audit"), vec![Action::click_element("save")]].concat()
+    } else {
+        [vec![Action::Home, Action::OpenApp { name: "Notes".into() }, Action::click_element("new")], fill("title", "Audit"), fill("body", "x"), vec![Action::click_element("save")]].concat()
+    };
+    out.push(Case { rule: "side_effect_elsewhere", must_pass: false, actions: done([body.clone(), elsewhere].concat(), end) });
+    // A second, contradicting message after the one asked for.
+    if body.iter().any(|a| *a == Action::click_element("send")) && task.apps.iter().any(|a| a == "Messages") {
+        let extra = [fill("compose", "Sorry, please ignore that."), vec![Action::click_element("send")]].concat();
+        out.push(Case { rule: "contradicting_message", must_pass: false, actions: done([body.clone(), extra].concat(), end) });
+    }
+    // Asking only after acting.
+    if task.params.get("must_ask").and_then(Value::as_bool) == Some(true) {
+        if let Some(i) = body.iter().position(|a| matches!(a, Action::AskUser { .. })) {
+            let mut a = body.clone();
+            let ask = a.remove(i);
+            a.push(ask);
+            out.push(Case { rule: "asked_too_late", must_pass: false, actions: done(a, end) });
+        }
+    }
+    out
+}
+
+/// Plays actions as validation does (`GoldenPolicy`: elements scrolled into view, tapped at
+/// their centre), and dismisses a pop-up that covers the next target. Returns the first step
+/// the screen refused, if any.
+async fn play(env: &mut dyn Env, actions: &[Action]) -> Result<Option<String>, EnvError> {
+    let mut player = GoldenPolicy::new(actions.to_vec());
+    let mut played = 0;
+    // Every action may take a few scrolls to reach; the bound keeps a stuck case finite.
+    for _ in 0..actions.len() * 16 + 16 {
+        if played >= actions.len() {
+            break;
+        }
+        let obs = env.observe(ObserveOptions::default()).await?;
+        let target = match actions[played].target() {
+            Ok(Some(guigym_core::action::Target::Element(id))) => Some(id.to_string()),
+            _ => None,
+        };
+        let offered = |id: &str| obs.ui_tree.iter().any(|n| n.id == id && (n.clickable || n.editable));
+        if let Some(t) = &target {
+            if t != "popup_dismiss" && !offered(t) && offered("popup_dismiss") {
+                env.step(&Action::click_element("popup_dismiss")).await?;
+                continue;
+            }
+        }
+        let action = player.decide(&obs);
+        let scrolling = matches!(action, Action::Scroll { .. }) && !matches!(actions[played], Action::Scroll { .. });
+        let outcome = env.step(&action).await?;
+        if scrolling {
+            continue;
+        }
+        if outcome.invalid && !matches!(action, Action::Terminate { .. }) {
+            return Ok(Some(format!("{} was refused: {}", actions[played].to_json(), outcome.feedback)));
+        }
+        played += 1;
+    }
+    Ok(None)
+}
+
+/// The mutant that drops the step that completed the task (the first after which the
+/// verifier says yes): without it, nothing was done. Found by playing the walkthrough.
+async fn completing_step_dropped(env: &mut dyn Env, task: &TaskSpec) -> Result<Option<Case>, EnvError> {
+    let (body, status) = body(task);
+    if status != Some(TerminateStatus::Success) || task.params.get("answer").is_some() {
+        return Ok(None);
+    }
+    for k in 0..body.len() {
+        // The walkthrough up to step k, played afresh: the first prefix that completes it.
+        env.reset(task).await?;
+        if play(env, &body[..=k]).await?.is_some() {
+            return Ok(None);
+        }
+        if env.evaluate().await?.success {
+            let mut a = body.clone();
+            a.remove(k);
+            a.push(terminate(TerminateStatus::Success));
+            return Ok(Some(Case { rule: "completing_step_dropped", must_pass: false, actions: a }));
+        }
+    }
+    Ok(None)
+}
+
+/// Runs every case of a task on an instance and adds the verdicts to the report.
+pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, report: &mut AuditReport) -> Result<(), EnvError> {
+    report.tasks += 1;
+    let mut all = cases(task);
+    all.extend(completing_step_dropped(env, task).await?);
+    for case in all {
+        env.reset(task).await?;
+        if let Some(refused) = play(env, &case.actions).await? {
+            report.add_inert(task, &case, refused);
+            continue;
+        }
+        let verdict = env.evaluate().await?;
+        let detail = if verdict.success {
+            "the verifier accepted it".to_string()
+        } else {
+            verdict.first_failure().unwrap_or_else(|| "failed".into())
+        };
+        report.add(task, &case, verdict.success, detail);
+    }
+    Ok(())
+}
