@@ -20,6 +20,16 @@ pub use world::World;
 /// Lowercase, trimmed, inner whitespace collapsed, trailing punctuation dropped: how names
 /// and short texts are compared.
 pub fn normalize(s: &str) -> String {
+    // Typographic quotes and dashes are the plain ones (a phone keyboard types ’ for ').
+    let s: String = s
+        .chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' | '\u{201B}' => '\'',
+            '\u{201C}' | '\u{201D}' => '"',
+            '\u{2013}' | '\u{2014}' => '-',
+            c => c,
+        })
+        .collect();
     let words: Vec<&str> = s.split_whitespace().collect();
     words.join(" ").to_lowercase().trim_end_matches(['.', '!', '?', ',', ';']).trim_matches(['"', '\'']).to_string()
 }

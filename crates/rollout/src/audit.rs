@@ -238,6 +238,7 @@ pub fn cases(task: &TaskSpec) -> Vec<Case> {
     out.push(Case { rule: "claim_without_acting", must_pass: false, actions: vec![terminate(TerminateStatus::Success)] });
     if feasible {
         out.push(Case { rule: "done_then_infeasible", must_pass: false, actions: done(body.clone(), TerminateStatus::Infeasible) });
+        out.push(Case { rule: "done_then_failure", must_pass: false, actions: done(body.clone(), TerminateStatus::Failure) });
     } else {
         out.push(Case { rule: "infeasible_reported_done", must_pass: false, actions: done(body.clone(), TerminateStatus::Success) });
     }

@@ -186,9 +186,34 @@ pub fn is_duration(answer: &str, want: i64) -> bool {
     !found.is_empty() && found.iter().all(|m| *m == want)
 }
 
+/// `14.00` and `9.30` are times too, where a time is asked for: the dot becomes a colon.
+fn dotted_times(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        // The hours: one or two digits, not money (`$14.30`).
+        let run_start = (0..i).rev().take_while(|k| b[*k].is_ascii_digit()).last().unwrap_or(i);
+        let dot_time = c == '.'
+            && i >= 1
+            && b[i - 1].is_ascii_digit()
+            && i - run_start <= 2
+            && !(run_start > 0 && b[run_start - 1] == b'$')
+            && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+            && b.get(i + 2).is_some_and(u8::is_ascii_digit)
+            && !b.get(i + 3).is_some_and(u8::is_ascii_digit);
+        out.push(if dot_time { ':' } else { c });
+    }
+    out
+}
+
+/// Whether the value is said the other way round ("not 8747", "isn't Lena Marsh").
+fn negated(text: &str, value: &str) -> bool {
+    ["not ", "n't ", "no ", "never "].iter().any(|n| text.contains(&format!("{n}{value}")))
+}
+
 /// Whether the answer names this time of day (minutes after midnight) and no other.
 pub fn is_time(answer: &str, minutes: i64) -> bool {
-    let found = time::times_in_text(&fold(answer));
+    let found = time::times_in_text(&dotted_times(&fold(answer)));
     !found.is_empty() && found.iter().all(|t| *t == minutes)
 }
 
@@ -203,7 +228,7 @@ pub fn is_date(answer: &str, day: Minutes) -> bool {
 pub fn is_code(answer: &str, code: &str) -> bool {
     let t = fold(answer);
     let runs: Vec<&str> = t.split(|c: char| !c.is_ascii_digit()).filter(|r| r.len() == code.len()).collect();
-    !runs.is_empty() && runs.iter().all(|r| *r == code)
+    !runs.is_empty() && runs.iter().all(|r| *r == code) && !negated(&t, code)
 }
 
 /// Whether the answer names `want` (a name or a title) and none of the `others` it could be
@@ -211,7 +236,7 @@ pub fn is_code(answer: &str, code: &str) -> bool {
 pub fn is_entity(answer: &str, want: &str, others: &[String]) -> bool {
     let (a, w) = (fold(answer), fold(want));
     let w = w.trim_matches(|c: char| c == '"' || c == '\'' || c == '.').to_string();
-    if w.is_empty() || !mentions(&a, &w) {
+    if w.is_empty() || !mentions(&a, &w) || negated(&a, &w) {
         return false;
     }
     let rivals = others.iter().map(|o| fold(o)).filter(|o| !o.is_empty() && *o != w && !mentions(&w, o) && !mentions(o, &w));
@@ -262,6 +287,8 @@ mod tests {
         assert!(is_time("It starts at 2:30 PM.", 870));
         assert!(is_time("14:30", 870));
         assert!(!is_time("14:30 or 15:00", 870));
+        assert!(is_time("14.30", 870) && is_time("It starts at 14.30.", 870));
+        assert!(!is_time("$14.30", 870), "money is not a time");
         let day = time::days_from_civil(2026, 5, 4) * time::DAY;
         assert!(is_date("It is on Monday, May 4.", day));
         assert!(!is_date("May 4 or May 5", day));
@@ -277,6 +304,8 @@ mod tests {
         assert!(is_entity("lena marsh", "Lena Marsh", &others));
         assert!(!is_entity("Lena", "Lena Marsh", &others), "a first name alone is not the name");
         assert!(!is_entity("Lena Marsh or Omar Haddad", "Lena Marsh", &others));
+        assert!(!is_entity("Not Lena Marsh; it's Lena", "Lena Marsh", &others), "a negated value is not the answer");
+        assert!(!is_code("not 8747", "8747"));
         assert!(!is_entity("laptop pickup or team standup", "Laptop pickup", &others));
         assert!(is_entity("On Friday: Laptop pickup", "Laptop pickup", &others));
         assert!(is_entity("I\u{2019}m sure it is \u{201C}Dinner or drinks\u{201D}", "Dinner or drinks", &others), "the value's own words are no hedge");

@@ -91,8 +91,9 @@ pub fn family(name: &str) -> Option<&'static dyn Family> {
 }
 
 /// The verdict on an episode: the family's own checks, then the rules every family shares.
-/// How the episode ended matters: a feasible task ended with `terminate(infeasible)` fails,
-/// whatever the state (an agent that reports the task impossible has not done it).
+/// How the episode ended matters: a feasible task ended with `terminate(infeasible)` or
+/// `terminate(failure)` fails, whatever the state; an infeasible task fails on any change; an
+/// interactive task fails when the user was asked only after data changed.
 pub fn verify(family: &dyn Family, params: &serde_json::Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict {
     let verdict = family.verify(params, initial, last, log);
     let mut checks = verdict.checks;
@@ -105,8 +106,15 @@ pub fn verify(family: &dyn Family, params: &serde_json::Value, initial: &DeviceS
             changed.is_empty(),
             changed.first().map(|p| format!("the task cannot be done, yet {p} changed")).unwrap_or_default(),
         ));
-    } else if log.terminated == Some(TerminateStatus::Infeasible) {
-        checks.push(guigym_core::Check::new("ended_as_feasible", false, "the task can be done, but the episode ended with terminate(infeasible)"));
+    } else if let Some(status @ (TerminateStatus::Infeasible | TerminateStatus::Failure)) = log.terminated {
+        // The agent's own report counts: one that says it failed, or that the task is
+        // impossible, has not done the task, whatever the state (an RL reward must not teach
+        // that the report is free).
+        checks.push(guigym_core::Check::new(
+            "ended_as_feasible",
+            false,
+            format!("the task can be done, but the episode ended with terminate({})", format!("{status:?}").to_lowercase()),
+        ));
     }
     if family.kind() == FamilyKind::Interactive && log.asked_after_a_change {
         checks.push(guigym_core::Check::new("asked_first", false, "the user was asked only after app data had been changed"));

@@ -631,3 +631,47 @@ fn asking_the_user_after_acting_is_too_late() {
     assert!(!late.success, "asking after the transfer passed");
     assert!(late.checks.iter().any(|c| c.name == "asked_first" && !c.passed), "{:?}", late.checks);
 }
+
+/// Replaces the walkthrough's first action equal to `from` with `to`.
+fn replacing(from: Action, to: Action) -> impl FnOnce(Vec<Action>) -> Vec<Action> {
+    move |w| {
+        let mut done = false;
+        w.into_iter()
+            .map(|a| {
+                if !done && a == from {
+                    done = true;
+                    to.clone()
+                } else {
+                    a
+                }
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn graded_from_outside_curly_quotes_dotted_times_negations_and_failure_reports() {
+    // A phone keyboard's apostrophe is an apostrophe.
+    let curly = play_with(
+        "cross.walk_time_message/0",
+        replacing(
+            Action::Type { text: "I'm 32 minutes away".into(), element: None, clear: true },
+            Action::Type { text: "I\u{2019}m 32 minutes away".into(), element: None, clear: true },
+        ),
+    );
+    assert!(curly.success, "{:?}", curly.first_failure());
+    // "14.00" is 14:00 when a time is asked for.
+    let dotted = play_with("info.event_time/0", replacing(Action::Answer { text: "14:00".into() }, Action::Answer { text: "14.00".into() }));
+    assert!(dotted.success, "{:?}", dotted.first_failure());
+    // Naming the value only to deny it is no answer.
+    let negated =
+        play_with("info.song_artist/0", replacing(Action::Answer { text: "Lena Marsh".into() }, Action::Answer { text: "Not Lena Marsh; it's Lena".into() }));
+    assert!(!negated.success);
+    // Done, then reported as failed: the agent's report counts.
+    let failed = play_all("messages.send/0", |mut w| {
+        w.pop();
+        w.push(Action::Terminate { status: guigym_core::TerminateStatus::Failure });
+        w
+    });
+    assert!(!failed.success);
+}
