@@ -59,7 +59,11 @@ fn view(s: &DeviceState, route: &str) -> View {
                         View::list(
                             "playlist_songs",
                             s.scroll("playlist_songs"),
-                            p.songs.iter().enumerate().filter_map(|(i, sid)| s.data.songs.get(*sid).map(|song| View::item(format!("entry:{i}"), &song.title, &song.artist))),
+                            // The position is shown: in a world that lists things backwards, "first" must
+                            // still be readable from the screen.
+                            p.songs.iter().enumerate().filter_map(|(i, sid)| {
+                                s.data.songs.get(*sid).map(|song| View::item(format!("entry:{i}"), format!("{}. {}", i + 1, song.title), &song.artist))
+                            }),
                         ),
                         View::row([View::button("play_playlist", "Play"), View::danger_button("delete", "Delete playlist")]),
                         now_playing(s),

@@ -80,7 +80,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                 vec![View::list(
                     "orders",
                     s.scroll("orders"),
-                    rows.into_iter().map(|(id, o)| View::item_with(format!("order:{id}"), format!("Order {}", o.number), &o.status, money(o.total_cents))),
+                    // The date is shown: "most recent" is read from it, never from the position.
+                    rows.into_iter().map(|(id, o)| {
+                        View::item_with(format!("order:{id}"), format!("Order {}", o.number), format!("{} · {}", crate::time::date_iso(o.time), o.status), money(o.total_cents))
+                    }),
                 )],
                 None,
             )
@@ -96,6 +99,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                 });
                 let mut body: Vec<View> = o.lines.iter().map(|l| View::text(format!("{} × {} — {}", l.qty, l.item, money(l.price_cents * l.qty as i64)))).collect();
                 body.push(View::text(format!("Total: {}", money(o.total_cents))).id("total"));
+                body.push(View::text(format!("Ordered: {}", crate::time::date_iso(o.time))).id("ordered"));
                 body.push(View::text(format!("Status: {}", o.status)).id("status"));
                 if o.status == "delivered" {
                     body.push(View::button("return", "Return items"));

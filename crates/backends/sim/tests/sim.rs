@@ -675,3 +675,37 @@ fn graded_from_outside_curly_quotes_dotted_times_negations_and_failure_reports()
     });
     assert!(!failed.success);
 }
+
+#[test]
+fn order_keys_are_on_screen() {
+    block_on(async {
+        // Shop orders show their date, so "most recent" never depends on list order.
+        let task = tasks::find_task("shop.return/0").unwrap();
+        let mut env = SimEnv::new(Screen::PHONE);
+        env.reset(&task).await.unwrap();
+        for a in &task.walkthrough[..2] {
+            env.step(a).await.unwrap();
+        }
+        let obs = env.observe(ObserveOptions::default()).await.unwrap();
+        let rows: Vec<&guigym_core::UiNode> = obs.ui_tree.iter().filter(|n| n.id.starts_with("order:")).collect();
+        assert!(!rows.is_empty());
+        for r in rows {
+            assert!(r.text.split_whitespace().any(|w| guigym_apps::time::parse_date(w).is_some()), "{}", r.text);
+        }
+        // Playlist entries show their position.
+        let task = tasks::find_task("long.playlist/0").unwrap();
+        env.reset(&task).await.unwrap();
+        let state = env.state_mut().unwrap();
+        let (pid, _) = state.data.playlists.iter().find(|(_, p)| p.songs.len() >= 2).expect("a playlist with songs");
+        for a in [Action::OpenApp { name: "Music".into() }, Action::click_element("tab_playlists"), Action::click_element(format!("playlist:{pid}"))] {
+            let obs = env.observe(ObserveOptions::default()).await.unwrap();
+            if obs.ui_tree.iter().any(|n| n.id == "popup_dismiss" && n.clickable) {
+                env.step(&Action::click_element("popup_dismiss")).await.unwrap();
+            }
+            env.step(&a).await.unwrap();
+        }
+        let obs = env.observe(ObserveOptions::default()).await.unwrap();
+        let entries: Vec<&str> = obs.ui_tree.iter().filter(|n| n.id.starts_with("entry:")).map(|n| n.text.as_str()).collect();
+        assert!(entries.len() >= 2 && entries.iter().any(|t| t.starts_with("1. ")), "{entries:?}");
+    });
+}
