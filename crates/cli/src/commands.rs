@@ -300,6 +300,23 @@ impl Progress for Bar {
     }
 }
 
+/// A suite's tasks, one instance to run them on in turn, and a progress bar (hidden for JSON
+/// output): what `tasks validate` and `tasks audit` share.
+async fn one_instance_for(
+    suite: &str,
+    backend: BackendArg,
+    screen: &ScreenArgs,
+    json: bool,
+) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, ProgressBar)> {
+    let tasks = suite_tasks(suite)?;
+    let env = provider_for(backend, screen.screen()?)?.create().await?;
+    let progress = bar(tasks.len() as u64);
+    if json {
+        progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    Ok((tasks, env, progress))
+}
+
 fn bar(total: u64) -> ProgressBar {
     let bar = ProgressBar::new(total);
     if let Ok(style) = ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}") {
@@ -436,13 +453,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Audit { suite, json, backend, screen } => {
-            let tasks = suite_tasks(&suite)?;
-            let provider = provider_for(backend, screen.screen()?)?;
-            let mut env = provider.create().await?;
-            let progress = bar(tasks.len() as u64);
-            if json {
-                progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-            }
+            let (tasks, mut env, progress) = one_instance_for(&suite, backend, &screen, json).await?;
             let started = std::time::Instant::now();
             let mut report = guigym_rollout::audit::AuditReport::default();
             for task in &tasks {
@@ -465,13 +476,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         TasksCommand::Validate { suite, json, backend, screen } => {
-            let tasks = suite_tasks(&suite)?;
-            let provider = provider_for(backend, screen.screen()?)?;
-            let mut env = provider.create().await?;
-            let progress = bar(tasks.len() as u64);
-            if json {
-                progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-            }
+            let (tasks, mut env, progress) = one_instance_for(&suite, backend, &screen, json).await?;
             let mut results = Vec::new();
             for task in &tasks {
                 let v = validate_task(env.as_mut(), task).await.with_context(|| format!("validating {}", task.id))?;

@@ -50,3 +50,25 @@ impl EnvError {
         matches!(self, EnvError::Infra(_))
     }
 }
+
+/// The wait a `Retry-After` header asks for, in milliseconds: seconds as a number (an HTTP date
+/// is not honoured), at most a minute so a bad header cannot stall a run.
+pub fn retry_after_ms(header: Option<&str>) -> Option<u64> {
+    let seconds = header?.trim().parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0)?;
+    Some((seconds.min(60.0) * 1000.0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_is_read_and_bounded() {
+        assert_eq!(retry_after_ms(Some(" 2 ")), Some(2000));
+        assert_eq!(retry_after_ms(Some("0.5")), Some(500));
+        assert_eq!(retry_after_ms(Some("100000")), Some(60_000));
+        assert_eq!(retry_after_ms(Some("-1")), None);
+        assert_eq!(retry_after_ms(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(retry_after_ms(None), None);
+    }
+}

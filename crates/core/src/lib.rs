@@ -15,7 +15,7 @@ pub mod verdict;
 
 pub use action::{Action, Direction, Point, TerminateStatus};
 pub use env::{Env, EnvProvider, ObserveOptions, StepOutcome};
-pub use error::{EnvError, InvalidAction};
+pub use error::{retry_after_ms, EnvError, InvalidAction};
 pub use observation::{Bounds, Observation, Screenshot, UiNode};
 pub use rng::Rng;
 pub use task::TaskSpec;

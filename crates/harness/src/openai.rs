@@ -255,14 +255,8 @@ impl OpenAiPolicy {
         }
         let resp = req.send().await.map_err(|e| Failure::Retry(describe_error(&e), None))?;
         let status = resp.status();
-        // Seconds, as servers send it; at most a minute, so a bad header cannot stall a run.
-        let retry_after = resp
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(|s| Duration::from_secs_f64(s.min(60.0)));
+        let header = resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok());
+        let retry_after = guigym_core::retry_after_ms(header).map(Duration::from_millis);
         let text = resp.text().await.map_err(|e| Failure::Retry(describe_error(&e), None))?;
         if status.is_server_error() || matches!(status.as_u16(), 408 | 429) {
             return Err(Failure::Retry(format!("HTTP {status}: {}", snippet(&text)), retry_after));

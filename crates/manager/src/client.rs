@@ -80,13 +80,7 @@ impl ApiClient {
         }
         let resp = req.send().await.map_err(|e| ClientError::Transport(format!("{}{path}: {e}", self.base)))?;
         let status = resp.status().as_u16();
-        let retry_after_ms = resp
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(|s| (s * 1000.0) as u64);
+        let retry_after_ms = guigym_core::retry_after_ms(resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()));
         let bytes = resp.bytes().await.map_err(|e| ClientError::Transport(e.to_string()))?;
         if !(200..300).contains(&status) {
             let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
