@@ -313,34 +313,62 @@ async fn play(env: &mut dyn Env, actions: &[Action]) -> Result<Option<String>, E
     Ok(None)
 }
 
-/// The mutant that drops the step that completed the task (the first after which the
-/// verifier says yes): without it, nothing was done. Found by playing the walkthrough.
-async fn completing_step_dropped(env: &mut dyn Env, task: &TaskSpec) -> Result<Option<Case>, EnvError> {
+/// Mutants found by playing the walkthrough: the step that completed the task (the first
+/// after which the verifier says yes) dropped, and the last item tapped up to then (`contact:3`,
+/// `product:20`, `order:2`) swapped for the next one of its kind, so the task is done on the
+/// wrong item.
+async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>, EnvError> {
     let (body, status) = body(task);
     if status != Some(TerminateStatus::Success) || task.params.get("answer").is_some() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     for k in 0..body.len() {
         // The walkthrough up to step k, played afresh: the first prefix that completes it.
         env.reset(task).await?;
         if play(env, &body[..=k]).await?.is_some() {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         if env.evaluate().await?.success {
-            let mut a = body.clone();
-            a.remove(k);
-            a.push(terminate(TerminateStatus::Success));
-            return Ok(Some(Case { rule: "completing_step_dropped", must_pass: false, actions: a }));
+            let mut out = Vec::new();
+            let mut dropped = body.clone();
+            dropped.remove(k);
+            dropped.push(terminate(TerminateStatus::Success));
+            out.push(Case { rule: "completing_step_dropped", must_pass: false, actions: dropped });
+            // Only where the tapped item is the task's target: in one app, with no answer and
+            // no fact carried over from another item (a swapped source would still give the
+            // right result from the walkthrough's hard-coded text).
+            let single_target = task.apps.len() == 1 && !body.iter().any(|a| matches!(a, Action::Answer { .. }));
+            let item = body[..=k]
+                .iter()
+                .rposition(|a| matches!(a, Action::Click { element: Some(e), .. } if numbered(e).is_some()))
+                .filter(|_| single_target);
+            if let Some(i) = item {
+                if let Action::Click { element: Some(e), .. } = &body[i] {
+                    if let Some((prefix, n)) = numbered(e) {
+                        let mut swapped = body.clone();
+                        swapped[i] = Action::click_element(format!("{prefix}:{}", n + 1));
+                        swapped.push(terminate(TerminateStatus::Success));
+                        out.push(Case { rule: "wrong_item", must_pass: false, actions: swapped });
+                    }
+                }
+            }
+            return Ok(out);
         }
     }
-    Ok(None)
+    Ok(Vec::new())
+}
+
+/// `contact:3` → (`contact`, 3): an element that names one item of a kind.
+fn numbered(id: &str) -> Option<(&str, u32)> {
+    let (prefix, n) = id.rsplit_once(':')?;
+    Some((prefix, n.parse().ok()?))
 }
 
 /// Runs every case of a task on an instance and adds the verdicts to the report.
 pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, report: &mut AuditReport) -> Result<(), EnvError> {
     report.tasks += 1;
     let mut all = cases(task);
-    all.extend(completing_step_dropped(env, task).await?);
+    all.extend(played_mutants(env, task).await?);
     for case in all {
         env.reset(task).await?;
         if let Some(refused) = play(env, &case.actions).await? {
