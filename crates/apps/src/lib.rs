@@ -20,18 +20,28 @@ pub use world::World;
 /// Lowercase, trimmed, inner whitespace collapsed, trailing punctuation dropped: how names
 /// and short texts are compared.
 pub fn normalize(s: &str) -> String {
-    // Typographic quotes and dashes are the plain ones (a phone keyboard types ’ for ').
-    let s: String = s
-        .chars()
+    let s = plain_punctuation(s);
+    let words: Vec<&str> = s.split_whitespace().collect();
+    words.join(" ").to_lowercase().trim_end_matches(['.', '!', '?', ',', ';']).trim_matches(['"', '\'']).to_string()
+}
+
+/// Typographic quotes and dashes as the plain ones (a phone keyboard types ’ for ').
+pub fn plain_punctuation(s: &str) -> String {
+    s.chars()
         .map(|c| match c {
             '\u{2018}' | '\u{2019}' | '\u{201B}' => '\'',
             '\u{201C}' | '\u{201D}' => '"',
             '\u{2013}' | '\u{2014}' => '-',
             c => c,
         })
-        .collect();
-    let words: Vec<&str> = s.split_whitespace().collect();
-    words.join(" ").to_lowercase().trim_end_matches(['.', '!', '?', ',', ';']).trim_matches(['"', '\'']).to_string()
+        .collect()
+}
+
+/// Whether two phone numbers are one: the same digits, or `short` lacking at most a
+/// three-digit country code (`555 123 4567` for `+1 555 123 4567`).
+pub fn same_phone(short: &str, full: &str) -> bool {
+    let (a, p) = (digits(short), digits(full));
+    a.len() >= 7 && (a == p || p.ends_with(&a) && p.len() - a.len() <= 3)
 }
 
 /// Cents as money: `$12.50`, `-$3.00`.

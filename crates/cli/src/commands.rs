@@ -302,16 +302,11 @@ impl Progress for Bar {
 
 /// A suite's tasks, one instance to run them on in turn, and a progress bar (hidden for JSON
 /// output): what `tasks validate` and `tasks audit` share.
-async fn one_instance_for(
-    suite: &str,
-    backend: BackendArg,
-    screen: &ScreenArgs,
-    json: bool,
-) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, ProgressBar)> {
-    let tasks = suite_tasks(suite)?;
-    let env = provider_for(backend, screen.screen()?)?.create().await?;
+async fn one_instance_for(run: &SuiteRun) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, ProgressBar)> {
+    let tasks = suite_tasks(&run.suite)?;
+    let env = provider_for(run.backend, run.screen.screen()?)?.create().await?;
     let progress = bar(tasks.len() as u64);
-    if json {
+    if run.json {
         progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     Ok((tasks, env, progress))
@@ -382,29 +377,24 @@ pub enum TasksCommand {
     /// Mutation testing of verifiers: right solutions derived from each walkthrough must pass,
     /// wrong ones (mutants) must fail; prints false negatives and false positives per family
     /// and per rule, and exits 1 on any
-    Audit {
-        #[arg(long, default_value = "all")]
-        suite: String,
-        #[arg(long)]
-        json: bool,
-        #[arg(long, value_enum, default_value = "sim")]
-        backend: BackendArg,
-        #[command(flatten)]
-        screen: ScreenArgs,
-    },
+    Audit(SuiteRun),
     /// Check that every task scores 0 after reset, 1 after its golden, 0 after reset again,
     /// and 1 after its walkthrough is played through the GUI
-    Validate {
-        #[arg(long, default_value = "all")]
-        suite: String,
-        #[arg(long)]
-        json: bool,
-        /// Where the tasks run: the simulated phone, or real Chromium
-        #[arg(long, value_enum, default_value = "sim")]
-        backend: BackendArg,
-        #[command(flatten)]
-        screen: ScreenArgs,
-    },
+    Validate(SuiteRun),
+}
+
+/// A suite played task by task on one instance (`tasks validate`, `tasks audit`).
+#[derive(Args)]
+pub struct SuiteRun {
+    #[arg(long, default_value = "all")]
+    suite: String,
+    #[arg(long)]
+    json: bool,
+    /// Where the tasks run: the simulated phone, or real Chromium
+    #[arg(long, value_enum, default_value = "sim")]
+    backend: BackendArg,
+    #[command(flatten)]
+    screen: ScreenArgs,
 }
 
 pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
@@ -452,8 +442,9 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             println!("{} after {steps} steps: {}", task.id, obs.screen);
             Ok(ExitCode::SUCCESS)
         }
-        TasksCommand::Audit { suite, json, backend, screen } => {
-            let (tasks, mut env, progress) = one_instance_for(&suite, backend, &screen, json).await?;
+        TasksCommand::Audit(run) => {
+            let (tasks, mut env, progress) = one_instance_for(&run).await?;
+            let (suite, json) = (run.suite, run.json);
             let started = std::time::Instant::now();
             let mut report = guigym_rollout::audit::AuditReport::default();
             for task in &tasks {
@@ -475,8 +466,9 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             let wrong = report.overall.false_negatives + report.overall.false_positives;
             Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        TasksCommand::Validate { suite, json, backend, screen } => {
-            let (tasks, mut env, progress) = one_instance_for(&suite, backend, &screen, json).await?;
+        TasksCommand::Validate(run) => {
+            let (tasks, mut env, progress) = one_instance_for(&run).await?;
+            let (suite, json) = (run.suite, run.json);
             let mut results = Vec::new();
             for task in &tasks {
                 let v = validate_task(env.as_mut(), task).await.with_context(|| format!("validating {}", task.id))?;

@@ -42,6 +42,9 @@ pub fn new_trajectory_id() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// `Attempt::ended_by` when the prompt outgrew the model's context.
+pub const CONTEXT_LENGTH: &str = "context_length";
+
 /// Feedback the model reads back is cut to this many characters: an agent's own overlong
 /// input must not flood its next prompt.
 pub const MAX_FEEDBACK_CHARS: usize = 500;
@@ -113,7 +116,7 @@ pub async fn run_attempt(
             Ok(output) => output,
             // The episode outgrew the model: the agent's run ends here and is judged as is.
             Err(PolicyError::ContextLength(_)) => {
-                ended_by = Some("context_length".to_string());
+                ended_by = Some(CONTEXT_LENGTH.to_string());
                 break;
             }
             Err(e) => return Err(e.into()),

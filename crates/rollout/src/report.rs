@@ -43,6 +43,15 @@ pub struct TokenTotals {
 }
 
 impl TokenTotals {
+    /// The totals of these steps.
+    pub fn of<'a>(steps: impl IntoIterator<Item = &'a guigym_core::Step>) -> TokenTotals {
+        let mut t = TokenTotals::default();
+        for s in steps {
+            t.add(s.usage.as_ref());
+        }
+        t
+    }
+
     pub fn add(&mut self, usage: Option<&guigym_core::TokenUsage>) {
         match usage {
             Some(u) => {
@@ -145,11 +154,8 @@ fn figures(attempts: &[&Attempt]) -> FamilyReport {
         false_complete: attempts.iter().filter(|a| a.false_complete()).count(),
         unscored: 0,
         infra_retries: 0,
-        context_length: attempts.iter().filter(|a| a.ended_by.as_deref() == Some("context_length")).count(),
-        tokens: attempts.iter().flat_map(|a| &a.trajectory.steps).fold(TokenTotals::default(), |mut t, s| {
-            t.add(s.usage.as_ref());
-            t
-        }),
+        context_length: attempts.iter().filter(|a| a.ended_by.as_deref() == Some(crate::attempt::CONTEXT_LENGTH)).count(),
+        tokens: TokenTotals::of(attempts.iter().flat_map(|a| &a.trajectory.steps)),
     }
 }
 

@@ -221,10 +221,7 @@ impl Store {
 
     pub fn finish_attempt(&self, attempt_id: i64, attempt: &Attempt) -> Result<(), StoreError> {
         let verdict = serde_json::to_string(&attempt.verdict).unwrap_or_default();
-        let mut tokens = crate::report::TokenTotals::default();
-        for s in &attempt.trajectory.steps {
-            tokens.add(s.usage.as_ref());
-        }
+        let tokens = crate::report::TokenTotals::of(&attempt.trajectory.steps);
         let tokens = serde_json::to_string(&tokens).unwrap_or_default();
         self.with(|c| {
             c.execute(

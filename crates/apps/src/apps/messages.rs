@@ -117,13 +117,8 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             }
             // A number that belongs to a contact is that contact (as on a real phone), with or
             // without the country code.
-            let typed = crate::digits(&to);
             let by_number = |s: &DeviceState| -> Option<(String, String)> {
-                s.data.contacts.iter().map(|(_, c)| c).find(|c| {
-                    let own = crate::digits(&c.phone);
-                    typed.len() >= 7 && (own == typed || own.ends_with(&typed) && own.len() - typed.len() <= 3)
-                })
-                .map(|c| (c.name.clone(), c.phone.clone()))
+                s.data.contacts.iter().map(|(_, c)| c).find(|c| crate::same_phone(&to, &c.phone)).map(|c| (c.name.clone(), c.phone.clone()))
             };
             let recipient = match s.contact_named(&to) {
                 Some((_, c)) => Some((c.name.clone(), c.phone.clone())),

@@ -9,15 +9,8 @@ use crate::time::{self, Minutes};
 
 /// Text folded for comparison: curly quotes straightened, lowercase, one space between words.
 pub fn fold(s: &str) -> String {
-    let straight: String = s
-        .chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '\u{201B}' | '\u{2032}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{2033}' => '"',
-            '\u{2013}' | '\u{2014}' => '-',
-            c => c,
-        })
-        .collect();
+    // Prime marks too, which some keyboards put in answers for quotes.
+    let straight = crate::plain_punctuation(s).replace('\u{2032}', "'").replace('\u{2033}', "\"");
     straight.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 

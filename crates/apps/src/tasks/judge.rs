@@ -8,7 +8,9 @@ use crate::state::AppData;
 
 /// Paths that change by merely looking (opening an email marks it read) or that leave the
 /// world as it was (a cart or basket nobody checked out, the music player): never a side effect.
-const BENIGN: &[&str] = &["emails/items/*/read", "cart", "basket", "basket_restaurant", "player"];
+/// Opening an email marks it read: reading, never a change the task made.
+const READING: &str = "emails/items/*/read";
+const BENIGN: &[&str] = &[READING, "cart", "basket", "basket_restaurant", "player"];
 
 /// Keys the golden cannot predict (when a message was sent): not compared.
 const VOLATILE: &[&str] = &["time", "next_id"];
@@ -50,7 +52,7 @@ fn diff_values(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
 
 /// Whether a changed path is only reading (an email marked read).
 pub fn is_reading(path: &str) -> bool {
-    under(path, "emails/items/*/read")
+    under(path, READING)
 }
 
 /// Whether `path` lies under `pattern` (segments, `*` matches one segment).
@@ -221,8 +223,7 @@ pub fn answer_is_time(answer: &str, minutes: i64) -> bool {
 
 /// Whether an answer is the phone number: same digits, a missing country code allowed.
 pub fn answer_is_phone(answer: &str, phone: &str) -> bool {
-    let (a, p) = (crate::digits(answer), crate::digits(phone));
-    a.len() >= 7 && (a == p || p.ends_with(&a) && p.len() - a.len() <= 3)
+    crate::same_phone(answer, phone)
 }
 
 /// Amounts of money written in text (`$12.50`, `12.50`, `12,50 USD`, `12 dollars`), in cents;

@@ -28,10 +28,10 @@ pub struct EpisodeLog {
     pub asked_after_a_change: bool,
 }
 
-/// Whether app data changed between two states, reading (emails marked read) aside: what
-/// "the agent changed something" means for asking first and for infeasible tasks.
-pub fn data_changed(initial: &DeviceState, now: &DeviceState) -> bool {
-    judge::diff(&initial.data, &now.data).iter().any(|p| !judge::is_reading(p))
+/// The app data paths that changed between two states, reading (emails marked read) aside:
+/// what "the agent changed something" means for asking first and for infeasible tasks.
+pub fn data_changes(initial: &DeviceState, now: &DeviceState) -> Vec<String> {
+    judge::diff(&initial.data, &now.data).into_iter().filter(|p| !judge::is_reading(p)).collect()
 }
 
 /// A task before it is numbered.
@@ -100,7 +100,7 @@ pub fn verify(family: &dyn Family, params: &serde_json::Value, initial: &DeviceS
     if family.kind() == FamilyKind::Infeasible {
         // Nothing may change, not even what is otherwise benign (a song played, a cart
         // filled): those are substitutes for what was asked.
-        let changed: Vec<String> = judge::diff(&initial.data, &last.data).into_iter().filter(|p| !judge::is_reading(p)).collect();
+        let changed = data_changes(initial, last);
         checks.push(guigym_core::Check::new(
             "changed_nothing",
             changed.is_empty(),

@@ -124,7 +124,7 @@ impl SimEnv {
             Action::AskUser { text } => {
                 if self.log.questions.is_empty() {
                     let initial = self.prepared.as_ref().map(|p| p.initial.clone());
-                    self.log.asked_after_a_change = initial.is_some_and(|i| tasks::data_changed(&i, state));
+                    self.log.asked_after_a_change = initial.is_some_and(|i| !tasks::data_changes(&i, state).is_empty());
                 }
                 self.log.questions.push(text.clone());
                 let reply = self.prepared.as_ref().and_then(|p| p.spec.params.get("user_reply")).and_then(|v| v.as_str());

@@ -6,7 +6,7 @@
 
 use guigym_core::{Action, Direction, InvalidAction};
 
-use super::pycall::{self, Call, Lit, Reader};
+use super::pycall::{self, literal as py, Call, Lit, Reader};
 use super::{direction_name, invalid, status, status_name};
 
 pub const DESCRIPTION: &str = r#"Reply with one Python call (it is parsed, never run), e.g. pyautogui.click(x=120, y=640).
@@ -81,11 +81,6 @@ pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
         "FAIL" => Action::Terminate { status: guigym_core::TerminateStatus::Failure },
         other => return Err(invalid(format!("unsupported call {other:?}"))),
     })
-}
-
-fn py(s: &str) -> String {
-    // A Python string literal that our reader reads back exactly.
-    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'").replace('\n', "\\n").replace('\t', "\\t"))
 }
 
 pub fn encode(action: &Action) -> Option<String> {

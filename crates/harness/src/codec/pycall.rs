@@ -175,6 +175,11 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// A Python string literal in single quotes that `Reader` reads back exactly.
+pub(crate) fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'").replace('\n', "\\n").replace('\t', "\\t"))
+}
+
 /// Where each call of a known name starts, in order of position. A name counts where it is
 /// not part of a longer identifier and is followed by `(` (or stands bare, for `bare` names);
 /// a `prefix` right before it (`pyautogui.`) belongs to the call.

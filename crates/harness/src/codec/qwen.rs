@@ -15,15 +15,9 @@ scroll {coordinate, direction: up|down|left|right, amount}; type {text, clear}; 
 system_button {button: Back|Home|Enter}; open {text: app name}; wait {time: seconds}; answer {text}; ask_user {text};
 terminate {status: success|failure|infeasible}"#;
 
-/// The text between `<tool_call>` tags, or the whole reply.
+/// The text between the first `<tool_call>` tags, or the whole reply.
 fn call_body(raw: &str) -> &str {
-    match raw.find("<tool_call>") {
-        Some(start) => {
-            let rest = &raw[start + "<tool_call>".len()..];
-            &rest[..rest.find("</tool_call>").unwrap_or(rest.len())]
-        }
-        None => raw,
-    }
+    super::tool_call_bodies(raw).first().copied().unwrap_or(raw)
 }
 
 pub fn parse(raw: &str) -> Result<Action, InvalidAction> {

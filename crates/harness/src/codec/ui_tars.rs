@@ -8,7 +8,7 @@
 
 use guigym_core::{Action, InvalidAction, Point, TerminateStatus};
 
-use super::pycall::{self, Call, Lit, Reader};
+use super::pycall::{self, literal, Call, Lit, Reader};
 use super::{direction, direction_name, int, invalid};
 
 pub const DESCRIPTION: &str = r#"Reply with your reasoning after "Thought:" and exactly one call after "Action:", e.g.
@@ -144,22 +144,6 @@ fn at(p: Point) -> String {
     format!("'({},{})'", int(p.0), int(p.1))
 }
 
-/// A Python string literal in single quotes.
-fn quoted(s: &str) -> String {
-    let mut out = String::from("'");
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
-
 pub fn encode(action: &Action) -> Option<String> {
     let call = match action {
         Action::Click { at: Some(p), .. } => format!("click(start_box={})", at(*p)),
@@ -172,15 +156,15 @@ pub fn encode(action: &Action) -> Option<String> {
             format!("scroll(start_box={}, direction='{}', amount='{amount}')", at(*p), direction_name(*d))
         }
         Action::Type { text, clear, .. } => {
-            format!("type(content={}{})", quoted(text), if *clear { ", clear='true'" } else { "" })
+            format!("type(content={}{})", literal(text), if *clear { ", clear='true'" } else { "" })
         }
-        Action::Key { keys } => format!("hotkey(key={})", quoted(&keys.join(" "))),
+        Action::Key { keys } => format!("hotkey(key={})", literal(&keys.join(" "))),
         Action::Back => "press_back()".into(),
         Action::Home => "press_home()".into(),
-        Action::OpenApp { name } => format!("open_app(app_name={})", quoted(name)),
+        Action::OpenApp { name } => format!("open_app(app_name={})", literal(name)),
         Action::Wait { ms } => format!("wait(seconds='{}')", *ms as f64 / 1000.0),
-        Action::Answer { text } => format!("answer(content={})", quoted(text)),
-        Action::AskUser { text } => format!("call_user(content={})", quoted(text)),
+        Action::Answer { text } => format!("answer(content={})", literal(text)),
+        Action::AskUser { text } => format!("call_user(content={})", literal(text)),
         Action::Terminate { status: TerminateStatus::Success } => "finished()".into(),
         Action::Terminate { status: TerminateStatus::Infeasible } => "call_user()".into(),
         Action::Terminate { status: TerminateStatus::Failure } => "finished(status='failure')".into(),
