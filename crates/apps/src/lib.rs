@@ -44,6 +44,13 @@ pub fn same_phone(short: &str, full: &str) -> bool {
     a.len() >= 7 && (a == p || p.ends_with(&a) && p.len() - a.len() <= 3)
 }
 
+/// A phone number as a key: its digits, without a country code (the last ten digits of a
+/// longer number), so every way of writing one number gives one key.
+pub fn phone_key(s: &str) -> String {
+    let d = digits(s);
+    if d.len() > 10 { d[d.len() - 10..].to_string() } else { d }
+}
+
 /// Cents as money: `$12.50`, `-$3.00`.
 pub fn money(cents: i64) -> String {
     let sign = if cents < 0 { "-" } else { "" };

@@ -43,8 +43,9 @@ pub struct GoldenPolicy {
     scrolls: u32,
 }
 
-/// How many scrolls the golden policy spends looking for one element.
-const MAX_SCROLLS: u32 = 12;
+/// How many scrolls the golden policy spends looking for one element (half down, then up):
+/// enough for the longest list on the most zoomed screen.
+const MAX_SCROLLS: u32 = 24;
 
 impl GoldenPolicy {
     pub fn new(walkthrough: Vec<Action>) -> GoldenPolicy {

@@ -2,9 +2,11 @@
 //! route; the audit asks whether a verifier tells right from wrong. For each task it derives
 //! from the walkthrough and the task's parameters
 //! - *alternatives* that are still right and must pass (the answer inside a sentence or in
-//!   another accepted format, a typo typed and corrected), and
+//!   another accepted format, a typo typed and corrected, repeated blocks in another order, an
+//!   item found by searching instead of scrolling), and
 //! - *mutants* that are wrong and must fail (success claimed without acting, the task done
-//!   then reported infeasible, a hedged or wrong answer, the step that completed it dropped, another value
+//!   then reported infeasible, a hedged or wrong answer, the step that completed it dropped or
+//!   undone by tapping it again, another value
 //!   typed, a side effect in another app, a contradicting extra message, the user asked too
 //!   late).
 //!
@@ -193,6 +195,28 @@ fn other_value(text: &str) -> String {
     }
 }
 
+/// Independent repetitions done in another order: where the walkthrough is blocks that each
+/// start the same way and end with `back` (three contacts added, three people texted), the
+/// blocks in reverse order.
+fn blocks_reordered(body: &[Action]) -> Option<Vec<Action>> {
+    let ends: Vec<usize> = body.iter().enumerate().filter(|(_, a)| **a == Action::Back).map(|(i, _)| i).collect();
+    let first = *ends.first()?;
+    // The blocks: from the first block's start (the action after the app was opened) to each `back`.
+    let start = body[..first].iter().rposition(|a| matches!(a, Action::OpenApp { .. }) || matches!(a, Action::Click { element: Some(e), .. } if e.starts_with("app:")))? + 1;
+    let mut blocks = Vec::new();
+    let mut from = start;
+    for &end in &ends {
+        blocks.push(body[from..=end].to_vec());
+        from = end + 1;
+    }
+    let same_start = blocks.iter().all(|b| b.first() == blocks[0].first());
+    if blocks.len() < 2 || !same_start || from != body.len() {
+        return None;
+    }
+    blocks.reverse();
+    Some([body[..start].to_vec(), blocks.concat()].concat())
+}
+
 /// The cases of one task.
 pub fn cases(task: &TaskSpec) -> Vec<Case> {
     let (body, status) = body(task);
@@ -214,6 +238,9 @@ pub fn cases(task: &TaskSpec) -> Vec<Case> {
             );
             out.push(Case { rule: "typo_corrected", must_pass: true, actions: done(a, end) });
         }
+    }
+    if let Some(reordered) = blocks_reordered(&body) {
+        out.push(Case { rule: "blocks_reordered", must_pass: true, actions: done(reordered, end) });
     }
     let answer_at = body.iter().rposition(|a| matches!(a, Action::Answer { .. }));
     if let (Some(i), Some(param)) = (answer_at, task.params.get("answer")) {
@@ -334,6 +361,16 @@ async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>,
             dropped.remove(k);
             dropped.push(terminate(TerminateStatus::Success));
             out.push(Case { rule: "completing_step_dropped", must_pass: false, actions: dropped });
+            // Done, then undone: where the completing tap flipped an element's state (a switch,
+            // a checkbox, a like), the same tap again flips it back.
+            if let Action::Click { element: Some(id), .. } = &body[k] {
+                if flips(env, task, &body[..k], id).await? {
+                    let mut twice = body.clone();
+                    twice.insert(k + 1, body[k].clone());
+                    twice.push(terminate(TerminateStatus::Success));
+                    out.push(Case { rule: "done_then_undone", must_pass: false, actions: twice });
+                }
+            }
             // Only where the tapped item is the task's target: in one app, with no answer and
             // no fact carried over from another item (a swapped source would still give the
             // right result from the walkthrough's hard-coded text).
@@ -358,6 +395,64 @@ async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>,
     Ok(Vec::new())
 }
 
+/// Search instead of scroll: where the walkthrough taps an item (`product:24`) on a screen with
+/// a search field, the item's name typed into the search first, then the same tap. The name is
+/// read from the screen once the item has been scrolled into view.
+async fn search_instead_of_scroll(env: &mut dyn Env, task: &TaskSpec) -> Result<Option<Case>, EnvError> {
+    let (body, status) = body(task);
+    let Some(end) = status else { return Ok(None) };
+    env.reset(task).await?;
+    for (i, action) in body.iter().enumerate() {
+        let obs = env.observe(ObserveOptions::default()).await?;
+        let target = match action {
+            Action::Click { element: Some(e), .. } if numbered(e).is_some() => Some(e.clone()),
+            _ => None,
+        };
+        let searchable = obs.ui_tree.iter().any(|n| n.id == "search" && n.editable);
+        if let (Some(target), true) = (target, searchable) {
+            // Scroll it into view as a person would, to read its name.
+            let mut finder = GoldenPolicy::new(vec![action.clone()]);
+            for _ in 0..32 {
+                let obs = env.observe(ObserveOptions::default()).await?;
+                if let Some(node) = obs.node(&target).filter(|n| n.bounds.h > 0) {
+                    let name = node.text.split(" · ").next().unwrap_or("").trim().to_string();
+                    if name.is_empty() {
+                        return Ok(None);
+                    }
+                    let actions = [body[..i].to_vec(), fill("search", &name), body[i..].to_vec(), vec![terminate(end)]].concat();
+                    return Ok(Some(Case { rule: "search_instead_of_scroll", must_pass: true, actions }));
+                }
+                let step = finder.decide(&obs);
+                if !matches!(step, Action::Scroll { .. }) {
+                    return Ok(None);
+                }
+                env.step(&step).await?;
+            }
+            return Ok(None);
+        }
+        if play(env, std::slice::from_ref(action)).await?.is_some() {
+            return Ok(None);
+        }
+    }
+    Ok(None)
+}
+
+/// Whether tapping element `id` after `before` flips its state (checked, selected, label).
+async fn flips(env: &mut dyn Env, task: &TaskSpec, before: &[Action], id: &str) -> Result<bool, EnvError> {
+    env.reset(task).await?;
+    if play(env, before).await?.is_some() {
+        return Ok(false);
+    }
+    // A switch's checked state, a tab's selection, a button's label ("Like" → "Unlike").
+    let state = |obs: &guigym_core::Observation| obs.ui_tree.iter().find(|n| n.id == id).map(|n| (n.checked, n.selected, n.text.clone()));
+    let was = state(&env.observe(ObserveOptions::default()).await?);
+    if play(env, &[Action::click_element(id)]).await?.is_some() {
+        return Ok(false);
+    }
+    let now = state(&env.observe(ObserveOptions::default()).await?);
+    Ok(was.is_some() && now.is_some() && was != now)
+}
+
 /// `contact:3` → (`contact`, 3): an element that names one item of a kind.
 fn numbered(id: &str) -> Option<(&str, u32)> {
     let (prefix, n) = id.rsplit_once(':')?;
@@ -369,6 +464,7 @@ pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, report: &mut AuditRe
     report.tasks += 1;
     let mut all = cases(task);
     all.extend(played_mutants(env, task).await?);
+    all.extend(search_instead_of_scroll(env, task).await?);
     for case in all {
         env.reset(task).await?;
         if let Some(refused) = play(env, &case.actions).await? {

@@ -30,6 +30,7 @@ fn css(rgb: Rgb) -> String {
 pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
     let scale = layout.screen.scale();
     let mut out = String::with_capacity(layout.nodes.len() * 160);
+    let live = layout.touchable();
     for (i, p) in layout.nodes.iter().enumerate() {
         let v = p.view;
         let r = p.visible;
@@ -38,12 +39,21 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
         }
         let (x, y, w, h) = (r.x as f32 / scale, r.y as f32 / scale, r.w as f32 / scale, r.h as f32 / scale);
         let base = format!(
-            "data-gid=\"{}\" data-role=\"{}\" style=\"left:{x:.2}px;top:{y:.2}px;width:{w:.2}px;height:{h:.2}px;z-index:{}",
+            "data-gid=\"{}\" data-role=\"{}\"{} style=\"left:{x:.2}px;top:{y:.2}px;width:{w:.2}px;height:{h:.2}px;z-index:{}",
             esc(&p.id),
             v.role(),
+            if live.contains(&i) { "" } else { " data-covered=\"true\"" },
             i + if layout.modal.is_some_and(|m| i >= m && i < layout.nodes[m].end) { 10_000 } else { 0 }
         );
-        let disabled = if v.enabled { "" } else { " aria-disabled=\"true\"" };
+        // A node cut by its list's edge is exactly its visible slice: no padding or border may
+        // grow it past the list, where it would take taps meant for what lies beyond.
+        let base = if p.visible.h < p.rect.h || p.visible.w < p.rect.w {
+            format!("{base};padding-top:0;padding-bottom:0;border-width:0;margin:0")
+        } else {
+            base
+        };
+        // What an open dialog covers is offered as nothing, as in the native UI tree.
+        let disabled = if v.enabled && live.contains(&i) { "" } else { " aria-disabled=\"true\"" };
         let el = match &v.kind {
             Kind::StatusBar { time } => format!("<div {base};background:{}\" class=\"status\">{}</div>", css(theme.surface), esc(time)),
             Kind::AppBar { title } => {
@@ -115,7 +125,7 @@ pub fn stylesheet(theme: &Theme) -> String {
     format!(
         "*{{box-sizing:border-box;margin:0;padding:0}}\
          html,body{{width:100%;height:100%;overflow:hidden;background:{bg};color:{text};font:16px 'DejaVu Sans',sans-serif}}\
-         #screen>*{{position:absolute}}\
+         #screen>*{{position:absolute;box-sizing:border-box}}\
          .status{{font-size:13px;padding:4px 16px}}\
          .appbar{{font-size:22px;padding:14px 16px}}\
          .text{{padding:4px 16px;overflow:hidden}} .title{{font-size:22px}} .caption{{font-size:13px;color:{muted}}}\

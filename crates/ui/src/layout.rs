@@ -86,6 +86,34 @@ fn text_height(text: &str, style: TextStyle, width: f32, scale: f32) -> f32 {
     lines * line_height(style, scale) + 8.0 * scale
 }
 
+/// The width a tab needs to show its whole label, in px.
+fn tab_width(tab: &View, scale: f32) -> f32 {
+    let chars = match &tab.kind {
+        Kind::Tab { label, .. } => label.chars().count(),
+        _ => 0,
+    };
+    (chars as f32 * TextStyle::Body.size_dp() * CHAR_WIDTH + PAD) * scale
+}
+
+/// Tabs packed into rows that fit `width`, in order: a strip too long for one line wraps
+/// rather than clipping its labels.
+fn tab_rows(tabs: &View, width: f32, scale: f32) -> Vec<std::ops::Range<usize>> {
+    let mut rows = Vec::new();
+    let (mut start, mut used) = (0, 0.0);
+    for (i, t) in tabs.children.iter().enumerate() {
+        let tw = tab_width(t, scale);
+        if i > start && used + tw > width {
+            rows.push(start..i);
+            (start, used) = (i, 0.0);
+        }
+        used += tw;
+    }
+    if start < tabs.children.len() {
+        rows.push(start..tabs.children.len());
+    }
+    rows
+}
+
 /// Height a node wants at a given width, in px. `None` for a list that fills what is left.
 fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
     let dp = |v: f32| v * scale;
@@ -109,7 +137,8 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
         Kind::TextField { multiline, .. } => dp(if *multiline { 128.0 } else { 64.0 }),
         Kind::Item { subtitle, .. } => dp(if subtitle.is_empty() { 56.0 } else { 72.0 }),
         Kind::Checkbox { .. } | Kind::Switch { .. } => dp(52.0),
-        Kind::Tabs | Kind::Tab { .. } => dp(48.0),
+        Kind::Tabs => dp(48.0) * tab_rows(view, width, scale).len().max(1) as f32,
+        Kind::Tab { .. } => dp(48.0),
         Kind::Dialog { title } => {
             text_height(title, TextStyle::Title, width, scale)
                 + view.children.iter().map(|c| intrinsic(c, width, scale)).sum::<f32>()
@@ -190,7 +219,20 @@ impl<'a> Layout<'a> {
                     cy += ch;
                 }
             }
-            Kind::Row | Kind::Tabs => {
+            Kind::Tabs => {
+                // Rows of tabs, each as wide as its label needs plus a share of what is left.
+                let row_h = 48.0 * scale;
+                for (r, row) in tab_rows(view, w, scale).into_iter().enumerate() {
+                    let widths: Vec<f32> = row.clone().map(|i| tab_width(&view.children[i], scale)).collect();
+                    let extra = (w - widths.iter().sum::<f32>()).max(0.0) / widths.len().max(1) as f32;
+                    let mut cx = x;
+                    for (i, tw) in row.zip(widths) {
+                        self.place(&view.children[i], rect(cx, y + r as f32 * row_h, tw + extra, row_h), clip, Some(index), &child_id(i));
+                        cx += tw + extra;
+                    }
+                }
+            }
+            Kind::Row => {
                 let total: f32 = view.children.iter().map(|c| c.weight).sum::<f32>().max(f32::EPSILON);
                 let mut cx = x;
                 for (i, c) in view.children.iter().enumerate() {
@@ -248,7 +290,8 @@ impl<'a> Layout<'a> {
     }
 
     /// Nodes that can be touched now: inside the open dialog, if there is one.
-    fn touchable(&self) -> std::ops::Range<usize> {
+    /// The nodes a touch can reach: an open dialog's, or all of them.
+    pub fn touchable(&self) -> std::ops::Range<usize> {
         match self.modal {
             Some(m) => m..self.nodes[m].end,
             None => 0..self.nodes.len(),
@@ -374,6 +417,26 @@ mod tests {
         assert_eq!((phone.text.as_str(), phone.hint.as_str()), ("555", "Phone"));
         let (ox, oy) = l.find("ok").unwrap().visible.center();
         assert_eq!(l.hit(ox, oy).unwrap().id, "ok");
+    }
+
+    #[test]
+    fn tabs_too_long_for_one_line_wrap_instead_of_clipping() {
+        let labels = ["All", "Electronics", "Home", "Office", "Party", "Sports", "Toys", "Travel"];
+        let v = View::column([View::tabs("categories", labels.iter().map(|l| (*l, *l)), 0), View::button("cart", "Cart")]);
+        let l = Layout::new(&v, Screen::PHONE);
+        let scale = Screen::PHONE.scale();
+        let mut rows = std::collections::BTreeSet::new();
+        for label in labels {
+            let tab = l.find(label).unwrap();
+            let fits = chars_per_line(TextStyle::Body, tab.rect.w as f32, scale);
+            assert!(fits >= label.len(), "{label} is clipped: {} px hold {fits} characters", tab.rect.w);
+            assert!(tab.rect.x >= 0 && tab.rect.x + tab.rect.w <= 1080 + 1, "{label} runs off the screen");
+            rows.insert(tab.rect.y);
+        }
+        assert!(rows.len() >= 2, "eight categories do not fit in one line");
+        // The next element starts below the last row of tabs.
+        let last = labels.iter().map(|t| l.find(t).unwrap().rect).map(|r| r.y + r.h).max().unwrap();
+        assert!(l.find("cart").unwrap().rect.y >= last);
     }
 
     #[test]

@@ -9,7 +9,14 @@ use crate::state::{DeviceState, Line, Order, Product};
 
 pub const APP: App = App { name: "Shop", glyph: "Sh", color: [234, 88, 12], root: "home", view, handle };
 
-const CATEGORIES: [&str; 5] = ["All", "Electronics", "Home", "Office", "Travel"];
+/// The category tabs: "All", then every category the shop's products have (none left out).
+fn categories(s: &DeviceState) -> Vec<String> {
+    let mut c: Vec<String> = s.data.products.items.values().map(|p| p.category.clone()).collect();
+    c.sort();
+    c.dedup();
+    c.insert(0, "All".into());
+    c
+}
 pub const RETURN_REASONS: [&str; 3] = ["Damaged", "Wrong item", "No longer needed"];
 
 pub fn cart_total(lines: &[Line]) -> i64 {
@@ -30,7 +37,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::text(money(p.price_cents)).id("price"),
                     View::styled(&p.category, TextStyle::Caption),
                     View::text(format!("Quantity: {}", qty(s))).id("qty"),
-                    View::row([View::button("qty_minus", "−"), View::button("qty_plus", "+")]),
+                    View::row([View::button("qty_minus", "Quantity −1"), View::button("qty_plus", "Quantity +1")]),
                     View::button("add_to_cart", "Add to cart"),
                     View::button("cart", format!("Cart ({})", s.data.cart.iter().map(|l| l.qty).sum::<u32>())),
                 ],
@@ -118,12 +125,13 @@ fn view(s: &DeviceState, route: &str) -> View {
                 .iter()
                 .filter(|(_, p)| (cat == "All" || p.category == cat) && (q.is_empty() || crate::normalize(&p.name).contains(&q)))
                 .collect();
-            let selected = CATEGORIES.iter().position(|c| *c == cat).unwrap_or(0);
+            let tabs = categories(s);
+            let selected = tabs.iter().position(|c| *c == cat).unwrap_or(0);
             screen(
                 "Shop",
                 vec![
                     View::field("search", s.field("search"), "Search products", focus == Some("search")),
-                    View::tabs("categories", CATEGORIES.iter().map(|c| (*c, *c)), selected),
+                    View::tabs("categories", tabs.iter().map(|c| (c.as_str(), c.as_str())), selected),
                     View::list(
                         "products",
                         s.scroll("products"),
@@ -166,7 +174,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         return "opened order".into();
     }
     match (screen, id.as_str()) {
-        ("home", c) if CATEGORIES.contains(&c) => {
+        ("home", c) if categories(s).iter().any(|x| x == c) => {
             s.ui.fields.insert("category".into(), c.to_string());
             format!("showing {c}")
         }

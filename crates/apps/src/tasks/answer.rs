@@ -224,6 +224,25 @@ pub fn is_code(answer: &str, code: &str) -> bool {
     !runs.is_empty() && runs.iter().all(|r| *r == code) && !negated(&t, code)
 }
 
+/// Whether the answer gives this phone number and no other, in any spelling (`+1 555 123
+/// 4567`, `(555) 123-4567`, `555.123.4567`, with or without the country code).
+pub fn is_phone(answer: &str, phone: &str) -> bool {
+    // A candidate: a run of digits and the characters phone numbers are written with,
+    // holding seven digits or more.
+    let t = fold(answer);
+    let mut candidates = Vec::new();
+    let mut run = String::new();
+    for c in t.chars().chain(std::iter::once('x')) {
+        if c.is_ascii_digit() || matches!(c, ' ' | '-' | '(' | ')' | '+' | '.') {
+            run.push(c);
+        } else {
+            candidates.push(std::mem::take(&mut run));
+        }
+    }
+    let numbers: Vec<String> = candidates.iter().map(|r| crate::digits(r)).filter(|d| d.len() >= 7).collect();
+    !numbers.is_empty() && numbers.iter().all(|d| crate::same_phone(d, phone)) && !hedged(&t) && !negated(&t, &fold(phone))
+}
+
 /// Whether the answer names `want` (a name or a title) and none of the `others` it could be
 /// confused with (the other names and titles of the world), without hedging.
 pub fn is_entity(answer: &str, want: &str, others: &[String]) -> bool {
@@ -255,6 +274,17 @@ mod tests {
         assert!(is_number("It is 240 KB.", 240.0));
         for bad in ["3 or 4", "4 out of 5", "between 3 and 4", "3.5"] {
             assert!(!is_number(bad, 3.0), "{bad}");
+        }
+    }
+
+    #[test]
+    fn phones_in_any_spelling_and_no_rivals() {
+        let want = "+1 555 123 4567";
+        for ok in ["555 123 4567", "Her number is (555) 123-4567.", "+1-555-123-4567", "5551234567", "+15551234567", "555.123.4567"] {
+            assert!(is_phone(ok, want), "{ok}");
+        }
+        for bad in ["555 123 4568", "4567", "555 123 4567 or 555 123 4568", "Either +1 555 123 4567 or (555) 999-0000", ""] {
+            assert!(!is_phone(bad, want), "{bad}");
         }
     }
 

@@ -1,7 +1,7 @@
-//! Verifier building blocks: a state diff, the `Judge` that turns checks and allowed changes
-//! into a verdict, and typed answer comparison.
+//! Verifier building blocks: a state diff, and the expected-state comparison every family's
+//! verifier makes (`expected_checks`).
 
-use guigym_core::{Check, Verdict};
+use guigym_core::Check;
 use serde_json::Value;
 
 use crate::state::AppData;
@@ -20,8 +20,13 @@ const VOLATILE: &[&str] = &["time", "next_id"];
 pub fn diff(before: &AppData, after: &AppData) -> Vec<String> {
     let a = serde_json::to_value(before).unwrap_or(Value::Null);
     let b = serde_json::to_value(after).unwrap_or(Value::Null);
+    diff_json(&a, &b)
+}
+
+/// `diff` on JSON values: the paths (`/`-joined keys) of every leaf that differs.
+pub fn diff_json(a: &Value, b: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    diff_values(&a, &b, String::new(), &mut out);
+    diff_values(a, b, String::new(), &mut out);
     out
 }
 
@@ -67,44 +72,19 @@ fn under(path: &str, pattern: &str) -> bool {
     true
 }
 
-/// Collects named checks and the changes a task allows, then judges.
-pub struct Judge<'a> {
-    pub initial: &'a AppData,
-    pub last: &'a AppData,
-    checks: Vec<Check>,
-    allowed: Vec<String>,
-}
-
-impl<'a> Judge<'a> {
-    pub fn new(initial: &'a AppData, last: &'a AppData) -> Judge<'a> {
-        Judge { initial, last, checks: Vec::new(), allowed: Vec::new() }
-    }
-
-    pub fn check(&mut self, name: &str, passed: bool, detail: impl Into<String>) -> bool {
-        self.checks.push(Check::new(name, passed, if passed { String::new() } else { detail.into() }));
-        passed
-    }
-
-    /// Changes at or under this path are part of the task.
-    pub fn allow(&mut self, prefix: impl Into<String>) {
-        self.allowed.push(prefix.into());
-    }
-
-    pub fn finish(self) -> Verdict {
-        let side_effects = diff(self.initial, self.last)
-            .into_iter()
-            .filter(|p| !self.allowed.iter().chain(BENIGN.iter().map(|s| s.to_string()).collect::<Vec<_>>().iter()).any(|a| under(p, a)))
-            .collect();
-        Verdict::from_checks(self.checks, side_effects)
-    }
-}
-
 /// Judges a final state against the state the golden produces from the same initial one:
 /// each item the task changes is a named check, every other change a side effect. New items
 /// are matched by content, so an agent whose new note got another id still passes.
 /// Lists compare as multisets unless `ordered` (the instruction asks for an order).
-pub fn expected_checks(initial: &AppData, expected: &AppData, last: &AppData, ordered: bool) -> (Vec<Check>, Vec<String>) {
-    let canon = |v: &AppData| canon(&serde_json::to_value(v).unwrap_or(Value::Null), !ordered);
+pub fn expected_checks(initial: &Value, expected: &Value, last: &Value, ordered: bool) -> (Vec<Check>, Vec<String>) {
+    let canon = |v: &Value| {
+        let mut v = canon(v, !ordered);
+        // Opening an email marks it read: reading is never part of what a task changes.
+        if let Some(items) = v.pointer_mut("/emails/items").and_then(Value::as_object_mut) {
+            items.values_mut().filter_map(Value::as_object_mut).for_each(|e| drop(e.remove("read")));
+        }
+        v
+    };
     let i = canon(initial);
     let e = canon(expected);
     let mut l = canon(last);
@@ -153,14 +133,21 @@ fn group_of(path: &str) -> String {
     segs[..n.min(segs.len())].join("/")
 }
 
-/// Volatile keys dropped, strings normalized (case, spacing, trailing punctuation), and
-/// lists compared as multisets unless the instruction asks for an order (a basket filled in
-/// another order is the same basket).
+/// Volatile keys dropped, strings normalized (case, spacing, trailing punctuation), phone
+/// numbers reduced to their digits without a country code (`(555) 939-1287` is
+/// `+1 555 939 1287`), and lists compared as multisets unless the instruction asks for an
+/// order (a basket filled in another order is the same basket).
 fn canon(v: &Value, as_multisets: bool) -> Value {
     match v {
-        Value::Object(m) => {
-            Value::Object(m.iter().filter(|(k, _)| !VOLATILE.contains(&k.as_str())).map(|(k, v)| (k.clone(), canon(v, as_multisets))).collect())
-        }
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !VOLATILE.contains(&k.as_str()))
+                .map(|(k, v)| match v {
+                    Value::String(s) if k == "phone" => (k.clone(), Value::String(crate::phone_key(s))),
+                    _ => (k.clone(), canon(v, as_multisets)),
+                })
+                .collect(),
+        ),
         Value::Array(a) => {
             let mut items: Vec<Value> = a.iter().map(|v| canon(v, as_multisets)).collect();
             if as_multisets {
@@ -210,22 +197,6 @@ fn match_new_items(initial: &Value, expected: &Value, last: &mut Value) {
     }
 }
 
-/// Ids present after but not before.
-pub fn new_ids<T>(before: &crate::state::Table<T>, after: &crate::state::Table<T>) -> Vec<u32> {
-    after.items.keys().filter(|k| !before.items.contains_key(k)).copied().collect()
-}
-
-/// Whether an answer names the time of day `minutes` (after midnight), in any spelling, and
-/// no other (see `tasks::answer`).
-pub fn answer_is_time(answer: &str, minutes: i64) -> bool {
-    super::answer::is_time(answer, minutes)
-}
-
-/// Whether an answer is the phone number: same digits, a missing country code allowed.
-pub fn answer_is_phone(answer: &str, phone: &str) -> bool {
-    crate::same_phone(answer, phone)
-}
-
 /// Amounts of money written in text (`$12.50`, `12.50`, `12,50 USD`, `12 dollars`), in cents;
 /// dates and times are not amounts.
 pub fn money_in_text(text: &str) -> Vec<i64> {
@@ -245,17 +216,7 @@ mod tests {
     }
 
     #[test]
-    fn typed_answers() {
-        assert!(answer_is_time("It starts at 2:30 PM.", 870));
-        assert!(answer_is_time("14:30", 870));
-        assert!(!answer_is_time("14:00", 870));
-        assert!(!answer_is_time("either 14:30 or 15:00", 870), "hedging is not an answer");
-        assert!(!answer_is_time("half past two", 870));
-        assert!(answer_is_phone("555 123 4567", "+1 555 123 4567"));
-        assert!(answer_is_phone("Her number is (555) 123-4567.", "+1 555 123 4567"));
-        assert!(answer_is_phone("+1-555-123-4567", "+1 555 123 4567"));
-        assert!(!answer_is_phone("555 123 4568", "+1 555 123 4567"));
-        assert!(!answer_is_phone("4567", "+1 555 123 4567"));
+    fn money_in_messages() {
         assert_eq!(money_in_text("Can you pay me back $23.50 for May 4?"), vec![2350]);
     }
 }

@@ -76,13 +76,13 @@ pub trait Family: Send + Sync {
     fn verify(&self, params: &serde_json::Value, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict;
 }
 
-/// Every family, in a stable order: the four core apps' hand-written families, then the
-/// data-driven ones (`spec::Spec`).
+/// Every family, in a stable order: the four core apps' families, then the catalogue's; all
+/// of them data (`spec::Spec`) judged by the one verifier.
 pub fn catalog() -> &'static [&'static dyn Family] {
     static ALL: std::sync::OnceLock<Vec<&'static dyn Family>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| {
-        let specs = everyday::FAMILIES.iter().chain(reasoning::FAMILIES).chain(crossapp::FAMILIES);
-        families::ALL.iter().copied().chain(specs.map(|s| s as &'static dyn Family)).collect()
+        let specs = families::FAMILIES.iter().chain(everyday::FAMILIES).chain(reasoning::FAMILIES).chain(crossapp::FAMILIES);
+        specs.map(|s| s as &'static dyn Family).collect()
     })
 }
 
@@ -276,7 +276,7 @@ pub fn suite(name: &str) -> Option<Vec<TaskSpec>> {
         // the built-in learner's quickstart.
         "core-train" | "core-test" => {
             let want = if name == "core-train" { Split::Train } else { Split::Test };
-            let core = |t: &TaskSpec| families::ALL.iter().any(|f| f.name() == t.family);
+            let core = |t: &TaskSpec| families::FAMILIES.iter().any(|f| f.name == t.family);
             Some(of(ALL_PER_FAMILY).filter(|t| core(t) && split_of(t) == want).collect())
         }
         _ => None,

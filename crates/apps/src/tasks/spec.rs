@@ -5,13 +5,16 @@
 //!
 //! - `answer: {kind, value}` — the last `answer` must state the value, compared by type
 //!   (`money` in cents, `number`, `date` as a day's minute, `duration` in minutes, `time`,
-//!   `name`, `text`);
+//!   `phone`, `place`, `name`, `text`);
+//! - `free_text: {field, kind}` — the text the golden writes into `field` (a message's
+//!   `text`) is the bare fact, and the agent's text there may say it in a sentence or another
+//!   format: it is judged like an answer of `kind` (`time`, `place`, …) against the golden's;
 //! - `infeasible: true` — the episode must end with `terminate(infeasible)`, nothing changed;
 //! - `user_reply` with `must_ask: true` — the agent must have asked (the reply is what the
 //!   environment answers to `ask_user`, and holds a fact the instruction leaves out).
 
 use guigym_core::{Check, Rng, TerminateStatus, Verdict};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::answer;
 use super::judge::expected_checks;
@@ -60,14 +63,18 @@ impl Family for Spec {
         let mut expected = initial.clone();
         (self.golden)(params, &mut expected);
         let ordered = params.get("ordered").and_then(Value::as_bool) == Some(true);
-        let (mut checks, side_effects) = expected_checks(&initial.data, &expected.data, &last.data, ordered);
+        let json = |s: &DeviceState| serde_json::to_value(&s.data).unwrap_or(Value::Null);
+        let (initial_data, expected_data, mut last_data) = (json(initial), json(&expected), json(last));
+        if let Some(rule) = params.get("free_text") {
+            accept_free_text(rule, &initial_data, &expected_data, &mut last_data, initial);
+        }
+        let (mut checks, side_effects) = expected_checks(&initial_data, &expected_data, &last_data, ordered);
         if params.get("must_ask").and_then(Value::as_bool) == Some(true) {
             checks.push(Check::new("asked_user", !log.questions.is_empty(), "the task leaves out a detail only the user knows: ask_user"));
         }
         if let Some(a) = params.get("answer") {
             let got = log.answers.last().map(String::as_str);
-            let others = entity_names(initial);
-            let ok = got.is_some_and(|g| answer_matches(a, g, &others));
+            let ok = got.is_some_and(|g| answer_matches(a, g, &rivals(a, initial)));
             checks.push(Check::new("answer", ok, format!("expected {}, answered {:?}", answer_text(a), got.unwrap_or("nothing"))));
         }
         if params.get("infeasible").and_then(Value::as_bool) == Some(true) {
@@ -80,6 +87,74 @@ impl Family for Spec {
         Verdict::from_checks(checks, side_effects)
     }
 }
+
+/// Where the golden wrote the bare fact into a free-text field (`rule.field`), the agent's
+/// text there stands for the golden's when it states that fact the way an answer of
+/// `rule.kind` must (in a sentence, in another format, with no rival value). Only text the
+/// episode changed is read; everything else is compared as usual.
+fn accept_free_text(rule: &Value, initial: &Value, expected: &Value, last: &mut Value, state: &DeviceState) {
+    let field = str_param(rule, "field");
+    let kind = str_param(rule, "kind");
+    let golden: Vec<String> = changed_fields(initial, expected, field).into_iter().filter_map(|p| expected.pointer(&p)?.as_str().map(String::from)).collect();
+    for pointer in changed_fields(initial, last, field) {
+        let Some(Value::String(text)) = last.pointer(&pointer) else { continue };
+        if golden.iter().any(|g| crate::normalize(g) == crate::normalize(text)) {
+            continue;
+        }
+        let fact = golden.iter().find(|g| {
+            let want = json!({ "kind": kind, "value": fact_value(kind, g) });
+            answer_matches(&want, text, &rivals(&want, state))
+        });
+        if let (Some(fact), Some(slot)) = (fact.cloned(), last.pointer_mut(&pointer)) {
+            *slot = Value::String(fact);
+        }
+    }
+}
+
+/// The JSON pointers of the strings under key `field` that differ between `a` and `b`
+/// (inside new items too).
+fn changed_fields(a: &Value, b: &Value, field: &str) -> Vec<String> {
+    fn strings(v: &Value, pointer: String, key: &str, field: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => m.iter().for_each(|(k, v)| strings(v, format!("{pointer}/{k}"), k, field, out)),
+            Value::Array(items) => items.iter().enumerate().for_each(|(i, v)| strings(v, format!("{pointer}/{i}"), key, field, out)),
+            Value::String(_) if key == field => out.push(pointer),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for path in super::judge::diff_json(a, b) {
+        let pointer = format!("/{path}");
+        let key = path.rsplit('/').next().unwrap_or("");
+        if let Some(v) = b.pointer(&pointer) {
+            strings(v, pointer, key, field, &mut out);
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// A golden's bare fact as the value of an answer of `kind`.
+fn fact_value(kind: &str, text: &str) -> Value {
+    match kind {
+        "time" => json!(crate::time::times_in_text(text).first()),
+        "money" => json!(crate::parse_money(text)),
+        "number" => json!(text.trim().parse::<f64>().ok()),
+        _ => json!(text),
+    }
+}
+
+/// The values an answer must not also name: for a place, the world's other places; for a
+/// name or title, all the world's names and titles.
+fn rivals(a: &Value, state: &DeviceState) -> Vec<String> {
+    match a["kind"].as_str() {
+        Some("place") => entity_names(state, &PLACE_KEYS),
+        _ => entity_names(state, &ENTITY_KEYS),
+    }
+}
+
+const ENTITY_KEYS: [&str; 10] = ["name", "title", "artist", "album", "author", "label", "location", "place", "subject", "restaurant"];
+const PLACE_KEYS: [&str; 4] = ["location", "place", "destination", "restaurant"];
 
 /// The expected answer, written the way the golden answers.
 pub fn answer_text(a: &Value) -> String {
@@ -107,6 +182,7 @@ pub fn answer_matches(a: &Value, got: &str, others: &[String]) -> bool {
         "date" => v.as_i64().is_some_and(|d| answer::is_date(got, d)),
         "time" => v.as_i64().is_some_and(|t| answer::is_time(got, t.rem_euclid(crate::time::DAY))),
         "duration" => v.as_i64().is_some_and(|m| answer::is_duration(got, m)),
+        "phone" => v.as_str().is_some_and(|p| answer::is_phone(got, p)),
         _ => match v.as_str() {
             // A code (door codes, order numbers) is a run of digits.
             Some(code) if !code.is_empty() && code.chars().all(|c| c.is_ascii_digit()) => answer::is_code(got, code),
@@ -116,20 +192,19 @@ pub fn answer_matches(a: &Value, got: &str, others: &[String]) -> bool {
     }
 }
 
-/// The names and titles in a world's app data (people, songs, artists, events, places,
-/// notes…): what a name or title answer could be confused with.
-pub fn entity_names(state: &DeviceState) -> Vec<String> {
-    fn walk(v: &Value, key: &str, out: &mut Vec<String>) {
+/// The names and titles in a world's app data under these keys (people, songs, artists,
+/// events, places, notes…): what a name or title answer could be confused with.
+pub fn entity_names(state: &DeviceState, keys: &[&str]) -> Vec<String> {
+    fn walk(v: &Value, key: &str, keys: &[&str], out: &mut Vec<String>) {
         match v {
-            Value::Object(m) => m.iter().for_each(|(k, v)| walk(v, k, out)),
-            Value::Array(a) => a.iter().for_each(|v| walk(v, key, out)),
-            Value::String(s) if s.chars().count() <= 60 && ENTITY_KEYS.contains(&key) => out.push(s.clone()),
+            Value::Object(m) => m.iter().for_each(|(k, v)| walk(v, k, keys, out)),
+            Value::Array(a) => a.iter().for_each(|v| walk(v, key, keys, out)),
+            Value::String(s) if s.chars().count() <= 60 && keys.contains(&key) => out.push(s.clone()),
             _ => {}
         }
     }
-    const ENTITY_KEYS: [&str; 10] = ["name", "title", "artist", "album", "author", "label", "location", "place", "subject", "restaurant"];
     let mut out = Vec::new();
-    walk(&serde_json::to_value(&state.data).unwrap_or(Value::Null), "", &mut out);
+    walk(&serde_json::to_value(&state.data).unwrap_or(Value::Null), "", keys, &mut out);
     out.sort();
     out.dedup();
     out

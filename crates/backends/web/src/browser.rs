@@ -194,15 +194,11 @@ impl Page {
         base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| BrowserError::Script(format!("screenshot data: {e}")))
     }
 
-    /// A tap (touch on mobile pages, a mouse click otherwise) at screenshot pixels.
+    /// A tap at screenshot pixels, as a mouse click on every page: a touch event goes through
+    /// Chromium's touch adjustment, which snaps a tap on a sliver of a list row (cut by the
+    /// list's edge) to a larger button nearby — the agent must get what it tapped.
     pub async fn tap(&self, x: f32, y: f32, clicks: u32) -> Result<(), BrowserError> {
         let (cx, cy) = (x / self.scale, y / self.scale);
-        if self.mobile && clicks == 1 {
-            let point = json!([{ "x": cx, "y": cy }]);
-            self.call("Input.dispatchTouchEvent", json!({ "type": "touchStart", "touchPoints": point })).await?;
-            self.call("Input.dispatchTouchEvent", json!({ "type": "touchEnd", "touchPoints": [] })).await?;
-            return Ok(());
-        }
         for n in 1..=clicks.max(1) {
             for kind in ["mousePressed", "mouseReleased"] {
                 self.call("Input.dispatchMouseEvent", json!({ "type": kind, "x": cx, "y": cy, "button": "left", "clickCount": n })).await?;

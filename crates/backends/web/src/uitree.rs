@@ -41,7 +41,7 @@ fn snapshot_index(snap: &Value) -> HashMap<i64, DomInfo> {
                 for pair in list.chunks(2) {
                     if let [k, v] = pair {
                         let key = s(k);
-                        if matches!(key, "data-gid" | "data-role" | "id" | "data-focused") {
+                        if matches!(key, "data-gid" | "data-role" | "id" | "data-focused" | "data-covered") {
                             map.insert(key.to_string(), s(v).to_string());
                         }
                     }
@@ -107,6 +107,9 @@ pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
             } else {
                 (name.clone(), String::new())
             };
+            // Under an open dialog: shown, but offered as nothing (as in the native tree).
+            let covered = attrs.is_some_and(|a| a.contains_key("data-covered"));
+            let enabled = !truthy(prop(node, "disabled")) && !covered;
             out.push(UiNode {
                 // Elements without an id of their own are named by their place in the tree, so
                 // one state always gives one tree (DOM node ids change with every render).
@@ -121,13 +124,13 @@ pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
                     w: (b[2] * scale).round() as i32,
                     h: (b[3] * scale).round() as i32,
                 },
-                clickable: CLICKABLE.contains(&role_name.as_str()) || CLICKABLE.contains(&role),
-                editable,
+                clickable: (CLICKABLE.contains(&role_name.as_str()) || CLICKABLE.contains(&role)) && enabled,
+                editable: editable && !covered,
                 focused: truthy(prop(node, "focused")) || attrs.is_some_and(|a| a.contains_key("data-focused")),
                 checked: truthy(prop(node, "checked")),
                 selected: truthy(prop(node, "selected")),
-                scrollable: role_name == "list" && attrs.is_some_and(|a| a.contains_key("data-gid")),
-                enabled: !truthy(prop(node, "disabled")),
+                scrollable: role_name == "list" && attrs.is_some_and(|a| a.contains_key("data-gid")) && !covered,
+                enabled,
             });
             next_parent = Some(out.len() - 1);
         }

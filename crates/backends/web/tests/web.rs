@@ -115,3 +115,32 @@ async fn a_page_that_fails_to_load_is_an_infrastructure_failure_with_its_reason(
     let obs = env.reset(&miniwob::task("click-test", 0)).await.unwrap();
     assert!(obs.ui_tree.iter().any(|n| n.text == "Click Me!"));
 }
+
+/// Under an open dialog the browser's tree offers what the native one offers: the dialog's
+/// buttons, and nothing it covers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_dialog_covers_is_not_offered_in_the_browser() {
+    let p = provider();
+    let mut env = p.create().await.unwrap();
+    let task = tasks::find_task("contacts.delete/0").unwrap();
+    env.reset(&task).await.unwrap();
+    // Open the contact and ask to delete it: the confirmation dialog opens.
+    let upto = task.walkthrough.iter().position(|a| *a == Action::click_element("confirm_delete")).unwrap();
+    let mut golden = GoldenPolicy::new(task.walkthrough[..upto].to_vec());
+    for _ in 0..upto * 4 {
+        let obs = env.observe(ObserveOptions::default()).await.unwrap();
+        if obs.ui_tree.iter().any(|n| n.id == "confirm_delete") {
+            break;
+        }
+        let a = golden.decide(&obs);
+        env.step(&a).await.unwrap();
+    }
+    let tree = env.observe(ObserveOptions::default()).await.unwrap().ui_tree;
+    let node = |id: &str| tree.iter().find(|n| n.id == id).unwrap_or_else(|| panic!("no {id} in {tree:#?}"));
+    assert!(node("confirm_delete").clickable, "the dialog's own button is offered");
+    for covered in ["edit", "delete"] {
+        let n = node(covered);
+        assert!(!n.clickable && !n.enabled, "{covered} lies under the dialog yet is offered: {n:?}");
+    }
+    env.release().await.unwrap();
+}
