@@ -28,8 +28,8 @@ pub struct Sample {
     pub response_ids: Vec<u32>,
     /// One per response token: 1 for the model's own tokens of new steps.
     pub loss_mask: Vec<u8>,
-    /// Per response token, the sampling log-probability when the server returned it
-    /// (0.0 where the token is not the model's).
+    /// Per response token, the sampling log-probability the server returned (0.0 where the
+    /// loss mask is 0: every token with mask 1 carries the server's own log-prob).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout_logprobs: Option<Vec<f32>>,
     /// Screenshot hashes in the order their images appear.
@@ -42,8 +42,19 @@ pub struct Sample {
     pub weight_version: u64,
     /// completed, truncated, aborted or failed.
     pub status: String,
-    /// `server` when the reply tokens are the ids the server sampled, `tokenizer` when this
-    /// project's tokenizer made them.
+    /// `server` when every trained reply's tokens are the ids the server sampled, `tokenizer`
+    /// when this project's tokenizer made them all, `mixed` otherwise (see `trained_steps`).
+    pub token_source: String,
+    /// Each trained step and where its tokens came from.
+    #[serde(default)]
+    pub trained_steps: Vec<TrainedStep>,
+}
+
+/// A step whose reply a sample trains, and where the reply's tokens came from (`server`:
+/// the ids and log-probs the server sampled; `tokenizer`: re-encoded text, no log-probs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainedStep {
+    pub step: u32,
     pub token_source: String,
 }
 
@@ -58,6 +69,13 @@ pub struct TokenizedPrompt {
 
 /// Tokenizes a prompt in the Qwen chat template, ending with the assistant header.
 pub fn tokenize(tok: &Tokenizer, prompt: &Prompt) -> TokenizedPrompt {
+    tokenize_with(tok, prompt, &[])
+}
+
+/// `tokenize`, with the content of assistant message `j` taken from `replies[j]` when given:
+/// the ids the server sampled for that reply, not a re-tokenization of its text (which can
+/// split the same text differently).
+pub fn tokenize_with(tok: &Tokenizer, prompt: &Prompt, replies: &[Option<&[u32]>]) -> TokenizedPrompt {
     let id = |s: &str| tok.special_id(s).unwrap_or(0);
     let (start, end, vstart, vend, pad) =
         (id("<|im_start|>"), id("<|im_end|>"), id("<|vision_start|>"), id("<|vision_end|>"), id("<|image_pad|>"));
@@ -69,7 +87,11 @@ pub fn tokenize(tok: &Tokenizer, prompt: &Prompt) -> TokenizedPrompt {
         ids.push(start);
         ids.extend(tok.encode(&format!("{}\n", m.role.name())));
         let content_start = ids.len();
-        for p in &m.parts {
+        let sampled = if m.role == Role::Assistant { replies.get(assistant.len()).copied().flatten() } else { None };
+        if let Some(reply) = sampled {
+            ids.extend(reply);
+        }
+        for p in m.parts.iter().filter(|_| sampled.is_none()) {
             match p {
                 Part::Text(t) => ids.extend(tok.encode(t)),
                 Part::Image(img) => {
@@ -139,50 +161,75 @@ pub fn pack(tok: &Tokenizer, history: HistoryPolicy, steps: &[RecordedStep<'_>],
         }
         _ => ends.extend(steps.iter().enumerate().map(|(i, s)| (i, s.prompt.step, s.prompt.step))),
     }
-    let server_tokens = steps.iter().all(|s| s.reply_ids.is_some());
+    let end_id = tok.special_id("<|im_end|>").unwrap_or(0);
     ends.into_iter()
         .map(|(last, index, first_new)| {
             let step = &steps[last];
-            let tp = tokenize(tok, step.prompt);
-            // The reply of the last step is the sample's final response.
-            let end_id = tok.special_id("<|im_end|>").unwrap_or(0);
-            let mut reply: Vec<u32> = step.reply_ids.map(<[u32]>::to_vec).unwrap_or_else(|| tok.encode(step.reply));
-            reply.push(end_id);
-            // Replies of earlier steps inside the prompt: assistant messages map to steps in
-            // order (messages come as: system, task, then user/assistant pairs).
-            let first_trained = tp
+            // Earlier replies inside the prompt: assistant message j is step j's reply (every
+            // turn stays in the prompt, older ones folded). Where the prompt holds the reply as
+            // recorded, its tokens are the ones the server sampled.
+            let replies: Vec<Option<Sampled>> = assistant_texts(step.prompt)
+                .enumerate()
+                .map(|(j, text)| steps.get(j).filter(|s| s.reply == text).and_then(|s| Sampled::of(s, end_id)))
+                .collect();
+            let overrides: Vec<Option<&[u32]>> = replies.iter().map(|r| r.as_ref().map(|r| r.ids)).collect();
+            let tp = tokenize_with(tok, step.prompt, &overrides);
+            // Trained segments: the new steps' replies inside the prompt, then the last reply.
+            let first_trained = tp.assistant.iter().enumerate().find(|(j, _)| *j as u32 >= first_new).map(|(_, (_, start, _))| *start).unwrap_or(tp.ids.len());
+            let cut = if matches!(history, HistoryPolicy::Window { .. }) { first_trained } else { tp.ids.len() };
+            let mut ids = tp.ids.clone();
+            let last_reply = Sampled::of(step, end_id);
+            let reply_start = ids.len();
+            match &last_reply {
+                Some(r) => ids.extend(r.ids),
+                None => ids.extend(tok.encode(step.reply)),
+            }
+            ids.push(end_id);
+            let mut segments: Vec<(u32, usize, usize, Option<&Sampled>)> = tp
                 .assistant
                 .iter()
                 .enumerate()
-                .find(|(j, _)| *j as u32 >= first_new)
-                .map(|(_, (_, start, _))| *start)
-                .unwrap_or(tp.ids.len());
-            let cut = if matches!(history, HistoryPolicy::Window { .. }) { first_trained } else { tp.ids.len() };
-            let prompt_ids = tp.ids[..cut].to_vec();
-            let mut response_ids = tp.ids[cut..].to_vec();
-            let mut loss_mask = vec![0u8; response_ids.len()];
-            for (j, (_, s, e)) in tp.assistant.iter().enumerate() {
-                if j as u32 >= first_new && *s >= cut {
-                    for m in &mut loss_mask[s - cut..e - cut] {
-                        *m = 1;
+                .filter(|(j, (_, s, _))| *j as u32 >= first_new && *s >= cut)
+                .map(|(j, (_, s, e))| (j as u32, *s, *e, replies.get(j).and_then(Option::as_ref)))
+                .collect();
+            segments.push((last as u32, reply_start, ids.len(), last_reply.as_ref()));
+            // With the server's log-probs, a token is trained only where its log-prob is known
+            // (a reply cut by max_tokens never sampled the end token appended after it).
+            let with_logprobs = segments.iter().any(|(_, _, _, r)| r.is_some_and(|r| r.logprobs.is_some()));
+            let mut loss_mask = vec![0u8; ids.len() - cut];
+            let mut logprobs = with_logprobs.then(|| vec![0.0f32; ids.len() - cut]);
+            let mut trained_steps = Vec::new();
+            for (step_index, s, e, sampled) in &segments {
+                let (content, end) = (s - cut..e - cut - 1, e - cut - 1);
+                match (logprobs.as_mut(), sampled.and_then(|r| r.logprobs.map(|l| (l, r.end_logprob)))) {
+                    (None, _) => loss_mask[s - cut..e - cut].fill(1),
+                    (Some(lp), Some((content_lp, end_lp))) => {
+                        lp[content.clone()].copy_from_slice(content_lp);
+                        loss_mask[content].fill(1);
+                        if let Some(l) = end_lp {
+                            lp[end] = l;
+                            loss_mask[end] = 1;
+                        }
                     }
+                    // A step without the server's log-probs in a sample that has them: not trained.
+                    (Some(_), None) => {}
                 }
+                let source = if sampled.is_some() { "server" } else { "tokenizer" };
+                trained_steps.push(TrainedStep { step: *step_index, token_source: source.to_string() });
             }
-            let mut logprobs: Option<Vec<f32>> = step.reply_logprobs.map(|_| vec![0.0; response_ids.len()]);
-            response_ids.extend(&reply);
-            loss_mask.extend(std::iter::repeat_n(1u8, reply.len()));
-            if let (Some(lp), Some(r)) = (logprobs.as_mut(), step.reply_logprobs) {
-                lp.extend(r.iter().copied());
-                lp.resize(response_ids.len(), 0.0);
-            }
+            let token_source = match trained_steps.iter().filter(|t| t.token_source == "server").count() {
+                0 => "tokenizer",
+                n if n == trained_steps.len() => "server",
+                _ => "mixed",
+            };
             Sample {
                 trajectory_id: info.trajectory_id.to_string(),
                 task_id: info.task_id.to_string(),
                 window: index,
                 first_step: first_new,
                 last_step: last as u32,
-                prompt_ids,
-                response_ids,
+                prompt_ids: ids[..cut].to_vec(),
+                response_ids: ids[cut..].to_vec(),
                 loss_mask,
                 rollout_logprobs: logprobs,
                 images: tp.images.iter().map(|(_, _, h)| h.clone()).collect(),
@@ -192,8 +239,41 @@ pub fn pack(tok: &Tokenizer, history: HistoryPolicy, steps: &[RecordedStep<'_>],
                 group_id: info.group_id.to_string(),
                 weight_version: info.weight_version,
                 status: info.status.to_string(),
-                token_source: if server_tokens { "server" } else { "tokenizer" }.to_string(),
+                token_source: token_source.to_string(),
+                trained_steps,
             }
         })
         .collect()
+}
+
+/// The text of each assistant message of a prompt, in order.
+fn assistant_texts(prompt: &Prompt) -> impl Iterator<Item = String> + '_ {
+    prompt.messages.iter().filter(|m| m.role == Role::Assistant).map(|m| {
+        m.parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => t.as_str(),
+                Part::Image(_) => "",
+            })
+            .collect::<String>()
+    })
+}
+
+/// A reply as the server sampled it: its content ids (without a final end-of-turn token),
+/// their log-probs, and the end token's log-prob when the server sampled and reported one.
+struct Sampled<'a> {
+    ids: &'a [u32],
+    logprobs: Option<&'a [f32]>,
+    end_logprob: Option<f32>,
+}
+
+impl<'a> Sampled<'a> {
+    fn of(step: &RecordedStep<'a>, end_id: u32) -> Option<Sampled<'a>> {
+        let ids = step.reply_ids?;
+        let ended = ids.last() == Some(&end_id);
+        let content = if ended { &ids[..ids.len() - 1] } else { ids };
+        // Log-probs that do not line up with the ids are no log-probs.
+        let lps = step.reply_logprobs.filter(|l| l.len() == ids.len());
+        Some(Sampled { ids: content, logprobs: lps.map(|l| &l[..content.len()]), end_logprob: lps.filter(|_| ended).and_then(|l| l.last().copied()) })
+    }
 }

@@ -93,8 +93,63 @@ fn last_k_gives_one_sample_per_step_with_server_tokens() {
     assert_eq!(samples.len(), 5);
     for (s, i) in samples.iter().zip(&ids) {
         assert_eq!(s.response_ids.len(), i.len() + 1);
-        assert!(s.loss_mask.iter().all(|m| *m == 1));
+        // The server's tokens are trained; the end token it never reported is not (its
+        // log-prob is unknown: the reply may have been cut by max_tokens).
+        assert!(s.loss_mask[..i.len()].iter().all(|m| *m == 1));
+        assert_eq!(s.loss_mask[i.len()], 0);
         assert_eq!(s.token_source, "server");
         assert_eq!(s.rollout_logprobs.as_ref().unwrap().len(), s.response_ids.len());
     }
+}
+
+/// With a server that returns token ids and log-probs, every trained token of a window — the
+/// earlier replies inside its prompt as well as its last reply — is the server's own token
+/// with the server's own log-prob, even where re-tokenizing the text would split it otherwise.
+#[test]
+fn window_samples_carry_the_servers_tokens_and_logprobs_for_every_trained_step() {
+    let tok = Tokenizer::load(&locate(None).unwrap()).unwrap();
+    let im_end = tok.special_id("<|im_end|>").unwrap();
+    let (k, o) = (4, 1);
+    let (prompts, replies) = record(HistoryPolicy::Window { k, o }, 11);
+    // The server split each reply character by character (valid, but not how our tokenizer
+    // would encode the text); odd steps also report the end token it sampled.
+    let ids: Vec<Vec<u32>> = replies
+        .iter()
+        .enumerate()
+        .map(|(t, r)| {
+            let mut v: Vec<u32> = r.chars().flat_map(|c| tok.encode(&c.to_string())).collect();
+            if t % 2 == 1 {
+                v.push(im_end);
+            }
+            v
+        })
+        .collect();
+    for (r, i) in replies.iter().zip(&ids) {
+        assert_ne!(&tok.encode(r), i, "the test needs a split the tokenizer would not make");
+    }
+    let lps: Vec<Vec<f32>> = ids.iter().enumerate().map(|(t, v)| (0..v.len()).map(|j| -((t * 1000 + j + 1) as f32) / 1000.0).collect()).collect();
+    let steps: Vec<RecordedStep> = prompts
+        .iter()
+        .zip(&replies)
+        .zip(ids.iter().zip(&lps))
+        .map(|((p, r), (i, l))| RecordedStep { prompt: p, reply: r, reply_ids: Some(i), reply_logprobs: Some(l) })
+        .collect();
+    let samples = pack(&tok, HistoryPolicy::Window { k, o }, &steps, &info());
+    assert_eq!(samples.len(), 4);
+    let mut checked = 0;
+    for s in &samples {
+        assert_eq!(s.token_source, "server");
+        let lp = s.rollout_logprobs.as_ref().unwrap();
+        assert_eq!((lp.len(), s.loss_mask.len()), (s.response_ids.len(), s.response_ids.len()));
+        // The trained tokens, in order, are exactly the server's tokens of the new steps, and
+        // each carries the server's log-prob.
+        let trained: Vec<(u32, f32)> = s.response_ids.iter().zip(&s.loss_mask).zip(lp).filter(|((_, m), _)| **m == 1).map(|((t, _), l)| (*t, *l)).collect();
+        let want: Vec<(u32, f32)> = (s.first_step..=s.last_step).flat_map(|t| ids[t as usize].iter().copied().zip(lps[t as usize].iter().copied())).collect();
+        assert_eq!(trained, want, "window {}", s.window);
+        let steps: Vec<u32> = s.trained_steps.iter().map(|t| t.step).collect();
+        assert_eq!(steps, (s.first_step..=s.last_step).collect::<Vec<_>>());
+        assert!(s.trained_steps.iter().all(|t| t.token_source == "server"));
+        checked += trained.len();
+    }
+    assert!(checked > 200, "{checked}");
 }

@@ -118,6 +118,7 @@ mod tests {
             weight_version: version,
             status: "completed".into(),
             token_source: "tokenizer".into(),
+            trained_steps: vec![],
         }
     }
 

@@ -190,6 +190,7 @@ mod tests {
             weight_version: 3,
             status: "completed".into(),
             token_source: "tokenizer".into(),
+            trained_steps: vec![],
         }
     }
 
