@@ -1,6 +1,6 @@
-"""The slime side of the hand-off: read a batch from guigym's trajectory buffer into
-slime-shaped `Sample`s (the field names of slime's `slime.utils.types.Sample`), check them,
-and announce a new weight version. Standard library only.
+"""The slime side of the hand-off: lease a batch from guigym's trajectory buffer, check every
+sample against the fields and types of slime's `Sample` (slime/utils/types.py), fetch its
+images, acknowledge the batch, and announce a new weight version. Standard library only.
 
     python3 integrations/slime_reader.py http://127.0.0.1:PORT [batch size]
 """
@@ -8,44 +8,79 @@ and announce a new weight version. Standard library only.
 import json
 import sys
 import urllib.request
-from dataclasses import dataclass, field
-from typing import Optional
+
+# slime's `Sample` fields this hand-off fills, with their types in slime.
+SLIME_FIELDS = {
+    "group_index": int,
+    "index": int,
+    "prompt": str,
+    "tokens": list,
+    "response": str,
+    "response_length": int,
+    "reward": float,
+    "loss_mask": list,
+    "weight_versions": list,
+    "remove_sample": bool,
+    "status": str,
+    "session_id": str,
+    "multimodal_inputs": dict,
+    "metadata": dict,
+}
+STATUSES = {"pending", "completed", "truncated", "aborted", "failed"}
 
 
-@dataclass
-class Sample:
-    index: int
-    group_index: str
-    session_id: str
-    tokens: list
-    response_length: int
-    loss_mask: list
-    reward: float
-    status: str
-    rollout_log_probs: Optional[list] = None
-    multimodal_inputs: dict = field(default_factory=dict)
-    metadata: dict = field(default_factory=dict)
-
-
-def fetch(url, path, body=None):
-    req = urllib.request.Request(url + path, data=None if body is None else json.dumps(body).encode(), headers={"content-type": "application/json"})
+def fetch(url, path, body=None, method=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url + path, data=data, method=method, headers={"content-type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as r:
-        return json.load(r)
+        return r.read()
+
+
+def check(s):
+    for name, kind in SLIME_FIELDS.items():
+        assert name in s, f"missing {name}"
+        value = s[name]
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float else isinstance(value, kind)
+        assert ok and not (kind is int and isinstance(value, bool)), f"{name} is {type(value).__name__}, slime wants {kind.__name__}"
+    assert all(isinstance(t, int) for t in s["tokens"])
+    assert 0 < s["response_length"] <= len(s["tokens"])
+    assert len(s["loss_mask"]) == s["response_length"], "loss mask covers the response"
+    assert set(s["loss_mask"]) <= {0, 1} and any(s["loss_mask"]), "every sample trains on some tokens"
+    assert all(isinstance(v, str) for v in s["weight_versions"])
+    assert s["status"] in STATUSES
+    lp = s.get("rollout_log_probs")
+    if lp is not None:
+        assert len(lp) == s["response_length"] and all(isinstance(x, float) and x <= 0 for x in lp)
 
 
 def main():
     url, size = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 8
-    batch = fetch(url, f"/v1/batch?size={size}&format=slime")
-    keep = set(Sample.__dataclass_fields__)
-    samples = [Sample(**{k: v for k, v in s.items() if k in keep}) for s in batch["samples"]]
-    for s in samples:
-        assert len(s.loss_mask) == s.response_length, "loss mask covers the response"
-        assert s.response_length <= len(s.tokens)
-        assert any(s.loss_mask), "every sample trains on some tokens"
-        if s.rollout_log_probs is not None:
-            assert len(s.rollout_log_probs) == s.response_length
-    version = fetch(url, "/v1/weights", {"version": batch["weight_version"] + 1})
-    print(json.dumps({"samples": len(samples), "tokens": sum(len(s.tokens) for s in samples), "trained_tokens": sum(sum(s.loss_mask) for s in samples), "weight_version": version["weight_version"]}))
+    batch = json.loads(fetch(url, f"/v1/batch?size={size}&format=slime"))
+    for s in batch["samples"]:
+        check(s)
+    # The samples of one group share its group_index, and a batch holds whole groups.
+    groups = {}
+    for s in batch["samples"]:
+        groups.setdefault(s["group_index"], []).append(s)
+    for g in batch["groups"]:
+        assert len(groups[g["group_index"]]) == g["samples"], "a batch holds whole groups"
+    images = 0
+    for s in batch["samples"]:
+        for ref in s["multimodal_inputs"]["images"]:
+            png = fetch(url, "/v1/" + ref.removesuffix(".png"))
+            assert png[1:4] == b"PNG"
+            images += 1
+    ack = json.loads(fetch(url, f"/v1/batch/{batch['batch_id']}/ack", {}, "POST"))
+    version = json.loads(fetch(url, "/v1/weights", {"version": batch["weight_version"] + 1}))
+    print(json.dumps({
+        "samples": len(batch["samples"]),
+        "groups": len(groups),
+        "images": images,
+        "consumed": ack["consumed"],
+        "tokens": sum(len(s["tokens"]) for s in batch["samples"]),
+        "trained_tokens": sum(sum(s["loss_mask"]) for s in batch["samples"]),
+        "weight_version": version["weight_version"],
+    }))
 
 
 if __name__ == "__main__":

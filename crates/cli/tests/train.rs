@@ -147,8 +147,15 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
     assert_eq!(state["queued"].as_u64().unwrap() as usize, written, "every packed sample reached the buffer");
     let batch = client("GET", "/v1/batch?size=4&format=slime", None);
     let samples = batch["samples"].as_array().unwrap();
-    assert_eq!(samples.len(), 4);
-    assert!(samples.iter().all(|s| s["weight_version"] == 3));
+    let grouped: u64 = batch["groups"].as_array().unwrap().iter().map(|g| g["samples"].as_u64().unwrap()).sum();
+    assert!(!samples.is_empty() && grouped == samples.len() as u64, "a batch holds whole groups");
+    assert!(samples.iter().all(|s| s["weight_versions"] == serde_json::json!(["3"])));
+    // The rounds again (as a resumed run re-does a round it had started posting): every
+    // group is a duplicate, nothing is queued twice.
+    let queued = client("GET", "/v1/buffer", None)["queued"].as_u64().unwrap();
+    let out = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store2")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(client("GET", "/v1/buffer", None)["queued"].as_u64().unwrap(), queued, "re-posted groups are not queued again");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -260,15 +260,45 @@ async fn buffer_version(http: &reqwest::Client, url: &str) -> Result<u64, TrainE
     v["weight_version"].as_u64().ok_or_else(|| fail("no weight_version in /v1/buffer".into()))
 }
 
-async fn post_group(http: &reqwest::Client, url: &str, samples: &[Sample]) -> Result<(), TrainError> {
+/// Posts one group to the buffer, its screenshots first (each once: a `HEAD` says whether the
+/// buffer has it). A group the buffer already has (a resumed round) is accepted as a duplicate.
+async fn post_group(http: &reqwest::Client, url: &str, store: &Store, group_id: &str, trajectories: usize, samples: &[Sample]) -> Result<(), TrainError> {
+    let base = url.trim_end_matches('/');
     let fail = |e: String| TrainError::Run(format!("trajectory buffer {url}: {e}"));
-    http.post(format!("{}/v1/groups", url.trim_end_matches('/')))
-        .json(samples)
-        .send()
-        .await
-        .map_err(|e| fail(e.to_string()))?
-        .error_for_status()
-        .map_err(|e| fail(e.to_string()))?;
+    let mut hashes: Vec<&String> = samples.iter().flat_map(|s| &s.images).collect();
+    hashes.sort();
+    hashes.dedup();
+    for hash in hashes {
+        let at = format!("{base}/v1/images/{hash}");
+        let head = http.head(&at).send().await.map_err(|e| fail(e.to_string()))?;
+        if head.status().is_success() {
+            continue;
+        }
+        let png = std::fs::read(store.blob_path(hash)).map_err(|e| fail(format!("screenshot {hash} is not in the store: {e}")))?;
+        let r = http.put(&at).body(png).send().await.map_err(|e| fail(e.to_string()))?;
+        if !r.status().is_success() {
+            return Err(fail(format!("uploading image {hash}: {} {}", r.status(), r.text().await.unwrap_or_default())));
+        }
+    }
+    let body = serde_json::json!({ "group_id": group_id, "trajectories": trajectories, "samples": samples });
+    let r = http.post(format!("{base}/v1/groups")).json(&body).send().await.map_err(|e| fail(e.to_string()))?;
+    if !r.status().is_success() {
+        return Err(fail(format!("posting group {group_id}: {} {}", r.status(), r.text().await.unwrap_or_default())));
+    }
+    Ok(())
+}
+
+/// Copies a round's screenshots into `out/images/` (named `<hash>.png`), so the round's
+/// sample files resolve their images from the output folder alone.
+fn copy_images(store: &Store, out: &Path, samples: &[Sample]) -> Result<(), TrainError> {
+    let dir = out.join("images");
+    std::fs::create_dir_all(&dir).map_err(|e| TrainError::Run(format!("{}: {e}", dir.display())))?;
+    for hash in samples.iter().flat_map(|s| &s.images) {
+        let to = dir.join(format!("{hash}.png"));
+        if !to.exists() {
+            std::fs::copy(store.blob_path(hash), &to).map_err(|e| TrainError::Run(format!("copying screenshot {hash}: {e}")))?;
+        }
+    }
     Ok(())
 }
 
@@ -349,13 +379,14 @@ impl Trainer<'_> {
                     };
                     samples.extend(pack(self.tokenizer, c.harness.history, &steps, &info));
                 }
-                group_sizes.push(samples.len() - before);
+                group_sizes.push((format!("{round}:{task_id}"), group.len(), samples.len() - before));
             }
+            copy_images(&self.store, &c.output, &samples)?;
             if let Some(url) = &c.buffer {
                 // One post per group, so a batch never holds half a group.
                 let mut at = 0;
-                for n in &group_sizes {
-                    post_group(&http, url, &samples[at..at + n]).await?;
+                for (id, attempts, n) in &group_sizes {
+                    post_group(&http, url, &self.store, id, *attempts, &samples[at..at + n]).await?;
                     at += n;
                 }
             }
