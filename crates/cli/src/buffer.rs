@@ -114,19 +114,25 @@ fn err(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(json!({"error": {"message": message.into()}}))).into_response()
 }
 
+/// A refused request: its status and message, sent as the JSON envelope.
+struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        err(self.0, self.1)
+    }
+}
+
 /// Reads a body up to the configured limit; a larger one is a 413 naming the setting.
-async fn read_body(service: &Service, body: Body) -> Result<Bytes, Response> {
+async fn read_body(service: &Service, body: Body) -> Result<Bytes, ApiError> {
     axum::body::to_bytes(body, service.max_body).await.map_err(|_| {
-        err(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("request body over {} MiB: raise `guigym buffer serve --max-body-mb`", service.max_body >> 20),
-        )
+        ApiError(StatusCode::PAYLOAD_TOO_LARGE, format!("request body over {} MiB: raise `guigym buffer serve --max-body-mb`", service.max_body >> 20))
     })
 }
 
 /// Parses a JSON body; malformed JSON or a wrong shape is a 422 with the parser's message.
-fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Response> {
-    serde_json::from_slice(bytes).map_err(|e| err(StatusCode::UNPROCESSABLE_ENTITY, format!("bad request body: {e}")))
+fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("bad request body: {e}")))
 }
 
 fn is_hash(h: &str) -> bool {
@@ -177,11 +183,11 @@ async fn ack_batch(State(s): State<Shared>, UrlPath(id): UrlPath<String>) -> Res
 async fn weights(State(s): State<Shared>, body: Body) -> Response {
     let bytes = match read_body(&s, body).await {
         Ok(b) => b,
-        Err(r) => return r,
+        Err(e) => return e.into_response(),
     };
     let w: Weights = match parse(&bytes) {
         Ok(w) => w,
-        Err(r) => return r,
+        Err(e) => return e.into_response(),
     };
     let mut buf = lock(&s);
     buf.bump(w.version);
@@ -191,11 +197,11 @@ async fn weights(State(s): State<Shared>, body: Body) -> Response {
 async fn post_group(State(s): State<Shared>, body: Body) -> Response {
     let bytes = match read_body(&s, body).await {
         Ok(b) => b,
-        Err(r) => return r,
+        Err(e) => return e.into_response(),
     };
     let group: GroupPost = match parse(&bytes) {
         Ok(g) => g,
-        Err(r) => return r,
+        Err(e) => return e.into_response(),
     };
     // Every image a sample names must be here first, so a trainer can always fetch it.
     if let Some(missing) = group.samples.iter().flat_map(|x| &x.images).find(|h| !is_hash(h) || !s.images.join(format!("{h}.png")).is_file()) {
@@ -231,7 +237,7 @@ async fn put_image(State(s): State<Shared>, UrlPath(hash): UrlPath<String>, body
     }
     let bytes = match read_body(&s, body).await {
         Ok(b) => b,
-        Err(r) => return r,
+        Err(e) => return e.into_response(),
     };
     if guigym_core::sha256_hex(&bytes) != hash.to_ascii_lowercase() {
         return err(StatusCode::UNPROCESSABLE_ENTITY, "the body's SHA-256 is not the image's name");

@@ -150,6 +150,8 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
     let grouped: u64 = batch["groups"].as_array().unwrap().iter().map(|g| g["samples"].as_u64().unwrap()).sum();
     assert!(!samples.is_empty() && grouped == samples.len() as u64, "a batch holds whole groups");
     assert!(samples.iter().all(|s| s["weight_versions"] == serde_json::json!(["3"])));
+    // The run's algorithm settings travel with every sample, for the trainer to apply.
+    assert!(samples.iter().all(|s| s["train_metadata"]["name"].is_string() && s["train_metadata"]["clip"]["eps_high"].is_number()));
     // The rounds again (as a resumed run re-does a round it had started posting): every
     // group is a duplicate, nothing is queued twice.
     let queued = client("GET", "/v1/buffer", None)["queued"].as_u64().unwrap();

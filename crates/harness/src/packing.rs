@@ -48,6 +48,10 @@ pub struct Sample {
     /// Each trained step and where its tokens came from.
     #[serde(default)]
     pub trained_steps: Vec<TrainedStep>,
+    /// The optimisation settings the trainer is to apply (algorithm, ratio, clip, KL, loss
+    /// aggregation, learning rate), when the samples come from `guigym train`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<serde_json::Value>,
 }
 
 /// A step whose reply a sample trains, and where the reply's tokens came from (`server`:
@@ -241,6 +245,7 @@ pub fn pack(tok: &Tokenizer, history: HistoryPolicy, steps: &[RecordedStep<'_>],
                 status: info.status.to_string(),
                 token_source: token_source.to_string(),
                 trained_steps,
+                algorithm: None,
             }
         })
         .collect()

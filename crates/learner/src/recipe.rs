@@ -217,10 +217,11 @@ pub async fn run(
         for group in groups.values() {
             let rewards: Vec<f64> = group.iter().map(|g| g.1).collect();
             let adv = grpo(&rewards);
-            if adv.iter().all(|a| a.abs() < 1e-9) {
-                continue;
+            // A group without reward spread has no policy-gradient signal, but the KL penalty
+            // to the reference applies to every group.
+            if adv.iter().any(|a| a.abs() >= 1e-9) {
+                with_signal += 1;
             }
-            with_signal += 1;
             for ((tid, _), a) in group.iter().zip(adv) {
                 let decisions = log.get(tid).map(Vec::len).unwrap_or(0).max(1);
                 // Sequence-mean: each trajectory weighs the same however many steps it took.

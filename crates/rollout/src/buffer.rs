@@ -282,6 +282,8 @@ pub fn to_slime(s: &Sample, index: usize, group_index: usize) -> Value {
         "session_id": s.trajectory_id,
         "multimodal_inputs": { "images": s.images.iter().map(|h| image_ref(h)).collect::<Vec<_>>() },
         "metadata": metadata(s),
+        // slime's per-sample training settings: the algorithm, clip, KL and aggregation.
+        "train_metadata": s.algorithm,
     })
 }
 
@@ -320,6 +322,7 @@ pub fn to_verl(s: &Sample) -> Value {
             "uid": s.group_id,
             "weight_version": s.weight_version,
             "status": s.status,
+            "algorithm": s.algorithm,
             "metadata": metadata(s),
         },
     })
@@ -368,6 +371,7 @@ mod tests {
             status: "completed".into(),
             token_source: "tokenizer".into(),
             trained_steps: vec![],
+            algorithm: None,
         }
     }
 

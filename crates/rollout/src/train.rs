@@ -27,24 +27,112 @@ pub enum Algorithm {
     Dapo,
     /// GRPO advantages with a sequence-level ratio in the loss.
     Gspo,
-    /// Group-centred outcomes; token returns are whitened by the learner.
+    /// REINFORCE++: outcomes as returns (γ = 1; the trainer adds its −β·KL per token),
+    /// whitened over every trained token of the round.
     ReinforcePp,
+    /// REINFORCE++ with a group baseline: outcomes centred in their group, then whitened.
+    ReinforcePpBaseline,
 }
 
+/// How per-token losses become one number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossAggregation {
+    /// Every trained token of the batch weighs the same.
+    TokenMean,
+    /// Each sequence's tokens are averaged, then the sequences.
+    SequenceMean,
+    /// Dr.GRPO: the sum of token losses divided by a constant (`constant_normalizer`), so
+    /// long and short answers are not weighted by their length.
+    Constant,
+}
+
+/// The optimisation settings a trainer applies to the samples: read from the config,
+/// validated, stored with the run and exported with every sample (`Sample::algorithm`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AlgorithmConfig {
     pub name: Algorithm,
+    /// The KL estimator and its coefficient (0 turns the penalty off).
     pub kl: KlEstimator,
     pub kl_coef: f64,
+    /// The clip range of the importance ratio: [1 − eps_low, 1 + eps_high].
     pub eps_low: f64,
     pub eps_high: f64,
+    /// Dual clip for negative advantages (c > 1), or none.
+    pub dual_clip: Option<f64>,
+    pub aggregation: LossAggregation,
+    /// The constant of `aggregation: constant` (tokens); the harness's max reply length
+    /// when unset.
+    pub constant_normalizer: Option<u32>,
     pub learning_rate: f64,
 }
 
 impl Default for AlgorithmConfig {
     fn default() -> AlgorithmConfig {
-        AlgorithmConfig { name: Algorithm::Grpo, kl: KlEstimator::K3, kl_coef: 1e-3, eps_low: 0.2, eps_high: 0.28, learning_rate: 1e-6 }
+        AlgorithmConfig {
+            name: Algorithm::Grpo,
+            kl: KlEstimator::K3,
+            kl_coef: 1e-3,
+            eps_low: 0.2,
+            eps_high: 0.28,
+            dual_clip: Some(3.0),
+            aggregation: LossAggregation::TokenMean,
+            constant_normalizer: None,
+            learning_rate: 1e-6,
+        }
+    }
+}
+
+impl AlgorithmConfig {
+    /// Settings that cannot train are refused with the field's name.
+    pub fn check(&self) -> Result<(), String> {
+        let positive = |v: f64| v.is_finite() && v > 0.0;
+        if !positive(self.eps_low) || self.eps_low >= 1.0 {
+            return Err(format!("algorithm.eps_low: {} is not in (0, 1)", self.eps_low));
+        }
+        if !positive(self.eps_high) {
+            return Err(format!("algorithm.eps_high: {} is not above 0", self.eps_high));
+        }
+        if !self.kl_coef.is_finite() || self.kl_coef < 0.0 {
+            return Err(format!("algorithm.kl_coef: {} is not 0 or more", self.kl_coef));
+        }
+        if !positive(self.learning_rate) {
+            return Err(format!("algorithm.learning_rate: {} is not above 0", self.learning_rate));
+        }
+        if self.dual_clip.is_some_and(|c| !c.is_finite() || c <= 1.0) {
+            return Err("algorithm.dual_clip: the dual clip must be above 1".into());
+        }
+        if self.constant_normalizer == Some(0) {
+            return Err("algorithm.constant_normalizer: must be at least 1".into());
+        }
+        if self.name == Algorithm::DrGrpo && self.aggregation != LossAggregation::Constant {
+            return Err("algorithm: Dr.GRPO normalizes by a constant: set aggregation: constant".into());
+        }
+        Ok(())
+    }
+
+    /// The settings as a trainer reads them with each sample: how advantages were computed,
+    /// whether the ratio is per token or per sequence (GSPO), the clip, the KL and the loss
+    /// aggregation.
+    pub fn for_trainer(&self, max_reply_tokens: u32) -> serde_json::Value {
+        let name = serde_json::to_value(self.name).unwrap_or_default();
+        let advantage = match self.name {
+            Algorithm::Grpo | Algorithm::Dapo | Algorithm::Gspo => "group_normalized",
+            Algorithm::DrGrpo => "group_centred",
+            Algorithm::ReinforcePp => "whitened_returns",
+            Algorithm::ReinforcePpBaseline => "group_centred_whitened_returns",
+        };
+        serde_json::json!({
+            "name": name,
+            "advantage": advantage,
+            "ratio": if self.name == Algorithm::Gspo { "sequence" } else { "token" },
+            "clip": { "eps_low": self.eps_low, "eps_high": self.eps_high, "dual_clip": self.dual_clip },
+            "kl": { "estimator": self.kl, "coef": self.kl_coef },
+            "aggregation": self.aggregation,
+            "constant_normalizer": (self.aggregation == LossAggregation::Constant).then(|| self.constant_normalizer.unwrap_or(max_reply_tokens)),
+            "learning_rate": self.learning_rate,
+        })
     }
 }
 
@@ -191,6 +279,7 @@ impl TrainConfig {
             return Err(bad("suites and tasks_per_round must name at least one task".into()));
         }
         config.harness.check().map_err(|m| bad(format!("harness: {m}")))?;
+        config.algorithm.check().map_err(bad)?;
         Ok(config)
     }
 }
@@ -231,7 +320,24 @@ pub fn group_advantages(algorithm: Algorithm, rewards: &[f64]) -> Option<Vec<f64
     match algorithm {
         Algorithm::Dapo if !dapo_keep(rewards) => None,
         Algorithm::Grpo | Algorithm::Dapo | Algorithm::Gspo => Some(grpo(rewards)),
-        Algorithm::DrGrpo | Algorithm::ReinforcePp => Some(dr_grpo(rewards)),
+        Algorithm::DrGrpo | Algorithm::ReinforcePpBaseline => Some(dr_grpo(rewards)),
+        // Whitened over the round afterwards (`whiten_round`).
+        Algorithm::ReinforcePp => Some(rewards.to_vec()),
+    }
+}
+
+/// REINFORCE++'s whitening: the round's per-sample returns become zero-mean, unit-variance
+/// over every trained token (a sample weighs as many tokens as it trains).
+pub fn whiten_round(samples: &mut [Sample]) {
+    let weights: Vec<f64> = samples.iter().map(|s| s.loss_mask.iter().filter(|m| **m == 1).count() as f64).collect();
+    let total: f64 = weights.iter().sum();
+    if total == 0.0 {
+        return;
+    }
+    let mean = samples.iter().zip(&weights).map(|(s, w)| s.advantage * w).sum::<f64>() / total;
+    let var = samples.iter().zip(&weights).map(|(s, w)| (s.advantage - mean).powi(2) * w).sum::<f64>() / total;
+    for s in samples {
+        s.advantage = (s.advantage - mean) / (var.sqrt() + 1e-8);
     }
 }
 
@@ -381,6 +487,13 @@ impl Trainer<'_> {
                 }
                 group_sizes.push((format!("{round}:{task_id}"), group.len(), samples.len() - before));
             }
+            if matches!(c.algorithm.name, Algorithm::ReinforcePp | Algorithm::ReinforcePpBaseline) {
+                whiten_round(&mut samples);
+            }
+            let settings = c.algorithm.for_trainer(c.policy.openai.as_ref().map_or(512, |o| o.max_tokens));
+            for s in &mut samples {
+                s.algorithm = Some(settings.clone());
+            }
             copy_images(&self.store, &c.output, &samples)?;
             if let Some(url) = &c.buffer {
                 // One post per group, so a batch never holds half a group.
@@ -414,5 +527,76 @@ impl Trainer<'_> {
             out.push(stats);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_that_cannot_train_are_refused_by_name() {
+        assert!(AlgorithmConfig::default().check().is_ok());
+        let bad = |edit: fn(&mut AlgorithmConfig)| {
+            let mut c = AlgorithmConfig::default();
+            edit(&mut c);
+            c.check().unwrap_err()
+        };
+        assert!(bad(|c| c.eps_low = 1.5).contains("eps_low"));
+        assert!(bad(|c| c.eps_high = 0.0).contains("eps_high"));
+        assert!(bad(|c| c.kl_coef = -1.0).contains("kl_coef"));
+        assert!(bad(|c| c.learning_rate = 0.0).contains("learning_rate"));
+        assert!(bad(|c| c.dual_clip = Some(0.5)).contains("dual_clip"));
+        assert!(bad(|c| c.name = Algorithm::DrGrpo).contains("constant"));
+    }
+
+    #[test]
+    fn each_algorithm_tells_the_trainer_what_it_needs() {
+        let gspo = AlgorithmConfig { name: Algorithm::Gspo, eps_low: 3e-4, eps_high: 4e-4, ..AlgorithmConfig::default() }.for_trainer(512);
+        let grpo = AlgorithmConfig::default().for_trainer(512);
+        assert_eq!((grpo["ratio"].as_str(), gspo["ratio"].as_str()), (Some("token"), Some("sequence")));
+        assert_ne!(grpo["clip"], gspo["clip"]);
+        assert_eq!(grpo["kl"], serde_json::json!({ "estimator": "k3", "coef": 1e-3 }));
+        let dr = AlgorithmConfig { name: Algorithm::DrGrpo, aggregation: LossAggregation::Constant, ..AlgorithmConfig::default() }.for_trainer(512);
+        assert_eq!((dr["aggregation"].as_str(), dr["constant_normalizer"].as_u64()), (Some("constant"), Some(512)));
+        assert!(grpo["constant_normalizer"].is_null());
+    }
+
+    fn sample(advantage: f64, trained: usize) -> Sample {
+        Sample {
+            trajectory_id: "t".into(),
+            task_id: "x/0".into(),
+            window: 0,
+            first_step: 0,
+            last_step: 0,
+            prompt_ids: vec![1],
+            response_ids: vec![2; trained + 1],
+            loss_mask: std::iter::repeat_n(1, trained).chain([0]).collect(),
+            rollout_logprobs: None,
+            images: vec![],
+            image_positions: vec![],
+            reward: advantage,
+            advantage,
+            group_id: "g".into(),
+            weight_version: 0,
+            status: "completed".into(),
+            token_source: "tokenizer".into(),
+            trained_steps: vec![],
+            algorithm: None,
+        }
+    }
+
+    #[test]
+    fn reinforce_pp_whitens_over_every_trained_token_of_the_round() {
+        // REINFORCE++ keeps raw outcomes per group, then whitens them token-weighted.
+        assert_eq!(group_advantages(Algorithm::ReinforcePp, &[1.0, 0.0]), Some(vec![1.0, 0.0]));
+        assert_eq!(group_advantages(Algorithm::ReinforcePpBaseline, &[1.0, 0.0]), Some(vec![0.5, -0.5]));
+        let mut s = vec![sample(1.0, 3), sample(0.0, 1)];
+        whiten_round(&mut s);
+        let weights = [3.0, 1.0];
+        let mean: f64 = s.iter().zip(weights).map(|(x, w)| x.advantage * w).sum::<f64>() / 4.0;
+        let var: f64 = s.iter().zip(weights).map(|(x, w)| (x.advantage - mean).powi(2) * w).sum::<f64>() / 4.0;
+        assert!(mean.abs() < 1e-9 && (var - 1.0).abs() < 1e-6, "mean {mean}, var {var}");
+        assert!(s[0].advantage > 0.0 && s[1].advantage < 0.0);
     }
 }

@@ -22,7 +22,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     .then(|| confirm("delete_dialog", "Delete alarm?", &format!("The {} alarm will be deleted.", time::time_hm(a.minute_of_day)), "confirm_delete", "Delete"));
                 screen(
                     &format!("Alarm {}", time::time_hm(a.minute_of_day)),
-                    vec![View::text(&a.label).id("label"), View::switch("enabled", "On", a.enabled), View::danger_button("delete", "Delete alarm")],
+                    vec![View::text(&a.label).id("label"), View::switch("enabled", if a.enabled { "Alarm on" } else { "Alarm off" }, a.enabled), View::danger_button("delete", "Delete alarm")],
                     dialog,
                 )
             }

@@ -128,7 +128,10 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             let class = s.ui.dialog.take().and_then(|d| d.strip_prefix("book:").map(str::to_string)).unwrap_or_default();
             let Some(dest) = arg.and_then(|pid| s.data.places.get(pid)).map(|p| p.name.clone()) else { return String::new() };
             let rid = book(s, &dest, &class);
-            s.reset_to("trips");
+            // The trip, above the trips list, above the app's home: Back leads to the list and
+            // then to booking again (not out of the app).
+            s.reset_to("home");
+            s.push("trips");
             s.push(format!("ride:{rid}"));
             "ride booked".into()
         }

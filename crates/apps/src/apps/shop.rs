@@ -47,7 +47,9 @@ fn view(s: &DeviceState, route: &str) -> View {
         },
         ("cart", _) => {
             let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("remove:")).map(|i| {
-                confirm("remove_dialog", "Remove from cart?", &format!("Line {i} will be removed."), "confirm_remove", "Remove")
+                // Name the item, not the line's position.
+                let item = i.parse::<usize>().ok().and_then(|i| s.data.cart.get(i)).map_or_else(|| "This item".to_string(), |l| format!("{} × {}", l.qty, l.item));
+                confirm("remove_dialog", "Remove from cart?", &format!("{item} will be removed."), "confirm_remove", "Remove")
             });
             screen(
                 "Cart",
@@ -137,7 +139,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         s.scroll("products"),
                         rows.into_iter().map(|(id, p)| View::item_with(format!("product:{id}"), &p.name, &p.category, money(p.price_cents))),
                     ),
-                    View::row([View::button("cart", "Cart"), View::button("orders", "Orders")]),
+                    View::row([View::button("cart", format!("Cart ({})", s.data.cart.iter().map(|l| l.qty).sum::<u32>())), View::button("orders", "Orders")]),
                 ],
                 None,
             )

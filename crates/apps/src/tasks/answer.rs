@@ -61,13 +61,17 @@ fn is_month(word: &str) -> bool {
     }
 }
 
+/// Units written straight after a number (`4042kb`, `5min`, `3rd`).
+const UNIT_SUFFIXES: [&str; 12] = ["kb", "mb", "gb", "min", "mins", "h", "hr", "hrs", "st", "nd", "rd", "th"];
+
 /// Every number in the text with its span (`12`, `12.5`, `1,250`, `12,50`).
 fn raw_numbers(text: &str) -> Vec<Num> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        if !b[i].is_ascii_digit() || (i > 0 && (b[i - 1].is_ascii_digit() || b[i - 1].is_ascii_alphabetic())) {
+        // Digits inside a name (`IMG_5417.jpg`, `B20003`) are no number.
+        if !b[i].is_ascii_digit() || (i > 0 && (b[i - 1].is_ascii_digit() || b[i - 1].is_ascii_alphabetic() || b[i - 1] == b'_')) {
             i += 1;
             continue;
         }
@@ -76,6 +80,10 @@ fn raw_numbers(text: &str) -> Vec<Num> {
             i += 1;
         }
         let token = &text[start..i];
+        let glued = b.get(i).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') || (b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic));
+        if glued && !UNIT_SUFFIXES.iter().any(|u| text[i..].starts_with(u) && !text[i + u.len()..].starts_with(|c: char| c.is_alphanumeric())) {
+            continue;
+        }
         // `1,250` is a thousands separator, `12,50` a decimal comma.
         let cleaned = match token.split_once(',') {
             Some((_, tail)) if token.contains('.') || tail.len() == 3 => token.replace(',', ""),
@@ -113,7 +121,7 @@ pub fn quantities(text: &str) -> Vec<f64> {
             || ["am", "pm", "a.m.", "p.m.", "o'clock"].iter().any(|s| rest.trim_start().starts_with(s) && rest.len() - rest.trim_start().len() <= 1);
         let date_part = (next == Some(b'-') && b.get(n.end + 1).is_some_and(u8::is_ascii_digit))
             || (prev == Some(b'-') && n.start >= 2 && b[n.start - 2].is_ascii_digit())
-            || is_month(&before)
+            || (is_month(&before) && before.ends_with(|c: char| c.is_alphabetic()) && unit_after(&t, n.end).is_none())
             || is_month(&after)
             || (["st", "nd", "rd", "th"].iter().any(|s| rest.starts_with(s)) && !rest[2..].starts_with(|c: char| c.is_alphabetic()));
         let scale = before == "of" && t[..n.start].trim_end().ends_with("out of")
@@ -130,17 +138,115 @@ pub fn quantities(text: &str) -> Vec<f64> {
     out
 }
 
-/// Whether the answer is this number and no other (`3`, `3.0`, `3.0 out of 5`, `3/5`,
-/// `6 days (on Thursday 9 Jul)`).
-pub fn is_number(answer: &str, want: f64) -> bool {
-    let found = quantities(answer);
-    !found.is_empty() && found.iter().all(|x| (x - want).abs() < 1e-6)
+/// Units of a kind, with their size in the kind's base unit.
+const UNITS: [(&str, &str, f64); 20] = [
+    ("kb", "size", 1.0), ("kib", "size", 1.0), ("mb", "size", 1024.0), ("mib", "size", 1024.0), ("gb", "size", 1_048_576.0),
+    ("bytes", "size", 1.0 / 1024.0), ("day", "days", 1.0), ("days", "days", 1.0), ("week", "days", 7.0), ("weeks", "days", 7.0),
+    ("star", "stars", 1.0), ("stars", "stars", 1.0), ("review", "count", 1.0), ("reviews", "count", 1.0),
+    ("min", "time", 1.0), ("mins", "time", 1.0), ("minutes", "time", 1.0), ("hours", "time", 60.0), ("km", "distance", 1.0), ("%", "share", 1.0),
+];
+
+/// The unit written after a number ending at `end`, if it is one this judge knows.
+fn unit_after(t: &str, end: usize) -> Option<(&'static str, &'static str, f64)> {
+    let rest = t[end..].trim_start();
+    let word: String = rest.chars().take_while(|c| c.is_alphabetic() || *c == '%').collect();
+    UNITS.iter().find(|(u, _, _)| *u == word).copied()
 }
 
-/// Whether the answer is this amount of money (in cents) and no other.
+/// Number words, for answers written without digits ("eight").
+const NUMBER_WORDS: [&str; 21] = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+];
+
+/// An answer without a digit, with its number words as digits (`eight days` → `8 days`).
+fn spelled(answer: &str) -> String {
+    if answer.chars().any(|c| c.is_ascii_digit()) {
+        return answer.to_string();
+    }
+    answer
+        .split(' ')
+        .map(|w| {
+            let core = w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
+            match NUMBER_WORDS.iter().position(|n| *n == core) {
+                Some(k) => w.to_lowercase().replace(&core, &k.to_string()),
+                None => w.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether the answer is this number and no other (`3`, `3.0`, `3.0 out of 5`, `3/5`,
+/// `6 days (on Thursday 9 Jul)`, `eight`). With a unit, a number in another unit of the same
+/// kind is converted (`1 week` is 7 days, and wrong for 1 day; `0.1 MB` agrees with 54 KB to
+/// its precision), and numbers in units of another kind (`2 reviews` beside `4.0 stars`) are
+/// not candidates.
+pub fn is_amount(answer: &str, want: f64, unit: Option<&str>) -> bool {
+    let t = fold(&spelled(&affirmed(answer)));
+    let kind = unit.and_then(|u| UNITS.iter().find(|(name, _, _)| *name == u.to_lowercase()).map(|(_, k, size)| (*k, *size)));
+    let nums = raw_numbers(&t);
+    let kept = quantities(&t);
+    let mut found = false;
+    for n in nums.iter().filter(|n| kept.contains(&n.value)) {
+        let agrees = match (kind, unit_after(&t, n.end)) {
+            // Another kind of unit: not an answer to this question.
+            (Some((k, _)), Some((_, other, _))) if other != k => continue,
+            (Some((_, base)), Some((_, _, size))) => {
+                // Converted, within the precision the number was written with.
+                let decimals = t[n.start..n.end].split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+                let tolerance = if size == base { 1e-6 } else { 0.5 * 10f64.powi(-decimals) * size / base };
+                (n.value * size / base - want).abs() <= tolerance
+            }
+            _ => (n.value - want).abs() < 1e-6,
+        };
+        if !agrees {
+            return false;
+        }
+        found = true;
+    }
+    found
+}
+
+pub fn is_number(answer: &str, want: f64) -> bool {
+    is_amount(answer, want, None)
+}
+
+/// Whether the answer is this amount of money (in cents) and no other; numbers in other
+/// units (`pickup in 4 min`) are not amounts.
 pub fn is_money(answer: &str, cents: i64) -> bool {
-    let found: Vec<i64> = quantities(answer).into_iter().filter(|n| *n >= 0.0).map(|n| (n * 100.0).round() as i64).collect();
+    let t = fold(&affirmed(answer));
+    let kept = quantities(&t);
+    let found: Vec<i64> = raw_numbers(&t)
+        .into_iter()
+        .filter(|n| kept.contains(&n.value) && unit_after(&t, n.end).is_none() && n.value >= 0.0)
+        .map(|n| (n.value * 100.0).round() as i64)
+        .collect();
     !found.is_empty() && found.iter().all(|c| *c == cents.abs())
+}
+
+/// The answer without its denied clauses: "It does not start at 17:00", "not 6557" and
+/// "No," say what the answer is not, so their values are neither the answer nor rivals.
+pub fn affirmed(answer: &str) -> String {
+    let t = crate::plain_punctuation(answer);
+    let mut clauses: Vec<String> = vec![String::new()];
+    let chars: Vec<char> = t.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let ends = matches!(c, ';' | '!' | '?' | '(' | ')')
+            || (matches!(c, '.' | ',') && next.is_none_or(char::is_whitespace))
+            || (*c == '-' && i > 0 && chars[i - 1] == ' ' && next == Some(' '));
+        if ends {
+            clauses.push(String::new());
+        } else if let Some(last) = clauses.last_mut() {
+            last.push(*c);
+        }
+    }
+    let denies = |clause: &str| {
+        let w = format!(" {} ", clause.to_lowercase());
+        [" not ", "n't ", " no ", " never ", " nothing ", " none ", " cannot "].iter().any(|n| w.contains(n))
+    };
+    clauses.into_iter().filter(|c| !denies(c)).collect::<Vec<_>>().join(". ")
 }
 
 /// Durations in the text, in minutes: `1 h 5 min` is one duration (65), `1.5 hours` is 90, and
@@ -175,7 +281,7 @@ pub fn durations(answer: &str) -> Vec<i64> {
 }
 
 pub fn is_duration(answer: &str, want: i64) -> bool {
-    let found = durations(answer);
+    let found = durations(&affirmed(answer));
     !found.is_empty() && found.iter().all(|m| *m == want)
 }
 
@@ -206,20 +312,21 @@ fn negated(text: &str, value: &str) -> bool {
 
 /// Whether the answer names this time of day (minutes after midnight) and no other.
 pub fn is_time(answer: &str, minutes: i64) -> bool {
-    let found = time::times_in_text(&dotted_times(&fold(answer)));
+    let words = fold(&affirmed(answer)).replace("12 noon", "12:00").replace("noon", "12:00").replace("midnight", "00:00");
+    let found = time::times_in_text(&dotted_times(&words));
     !found.is_empty() && found.iter().all(|t| *t == minutes)
 }
 
 /// Whether the answer names this day and no other.
 pub fn is_date(answer: &str, day: Minutes) -> bool {
-    let found = time::dates_in_text(&fold(answer), day);
+    let found = time::dates_in_text(&fold(&affirmed(answer)), day);
     let want = day.div_euclid(time::DAY);
     !found.is_empty() && found.iter().all(|d| *d == want)
 }
 
 /// Whether the answer is this code (a run of digits) and no other run of the same length.
 pub fn is_code(answer: &str, code: &str) -> bool {
-    let t = fold(answer);
+    let t = fold(&affirmed(answer));
     let runs: Vec<&str> = t.split(|c: char| !c.is_ascii_digit()).filter(|r| r.len() == code.len()).collect();
     !runs.is_empty() && runs.iter().all(|r| *r == code) && !negated(&t, code)
 }
@@ -229,7 +336,7 @@ pub fn is_code(answer: &str, code: &str) -> bool {
 pub fn is_phone(answer: &str, phone: &str) -> bool {
     // A candidate: a run of digits and the characters phone numbers are written with,
     // holding seven digits or more.
-    let t = fold(answer);
+    let t = fold(&affirmed(answer));
     let mut candidates = Vec::new();
     let mut run = String::new();
     for c in t.chars().chain(std::iter::once('x')) {
@@ -246,7 +353,7 @@ pub fn is_phone(answer: &str, phone: &str) -> bool {
 /// Whether the answer names `want` (a name or a title) and none of the `others` it could be
 /// confused with (the other names and titles of the world), without hedging.
 pub fn is_entity(answer: &str, want: &str, others: &[String]) -> bool {
-    let (a, w) = (fold(answer), fold(want));
+    let (a, w) = (fold(&affirmed(answer)), fold(want));
     let w = w.trim_matches(|c: char| c == '"' || c == '\'' || c == '.').to_string();
     if w.is_empty() || !mentions(&a, &w) || negated(&a, &w) {
         return false;
@@ -275,6 +382,29 @@ mod tests {
         for bad in ["3 or 4", "4 out of 5", "between 3 and 4", "3.5"] {
             assert!(!is_number(bad, 3.0), "{bad}");
         }
+    }
+
+    #[test]
+    fn graded_from_outside_units_words_identifiers_and_denials() {
+        // Right: a spelled-out number, a date beside the count, a file name's digits, a
+        // conversion to its precision, the review count beside the rating, noon.
+        assert!(is_amount("eight", 8.0, Some("days")));
+        assert!(is_amount("Your HR appointment is on Tue 16 Jun, 5 days from today.", 5.0, Some("days")));
+        assert!(is_amount("IMG_5417.jpg is 4042 KB.", 4042.0, Some("KB")));
+        assert!(is_amount("54 KB (about 0.1 MB).", 54.0, Some("KB")));
+        assert!(is_amount("4.0 stars (from 2 reviews).", 4.0, Some("stars")));
+        assert!(is_amount("1 week", 7.0, Some("days")));
+        assert!(is_time("It starts at noon.", 12 * 60));
+        assert!(is_money("A Comfort ride to Hotel Astra costs $10.05 (pickup in 4 min).", 1005));
+        // Wrong: another unit of the same kind, a denial.
+        assert!(!is_amount("1 week", 1.0, Some("days")));
+        assert!(!is_amount("3 weeks", 3.0, Some("days")));
+        assert!(!is_amount("461 MB", 461.0, Some("KB")));
+        assert!(!is_money("It did not cost $45.98; I could not find the order.", 4598));
+        assert!(!is_time("It does not start at 17:00.", 17 * 60));
+        assert!(!is_entity("Not the trade fair visit - you have nothing that day.", "Trade fair visit", &[]));
+        assert!(is_code("The code is 8747, not 6557.", "8747"));
+        assert!(is_time("No, it starts at 14:30.", 870));
     }
 
     #[test]

@@ -88,6 +88,7 @@ pub fn expected_checks(initial: &Value, expected: &Value, last: &Value, ordered:
     let i = canon(initial);
     let e = canon(expected);
     let mut l = canon(last);
+    forget_withdrawn(&i, &mut l);
     match_new_items(&i, &e, &mut l);
     let mut groups: Vec<String> = Vec::new();
     let mut changed = Vec::new();
@@ -160,6 +161,22 @@ fn canon(v: &Value, as_multisets: bool) -> Value {
     }
 }
 
+/// A mistaken order or booking the agent cancelled or refunded in the same episode leaves
+/// the world as it was: new items whose status says they were withdrawn are dropped (a
+/// withdrawn item that existed before is a change like any other).
+fn forget_withdrawn(initial: &Value, last: &mut Value) {
+    const WITHDRAWN: [&str; 2] = ["cancelled", "refunded"];
+    let Some(tables) = last.as_object_mut() else { return };
+    for (name, table) in tables.iter_mut() {
+        let Some(items) = table.get_mut("items").and_then(Value::as_object_mut) else { continue };
+        let before = initial.get(name).and_then(|t| t.get("items")).and_then(Value::as_object);
+        items.retain(|id, item| {
+            let new = before.is_none_or(|b| !b.contains_key(id));
+            !(new && item.get("status").and_then(Value::as_str).is_some_and(|s| WITHDRAWN.contains(&s)))
+        });
+    }
+}
+
 /// Renames the new items of `last`'s tables to the ids of the expected new items they equal
 /// (then pairs the rest in order, so a wrong new item is compared field by field).
 fn match_new_items(initial: &Value, expected: &Value, last: &mut Value) {
@@ -213,6 +230,28 @@ mod tests {
         assert!(!under("contacts/items/31/phone", "contacts/items/3"));
         assert!(under("emails/items/7/read", "emails/items/*/read"));
         assert!(!under("emails/items/7/folder", "emails/items/*/read"));
+    }
+
+    #[test]
+    fn a_mistake_cancelled_and_redone_is_the_task_done() {
+        let v = |items: Value| serde_json::json!({ "food_orders": { "items": items, "next_id": 9 } });
+        let initial = v(serde_json::json!({}));
+        let expected = v(serde_json::json!({ "1": { "address": "12 Elm Street", "status": "placed" } }));
+        let redone = v(serde_json::json!({
+            "1": { "address": "12 Elm Road", "status": "cancelled" },
+            "2": { "address": "12 Elm Street", "status": "placed" },
+        }));
+        let (checks, side_effects) = expected_checks(&initial, &expected, &redone, false);
+        assert!(checks.iter().all(|c| c.passed) && side_effects.is_empty(), "{checks:?} {side_effects:?}");
+        // Done, then cancelled: not done.
+        let undone = v(serde_json::json!({ "1": { "address": "12 Elm Street", "status": "cancelled" } }));
+        let (checks, _) = expected_checks(&initial, &expected, &undone, false);
+        assert!(checks.iter().any(|c| !c.passed));
+        // An order that existed before and was cancelled is a change.
+        let before = v(serde_json::json!({ "1": { "address": "x", "status": "placed" } }));
+        let cancelled = v(serde_json::json!({ "1": { "address": "x", "status": "cancelled" } }));
+        let (_, side_effects) = expected_checks(&before, &before, &cancelled, false);
+        assert_eq!(side_effects, vec!["food_orders/items/1/status".to_string()]);
     }
 
     #[test]

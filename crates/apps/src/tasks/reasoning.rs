@@ -46,6 +46,12 @@ fn answer(kind: &str, value: impl Into<Value>) -> Value {
     json!({ "kind": kind, "value": value.into() })
 }
 
+/// A number answer in a unit: other units of the same kind are converted (`1 week` is 7
+/// days, `0.1 MB` about 102 KB), numbers in other kinds of unit are not answers.
+fn amount(value: impl Into<Value>, unit: &str) -> Value {
+    json!({ "kind": "number", "value": value.into(), "unit": unit })
+}
+
 // ---- Retrieval ----
 
 fn balance(_: &World, s: &DeviceState, _: &mut Rng) -> Option<Draft> {
@@ -85,7 +91,7 @@ fn place_rating(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let text = reviews::stars_text(tenths);
     draft(
         format!("What is the average star rating of {name} in Reviews?"),
-        json!({ "answer": answer("number", tenths as f64 / 10.0) }),
+        json!({ "answer": amount(tenths as f64 / 10.0, "stars") }),
         Walk::new().open("Reviews").tap(format!("place:{pid}")).answer(text).done(),
     )
 }
@@ -107,7 +113,7 @@ fn file_size(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let tab = crate::apps::files::FOLDERS.iter().position(|d| *d == f.folder).unwrap_or(0);
     draft(
         format!("How large is the file \"{}\", in KB?", f.name),
-        json!({ "answer": answer("number", f.size_kb) }),
+        json!({ "answer": amount(f.size_kb, "KB") }),
         Walk::new().open("Files").tap(format!("tab:{tab}")).tap(format!("file:{id}")).answer(format!("{} KB", f.size_kb)).done(),
     )
 }
@@ -247,7 +253,7 @@ fn days_until(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let n = e.start.div_euclid(DAY) - now.div_euclid(DAY);
     draft(
         format!("How many days from today until my {}?", e.title),
-        json!({ "answer": answer("number", n) }),
+        json!({ "answer": amount(n, "days") }),
         Walk::new().open("Calendar").answer(format!("{n} days")).done(),
     )
 }

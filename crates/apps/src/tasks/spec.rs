@@ -178,7 +178,7 @@ pub fn answer_matches(a: &Value, got: &str, others: &[String]) -> bool {
     let v = &a["value"];
     match a["kind"].as_str().unwrap_or("") {
         "money" => v.as_i64().is_some_and(|c| answer::is_money(got, c)),
-        "number" => v.as_f64().is_some_and(|n| answer::is_number(got, n)),
+        "number" => v.as_f64().is_some_and(|n| answer::is_amount(got, n, a["unit"].as_str())),
         "date" => v.as_i64().is_some_and(|d| answer::is_date(got, d)),
         "time" => v.as_i64().is_some_and(|t| answer::is_time(got, t.rem_euclid(crate::time::DAY))),
         "duration" => v.as_i64().is_some_and(|m| answer::is_duration(got, m)),
