@@ -234,3 +234,52 @@ fn train_takes_the_same_env_path_as_eval() {
     assert!(runs.as_array().unwrap().iter().all(|r| r["backend"] == "sim"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// With `buffer_max_pending`, rollouts wait while the trainer has not consumed what is
+/// queued, and go on once it takes and acknowledges its batches.
+#[test]
+fn rollouts_pause_while_the_trainer_falls_behind() {
+    let dir = std::env::temp_dir().join(format!("guigym-train-pause-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = common::Served::start(&["buffer", "serve"]);
+    let url = server.url.clone();
+    let get = |path: &str| -> serde_json::Value {
+        let out = std::process::Command::new("curl").args(["-s", &format!("{url}{path}")]).output().unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let path = config(&dir, 2);
+    let text = std::fs::read_to_string(&path).unwrap() + &format!("buffer: {url}\nbuffer_max_pending: 1\n");
+    std::fs::write(&path, text).unwrap();
+    let mut train = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store")).spawn().unwrap();
+    // Round 0 posts its groups, then round 1 waits: nothing consumes them.
+    let mut queued = 0;
+    for _ in 0..600 {
+        queued = get("/v1/buffer")["queued"].as_u64().unwrap();
+        if queued > 0 && dir.join("out/round-0.jsonl").exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(queued > 0, "round 0 reached the buffer");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(train.try_wait().unwrap().is_none(), "the run waits for the trainer");
+    assert!(!dir.join("out/round-1.jsonl").exists(), "no round started while the trainer was behind");
+    // The trainer catches up: the run goes on and finishes.
+    let mut consumed = 0;
+    for _ in 0..600 {
+        let batch = get("/v1/batch?size=1000");
+        if let Some(id) = batch["batch_id"].as_str() {
+            let out = std::process::Command::new("curl").args(["-s", "-X", "POST", &format!("{url}/v1/batch/{id}/ack")]).output().unwrap();
+            consumed += serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["consumed"].as_u64().unwrap();
+        }
+        if train.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(train.wait().unwrap().success());
+    assert!(dir.join("out/round-1.jsonl").exists());
+    assert!(consumed > 0);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -241,6 +241,10 @@ pub struct TrainConfig {
     /// trainer last announced there (instead of the round number).
     #[serde(default)]
     pub buffer: Option<String>,
+    /// With a buffer: new rounds wait while the buffer holds at least this many samples not
+    /// yet consumed (queued or leased), so rollouts never run further ahead of the trainer.
+    #[serde(default)]
+    pub buffer_max_pending: Option<usize>,
 }
 
 fn test_suite() -> String {
@@ -302,13 +306,54 @@ pub struct RoundStats {
     pub seconds: f64,
 }
 
-/// Collects each attempt with the prompts it saw.
+type Group = Vec<(Attempt, Vec<Prompt>)>;
+
+/// Collects each attempt with the prompts it saw, and hands a task's group on as soon as its
+/// last attempt is in (so it reaches the buffer while the round goes on).
+struct Collected {
+    /// Attempts expected per task.
+    expected: BTreeMap<String, usize>,
+    state: Mutex<CollectedState>,
+}
+
 #[derive(Default)]
-struct Collected(Mutex<Vec<(Attempt, Vec<Prompt>)>>);
+struct CollectedState {
+    pending: BTreeMap<String, Group>,
+    /// Every attempt: its task, success and score.
+    all: Vec<(String, bool, f64)>,
+    finished: Option<tokio::sync::mpsc::UnboundedSender<(String, Group)>>,
+}
+
+impl Collected {
+    fn new(expected: BTreeMap<String, usize>, finished: tokio::sync::mpsc::UnboundedSender<(String, Group)>) -> Collected {
+        Collected { expected, state: Mutex::new(CollectedState { finished: Some(finished), ..CollectedState::default() }) }
+    }
+
+    /// The round is over: groups still short of attempts (some went unscored) are handed on
+    /// as they are, and the channel closes.
+    fn close(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let rest = std::mem::take(&mut st.pending);
+        if let Some(tx) = st.finished.take() {
+            for (task, group) in rest {
+                let _ = tx.send((task, group));
+            }
+        }
+    }
+}
 
 impl Progress for Collected {
     fn attempt_done(&self, a: &Attempt, prompts: &[Prompt]) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).push((a.clone(), prompts.to_vec()));
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.all.push((a.task_id.clone(), a.verdict.success, a.verdict.score as f64));
+        let group = st.pending.entry(a.task_id.clone()).or_default();
+        group.push((a.clone(), prompts.to_vec()));
+        if group.len() >= self.expected.get(&a.task_id).copied().unwrap_or(usize::MAX) {
+            let group = st.pending.remove(&a.task_id).unwrap_or_default();
+            if let Some(tx) = &st.finished {
+                let _ = tx.send((a.task_id.clone(), group));
+            }
+        }
     }
     fn wants_prompts(&self) -> bool {
         true
@@ -366,6 +411,31 @@ async fn buffer_version(http: &reqwest::Client, url: &str) -> Result<u64, TrainE
     v["weight_version"].as_u64().ok_or_else(|| fail("no weight_version in /v1/buffer".into()))
 }
 
+/// Waits while the buffer holds `max` samples or more that the trainer has not consumed.
+async fn wait_for_trainer(http: &reqwest::Client, url: &str, max: usize) -> Result<(), TrainError> {
+    let fail = |e: String| TrainError::Run(format!("trajectory buffer {url}: {e}"));
+    let mut said = false;
+    loop {
+        let v: serde_json::Value = http
+            .get(format!("{}/v1/buffer", url.trim_end_matches('/')))
+            .send()
+            .await
+            .map_err(|e| fail(e.to_string()))?
+            .json()
+            .await
+            .map_err(|e| fail(e.to_string()))?;
+        let pending = v["queued"].as_u64().unwrap_or(0) + v["leased"].as_u64().unwrap_or(0);
+        if (pending as usize) < max {
+            return Ok(());
+        }
+        if !said {
+            eprintln!("waiting for the trainer: {pending} samples not yet consumed (buffer_max_pending {max})");
+            said = true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+}
+
 /// Posts one group to the buffer, its screenshots first (each once: a `HEAD` says whether the
 /// buffer has it). A group the buffer already has (a resumed round) is accepted as a duplicate.
 async fn post_group(http: &reqwest::Client, url: &str, store: &Store, group_id: &str, trajectories: usize, samples: &[Sample]) -> Result<(), TrainError> {
@@ -409,6 +479,32 @@ fn copy_images(store: &Store, out: &Path, samples: &[Sample]) -> Result<(), Trai
 }
 
 impl Trainer<'_> {
+    /// A finished group as samples: its advantages under the algorithm, each attempt packed
+    /// as its prompts were built. `None` when the algorithm drops the group (DAPO: no spread).
+    fn pack_group(&self, round: u32, task_id: &str, group: &Group, weight_version: u64) -> Option<Vec<Sample>> {
+        let c = self.config;
+        let rewards: Vec<f64> = group.iter().map(|(a, _)| a.verdict.score as f64).collect();
+        let advantages = group_advantages(c.algorithm.name, &rewards)?;
+        let group_id = format!("{round}:{task_id}");
+        let mut samples = Vec::new();
+        for ((a, prompts), adv) in group.iter().zip(advantages) {
+            let steps = RecordedStep::zip(prompts, &a.trajectory.steps);
+            let status = if a.trajectory.steps.last().is_some_and(|s| s.action.as_ref().is_some_and(|x| x.name() == "terminate")) { "completed" } else { "truncated" };
+            // The attempt's opaque id: the same one the store maps back to the task.
+            let info = TrajectoryInfo {
+                trajectory_id: &a.trajectory_id,
+                task_id,
+                group_id: &group_id,
+                reward: a.verdict.score as f64,
+                advantage: adv,
+                weight_version,
+                status,
+            };
+            samples.extend(pack(self.tokenizer, c.harness.history, &steps, &info));
+        }
+        Some(samples)
+    }
+
     /// Runs the rounds not yet in the store; `on_round` is told of each as it ends.
     pub async fn run(&self, resume: bool, on_round: &dyn Fn(&RoundStats)) -> Result<Vec<RoundStats>, TrainError> {
         let c = self.config;
@@ -443,64 +539,67 @@ impl Trainer<'_> {
                 task_attempts: budgets,
                 ..EvalConfig::default()
             };
+            if let (Some(url), Some(max)) = (&c.buffer, c.buffer_max_pending) {
+                wait_for_trainer(&http, url, max).await?;
+            }
             // The trainer's current weights, as it announced them to the buffer.
             let weight_version = match &c.buffer {
                 Some(url) => buffer_version(&http, url).await?,
                 None => round as u64,
             };
-            let collected = Arc::new(Collected::default());
-            let (eval_run, report) = eval(Arc::new(picked.clone()), &eval_config, self.provider.clone(), self.policy.clone(), Some(self.store.clone()), collected.clone())
-                .await
-                .map_err(|e| TrainError::Run(e.to_string()))?;
-            let attempts = std::mem::take(&mut *collected.0.lock().unwrap_or_else(|p| p.into_inner()));
-            let mean_reward = attempts.iter().map(|(a, _)| a.verdict.score as f64).sum::<f64>() / attempts.len().max(1) as f64;
-            let mut groups: BTreeMap<String, Vec<(Attempt, Vec<Prompt>)>> = BTreeMap::new();
-            for (a, p) in attempts {
-                sampler.record(&a.task_id, a.verdict.success);
-                groups.entry(a.task_id.clone()).or_default().push((a, p));
-            }
-            let (mut kept, mut dropped, mut samples) = (0, 0, Vec::<Sample>::new());
-            let mut group_sizes = Vec::new();
-            for (task_id, group) in &groups {
-                let rewards: Vec<f64> = group.iter().map(|(a, _)| a.verdict.score as f64).collect();
-                let Some(advantages) = group_advantages(c.algorithm.name, &rewards) else {
-                    dropped += 1;
-                    continue;
-                };
-                kept += 1;
-                let before = samples.len();
-                for ((a, prompts), adv) in group.iter().zip(advantages) {
-                    let steps = RecordedStep::zip(prompts, &a.trajectory.steps);
-                    // The attempt's opaque id: the same one the store maps back to the task.
-                    let trajectory_id = a.trajectory_id.clone();
-                    let status = if a.trajectory.steps.last().is_some_and(|s| s.action.as_ref().is_some_and(|x| x.name() == "terminate")) { "completed" } else { "truncated" };
-                    let info = TrajectoryInfo {
-                        trajectory_id: &trajectory_id,
-                        task_id,
-                        group_id: &format!("{round}:{task_id}"),
-                        reward: a.verdict.score as f64,
-                        advantage: adv,
-                        weight_version,
-                        status,
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            let expected: BTreeMap<String, usize> = picked.iter().zip(&eval_config.task_attempts).map(|(t, n)| (t.id.clone(), *n as usize)).collect();
+            let collected = Arc::new(Collected::new(expected, tx));
+            // REINFORCE++ whitens over the whole round: its groups wait for the round's end.
+            let whole_round = matches!(c.algorithm.name, Algorithm::ReinforcePp | Algorithm::ReinforcePpBaseline);
+            let settings = c.algorithm.for_trainer(c.policy.openai.as_ref().map_or(512, |o| o.max_tokens));
+            let rollouts = async {
+                let r = eval(Arc::new(picked.clone()), &eval_config, self.provider.clone(), self.policy.clone(), Some(self.store.clone()), collected.clone()).await;
+                collected.close();
+                r
+            };
+            // Each group is packed as its last attempt finishes and, unless the algorithm needs
+            // the whole round, posted to the buffer at once.
+            let packing = async {
+                let mut packed: Vec<(String, usize, Vec<Sample>)> = Vec::new();
+                let mut dropped = 0;
+                while let Some((task_id, group)) = rx.recv().await {
+                    let Some(mut samples) = self.pack_group(round, &task_id, &group, weight_version) else {
+                        dropped += 1;
+                        continue;
                     };
-                    samples.extend(pack(self.tokenizer, c.harness.history, &steps, &info));
+                    for s in &mut samples {
+                        s.algorithm = Some(settings.clone());
+                    }
+                    if let (Some(url), false) = (&c.buffer, whole_round) {
+                        copy_images(&self.store, &c.output, &samples)?;
+                        post_group(&http, url, &self.store, &format!("{round}:{task_id}"), group.len(), &samples).await?;
+                    }
+                    packed.push((task_id, group.len(), samples));
                 }
-                group_sizes.push((format!("{round}:{task_id}"), group.len(), samples.len() - before));
+                Ok::<_, TrainError>((packed, dropped))
+            };
+            let (eval_result, packed) = tokio::join!(rollouts, packing);
+            let (eval_run, report) = eval_result.map_err(|e| TrainError::Run(e.to_string()))?;
+            let (mut packed, dropped) = packed?;
+            // Groups finish in any order; the round file lists them by task.
+            packed.sort_by(|a, b| a.0.cmp(&b.0));
+            let kept = packed.len();
+            let all = std::mem::take(&mut collected.state.lock().unwrap_or_else(|p| p.into_inner()).all);
+            for (task, success, _) in &all {
+                sampler.record(task, *success);
             }
-            if matches!(c.algorithm.name, Algorithm::ReinforcePp | Algorithm::ReinforcePpBaseline) {
+            let mut samples: Vec<Sample> = packed.iter().flat_map(|(_, _, s)| s.iter().cloned()).collect();
+            let mean_reward = all.iter().map(|(_, _, score)| score).sum::<f64>() / all.len().max(1) as f64;
+            if whole_round {
                 whiten_round(&mut samples);
             }
-            let settings = c.algorithm.for_trainer(c.policy.openai.as_ref().map_or(512, |o| o.max_tokens));
-            for s in &mut samples {
-                s.algorithm = Some(settings.clone());
-            }
             copy_images(&self.store, &c.output, &samples)?;
-            if let Some(url) = &c.buffer {
-                // One post per group, so a batch never holds half a group.
+            if let (Some(url), true) = (&c.buffer, whole_round) {
                 let mut at = 0;
-                for (id, attempts, n) in &group_sizes {
-                    post_group(&http, url, &self.store, id, *attempts, &samples[at..at + n]).await?;
-                    at += n;
+                for (task_id, attempts, group) in &packed {
+                    post_group(&http, url, &self.store, &format!("{round}:{task_id}"), *attempts, &samples[at..at + group.len()]).await?;
+                    at += group.len();
                 }
             }
             let path = c.output.join(format!("round-{round}.jsonl"));
