@@ -72,6 +72,10 @@ pub struct ServerArgs {
     /// retry that comes sooner
     #[arg(long)]
     retry_after: Option<u64>,
+    /// Report this weight version with every answer (`X-Weight-Version`), as a server that
+    /// knows which weights it holds does
+    #[arg(long)]
+    weight_version: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -115,6 +119,7 @@ struct Server {
     /// Flaky mode with this: answer 429 with `Retry-After`, and again 429 to a retry that
     /// comes sooner than asked.
     retry_after: Option<u64>,
+    weight_version: Option<String>,
 }
 
 pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
@@ -139,6 +144,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
         requests: AtomicU64::new(0),
         flaked: Mutex::new(HashMap::new()),
         retry_after: args.retry_after,
+        weight_version: args.weight_version,
     });
     // Prompts with a window of screenshots run to megabytes.
     let app = Router::new()
@@ -297,7 +303,11 @@ async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(bo
         reply["choices"][0]["message"] = json!({"role": "assistant", "content": null, "tool_calls": as_tool_calls(&text)});
         reply["choices"][0]["finish_reason"] = json!("tool_calls");
     }
-    Json(reply).into_response()
+    let mut response = Json(reply).into_response();
+    if let Some(v) = server.weight_version.as_deref().and_then(|v| axum::http::HeaderValue::from_str(v).ok()) {
+        response.headers_mut().insert("x-weight-version", v);
+    }
+    response
 }
 
 /// A chat completion with one text reply.

@@ -283,3 +283,38 @@ fn rollouts_pause_while_the_trainer_falls_behind() {
     assert!(consumed > 0);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A policy server that reports its weight version dates the samples: they carry the version
+/// that sampled them (slime's `weight_versions`), not only the trainer's announcement.
+#[test]
+fn samples_carry_the_weight_version_the_policy_server_reported() {
+    let dir = std::env::temp_dir().join(format!("guigym-train-served-version-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = common::Served::start(&["policy-server", "--suite", "smoke", "--weight-version", "6"]);
+    let buffer = common::Served::start(&["buffer", "serve", "--max-staleness", "5"]);
+    let post = std::process::Command::new("curl")
+        .args(["-s", "-X", "POST", "-H", "content-type: application/json", "-d", "{\"version\": 7}", &format!("{}/v1/weights", buffer.url)])
+        .output()
+        .unwrap();
+    assert!(post.status.success());
+    let path = config(&dir, 1);
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("policy:\n  kind: golden", &format!("policy:\n  kind: openai\n  openai:\n    base_urls: [\"{}\"]", model.url))
+        + &format!("buffer: {}\n", buffer.url);
+    std::fs::write(&path, text).unwrap();
+    let out = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let round = std::fs::read_to_string(dir.join("out/round-0.jsonl")).unwrap();
+    let samples: Vec<serde_json::Value> = round.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!samples.is_empty());
+    for s in &samples {
+        assert_eq!(s["weight_version"], 6, "the version that sampled the replies, not the trainer's 7");
+        assert_eq!(s["served_versions"], serde_json::json!(["6"]));
+    }
+    let batch = std::process::Command::new("curl").args(["-s", &format!("{}/v1/batch?size=1000", buffer.url)]).output().unwrap();
+    let batch: serde_json::Value = serde_json::from_slice(&batch.stdout).unwrap();
+    assert!(batch["samples"].as_array().unwrap().iter().all(|s| s["weight_versions"] == serde_json::json!(["6"])));
+    let _ = std::fs::remove_dir_all(dir);
+}

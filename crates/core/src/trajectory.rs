@@ -47,6 +47,9 @@ pub struct Step {
     pub completion_ids: Option<Vec<u32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logprobs: Option<Vec<f32>>,
+    /// The weight version the policy server said sampled this reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_version: Option<String>,
     /// Which server answered (for sticky-routing checks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,

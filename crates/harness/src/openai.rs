@@ -257,6 +257,8 @@ impl OpenAiPolicy {
         let status = resp.status();
         let header = resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok());
         let retry_after = guigym_core::retry_after_ms(header).map(Duration::from_millis);
+        // The weights that answered, when the server says (a header, or the body below).
+        let served_version = resp.headers().get("x-weight-version").and_then(|v| v.to_str().ok()).map(str::to_string);
         let text = resp.text().await.map_err(|e| Failure::Retry(describe_error(&e), None))?;
         if status.is_server_error() || matches!(status.as_u16(), 408 | 429) {
             return Err(Failure::Retry(format!("HTTP {status}: {}", snippet(&text)), retry_after));
@@ -274,7 +276,11 @@ impl OpenAiPolicy {
             };
             return Err(Failure::Fatal(PolicyError::Config(format!("{url} answered HTTP {status}: {message}{hint}"))));
         }
-        serde_json::from_str(&text).map_err(|e| Failure::Retry(format!("response is not JSON ({e}): {}", snippet(&text)), None))
+        let mut v: Value = serde_json::from_str(&text).map_err(|e| Failure::Retry(format!("response is not JSON ({e}): {}", snippet(&text)), None))?;
+        if let (Some(version), Value::Object(m)) = (served_version, &mut v) {
+            m.entry("weight_version").or_insert(Value::String(version));
+        }
+        Ok(v)
     }
 }
 
@@ -400,7 +406,17 @@ pub fn read_completion(v: &Value) -> Result<(String, Option<Usage>, Option<Token
         .pointer("/logprobs/content")
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(|t| t.get("logprob").and_then(Value::as_f64)).map(|l| l as f32).collect::<Vec<f32>>());
-    let tokens = TokenData { prompt_ids: ids(v.get("prompt_token_ids")), completion_ids: ids(choice.get("token_ids")), logprobs };
+    // The weight version that sampled the reply: a header (folded into the body by `call`),
+    // a top-level field, or SGLang-style `meta_info`.
+    let version = [v.get("weight_version"), v.pointer("/meta_info/weight_version"), choice.pointer("/meta_info/weight_version")]
+        .into_iter()
+        .flatten()
+        .find_map(|x| match x {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        });
+    let tokens = TokenData { prompt_ids: ids(v.get("prompt_token_ids")), completion_ids: ids(choice.get("token_ids")), logprobs, weight_version: version };
     let tokens = (tokens != TokenData::default()).then_some(tokens);
     Ok((raw, usage, tokens))
 }

@@ -48,6 +48,10 @@ pub struct Sample {
     /// Each trained step and where its tokens came from.
     #[serde(default)]
     pub trained_steps: Vec<TrainedStep>,
+    /// The weight versions the policy server reported for the replies in this sample (slime's
+    /// `weight_versions`); empty when it reported none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub served_versions: Vec<String>,
     /// The optimisation settings the trainer is to apply (algorithm, ratio, clip, KL, loss
     /// aggregation, learning rate), when the samples come from `guigym train`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -245,6 +249,7 @@ pub fn pack(tok: &Tokenizer, history: HistoryPolicy, steps: &[RecordedStep<'_>],
                 status: info.status.to_string(),
                 token_source: token_source.to_string(),
                 trained_steps,
+                served_versions: Vec::new(),
                 algorithm: None,
             }
         })

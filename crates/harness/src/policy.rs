@@ -31,6 +31,9 @@ pub struct TokenData {
     pub completion_ids: Option<Vec<u32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logprobs: Option<Vec<f32>>,
+    /// The weight version the server says sampled this reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_version: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]

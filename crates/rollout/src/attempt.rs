@@ -157,6 +157,7 @@ pub async fn run_attempt(
             usage: output.usage,
             completion_ids: tokens.completion_ids,
             logprobs: tokens.logprobs,
+            weight_version: tokens.weight_version,
             endpoint: output.endpoint,
             prompt: prompt.render_text(),
         };

@@ -275,7 +275,8 @@ pub fn to_slime(s: &Sample, index: usize, group_index: usize) -> Value {
         "label": null,
         "reward": s.reward,
         "loss_mask": s.loss_mask,
-        "weight_versions": [s.weight_version.to_string()],
+        // The versions the policy server reported for these replies, else the trainer's.
+        "weight_versions": if s.served_versions.is_empty() { vec![s.weight_version.to_string()] } else { s.served_versions.clone() },
         "rollout_log_probs": s.rollout_logprobs,
         "remove_sample": false,
         "status": s.status,
@@ -321,6 +322,7 @@ pub fn to_verl(s: &Sample) -> Value {
         "extra_fields": {
             "uid": s.group_id,
             "weight_version": s.weight_version,
+            "served_weight_versions": s.served_versions,
             "status": s.status,
             "algorithm": s.algorithm,
             "metadata": metadata(s),
@@ -371,6 +373,7 @@ mod tests {
             status: "completed".into(),
             token_source: "tokenizer".into(),
             trained_steps: vec![],
+            served_versions: vec![],
             algorithm: None,
         }
     }

@@ -220,6 +220,7 @@ mod tests {
             status: "completed".into(),
             token_source: "tokenizer".into(),
             trained_steps: vec![],
+            served_versions: vec![],
             algorithm: None,
         }
     }

@@ -500,7 +500,19 @@ impl Trainer<'_> {
                 weight_version,
                 status,
             };
-            samples.extend(pack(self.tokenizer, c.harness.history, &steps, &info));
+            for mut sample in pack(self.tokenizer, c.harness.history, &steps, &info) {
+                // The weights that actually sampled the trained replies, when the server says:
+                // they, not the trainer's announcement, date the sample for staleness.
+                let mut served: Vec<String> =
+                    sample.trained_steps.iter().filter_map(|t| a.trajectory.steps.get(t.step as usize)?.weight_version.clone()).collect();
+                served.sort();
+                served.dedup();
+                if let Some(oldest) = served.iter().filter_map(|v| v.parse::<u64>().ok()).min() {
+                    sample.weight_version = oldest;
+                }
+                sample.served_versions = served;
+                samples.push(sample);
+            }
         }
         Some(samples)
     }
@@ -681,6 +693,7 @@ mod tests {
             status: "completed".into(),
             token_source: "tokenizer".into(),
             trained_steps: vec![],
+            served_versions: vec![],
             algorithm: None,
         }
     }
