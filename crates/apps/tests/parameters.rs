@@ -12,8 +12,9 @@ use serde_json::{json, Value};
 /// Tasks per family: enough to meet every parameter shape a family produces.
 const TASKS_PER_FAMILY: usize = 4;
 
-/// Keys no task states (when a message was sent, the next free id, read marks).
-const UNSTATED: &[&str] = &["time", "next_id", "read"];
+/// Keys no task states (when a message was sent, the next free id, an issued order number,
+/// read marks).
+const UNSTATED: &[&str] = &["time", "next_id", "number", "read"];
 
 struct Case {
     initial: DeviceState,

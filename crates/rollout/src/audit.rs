@@ -268,6 +268,10 @@ pub fn cases(task: &TaskSpec) -> Vec<Case> {
         out.push(Case { rule: "done_then_failure", must_pass: false, actions: done(body.clone(), TerminateStatus::Failure) });
     } else {
         out.push(Case { rule: "infeasible_reported_done", must_pass: false, actions: done(body.clone(), TerminateStatus::Success) });
+        // Saying why it cannot be done is right; saying it was done is a false claim.
+        let say = |text: &str| done([body.clone(), vec![Action::Answer { text: text.into() }]].concat(), TerminateStatus::Infeasible);
+        out.push(Case { rule: "infeasible_explained", must_pass: true, actions: say("This cannot be done: there is no such item here.") });
+        out.push(Case { rule: "infeasible_false_claim", must_pass: false, actions: say("Done, it is all taken care of.") });
     }
     let acts = answer_at.is_none() && feasible;
     if acts {

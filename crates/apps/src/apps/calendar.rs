@@ -63,10 +63,10 @@ fn view(s: &DeviceState, route: &str) -> View {
 }
 
 /// Parses `HH:MM` (24 h) into minutes after midnight.
+/// A time typed into the form, read as the Clock's alarm form reads it (`14:30`, `9:30`,
+/// `2:30 PM`): one rule for every time field.
 fn parse_hm(s: &str) -> Option<i64> {
-    let (h, m) = s.trim().split_once(':')?;
-    let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
-    ((0..24).contains(&h) && (0..60).contains(&m) && s.trim().len() == 5).then_some(h * 60 + m)
+    super::clock::parse_time(s)
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
@@ -101,7 +101,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
             } else if date.is_none() {
                 Some("Date must look like 2026-03-05")
             } else if start.is_none() {
-                Some("Time must look like 14:30")
+                Some("Time must look like 14:30 or 2:30 PM")
             } else {
                 None
             };
@@ -127,10 +127,11 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn parse_hm_is_strict() {
+    fn times_are_read_as_the_clock_reads_them() {
         assert_eq!(super::parse_hm("09:30"), Some(570));
-        assert_eq!(super::parse_hm("9:30"), None);
+        assert_eq!(super::parse_hm("9:30"), Some(570));
+        assert_eq!(super::parse_hm("6:30 PM"), Some(18 * 60 + 30));
         assert_eq!(super::parse_hm("24:00"), None);
-        assert_eq!(super::parse_hm("noon"), None);
+        assert_eq!(super::parse_hm("soon"), None);
     }
 }

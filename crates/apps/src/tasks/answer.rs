@@ -140,7 +140,7 @@ pub fn quantities(text: &str) -> Vec<f64> {
 
 /// Units of a kind, with their size in the kind's base unit.
 const UNITS: [(&str, &str, f64); 20] = [
-    ("kb", "size", 1.0), ("kib", "size", 1.0), ("mb", "size", 1024.0), ("mib", "size", 1024.0), ("gb", "size", 1_048_576.0),
+    ("kb", "size", 1.0), ("kilobytes", "size", 1.0), ("mb", "size", 1024.0), ("megabytes", "size", 1024.0), ("gb", "size", 1_048_576.0),
     ("bytes", "size", 1.0 / 1024.0), ("day", "days", 1.0), ("days", "days", 1.0), ("week", "days", 7.0), ("weeks", "days", 7.0),
     ("star", "stars", 1.0), ("stars", "stars", 1.0), ("review", "count", 1.0), ("reviews", "count", 1.0),
     ("min", "time", 1.0), ("mins", "time", 1.0), ("minutes", "time", 1.0), ("hours", "time", 60.0), ("km", "distance", 1.0), ("%", "share", 1.0),
@@ -159,22 +159,80 @@ const NUMBER_WORDS: [&str; 21] = [
     "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
 ];
 
-/// An answer without a digit, with its number words as digits (`eight days` → `8 days`).
+const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+
+/// A number written in words: `eight`, `twenty-two`, `forty`.
+fn word_number(word: &str) -> Option<u32> {
+    if let Some(k) = NUMBER_WORDS.iter().position(|n| *n == word) {
+        return Some(k as u32);
+    }
+    let (tens, unit) = word.split_once('-').unwrap_or((word, ""));
+    let t = TENS.iter().position(|n| *n == tens)? as u32 * 10 + 20;
+    match unit {
+        "" => Some(t),
+        u => NUMBER_WORDS.iter().position(|n| *n == u).filter(|k| (1..10).contains(k)).map(|k| t + k as u32),
+    }
+}
+
+/// An answer without a digit, with its number words as digits (`eight days` → `8 days`,
+/// `twenty-two minutes` → `22 minutes`, `four and a half stars` → `4.5 stars`).
 fn spelled(answer: &str) -> String {
     if answer.chars().any(|c| c.is_ascii_digit()) {
         return answer.to_string();
     }
-    answer
-        .split(' ')
-        .map(|w| {
-            let core = w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
-            match NUMBER_WORDS.iter().position(|n| *n == core) {
-                Some(k) => w.to_lowercase().replace(&core, &k.to_string()),
-                None => w.to_string(),
+    let words: Vec<String> = answer.split(' ').map(str::to_string).collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let core = words[i].trim_matches(|c: char| !c.is_alphabetic() && c != '-').to_lowercase();
+        match word_number(&core) {
+            Some(n) => {
+                // `N and a half`.
+                let half = words.get(i + 1..i + 4).is_some_and(|w| w.iter().map(|x| x.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase()).collect::<Vec<_>>() == ["and", "a", "half"]);
+                if half {
+                    out.push(format!("{n}.5"));
+                    i += 4;
+                    continue;
+                }
+                out.push(words[i].to_lowercase().replace(&core, &n.to_string()));
             }
+            None => out.push(words[i].clone()),
+        }
+        i += 1;
+    }
+    out.join(" ")
+}
+
+/// Times said in words, as digits: `half past nine in the morning` → `9:30 am`, `quarter to
+/// five` → `4:45`, `noon`, `midnight`.
+fn spoken_times(text: &str) -> String {
+    // Whole words only: "afternoon" holds no noon.
+    let mut t = text
+        .replace("12 noon", "noon")
+        .split(' ')
+        .map(|w| match w.trim_matches(|c: char| !c.is_alphabetic()) {
+            "noon" => w.replace("noon", "12:00"),
+            "midnight" => w.replace("midnight", "00:00"),
+            _ => w.to_string(),
         })
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    let hour = |w: &str| word_number(w).filter(|h| (1..=12).contains(h)).or_else(|| w.parse::<u32>().ok().filter(|h| (1..=12).contains(h)));
+    for (phrase, minutes, shift) in [("half past ", 30, 0), ("quarter past ", 15, 0), ("quarter to ", 45, -1i32)] {
+        while let Some(at) = t.find(phrase) {
+            let rest = &t[at + phrase.len()..];
+            let word: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+            let Some(h) = hour(&word) else { break };
+            let h = ((h as i32 + shift - 1).rem_euclid(12) + 1) as u32;
+            let end = at + phrase.len() + word.len();
+            t = format!("{}{h}:{minutes:02}{}", &t[..at], &t[end..]);
+        }
+    }
+    // A part of the day says which half of the clock.
+    for (part, suffix) in [(" in the morning", " am"), (" in the afternoon", " pm"), (" in the evening", " pm"), (" at night", " pm")] {
+        t = t.replace(part, suffix);
+    }
+    t
 }
 
 /// Whether the answer is this number and no other (`3`, `3.0`, `3.0 out of 5`, `3/5`,
@@ -187,25 +245,48 @@ pub fn is_amount(answer: &str, want: f64, unit: Option<&str>) -> bool {
     let kind = unit.and_then(|u| UNITS.iter().find(|(name, _, _)| *name == u.to_lowercase()).map(|(_, k, size)| (*k, *size)));
     let nums = raw_numbers(&t);
     let kept = quantities(&t);
+    // A rating on another scale (`4.0 out of 10`) is another rating.
+    if kind.is_some_and(|(k, _)| k == "stars") && scales(&t).iter().any(|s| *s != 5.0) {
+        return false;
+    }
     let mut found = false;
     for n in nums.iter().filter(|n| kept.contains(&n.value)) {
-        let agrees = match (kind, unit_after(&t, n.end)) {
+        match (kind, unit_after(&t, n.end)) {
             // Another kind of unit: not an answer to this question.
-            (Some((k, _)), Some((_, other, _))) if other != k => continue,
-            (Some((_, base)), Some((_, _, size))) => {
-                // Converted, within the precision the number was written with.
+            (Some((k, _)), Some((_, other, _))) if other != k => {}
+            (Some((_, base)), Some((_, _, size))) if size != base => {
+                // Another unit of the kind: the answer when it converts exactly (`1 week`);
+                // a rounded figure (`2.2 MB` for 2251 KB) may stand beside the answer, to its
+                // precision, but is not the answer asked for.
+                let converted = n.value * size / base;
                 let decimals = t[n.start..n.end].split_once('.').map_or(0, |(_, d)| d.len()) as i32;
-                let tolerance = if size == base { 1e-6 } else { 0.5 * 10f64.powi(-decimals) * size / base };
-                (n.value * size / base - want).abs() <= tolerance
+                if (converted - want).abs() < 1e-6 {
+                    found = true;
+                } else if (converted - want).abs() > 0.5 * 10f64.powi(-decimals) * size / base {
+                    return false;
+                }
             }
-            _ => (n.value - want).abs() < 1e-6,
-        };
-        if !agrees {
-            return false;
+            _ if (n.value - want).abs() < 1e-6 => found = true,
+            _ => return false,
         }
-        found = true;
     }
     found
+}
+
+/// The scales a text rates on: `out of 10`, `/10`.
+fn scales(t: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    for (at, _) in t.match_indices("out of ") {
+        if let Some(n) = raw_numbers(&t[at + 7..]).first().filter(|n| n.start == 0) {
+            out.push(n.value);
+        }
+    }
+    for (at, _) in t.match_indices('/') {
+        if let Some(n) = raw_numbers(&t[at + 1..]).first().filter(|n| n.start == 0) {
+            out.push(n.value);
+        }
+    }
+    out
 }
 
 pub fn is_number(answer: &str, want: f64) -> bool {
@@ -215,13 +296,38 @@ pub fn is_number(answer: &str, want: f64) -> bool {
 /// Whether the answer is this amount of money (in cents) and no other; numbers in other
 /// units (`pickup in 4 min`) are not amounts.
 pub fn is_money(answer: &str, cents: i64) -> bool {
-    let t = fold(&affirmed(answer));
+    let t = fold(&spelled(&affirmed(answer)));
+    // Another currency is another amount.
+    if ["€", "£", "¥", " eur", "euro", " gbp", "pound", " yen"].iter().any(|c| format!(" {t}").contains(c)) {
+        return false;
+    }
     let kept = quantities(&t);
-    let found: Vec<i64> = raw_numbers(&t)
-        .into_iter()
-        .filter(|n| kept.contains(&n.value) && unit_after(&t, n.end).is_none() && n.value >= 0.0)
-        .map(|n| (n.value * 100.0).round() as i64)
-        .collect();
+    let nums = raw_numbers(&t);
+    let mut found: Vec<i64> = Vec::new();
+    let mut k = 0;
+    while k < nums.len() {
+        let n = nums[k];
+        let word = t[n.end..].trim_start().split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
+        if !kept.contains(&n.value) || unit_after(&t, n.end).is_some() || n.value < 0.0 {
+            k += 1;
+            continue;
+        }
+        // `11 dollars and 75 cents` is one amount; `3.99 cents` is cents.
+        let next = nums.get(k + 1).filter(|m| {
+            let between = &t[n.end..m.start];
+            word.starts_with("dollar") && between.contains(" and ") && t[m.end..].trim_start().starts_with("cent")
+        });
+        match (word, next) {
+            (_, Some(m)) => {
+                found.push((n.value * 100.0).round() as i64 + m.value.round() as i64);
+                k += 2;
+                continue;
+            }
+            (w, None) if w.starts_with("cent") => found.push(n.value.round() as i64),
+            _ => found.push((n.value * 100.0).round() as i64),
+        }
+        k += 1;
+    }
     !found.is_empty() && found.iter().all(|c| *c == cents.abs())
 }
 
@@ -252,7 +358,7 @@ pub fn affirmed(answer: &str) -> String {
 /// Durations in the text, in minutes: `1 h 5 min` is one duration (65), `1.5 hours` is 90, and
 /// a bare number counts as minutes (so `20 or 25 min` holds two).
 pub fn durations(answer: &str) -> Vec<i64> {
-    let t = fold(answer);
+    let t = fold(&spelled(answer));
     let nums = raw_numbers(&t);
     let mut out: Vec<i64> = Vec::new();
     let mut last_was_hours: Option<usize> = None;
@@ -261,6 +367,10 @@ pub fn durations(answer: &str) -> Vec<i64> {
         let unit: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
         let minutes = if ["h", "hr", "hrs", "hour", "hours"].contains(&unit.as_str()) {
             (n.value * 60.0).round() as i64
+        } else if ["s", "sec", "secs", "second", "seconds"].contains(&unit.as_str()) {
+            (n.value / 60.0).round() as i64
+        } else if ["day", "days"].contains(&unit.as_str()) {
+            (n.value * 1440.0).round() as i64
         } else {
             n.value.round() as i64
         };
@@ -312,9 +422,32 @@ fn negated(text: &str, value: &str) -> bool {
 
 /// Whether the answer names this time of day (minutes after midnight) and no other.
 pub fn is_time(answer: &str, minutes: i64) -> bool {
-    let words = fold(&affirmed(answer)).replace("12 noon", "12:00").replace("noon", "12:00").replace("midnight", "00:00");
+    let words = spoken_times(&fold(&affirmed(answer)));
     let found = time::times_in_text(&dotted_times(&words));
     !found.is_empty() && found.iter().all(|t| *t == minutes)
+}
+
+/// Whether an answer reads as an explanation that something cannot be done ("There is no
+/// song called X", "I can't find that setting"), not as a report that it was.
+pub fn explains_impossibility(answer: &str) -> bool {
+    let t = format!(" {} ", fold(answer).replace(['.', ',', ';', '!', '?', ':'], " "));
+    [
+        " not ", "n't ", " cannot ", " unable ", " no ", " none ", " nothing ", " impossible ", " infeasible ", " missing ",
+        " never ", " nobody ", " nowhere ", " neither ", " nor ", " without ", " fails ", " failed ",
+    ]
+    .iter()
+    .any(|w| t.contains(w))
+}
+
+/// Whether every day the answer mentions (a date, a weekday) is `day`: an answer that gives
+/// the right time on the wrong day states something false.
+pub fn days_agree(answer: &str, day: Minutes) -> bool {
+    let t = fold(&affirmed(answer));
+    let want = day.div_euclid(time::DAY);
+    let weekday = time::weekday_name(day).to_lowercase();
+    let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+    let other_weekday = names.iter().any(|n| *n != weekday && !weekday.starts_with(&n[..3]) && t.split(|c: char| !c.is_alphabetic()).any(|w| w == *n || (w.len() == 3 && n.starts_with(w) && w != "sun" && w != "sat")));
+    time::dates_in_text(&t, day).iter().all(|d| *d == want) && !other_weekday
 }
 
 /// Whether the answer names this day and no other.
@@ -404,6 +537,28 @@ mod tests {
         assert!(!is_time("It does not start at 17:00.", 17 * 60));
         assert!(!is_entity("Not the trade fair visit - you have nothing that day.", "Trade fair visit", &[]));
         assert!(is_code("The code is 8747, not 6557.", "8747"));
+        // The second round: words, conversions only when exact, other scales and currencies.
+        assert!(is_duration("twenty-two minutes", 22));
+        assert!(!is_duration("13 seconds", 13));
+        assert!(is_time("Half past nine in the morning.", 9 * 60 + 30));
+        assert!(is_time("quarter to five in the afternoon", 16 * 60 + 45));
+        assert!(is_money("11 dollars and 75 cents", 1175));
+        assert!(!is_money("3.99 cents", 399));
+        assert!(!is_money("€27.20", 2720));
+        assert!(is_amount("Four and a half stars.", 4.5, Some("stars")));
+        assert!(!is_amount("4.0 out of 10", 4.0, Some("stars")));
+        assert!(!is_amount("2.2 MB", 2251.0, Some("KB")));
+        assert!(!is_amount("4 MB", 4329.0, Some("KB")));
+        assert!(!is_amount("0.003 GB", 3134.0, Some("KB")));
+        let thursday = crate::time::at(2026, 3, 26, 0, 0);
+        assert!(days_agree("Thursday 26 Mar at 14:00", thursday));
+        assert!(days_agree("at 14:00", thursday));
+        assert!(!days_agree("Friday 27 Mar at 14:00", thursday));
+        assert!(!days_agree("Friday at 14:00", thursday));
+        assert!(explains_impossibility("There is no song called Ocean Avenue Nights."));
+        assert!(explains_impossibility("I can't find a hotspot setting."));
+        assert!(!explains_impossibility("Sent $2254.00 to Wen Osei."));
+        assert!(!explains_impossibility("Hotspot turned on."));
         assert!(is_time("No, it starts at 14:30.", 870));
     }
 

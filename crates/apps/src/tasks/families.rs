@@ -220,7 +220,7 @@ fn event_time(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let hm = time::time_hm(e.start);
     draft(
         format!("What time does my \"{}\" on {} start? Answer with the time.", e.title, time::date_human(e.start)),
-        json!({ "event_id": id, "title": e.title, "answer": answer("time", json!(e.start.rem_euclid(DAY))) }),
+        json!({ "event_id": id, "title": e.title, "answer": { "kind": "time", "value": e.start.rem_euclid(DAY), "day": e.start.div_euclid(DAY) * DAY } }),
         Walk::new().open("Calendar").tap(format!("event:{id}")).answer(hm).done(),
     )
 }

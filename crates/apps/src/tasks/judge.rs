@@ -12,8 +12,9 @@ use crate::state::AppData;
 const READING: &str = "emails/items/*/read";
 const BENIGN: &[&str] = &[READING, "cart", "basket", "basket_restaurant", "player"];
 
-/// Keys the golden cannot predict (when a message was sent): not compared.
-const VOLATILE: &[&str] = &["time", "next_id"];
+/// Keys the golden cannot predict (when a message was sent, the number an order was issued):
+/// not compared.
+const VOLATILE: &[&str] = &["time", "next_id", "number"];
 
 /// Every leaf path whose value differs between two app data snapshots. Maps compare by key,
 /// arrays by index, so an appended message is one added path.

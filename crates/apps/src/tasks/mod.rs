@@ -106,6 +106,13 @@ pub fn verify(family: &dyn Family, params: &serde_json::Value, initial: &DeviceS
             changed.is_empty(),
             changed.first().map(|p| format!("the task cannot be done, yet {p} changed")).unwrap_or_default(),
         ));
+        // An answer may explain why it cannot be done; one that reports it done is false.
+        let claim = log.answers.iter().find(|a| !answer::explains_impossibility(a));
+        checks.push(guigym_core::Check::new(
+            "no_false_claim",
+            claim.is_none(),
+            claim.map(|a| format!("the task cannot be done, yet the answer says {a:?}")).unwrap_or_default(),
+        ));
     } else if let Some(status @ (TerminateStatus::Infeasible | TerminateStatus::Failure)) = log.terminated {
         // The agent's own report counts: one that says it failed, or that the task is
         // impossible, has not done the task, whatever the state (an RL reward must not teach

@@ -180,7 +180,11 @@ pub fn answer_matches(a: &Value, got: &str, others: &[String]) -> bool {
         "money" => v.as_i64().is_some_and(|c| answer::is_money(got, c)),
         "number" => v.as_f64().is_some_and(|n| answer::is_amount(got, n, a["unit"].as_str())),
         "date" => v.as_i64().is_some_and(|d| answer::is_date(got, d)),
-        "time" => v.as_i64().is_some_and(|t| answer::is_time(got, t.rem_euclid(crate::time::DAY))),
+        "time" => {
+            // With the day it falls on, any day the answer mentions must be that one.
+            let day_ok = a["day"].as_i64().is_none_or(|d| answer::days_agree(got, d));
+            day_ok && v.as_i64().is_some_and(|t| answer::is_time(got, t.rem_euclid(crate::time::DAY)))
+        }
         "duration" => v.as_i64().is_some_and(|m| answer::is_duration(got, m)),
         "phone" => v.as_str().is_some_and(|p| answer::is_phone(got, p)),
         _ => match v.as_str() {
