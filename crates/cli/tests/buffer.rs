@@ -158,3 +158,41 @@ fn a_dead_reader_loses_nothing_and_bad_input_gets_json_errors() {
     assert!(e["error"]["message"].as_str().unwrap().contains("--max-body-mb"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// slime's side, as slime would call it: `generate_rollout` returns whole groups of `Sample`s
+/// with slime's field types, and consumes them from the buffer.
+#[test]
+fn the_slime_rollout_function_returns_whole_groups_of_slime_samples() {
+    let dir = std::env::temp_dir().join(format!("guigym-slime-rollout-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = guigym().args(["collect", "--suite", "smoke", "--limit", "4", "--attempts", "2", "--out"]).arg(dir.join("data")).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let server = Served::start(&["buffer", "serve", "--max-staleness", "100", "--samples", dir.join("data/samples.jsonl").to_str().unwrap()]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../integrations");
+    let script = r#"
+import json, sys, types
+sys.path.insert(0, sys.argv[1])
+import slime_rollout
+args = types.SimpleNamespace(rollout_batch_size=2, n_samples_per_prompt=2, guigym_buffer_url=sys.argv[2], guigym_wait_s=5)
+groups = slime_rollout.generate_rollout(args, 3, None)
+kinds = {"group_index": int, "index": int, "tokens": list, "response_length": int, "loss_mask": list, "weight_versions": list, "status": str, "metadata": dict}
+for gi, g in enumerate(groups):
+    assert len({s.metadata["group_id"] for s in g}) == 1, "one prompt per group"
+    for s in g:
+        assert s.group_index == gi
+        for name, kind in kinds.items():
+            assert isinstance(getattr(s, name), kind), name
+        assert len(s.loss_mask) == s.response_length <= len(s.tokens)
+print(json.dumps({"groups": len(groups), "sizes": [len(g) for g in groups]}))
+"#;
+    let out = Command::new("python3").args(["-c", script]).arg(&root).arg(&server.url).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(summary["groups"].as_u64().unwrap() >= 2);
+    assert!(summary["sizes"].as_array().unwrap().iter().all(|n| n.as_u64().unwrap() >= 2), "a group holds both attempts' samples");
+    let state = Command::new("curl").args(["-s", &format!("{}/v1/buffer", server.url)]).output().unwrap();
+    let state: serde_json::Value = serde_json::from_slice(&state.stdout).unwrap();
+    assert_eq!(state["weight_version"], 3, "the rollout id is the trainer's weight version");
+    assert!(state["consumed"].as_u64().unwrap() > 0);
+    let _ = std::fs::remove_dir_all(dir);
+}
