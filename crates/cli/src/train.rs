@@ -94,10 +94,14 @@ async fn recipe(
         bail!("{}: a learner section trains the built-in policy; set policy.kind: learned", args.config.display());
     }
     let test = suite_tasks(&config.test_suite)?;
+    let validation = match &config.validation_suite {
+        Some(name) => suite_tasks(name)?,
+        None => Vec::new(),
+    };
     let store = Arc::new(open_store(&args.store)?);
     // State after the warm-up and every round, so `--resume` continues a crashed run.
     let checkpoint = config.output.join("checkpoint");
-    let report = guigym_learner::recipe::run(learner, &train, &test, provider, Some(store.clone()), Some(&checkpoint), args.resume, &|line| println!("{line}"))
+    let report = guigym_learner::recipe::run(learner, &train, &validation, &test, provider, Some(store.clone()), Some(&checkpoint), args.resume, &|line| println!("{line}"))
         .await
         .map_err(|e| anyhow!(e))?;
     for point in &report.curve {

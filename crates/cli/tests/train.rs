@@ -87,6 +87,19 @@ fn the_quickstart_recipe_reports_held_out_success_before_and_after_warmup_and_rl
     assert!((0.0..=1.0).contains(&rl));
     assert_eq!(report["curve"].as_array().unwrap().len(), 120);
     assert!(report["test_tasks"].as_u64().unwrap() > 20);
+    // Constant baselines stand beside the figures, and the headline leaves out the families
+    // a constant policy solves (terminate(infeasible) solves the infeasible ones).
+    assert_eq!(report["random"].as_f64(), Some(0.0));
+    assert!(report["always_infeasible"].as_f64().unwrap() > 0.0);
+    let fair = report["families_where_constants_fail"].as_u64().unwrap() as usize;
+    assert!(fair > 0 && fair < report["by_family"].as_object().unwrap().len());
+    assert!(report["baselines_by_family"]["infeasible.message_stranger"][1].as_f64() == Some(1.0));
+    assert!(report["gain_where_constants_fail"].is_number() && report["rl_gain_where_constants_fail"].is_number());
+    // Validation figures for tuning, from tasks neither trained on nor tested on.
+    assert!(report["validation_tasks"].as_u64().unwrap() > 0);
+    let ids = |suite: &str| -> std::collections::BTreeSet<String> { guigym_apps::tasks::suite(suite).unwrap().into_iter().map(|t| t.id).collect() };
+    let (train, validation, test) = (ids("core-train"), ids("core-validation"), ids("core-test"));
+    assert!(!validation.is_empty() && train.is_disjoint(&validation) && test.is_disjoint(&validation) && train.is_disjoint(&test));
     let _ = std::fs::remove_dir_all(dir);
 }
 

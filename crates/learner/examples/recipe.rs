@@ -12,13 +12,15 @@ async fn main() -> Result<(), String> {
     let test_suite = std::env::var("GUIGYM_TEST").unwrap_or_else(|_| "core-test".into());
     let train = guigym_apps::tasks::suite(&train_suite).ok_or("no such train suite")?;
     let test = guigym_apps::tasks::suite(&test_suite).ok_or("no such test suite")?;
+    // Tune on validation figures, not on the test suite's.
+    let validation = guigym_apps::tasks::suite("core-validation").ok_or("no validation suite")?;
     let provider = Arc::new(guigym_sim::SimProvider::default());
     // Overrides as JSON, e.g. '{"rl_lr": 0.01, "rl_rounds": 40}'.
     let config: LearnerConfig = match std::env::args().nth(1) {
         Some(json) => serde_json::from_str(&json).map_err(|e| e.to_string())?,
         None => LearnerConfig::default(),
     };
-    let report = run(&config, &train, &test, provider, None, None, false, &|l| println!("{l}")).await?;
+    let report = run(&config, &train, &validation, &test, provider, None, None, false, &|l| println!("{l}")).await?;
     println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     Ok(())
 }

@@ -38,7 +38,65 @@ pub struct RecipeReport {
     /// Held-out success per family: before warm-up, after warm-up, after RL.
     #[serde(default)]
     pub by_family: BTreeMap<String, [f64; 3]>,
+    /// Success on the validation suite after RL (the figure to tune on), and its size.
+    #[serde(default)]
+    pub validation_tasks: usize,
+    #[serde(default)]
+    pub validation_after_rl: f64,
+    /// Constant baselines on the same held-out tasks: seeded random actions, and
+    /// `terminate(infeasible)` at the first step — overall and per family.
+    #[serde(default)]
+    pub random: f64,
+    #[serde(default)]
+    pub always_infeasible: f64,
+    #[serde(default)]
+    pub baselines_by_family: BTreeMap<String, [f64; 2]>,
+    /// The headline: held-out success after RL minus before warm-up, over the tasks of the
+    /// families no constant baseline solves at all (a family `always_infeasible` solves says
+    /// nothing about learning).
+    #[serde(default)]
+    pub gain_where_constants_fail: f64,
+    /// The same, after RL minus after warm-up: what RL itself added there.
+    #[serde(default)]
+    pub rl_gain_where_constants_fail: f64,
+    #[serde(default)]
+    pub families_where_constants_fail: usize,
     pub seconds: f64,
+}
+
+/// A constant policy: `terminate(infeasible)` at once, whatever the screen.
+struct AlwaysInfeasible;
+
+struct AlwaysInfeasiblePolicy;
+
+#[async_trait::async_trait]
+impl guigym_harness::Policy for AlwaysInfeasiblePolicy {
+    async fn act(&mut self, input: &guigym_harness::PolicyInput<'_>) -> Result<guigym_harness::PolicyOutput, guigym_harness::PolicyError> {
+        let action = guigym_core::Action::Terminate { status: guigym_core::TerminateStatus::Infeasible };
+        Ok(guigym_harness::PolicyOutput { raw: input.prompt.encode(&action, input.observation), ..Default::default() })
+    }
+}
+
+impl guigym_harness::PolicyFactory for AlwaysInfeasible {
+    fn name(&self) -> String {
+        "always-infeasible".into()
+    }
+    fn for_attempt(&self, _task: &TaskSpec, _attempt: u32) -> Box<dyn guigym_harness::Policy> {
+        Box::new(AlwaysInfeasiblePolicy)
+    }
+}
+
+/// Held-out success of a constant policy, overall and per family.
+async fn baseline(
+    factory: Arc<dyn guigym_harness::PolicyFactory>,
+    tasks: &[TaskSpec],
+    provider: &Arc<dyn EnvProvider>,
+    c: &LearnerConfig,
+    store: &Option<Arc<Store>>,
+) -> Result<(f64, BTreeMap<String, f64>), String> {
+    let config = EvalConfig { suite: "baseline".into(), attempts: 1, parallel: c.parallel.max(1), harness: HarnessConfig::default(), ..EvalConfig::default() };
+    let (_, report) = eval(Arc::new(tasks.to_vec()), &config, provider.clone(), factory, store.clone(), Arc::new(())).await.map_err(|e| e.to_string())?;
+    Ok((report.success_rate, report.by_family.iter().map(|(f, r)| (f.clone(), r.success_rate)).collect()))
 }
 
 /// Held-out success of the greedy policy, overall and per family.
@@ -164,6 +222,7 @@ fn load(dir: &Path) -> Result<Option<(Checkpoint, Model, Model)>, String> {
 pub async fn run(
     c: &LearnerConfig,
     train: &[TaskSpec],
+    validation: &[TaskSpec],
     test: &[TaskSpec],
     provider: Arc<dyn EnvProvider>,
     store: Option<Arc<Store>>,
@@ -257,9 +316,35 @@ pub async fn run(
             (f.clone(), [get(&cp.families_before), get(&cp.families_warm), *rl])
         })
         .collect();
-    for (f, [b, w, r]) in &by_family {
-        on_line(&format!("  {f:<34} {:>6.1} % {:>6.1} % {:>6.1} %", b * 100.0, w * 100.0, r * 100.0));
+    // Validation figures (for tuning), apart from the test figures.
+    let (validation_after_rl, _) = if validation.is_empty() { (0.0, BTreeMap::new()) } else { success(&model, validation, &provider, c, &store).await? };
+    if !validation.is_empty() {
+        on_line(&format!("validation success after RL: {:.1} % ({} tasks)", validation_after_rl * 100.0, validation.len()));
     }
+    let (random, random_by) = baseline(Arc::new(PolicyKind::Random), &test, &provider, c, &store).await?;
+    let (infeasible, infeasible_by) = baseline(Arc::new(AlwaysInfeasible), &test, &provider, c, &store).await?;
+    let get = |m: &BTreeMap<String, f64>, f: &str| m.get(f).copied().unwrap_or(0.0);
+    let baselines_by_family: BTreeMap<String, [f64; 2]> = by_family.keys().map(|f| (f.clone(), [get(&random_by, f), get(&infeasible_by, f)])).collect();
+    on_line(&format!("held-out baselines: random {:.1} %, always terminate(infeasible) {:.1} %", random * 100.0, infeasible * 100.0));
+    on_line(&format!("  {:<34} {:>8} {:>8} {:>8} {:>8} {:>8}", "family", "before", "warm-up", "RL", "random", "infeas."));
+    for (f, [b, w, r]) in &by_family {
+        let [rb, ib] = baselines_by_family.get(f).copied().unwrap_or_default();
+        on_line(&format!("  {f:<34} {:>6.1} % {:>6.1} % {:>6.1} % {:>6.1} % {:>6.1} %", b * 100.0, w * 100.0, r * 100.0, rb * 100.0, ib * 100.0));
+    }
+    // The headline counts only families no constant policy solves at all, weighted by their
+    // held-out tasks.
+    let tasks_of = |f: &str| test.iter().filter(|t| t.family == f).count() as f64;
+    let fair: Vec<String> = by_family.keys().filter(|f| baselines_by_family.get(*f).is_some_and(|[r, i]| *r == 0.0 && *i == 0.0)).cloned().collect();
+    let weight: f64 = fair.iter().map(|f| tasks_of(f)).sum();
+    let gain_from = |k: usize| if weight == 0.0 { 0.0 } else { fair.iter().map(|f| (by_family[f][2] - by_family[f][k]) * tasks_of(f)).sum::<f64>() / weight };
+    let (gain, rl_gain) = (gain_from(0), gain_from(1));
+    on_line(&format!(
+        "gain where constant policies fail ({} families, {} tasks): {:+.1} points in all, {:+.1} from RL",
+        fair.len(),
+        weight as usize,
+        gain * 100.0,
+        rl_gain * 100.0
+    ));
     Ok(RecipeReport {
         test_tasks: test.len(),
         before_warmup: cp.before,
@@ -268,6 +353,14 @@ pub async fn run(
         warmup_decisions: cp.warmup_decisions,
         curve: cp.curve,
         by_family,
+        validation_tasks: validation.len(),
+        validation_after_rl,
+        random,
+        always_infeasible: infeasible,
+        baselines_by_family,
+        gain_where_constants_fail: gain,
+        rl_gain_where_constants_fail: rl_gain,
+        families_where_constants_fail: fair.len(),
         seconds: started.elapsed().as_secs_f64(),
     })
 }

@@ -236,6 +236,9 @@ pub struct TrainConfig {
     /// Held-out suite the learner is measured on.
     #[serde(default = "test_suite")]
     pub test_suite: String,
+    /// A suite for tuning the learner's settings, apart from the test suite.
+    #[serde(default)]
+    pub validation_suite: Option<String>,
     /// A trajectory buffer (`guigym buffer serve`) that an external trainer reads: each
     /// round's finished groups are posted to it, and samples carry the weight version the
     /// trainer last announced there (instead of the round number).

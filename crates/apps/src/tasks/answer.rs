@@ -10,7 +10,7 @@ use crate::time::{self, Minutes};
 /// Text folded for comparison: curly quotes straightened, lowercase, one space between words.
 pub fn fold(s: &str) -> String {
     // Prime marks too, which some keyboards put in answers for quotes.
-    let straight = crate::plain_punctuation(s).replace('\u{2032}', "'").replace('\u{2033}', "\"");
+    let straight = crate::plain_punctuation(s).replace('\u{2032}', "'").replace('\u{2033}', "\"").replace('½', ".5").replace('¼', ".25").replace('¾', ".75");
     straight.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
@@ -62,7 +62,7 @@ fn is_month(word: &str) -> bool {
 }
 
 /// Units written straight after a number (`4042kb`, `5min`, `3rd`).
-const UNIT_SUFFIXES: [&str; 12] = ["kb", "mb", "gb", "min", "mins", "h", "hr", "hrs", "st", "nd", "rd", "th"];
+const UNIT_SUFFIXES: [&str; 14] = ["kb", "mb", "gb", "k", "d", "min", "mins", "h", "hr", "hrs", "st", "nd", "rd", "th"];
 
 /// Every number in the text with its span (`12`, `12.5`, `1,250`, `12,50`).
 fn raw_numbers(text: &str) -> Vec<Num> {
@@ -139,8 +139,8 @@ pub fn quantities(text: &str) -> Vec<f64> {
 }
 
 /// Units of a kind, with their size in the kind's base unit.
-const UNITS: [(&str, &str, f64); 20] = [
-    ("kb", "size", 1.0), ("kilobytes", "size", 1.0), ("mb", "size", 1024.0), ("megabytes", "size", 1024.0), ("gb", "size", 1_048_576.0),
+const UNITS: [(&str, &str, f64); 22] = [
+    ("kb", "size", 1.0), ("k", "size", 1.0), ("d", "days", 1.0), ("kilobytes", "size", 1.0), ("mb", "size", 1024.0), ("megabytes", "size", 1024.0), ("gb", "size", 1_048_576.0),
     ("bytes", "size", 1.0 / 1024.0), ("day", "days", 1.0), ("days", "days", 1.0), ("week", "days", 7.0), ("weeks", "days", 7.0),
     ("star", "stars", 1.0), ("stars", "stars", 1.0), ("review", "count", 1.0), ("reviews", "count", 1.0),
     ("min", "time", 1.0), ("mins", "time", 1.0), ("minutes", "time", 1.0), ("hours", "time", 60.0), ("km", "distance", 1.0), ("%", "share", 1.0),
@@ -174,6 +174,32 @@ fn word_number(word: &str) -> Option<u32> {
     }
 }
 
+/// A run of number words as one number: `two thousand nine hundred thirty-seven` → 2937.
+fn words_value(words: &[String]) -> Option<(u64, usize)> {
+    let (mut total, mut current, mut used, mut any) = (0u64, 0u64, 0usize, false);
+    for w in words {
+        let w = w.trim_matches(|c: char| !c.is_alphabetic() && c != '-').to_lowercase();
+        if let Some(n) = word_number(&w) {
+            current += n as u64;
+        } else if w == "hundred" && any {
+            current = current.max(1) * 100;
+        } else if w == "thousand" && any {
+            total += current.max(1) * 1000;
+            current = 0;
+        } else if w == "and" && any {
+        } else {
+            break;
+        }
+        any = true;
+        used += 1;
+    }
+    // A trailing "and" belongs to what follows (`sixty dollars and nine cents`).
+    while used > 0 && words[used - 1].trim_matches(|c: char| !c.is_alphabetic()).eq_ignore_ascii_case("and") {
+        used -= 1;
+    }
+    any.then_some((total + current, used))
+}
+
 /// An answer without a digit, with its number words as digits (`eight days` → `8 days`,
 /// `twenty-two minutes` → `22 minutes`, `four and a half stars` → `4.5 stars`).
 fn spelled(answer: &str) -> String {
@@ -184,17 +210,20 @@ fn spelled(answer: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < words.len() {
-        let core = words[i].trim_matches(|c: char| !c.is_alphabetic() && c != '-').to_lowercase();
-        match word_number(&core) {
-            Some(n) => {
+        match words_value(&words[i..]) {
+            Some((n, used)) => {
                 // `N and a half`.
-                let half = words.get(i + 1..i + 4).is_some_and(|w| w.iter().map(|x| x.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase()).collect::<Vec<_>>() == ["and", "a", "half"]);
+                let half = words.get(i + used..i + used + 3).is_some_and(|w| w.iter().map(|x| x.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase()).collect::<Vec<_>>() == ["and", "a", "half"]);
+                // Keep what closes the last word (`seven.` → `7.`).
+                let tail: String = words[i + used - 1].chars().rev().take_while(|c| !c.is_alphanumeric()).collect::<Vec<_>>().into_iter().rev().collect();
                 if half {
                     out.push(format!("{n}.5"));
-                    i += 4;
+                    i += used + 3;
                     continue;
                 }
-                out.push(words[i].to_lowercase().replace(&core, &n.to_string()));
+                out.push(format!("{n}{tail}"));
+                i += used;
+                continue;
             }
             None => out.push(words[i].clone()),
         }
@@ -228,6 +257,34 @@ fn spoken_times(text: &str) -> String {
             t = format!("{}{h}:{minutes:02}{}", &t[..at], &t[end..]);
         }
     }
+    // `16h00`, `1300 hours`, `10 o'clock`.
+    let words: Vec<String> = t
+        .split(' ')
+        .map(|w| match w.split_once('h') {
+            Some((h, m)) if (1..=2).contains(&h.len()) && h.bytes().all(|c| c.is_ascii_digit()) && m.len() == 2 && m.bytes().all(|c| c.is_ascii_digit()) => format!("{h}:{m}"),
+            _ => w.to_string(),
+        })
+        .collect();
+    t = words.join(" ");
+    for suffix in [" hours", " hrs", " h"] {
+        let mut out = String::new();
+        let mut rest = t.as_str();
+        while let Some(at) = rest.find(suffix) {
+            let before = &rest[..at];
+            let digits: String = before.chars().rev().take_while(|c| c.is_ascii_digit()).collect::<Vec<_>>().into_iter().rev().collect();
+            let after_ok = !rest[at + suffix.len()..].starts_with(|c: char| c.is_alphanumeric());
+            if digits.len() == 4 && after_ok && digits[..2].parse::<u32>().is_ok_and(|h| h < 24) {
+                out.push_str(&before[..before.len() - 4]);
+                out.push_str(&format!("{}:{}", &digits[..2], &digits[2..]));
+            } else {
+                out.push_str(&rest[..at + suffix.len()]);
+            }
+            rest = &rest[at + suffix.len()..];
+        }
+        out.push_str(rest);
+        t = out;
+    }
+    t = t.replace(" o'clock", ":00").replace(" oclock", ":00");
     // A part of the day says which half of the clock.
     for (part, suffix) in [(" in the morning", " am"), (" in the afternoon", " pm"), (" in the evening", " pm"), (" at night", " pm")] {
         t = t.replace(part, suffix);
@@ -241,7 +298,17 @@ fn spoken_times(text: &str) -> String {
 /// its precision), and numbers in units of another kind (`2 reviews` beside `4.0 stars`) are
 /// not candidates.
 pub fn is_amount(answer: &str, want: f64, unit: Option<&str>) -> bool {
-    let t = fold(&spelled(&affirmed(answer)));
+    let mut t = fold(&spelled(&affirmed(answer)));
+    if unit == Some("days") {
+        // Days until something: "tomorrow" is one; "5 days ago" or "overdue" is the past.
+        let w = format!(" {} ", t.replace(['.', ',', '!'], " "));
+        if [" ago ", " overdue ", " since ", " late ", " past "].iter().any(|k| w.contains(k)) {
+            return false;
+        }
+        if !t.chars().any(|c| c.is_ascii_digit()) {
+            t = t.replace("day after tomorrow", "2 days").replace("tomorrow", "1 day").replace("today", "0 days");
+        }
+    }
     let kind = unit.and_then(|u| UNITS.iter().find(|(name, _, _)| *name == u.to_lowercase()).map(|(_, k, size)| (*k, *size)));
     let nums = raw_numbers(&t);
     let kept = quantities(&t);
@@ -301,6 +368,13 @@ pub fn is_money(answer: &str, cents: i64) -> bool {
     if ["€", "£", "¥", " eur", "euro", " gbp", "pound", " yen"].iter().any(|c| format!(" {t}").contains(c)) {
         return false;
     }
+    // A positive amount told as a debt (`-$12.00`, `overdrawn`, `you owe`) is its opposite.
+    let w = format!(" {t} ");
+    if cents > 0 && (t.contains("-$") || t.contains("- $") || [" overdrawn", " owe ", " in debt", " in the red", " negative"].iter().any(|k| w.contains(k))) {
+        return false;
+    }
+    // `2 × $13.49` shows how a total was made, `about $19` rounds it: neither is a rival.
+    let t = without_derivations(&t);
     let kept = quantities(&t);
     let nums = raw_numbers(&t);
     let mut found: Vec<i64> = Vec::new();
@@ -331,6 +405,35 @@ pub fn is_money(answer: &str, cents: i64) -> bool {
     !found.is_empty() && found.iter().all(|c| *c == cents.abs())
 }
 
+/// A text without the parts that only explain or round a value: the operands of `a × b`
+/// and `a x b`, and numbers after `about`, `around`, `roughly`, `approximately`, `~`.
+fn without_derivations(t: &str) -> String {
+    let words: Vec<&str> = t.split(' ').collect();
+    let mut keep = vec![true; words.len()];
+    for (i, w) in words.iter().enumerate() {
+        if *w == "×" || *w == "x" || *w == "*" {
+            keep[i] = false;
+            if i > 0 {
+                keep[i - 1] = false;
+            }
+            if i + 1 < words.len() {
+                keep[i + 1] = false;
+            }
+        }
+        if ["about", "around", "roughly", "approximately", "~", "approx"].contains(w) && i + 1 < words.len() {
+            keep[i + 1] = false;
+        }
+    }
+    words.iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| *w).collect::<Vec<_>>().join(" ")
+}
+
+/// Whether an answer tells of money coming in (`received`, `paid you`, `sent me`): the wrong
+/// story for a payment the user made.
+pub fn tells_incoming(answer: &str) -> bool {
+    let w = format!(" {} ", fold(answer).replace(['.', ',', '!', ':'], " "));
+    [" received ", " paid you ", " paid me ", " sent you ", " sent me ", " got ", " refunded you ", " credited ", " incoming "].iter().any(|k| w.contains(k))
+}
+
 /// The answer without its denied clauses: "It does not start at 17:00", "not 6557" and
 /// "No," say what the answer is not, so their values are neither the answer nor rivals.
 pub fn affirmed(answer: &str) -> String {
@@ -358,7 +461,12 @@ pub fn affirmed(answer: &str) -> String {
 /// Durations in the text, in minutes: `1 h 5 min` is one duration (65), `1.5 hours` is 90, and
 /// a bare number counts as minutes (so `20 or 25 min` holds two).
 pub fn durations(answer: &str) -> Vec<i64> {
-    let t = fold(&spelled(answer));
+    let t = fold(&spelled(answer))
+        .replace("a quarter of an hour", "15 min")
+        .replace("quarter of an hour", "15 min")
+        .replace("half an hour", "30 min")
+        .replace("an hour and a half", "90 min")
+        .replace("an hour", "60 min");
     let nums = raw_numbers(&t);
     let mut out: Vec<i64> = Vec::new();
     let mut last_was_hours: Option<usize> = None;
@@ -374,6 +482,10 @@ pub fn durations(answer: &str) -> Vec<i64> {
         } else {
             n.value.round() as i64
         };
+        // Not a time at all (`19 km`, `5 %`): no duration.
+        if ["km", "mi", "miles", "kb", "mb", "stars", "star", "reviews", "people", "stops", "euros", "dollars", "usd"].contains(&unit.as_str()) || t[n.end..].trim_start().starts_with(['%', '$']) {
+            continue;
+        }
         let is_minutes_unit = ["m", "min", "mins", "minute", "minutes"].contains(&unit.as_str());
         match last_was_hours {
             // `1 h 5 min`: the minutes join the hours before them.
@@ -422,7 +534,16 @@ fn negated(text: &str, value: &str) -> bool {
 
 /// Whether the answer names this time of day (minutes after midnight) and no other.
 pub fn is_time(answer: &str, minutes: i64) -> bool {
-    let words = spoken_times(&fold(&affirmed(answer)));
+    // A clause that names another moment (`ends 16:00`, `arrives at 9`) is not the answer.
+    let about_this = affirmed(answer)
+        .split(". ")
+        .filter(|c| {
+            let w = format!(" {} ", fold(c));
+            ![" end", " ends", " ending", " finish", " until ", " till ", " arrive", " arrives", " arrival"].iter().any(|k| w.contains(k))
+        })
+        .collect::<Vec<_>>()
+        .join(". ");
+    let words = spoken_times(&fold(&spelled(&about_this)));
     let found = time::times_in_text(&dotted_times(&words));
     !found.is_empty() && found.iter().all(|t| *t == minutes)
 }
@@ -441,9 +562,16 @@ pub fn explains_impossibility(answer: &str) -> bool {
 
 /// Whether every day the answer mentions (a date, a weekday) is `day`: an answer that gives
 /// the right time on the wrong day states something false.
-pub fn days_agree(answer: &str, day: Minutes) -> bool {
+pub fn days_agree(answer: &str, day: Minutes, now: Minutes) -> bool {
     let t = fold(&affirmed(answer));
     let want = day.div_euclid(time::DAY);
+    let today = now.div_euclid(time::DAY);
+    let w = format!(" {} ", t.replace(['.', ',', '!', '?'], " "));
+    for (word, offset) in [(" day after tomorrow ", 2), (" tomorrow ", 1), (" today ", 0), (" tonight ", 0), (" yesterday ", -1)] {
+        if w.contains(word) && today + offset != want {
+            return false;
+        }
+    }
     let weekday = time::weekday_name(day).to_lowercase();
     let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
     let other_weekday = names.iter().any(|n| *n != weekday && !weekday.starts_with(&n[..3]) && t.split(|c: char| !c.is_alphabetic()).any(|w| w == *n || (w.len() == 3 && n.starts_with(w) && w != "sun" && w != "sat")));
@@ -459,7 +587,9 @@ pub fn is_date(answer: &str, day: Minutes) -> bool {
 
 /// Whether the answer is this code (a run of digits) and no other run of the same length.
 pub fn is_code(answer: &str, code: &str) -> bool {
-    let t = fold(&affirmed(answer));
+    // Digits said or typed one by one (`2 3 4 7`, `two three four seven`) are one code.
+    let spaced = fold(&affirmed(&spelled_digits(answer)));
+    let t = join_single_digits(&spaced);
     let runs: Vec<&str> = t.split(|c: char| !c.is_ascii_digit()).filter(|r| r.len() == code.len()).collect();
     !runs.is_empty() && runs.iter().all(|r| *r == code) && !negated(&t, code)
 }
@@ -483,10 +613,52 @@ pub fn is_phone(answer: &str, phone: &str) -> bool {
     !numbers.is_empty() && numbers.iter().all(|d| crate::same_phone(d, phone)) && !hedged(&t) && !negated(&t, &fold(phone))
 }
 
+/// Each number word as its digit, even beside digits (for codes said digit by digit).
+fn spelled_digits(answer: &str) -> String {
+    answer
+        .split(' ')
+        .map(|w| {
+            let core = w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
+            match NUMBER_WORDS.iter().position(|n| *n == core).filter(|k| *k < 10) {
+                Some(k) => w.to_lowercase().replace(&core, &k.to_string()),
+                None => w.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs of single digits separated by spaces or dashes joined (`8 6 9 4` → `8694`).
+fn join_single_digits(t: &str) -> String {
+    let tokens: Vec<&str> = t.split(' ').collect();
+    let single = |s: &str| s.trim_end_matches(['.', ',']).len() == 1 && s.trim_end_matches(['.', ',']).bytes().all(|c| c.is_ascii_digit());
+    let mut out: Vec<String> = Vec::new();
+    let mut run = String::new();
+    for tok in tokens {
+        if single(tok) {
+            run.push_str(tok.trim_end_matches(['.', ',']));
+            continue;
+        }
+        if !run.is_empty() {
+            out.push(std::mem::take(&mut run));
+        }
+        out.push(tok.to_string());
+    }
+    if !run.is_empty() {
+        out.push(run);
+    }
+    out.join(" ")
+}
+
 /// Whether the answer names `want` (a name or a title) and none of the `others` it could be
 /// confused with (the other names and titles of the world), without hedging.
 pub fn is_entity(answer: &str, want: &str, others: &[String]) -> bool {
     let (a, w) = (fold(&affirmed(answer)), fold(want));
+    // "Cold Season" names "The Cold Season".
+    let w = match ["the ", "a ", "an "].iter().find_map(|p| w.strip_prefix(p)) {
+        Some(rest) if !mentions(&a, &w) && mentions(&a, rest) => rest.to_string(),
+        _ => w,
+    };
     let w = w.trim_matches(|c: char| c == '"' || c == '\'' || c == '.').to_string();
     if w.is_empty() || !mentions(&a, &w) || negated(&a, &w) {
         return false;
@@ -551,10 +723,44 @@ mod tests {
         assert!(!is_amount("4 MB", 4329.0, Some("KB")));
         assert!(!is_amount("0.003 GB", 3134.0, Some("KB")));
         let thursday = crate::time::at(2026, 3, 26, 0, 0);
-        assert!(days_agree("Thursday 26 Mar at 14:00", thursday));
-        assert!(days_agree("at 14:00", thursday));
-        assert!(!days_agree("Friday 27 Mar at 14:00", thursday));
-        assert!(!days_agree("Friday at 14:00", thursday));
+        assert!(days_agree("Thursday 26 Mar at 14:00", thursday, thursday - 3 * 1440));
+        assert!(days_agree("at 14:00", thursday, thursday));
+        assert!(!days_agree("Friday 27 Mar at 14:00", thursday, thursday));
+        assert!(!days_agree("Friday at 14:00", thursday, thursday));
+        assert!(days_agree("tomorrow at 14:00", thursday, thursday - 1440));
+        assert!(!days_agree("Tomorrow at 15:30", thursday, thursday - 7 * 1440));
+        assert!(!days_agree("It left yesterday at 12:30.", thursday, thursday - 1440));
+        // The third round.
+        assert!(is_money("One thousand four hundred sixty-four dollars and sixty-nine cents.", 146_469));
+        assert!(is_amount("Two thousand nine hundred thirty-seven KB.", 2937.0, Some("KB")));
+        assert!(is_code("Two three four seven.", "2347"));
+        assert!(is_code("8 6 9 4", "8694"));
+        for t in ["1300 hours", "10 o'clock in the morning", "five pm", "16h00", "Starts 14:30, ends 16:00."] {
+            let want = match t {
+                "1300 hours" => 13 * 60,
+                "10 o'clock in the morning" => 600,
+                "five pm" => 17 * 60,
+                "16h00" => 16 * 60,
+                _ => 14 * 60 + 30,
+            };
+            assert!(is_time(t, want), "{t}");
+        }
+        assert!(is_amount("712K", 712.0, Some("KB")));
+        assert!(is_amount("2½ stars", 2.5, Some("stars")));
+        assert!(is_amount("9d", 9.0, Some("days")));
+        assert!(is_amount("Tomorrow.", 1.0, Some("days")));
+        assert!(is_money("$18.90 — about $19.", 1890));
+        assert!(is_money("$26.98 (2 × $13.49)", 2698));
+        assert!(is_duration("A quarter of an hour.", 15));
+        assert!(is_entity("Cold Season", "The Cold Season", &[]));
+        assert!(is_time("The internet install starts at four in the afternoon.", 16 * 60));
+        assert!(!is_money("You are overdrawn: -$1512.62", 151_262));
+        assert!(!is_money("You owe the bank $2221.91.", 222_191));
+        assert!(tells_incoming("Olga Costa paid you $85.50.") && tells_incoming("You received $50.75 from Grace Costa."));
+        assert!(!tells_incoming("You paid Olga $85.50."));
+        assert!(!is_duration("19 km", 19));
+        assert!(!is_amount("5 days ago", 5.0, Some("days")));
+        assert!(!is_amount("6 days overdue", 6.0, Some("days")));
         assert!(explains_impossibility("There is no song called Ocean Avenue Nights."));
         assert!(explains_impossibility("I can't find a hotspot setting."));
         assert!(!explains_impossibility("Sent $2254.00 to Wen Osei."));

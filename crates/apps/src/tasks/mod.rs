@@ -169,7 +169,7 @@ pub fn verifier_panic_task() -> TaskSpec {
 }
 
 /// Suites and how many tasks each family contributes to them.
-pub const SUITES: &[&str] = &["smoke", "all", "train", "test", "test-families", "novel-apps", "core-train", "core-test"];
+pub const SUITES: &[&str] = &["smoke", "all", "train", "test", "test-families", "novel-apps", "core-train", "core-validation", "core-test"];
 
 /// Tasks per family in the smoke suite and in the whole catalogue.
 const SMOKE_PER_FAMILY: usize = 1;
@@ -281,10 +281,14 @@ pub fn suite(name: &str) -> Option<Vec<TaskSpec>> {
         "novel-apps" => split(Split::NovelApps),
         // The train and test splits of the four core apps' families: a small catalogue for
         // the built-in learner's quickstart.
-        "core-train" | "core-test" => {
-            let want = if name == "core-train" { Split::Train } else { Split::Test };
+        // core-validation: one in five of core-train's tasks, kept apart for tuning, so the
+        // held-out test figures are never looked at while choosing settings.
+        "core-train" | "core-validation" | "core-test" => {
+            let want = if name == "core-test" { Split::Test } else { Split::Train };
             let core = |t: &TaskSpec| families::FAMILIES.iter().any(|f| f.name == t.family);
-            Some(of(ALL_PER_FAMILY).filter(|t| core(t) && split_of(t) == want).collect())
+            let validation = |t: &TaskSpec| Rng::derive(7, &t.id).next_u64().is_multiple_of(5);
+            let part = |t: &TaskSpec| name == "core-test" || validation(t) == (name == "core-validation");
+            Some(of(ALL_PER_FAMILY).filter(|t| core(t) && split_of(t) == want && part(t)).collect())
         }
         _ => None,
     }

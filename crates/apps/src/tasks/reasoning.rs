@@ -123,7 +123,7 @@ fn train_time(_: &World, s: &DeviceState, _: &mut Rng) -> Option<Draft> {
     let t = s.data.tickets.get(id)?;
     draft(
         format!("What time does my upcoming train to {} leave?", t.to),
-        json!({ "answer": answer("time", t.depart) }),
+        json!({ "answer": { "kind": "time", "value": t.depart, "day": t.depart.div_euclid(DAY) * DAY } }),
         Walk::new().open("Trains").tap("tab_tickets").tap(format!("ticket:{id}")).answer(time::time_hm(t.depart)).done(),
     )
 }
@@ -147,7 +147,7 @@ fn last_payment(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let (id, t) = outgoing.iter().filter(|(_, t)| t.counterparty == who).max_by_key(|(id, t)| (t.time, *id)).copied()?;
     draft(
         format!("How much did I pay {who} the last time I sent them money?"),
-        json!({ "answer": answer("money", -t.amount_cents) }),
+        json!({ "answer": { "kind": "money", "value": -t.amount_cents, "direction": "out" } }),
         Walk::new().open("Bank").tap("statement").tap("tab:2").tap(format!("txn:{id}")).answer(money(-t.amount_cents)).done(),
     )
 }

@@ -74,7 +74,7 @@ impl Family for Spec {
         }
         if let Some(a) = params.get("answer") {
             let got = log.answers.last().map(String::as_str);
-            let ok = got.is_some_and(|g| answer_matches(a, g, &rivals(a, initial)));
+            let ok = got.is_some_and(|g| answer_matches(a, g, &rivals(a, initial), initial.now()));
             checks.push(Check::new("answer", ok, format!("expected {}, answered {:?}", answer_text(a), got.unwrap_or("nothing"))));
         }
         if params.get("infeasible").and_then(Value::as_bool) == Some(true) {
@@ -103,7 +103,7 @@ fn accept_free_text(rule: &Value, initial: &Value, expected: &Value, last: &mut 
         }
         let fact = golden.iter().find(|g| {
             let want = json!({ "kind": kind, "value": fact_value(kind, g) });
-            answer_matches(&want, text, &rivals(&want, state))
+            answer_matches(&want, text, &rivals(&want, state), state.now())
         });
         if let (Some(fact), Some(slot)) = (fact.cloned(), last.pointer_mut(&pointer)) {
             *slot = Value::String(fact);
@@ -174,15 +174,19 @@ pub fn answer_text(a: &Value) -> String {
 /// Compares an answer by the expected value's type, by candidates (`tasks::answer`): the
 /// expected value must be among the answer's values of that type, and no other may be.
 /// `others` are the world's names and titles, the rivals of a name or title.
-pub fn answer_matches(a: &Value, got: &str, others: &[String]) -> bool {
+pub fn answer_matches(a: &Value, got: &str, others: &[String], now: crate::time::Minutes) -> bool {
     let v = &a["value"];
     match a["kind"].as_str().unwrap_or("") {
-        "money" => v.as_i64().is_some_and(|c| answer::is_money(got, c)),
+        "money" => {
+            // A payment the user made, told as one received, is the wrong story.
+            let direction_ok = a["direction"].as_str() != Some("out") || !answer::tells_incoming(got);
+            direction_ok && v.as_i64().is_some_and(|c| answer::is_money(got, c))
+        }
         "number" => v.as_f64().is_some_and(|n| answer::is_amount(got, n, a["unit"].as_str())),
         "date" => v.as_i64().is_some_and(|d| answer::is_date(got, d)),
         "time" => {
             // With the day it falls on, any day the answer mentions must be that one.
-            let day_ok = a["day"].as_i64().is_none_or(|d| answer::days_agree(got, d));
+            let day_ok = a["day"].as_i64().is_none_or(|d| answer::days_agree(got, d, now));
             day_ok && v.as_i64().is_some_and(|t| answer::is_time(got, t.rem_euclid(crate::time::DAY)))
         }
         "duration" => v.as_i64().is_some_and(|m| answer::is_duration(got, m)),
