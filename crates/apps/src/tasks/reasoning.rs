@@ -101,7 +101,7 @@ fn door_code(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let id = s.data.notes.iter().find(|(_, n)| n.body.contains(&code)).map(|(id, _)| id)?;
     draft(
         format!("What is the door code for {place}? It's in my notes."),
-        json!({ "answer": answer("text", code.clone()) }),
+        json!({ "answer": { "kind": "text", "value": code, "about": [place] } }),
         Walk::new().open("Notes").tap(format!("note:{id}")).answer(code).done(),
     )
 }
@@ -134,7 +134,8 @@ fn song_artist(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let song = s.data.songs.get(id)?;
     draft(
         format!("Who performs the song \"{}\" in my music library?", song.title),
-        json!({ "answer": answer("name", song.artist.clone()) }),
+        // The song's own title may stand in the answer ("City Rain is by Nova Lane").
+        json!({ "answer": { "kind": "name", "value": song.artist, "about": [song.title] } }),
         Walk::new().open("Music").fill("search", &song.title).tap(format!("song:{id}")).answer(song.artist.clone()).done(),
     )
 }

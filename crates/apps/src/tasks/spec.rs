@@ -147,10 +147,13 @@ fn fact_value(kind: &str, text: &str) -> Value {
 /// The values an answer must not also name: for a place, the world's other places; for a
 /// name or title, all the world's names and titles.
 fn rivals(a: &Value, state: &DeviceState) -> Vec<String> {
-    match a["kind"].as_str() {
+    let all = match a["kind"].as_str() {
         Some("place") => entity_names(state, &PLACE_KEYS),
         _ => entity_names(state, &ENTITY_KEYS),
-    }
+    };
+    // What the question is about may be named in the answer without competing with it.
+    let about: Vec<String> = a["about"].as_array().into_iter().flatten().filter_map(|v| v.as_str()).map(crate::normalize).collect();
+    all.into_iter().filter(|n| !about.contains(&crate::normalize(n))).collect()
 }
 
 const ENTITY_KEYS: [&str; 10] = ["name", "title", "artist", "album", "author", "label", "location", "place", "subject", "restaurant"];

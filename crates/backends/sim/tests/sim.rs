@@ -809,3 +809,66 @@ fn every_shop_category_has_a_tab() {
         }
     });
 }
+
+/// The fourth outside round: an answer may name what the question is about ("City Rain is by
+/// Nova Lane."), and an infeasible task's answer may say why in any words ("too low").
+#[test]
+fn an_answer_may_name_its_subject_and_explain_impossibility_in_its_own_words() {
+    let task = tasks::find_task("info.song_artist/46").unwrap();
+    let (artist, title) = (task.params["answer"]["value"].as_str().unwrap().to_string(), task.params["answer"]["about"][0].as_str().unwrap().to_string());
+    let v = play_with("info.song_artist/46", replacing(Action::Answer { text: artist.clone() }, Action::Answer { text: format!("{title} is by {artist}.") }));
+    assert!(v.success, "{:?}", v.first_failure());
+    let v = play_all("infeasible.overdraft/43", |mut w| {
+        let end = w.len() - 1;
+        w.insert(end, Action::Answer { text: "Your balance is too low to send that amount.".into() });
+        w
+    });
+    assert!(v.success, "{:?}", v.first_failure());
+    let v = play_all("infeasible.overdraft/43", |mut w| {
+        let end = w.len() - 1;
+        w.insert(end, Action::Answer { text: "Sent it.".into() });
+        w
+    });
+    assert!(!v.success, "a false claim on an infeasible task passed");
+}
+
+/// No label is clipped: on every screen the smoke walkthroughs visit, in every world's look,
+/// each button's and tab's label fits its box on one line.
+#[test]
+fn labels_fit_their_buttons_and_tabs() {
+    block_on(async {
+        let mut clipped = Vec::new();
+        for task in smoke() {
+            let mut env = SimEnv::new(Screen::PHONE);
+            env.reset(&task).await.unwrap();
+            let zoom = env.state().unwrap().ui.look.zoom_pct as f32 / 100.0;
+            let scale = Screen::PHONE.scale() * zoom;
+            for a in &task.walkthrough {
+                // Scroll the target into view first, as the golden player does.
+                if let Action::Click { element: Some(e), .. } = a {
+                    for _ in 0..15 {
+                        let obs = env.observe(ObserveOptions::default()).await.unwrap();
+                        if obs.ui_tree.iter().any(|n| &n.id == e) {
+                            break;
+                        }
+                        let Some(list) = obs.ui_tree.iter().find(|n| n.scrollable).map(|n| n.id.clone()) else { break };
+                        env.step(&Action::Scroll { at: None, element: Some(list), direction: guigym_core::Direction::Down, amount: 3 }).await.unwrap();
+                    }
+                }
+                let obs = env.observe(ObserveOptions::default()).await.unwrap();
+                for n in obs.ui_tree.iter().filter(|n| (n.role == "button" || n.role == "tab") && n.bounds.w > 0 && n.bounds.h >= (40.0 * scale) as i32) {
+                    let fits = guigym_ui::layout::chars_per_line(guigym_ui::TextStyle::Body, n.bounds.w as f32, scale);
+                    if n.text.chars().count() > fits {
+                        clipped.push(format!("{}: {} {:?} ({} px hold {fits})", task.id, n.id, n.text, n.bounds.w));
+                    }
+                }
+                if env.step(a).await.unwrap().done {
+                    break;
+                }
+            }
+        }
+        clipped.sort();
+        clipped.dedup();
+        assert!(clipped.is_empty(), "{} clipped labels:\n{}", clipped.len(), clipped.join("\n"));
+    });
+}
