@@ -331,3 +331,29 @@ fn samples_carry_the_weight_version_the_policy_server_reported() {
     assert!(batch["samples"].as_array().unwrap().iter().all(|s| s["weight_versions"] == serde_json::json!(["6"])));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// REINFORCE++ whitens over the whole round: its groups reach the buffer after the round, with
+/// advantages of zero mean over the round's trained tokens, and the settings say so.
+#[test]
+fn reinforce_pp_rounds_are_whitened_before_they_reach_the_buffer() {
+    let dir = std::env::temp_dir().join(format!("guigym-train-rpp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let buffer = common::Served::start(&["buffer", "serve"]);
+    let path = config(&dir, 1);
+    let text = std::fs::read_to_string(&path).unwrap().replace("name: grpo", "name: reinforce_pp") + &format!("buffer: {}\n", buffer.url);
+    std::fs::write(&path, text).unwrap();
+    let out = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let round = std::fs::read_to_string(dir.join("out/round-0.jsonl")).unwrap();
+    let samples: Vec<serde_json::Value> = round.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let trained = |s: &serde_json::Value| s["loss_mask"].as_array().unwrap().iter().filter(|m| m.as_u64() == Some(1)).count() as f64;
+    let total: f64 = samples.iter().map(trained).sum();
+    let mean: f64 = samples.iter().map(|s| s["advantage"].as_f64().unwrap() * trained(s)).sum::<f64>() / total;
+    assert!(mean.abs() < 1e-6, "whitened over the round's tokens: mean {mean}");
+    assert!(samples.iter().all(|s| s["algorithm"]["advantage"] == "whitened_returns"));
+    let state = std::process::Command::new("curl").args(["-s", &format!("{}/v1/buffer", buffer.url)]).output().unwrap();
+    let state: serde_json::Value = serde_json::from_slice(&state.stdout).unwrap();
+    assert_eq!(state["queued"].as_u64().unwrap() as usize, samples.len(), "every group reached the buffer");
+    let _ = std::fs::remove_dir_all(dir);
+}
