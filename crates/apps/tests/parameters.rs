@@ -78,10 +78,7 @@ fn other_values(leaf: &Value, key: &str, world: &Value) -> Vec<Value> {
             let mut others = Vec::new();
             values_of_key(world, key, &mut others);
             let mut out: Vec<Value> = others.into_iter().filter(|o| !same(o)).take(3).map(Value::String).collect();
-            if let Some(pos) = s.rfind(|c: char| c.is_ascii_digit()) {
-                let d = s.as_bytes()[pos] - b'0';
-                let mut t = s.clone();
-                t.replace_range(pos..pos + 1, &((d + 1) % 10).to_string());
+            if let Some(t) = bump_last_digit(s) {
                 out.push(Value::String(t));
             }
             if out.is_empty() {
@@ -178,11 +175,7 @@ fn wrong_answers(a: &Value, state: &DeviceState) -> Vec<String> {
         "duration" => vec![with(json!(v.as_i64().unwrap_or(0) + 5))],
         _ => {
             let s = v.as_str().unwrap_or("");
-            if s.chars().any(|c| c.is_ascii_digit()) {
-                let pos = s.rfind(|c: char| c.is_ascii_digit()).unwrap();
-                let d = s.as_bytes()[pos] - b'0';
-                let mut t = s.to_string();
-                t.replace_range(pos..pos + 1, &((d + 1) % 10).to_string());
+            if let Some(t) = bump_last_digit(s) {
                 vec![t]
             } else {
                 let names = spec::entity_names(state, &["name", "title", "location"]);
@@ -194,4 +187,13 @@ fn wrong_answers(a: &Value, state: &DeviceState) -> Vec<String> {
             }
         }
     }
+}
+
+/// The text with its last digit one higher (9 wraps to 0), if it has a digit.
+fn bump_last_digit(s: &str) -> Option<String> {
+    let pos = s.rfind(|c: char| c.is_ascii_digit())?;
+    let d = s.as_bytes()[pos] - b'0';
+    let mut t = s.to_string();
+    t.replace_range(pos..pos + 1, &((d + 1) % 10).to_string());
+    Some(t)
 }

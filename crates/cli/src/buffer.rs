@@ -130,9 +130,11 @@ async fn read_body(service: &Service, body: Body) -> Result<Bytes, ApiError> {
     })
 }
 
-/// Parses a JSON body; malformed JSON or a wrong shape is a 422 with the parser's message.
-fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(bytes).map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("bad request body: {e}")))
+/// Reads and parses a JSON body; malformed JSON or a wrong shape is a 422 with the parser's
+/// message.
+async fn json_body<T: serde::de::DeserializeOwned>(service: &Service, body: Body) -> Result<T, ApiError> {
+    let bytes = read_body(service, body).await?;
+    serde_json::from_slice(&bytes).map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, format!("bad request body: {e}")))
 }
 
 fn is_hash(h: &str) -> bool {
@@ -181,11 +183,7 @@ async fn ack_batch(State(s): State<Shared>, UrlPath(id): UrlPath<String>) -> Res
 }
 
 async fn weights(State(s): State<Shared>, body: Body) -> Response {
-    let bytes = match read_body(&s, body).await {
-        Ok(b) => b,
-        Err(e) => return e.into_response(),
-    };
-    let w: Weights = match parse(&bytes) {
+    let w: Weights = match json_body(&s, body).await {
         Ok(w) => w,
         Err(e) => return e.into_response(),
     };
@@ -195,11 +193,7 @@ async fn weights(State(s): State<Shared>, body: Body) -> Response {
 }
 
 async fn post_group(State(s): State<Shared>, body: Body) -> Response {
-    let bytes = match read_body(&s, body).await {
-        Ok(b) => b,
-        Err(e) => return e.into_response(),
-    };
-    let group: GroupPost = match parse(&bytes) {
+    let group: GroupPost = match json_body(&s, body).await {
         Ok(g) => g,
         Err(e) => return e.into_response(),
     };

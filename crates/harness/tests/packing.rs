@@ -36,6 +36,16 @@ fn record(history: HistoryPolicy, n: u32) -> (Vec<Prompt>, Vec<String>) {
     (prompts, replies)
 }
 
+/// Recorded steps whose replies came with the server's token ids and log-probs.
+fn with_server_tokens<'a>(prompts: &'a [Prompt], replies: &'a [String], ids: &'a [Vec<u32>], lps: &'a [Vec<f32>]) -> Vec<RecordedStep<'a>> {
+    prompts
+        .iter()
+        .zip(replies)
+        .zip(ids.iter().zip(lps))
+        .map(|((p, r), (i, l))| RecordedStep { prompt: p, reply: r, reply_ids: Some(i), reply_logprobs: Some(l) })
+        .collect()
+}
+
 fn info() -> TrajectoryInfo<'static> {
     TrajectoryInfo { trajectory_id: "t", task_id: "x/0", group_id: "g", reward: 1.0, advantage: 0.5, weight_version: 3, status: "completed" }
 }
@@ -83,12 +93,7 @@ fn last_k_gives_one_sample_per_step_with_server_tokens() {
     let (prompts, replies) = record(HistoryPolicy::LastK { k: 2 }, 5);
     let ids: Vec<Vec<u32>> = replies.iter().map(|r| tok.encode(r)).collect();
     let lps: Vec<Vec<f32>> = ids.iter().map(|i| vec![-0.5; i.len()]).collect();
-    let steps: Vec<RecordedStep> = prompts
-        .iter()
-        .zip(&replies)
-        .zip(ids.iter().zip(&lps))
-        .map(|((p, r), (i, l))| RecordedStep { prompt: p, reply: r, reply_ids: Some(i), reply_logprobs: Some(l) })
-        .collect();
+    let steps = with_server_tokens(&prompts, &replies, &ids, &lps);
     let samples = pack(&tok, HistoryPolicy::LastK { k: 2 }, &steps, &info());
     assert_eq!(samples.len(), 5);
     for (s, i) in samples.iter().zip(&ids) {
@@ -128,12 +133,7 @@ fn window_samples_carry_the_servers_tokens_and_logprobs_for_every_trained_step()
         assert_ne!(&tok.encode(r), i, "the test needs a split the tokenizer would not make");
     }
     let lps: Vec<Vec<f32>> = ids.iter().enumerate().map(|(t, v)| (0..v.len()).map(|j| -((t * 1000 + j + 1) as f32) / 1000.0).collect()).collect();
-    let steps: Vec<RecordedStep> = prompts
-        .iter()
-        .zip(&replies)
-        .zip(ids.iter().zip(&lps))
-        .map(|((p, r), (i, l))| RecordedStep { prompt: p, reply: r, reply_ids: Some(i), reply_logprobs: Some(l) })
-        .collect();
+    let steps = with_server_tokens(&prompts, &replies, &ids, &lps);
     let samples = pack(&tok, HistoryPolicy::Window { k, o }, &steps, &info());
     assert_eq!(samples.len(), 4);
     let mut checked = 0;

@@ -64,13 +64,11 @@ pub struct RecipeReport {
     pub seconds: f64,
 }
 
-/// A constant policy: `terminate(infeasible)` at once, whatever the screen.
+/// A constant policy: `terminate(infeasible)` at once, whatever the screen (its own factory).
 struct AlwaysInfeasible;
 
-struct AlwaysInfeasiblePolicy;
-
 #[async_trait::async_trait]
-impl guigym_harness::Policy for AlwaysInfeasiblePolicy {
+impl guigym_harness::Policy for AlwaysInfeasible {
     async fn act(&mut self, input: &guigym_harness::PolicyInput<'_>) -> Result<guigym_harness::PolicyOutput, guigym_harness::PolicyError> {
         let action = guigym_core::Action::Terminate { status: guigym_core::TerminateStatus::Infeasible };
         Ok(guigym_harness::PolicyOutput { raw: input.prompt.encode(&action, input.observation), ..Default::default() })
@@ -82,21 +80,8 @@ impl guigym_harness::PolicyFactory for AlwaysInfeasible {
         "always-infeasible".into()
     }
     fn for_attempt(&self, _task: &TaskSpec, _attempt: u32) -> Box<dyn guigym_harness::Policy> {
-        Box::new(AlwaysInfeasiblePolicy)
+        Box::new(AlwaysInfeasible)
     }
-}
-
-/// Held-out success of a constant policy, overall and per family.
-async fn baseline(
-    factory: Arc<dyn guigym_harness::PolicyFactory>,
-    tasks: &[TaskSpec],
-    provider: &Arc<dyn EnvProvider>,
-    c: &LearnerConfig,
-    store: &Option<Arc<Store>>,
-) -> Result<(f64, BTreeMap<String, f64>), String> {
-    let config = EvalConfig { suite: "baseline".into(), attempts: 1, parallel: c.parallel.max(1), harness: HarnessConfig::default(), ..EvalConfig::default() };
-    let (_, report) = eval(Arc::new(tasks.to_vec()), &config, provider.clone(), factory, store.clone(), Arc::new(())).await.map_err(|e| e.to_string())?;
-    Ok((report.success_rate, report.by_family.iter().map(|(f, r)| (f.clone(), r.success_rate)).collect()))
 }
 
 /// Held-out success of the greedy policy, overall and per family.
@@ -107,8 +92,19 @@ async fn success(
     c: &LearnerConfig,
     store: &Option<Arc<Store>>,
 ) -> Result<(f64, BTreeMap<String, f64>), String> {
-    let factory = Arc::new(LearnedFactory::new(model.clone(), true, c.seed));
-    let config = EvalConfig { suite: "test".into(), attempts: 1, parallel: c.parallel.max(1), harness: HarnessConfig::default(), ..EvalConfig::default() };
+    held_out("test", Arc::new(LearnedFactory::new(model.clone(), true, c.seed)), tasks, provider, c, store).await
+}
+
+/// Success of one attempt per task under `factory`, overall and per family.
+async fn held_out(
+    suite: &str,
+    factory: Arc<dyn guigym_harness::PolicyFactory>,
+    tasks: &[TaskSpec],
+    provider: &Arc<dyn EnvProvider>,
+    c: &LearnerConfig,
+    store: &Option<Arc<Store>>,
+) -> Result<(f64, BTreeMap<String, f64>), String> {
+    let config = EvalConfig { suite: suite.into(), attempts: 1, parallel: c.parallel.max(1), harness: HarnessConfig::default(), ..EvalConfig::default() };
     let (_, report) = eval(Arc::new(tasks.to_vec()), &config, provider.clone(), factory, store.clone(), Arc::new(())).await.map_err(|e| e.to_string())?;
     Ok((report.success_rate, report.by_family.iter().map(|(f, r)| (f.clone(), r.success_rate)).collect()))
 }
@@ -321,8 +317,8 @@ pub async fn run(
     if !validation.is_empty() {
         on_line(&format!("validation success after RL: {:.1} % ({} tasks)", validation_after_rl * 100.0, validation.len()));
     }
-    let (random, random_by) = baseline(Arc::new(PolicyKind::Random), &test, &provider, c, &store).await?;
-    let (infeasible, infeasible_by) = baseline(Arc::new(AlwaysInfeasible), &test, &provider, c, &store).await?;
+    let (random, random_by) = held_out("baseline", Arc::new(PolicyKind::Random), &test, &provider, c, &store).await?;
+    let (infeasible, infeasible_by) = held_out("baseline", Arc::new(AlwaysInfeasible), &test, &provider, c, &store).await?;
     let get = |m: &BTreeMap<String, f64>, f: &str| m.get(f).copied().unwrap_or(0.0);
     let baselines_by_family: BTreeMap<String, [f64; 2]> = by_family.keys().map(|f| (f.clone(), [get(&random_by, f), get(&infeasible_by, f)])).collect();
     on_line(&format!("held-out baselines: random {:.1} %, always terminate(infeasible) {:.1} %", random * 100.0, infeasible * 100.0));

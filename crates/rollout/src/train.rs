@@ -398,35 +398,23 @@ pub struct Trainer<'a> {
     pub tokenizer: &'a Tokenizer,
 }
 
+/// What a buffer reports of itself (`GET /v1/buffer`: its weight version, queued and leased
+/// samples).
+async fn buffer_state(http: &reqwest::Client, url: &str) -> Result<serde_json::Value, TrainError> {
+    let fail = |e: reqwest::Error| TrainError::Run(format!("trajectory buffer {url}: {e}"));
+    http.get(format!("{}/v1/buffer", url.trim_end_matches('/'))).send().await.map_err(fail)?.error_for_status().map_err(fail)?.json().await.map_err(fail)
+}
+
 /// The weight version a buffer holds (what its trainer last announced).
 async fn buffer_version(http: &reqwest::Client, url: &str) -> Result<u64, TrainError> {
-    let fail = |e: String| TrainError::Run(format!("trajectory buffer {url}: {e}"));
-    let v: serde_json::Value = http
-        .get(format!("{}/v1/buffer", url.trim_end_matches('/')))
-        .send()
-        .await
-        .map_err(|e| fail(e.to_string()))?
-        .error_for_status()
-        .map_err(|e| fail(e.to_string()))?
-        .json()
-        .await
-        .map_err(|e| fail(e.to_string()))?;
-    v["weight_version"].as_u64().ok_or_else(|| fail("no weight_version in /v1/buffer".into()))
+    buffer_state(http, url).await?["weight_version"].as_u64().ok_or_else(|| TrainError::Run(format!("trajectory buffer {url}: no weight_version in /v1/buffer")))
 }
 
 /// Waits while the buffer holds `max` samples or more that the trainer has not consumed.
 async fn wait_for_trainer(http: &reqwest::Client, url: &str, max: usize) -> Result<(), TrainError> {
-    let fail = |e: String| TrainError::Run(format!("trajectory buffer {url}: {e}"));
     let mut said = false;
     loop {
-        let v: serde_json::Value = http
-            .get(format!("{}/v1/buffer", url.trim_end_matches('/')))
-            .send()
-            .await
-            .map_err(|e| fail(e.to_string()))?
-            .json()
-            .await
-            .map_err(|e| fail(e.to_string()))?;
+        let v = buffer_state(http, url).await?;
         let pending = v["queued"].as_u64().unwrap_or(0) + v["leased"].as_u64().unwrap_or(0);
         if (pending as usize) < max {
             return Ok(());
@@ -586,8 +574,8 @@ impl Trainer<'_> {
                     for s in &mut samples {
                         s.algorithm = Some(settings.clone());
                     }
+                    copy_images(&self.store, &c.output, &samples)?;
                     if let (Some(url), false) = (&c.buffer, whole_round) {
-                        copy_images(&self.store, &c.output, &samples)?;
                         post_group(&http, url, &self.store, &format!("{round}:{task_id}"), group.len(), &samples).await?;
                     }
                     packed.push((task_id, group.len(), samples));
@@ -609,7 +597,6 @@ impl Trainer<'_> {
             if whole_round {
                 whiten_round(&mut samples);
             }
-            copy_images(&self.store, &c.output, &samples)?;
             if let (Some(url), true) = (&c.buffer, whole_round) {
                 let mut at = 0;
                 for (task_id, attempts, group) in &packed {

@@ -356,10 +356,6 @@ fn scales(t: &str) -> Vec<f64> {
     out
 }
 
-pub fn is_number(answer: &str, want: f64) -> bool {
-    is_amount(answer, want, None)
-}
-
 /// Whether the answer is this amount of money (in cents) and no other; numbers in other
 /// units (`pickup in 4 min`) are not amounts.
 pub fn is_money(answer: &str, cents: i64) -> bool {
@@ -680,13 +676,13 @@ mod tests {
     #[test]
     fn numbers_in_every_accepted_format_and_no_hedges() {
         for ok in ["3", "3.0", "3.0 stars", "3.0 out of 5", "3/5", "It is rated 3.0/5.", "Rating: 3 out of 5 stars"] {
-            assert!(is_number(ok, 3.0), "{ok}");
+            assert!(is_amount(ok, 3.0, None), "{ok}");
         }
-        assert!(is_number("6 days (on Thursday 9 Jul)", 6.0));
-        assert!(is_number("6 days, on 2026-07-09", 6.0));
-        assert!(is_number("It is 240 KB.", 240.0));
+        assert!(is_amount("6 days (on Thursday 9 Jul)", 6.0, None));
+        assert!(is_amount("6 days, on 2026-07-09", 6.0, None));
+        assert!(is_amount("It is 240 KB.", 240.0, None));
         for bad in ["3 or 4", "4 out of 5", "between 3 and 4", "3.5"] {
-            assert!(!is_number(bad, 3.0), "{bad}");
+            assert!(!is_amount(bad, 3.0, None), "{bad}");
         }
     }
 
