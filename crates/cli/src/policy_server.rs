@@ -18,6 +18,7 @@ use axum::{Json, Router};
 use clap::{Args, ValueEnum};
 use guigym_apps::tasks;
 use guigym_core::{Bounds, Observation, TaskSpec, UiNode};
+use guigym_harness::tokenizer::{locate, Tokenizer};
 use guigym_harness::{Codec, GoldenPolicy};
 use serde_json::{json, Value};
 
@@ -76,6 +77,10 @@ pub struct ServerArgs {
     /// knows which weights it holds does
     #[arg(long)]
     weight_version: Option<String>,
+    /// Qwen tokenizer.json for `return_token_ids` and `logprobs` requests [default: the one
+    /// scripts/setup.sh fetched]
+    #[arg(long)]
+    tokenizer: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -120,6 +125,15 @@ struct Server {
     /// comes sooner than asked.
     retry_after: Option<u64>,
     weight_version: Option<String>,
+    /// Present when a tokenizer was found: replies then carry sampled token ids and log-probs
+    /// on request, as vLLM's do.
+    tokenizer: Option<Tokenizer>,
+}
+
+/// The log-prob this server reports for the token `id` at `position` in its reply: a fixed
+/// function, so a test can check that every trained token carries the server's own value.
+pub fn scripted_logprob(id: u32, position: usize) -> f32 {
+    -((((id as u64) * 31 + (position as u64) * 17) % 997) as f32 + 1.0) / 1000.0
 }
 
 pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
@@ -145,6 +159,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
         flaked: Mutex::new(HashMap::new()),
         retry_after: args.retry_after,
         weight_version: args.weight_version,
+        tokenizer: locate(args.tokenizer.as_deref()).ok().and_then(|p| Tokenizer::load(&p).ok()),
     });
     // Prompts with a window of screenshots run to megabytes.
     let app = Router::new()
@@ -299,6 +314,24 @@ async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(bo
         (text, cached)
     };
     let mut reply = chat(n, &body, &text, serialized.len() / 4, cached / 4);
+    // vLLM's extensions: the sampled ids (`return_token_ids`) and OpenAI's `logprobs`.
+    let wants_ids = body.get("return_token_ids").and_then(Value::as_bool) == Some(true);
+    let wants_logprobs = body.get("logprobs").and_then(Value::as_bool) == Some(true);
+    if wants_ids || wants_logprobs {
+        let Some(tok) = &server.tokenizer else {
+            return error(StatusCode::BAD_REQUEST, "this server has no tokenizer for token ids or log-probs: pass --tokenizer");
+        };
+        let mut ids = tok.encode(&text);
+        ids.extend(tok.special_id("<|im_end|>"));
+        if wants_ids {
+            reply["choices"][0]["token_ids"] = json!(ids);
+        }
+        if wants_logprobs {
+            let content: Vec<Value> =
+                ids.iter().enumerate().map(|(i, id)| json!({"token": format!("token_id:{id}"), "logprob": scripted_logprob(*id, i), "top_logprobs": []})).collect();
+            reply["choices"][0]["logprobs"] = json!({ "content": content });
+        }
+    }
     if server.tool_calls && server.mode != Mode::Garbage {
         reply["choices"][0]["message"] = json!({"role": "assistant", "content": null, "tool_calls": as_tool_calls(&text)});
         reply["choices"][0]["finish_reason"] = json!("tool_calls");

@@ -126,10 +126,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let worker = Worker::with_metrics(args.worker.config(), backends(), manager.metrics.clone());
         manager.add_local_worker(worker.clone(), &advertise);
         tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
-        api::embedded_router(manager.clone(), worker, token, link)
+        api::embedded_router(manager.clone(), worker, token.clone(), link)
     } else {
-        api::manager_router(manager.clone(), token, link)
+        api::manager_router(manager.clone(), token.clone(), link)
     };
+    // Rollouts lease through this same manager, as any client does.
+    let router = router.merge(api::behind_token(crate::rollouts::routes(crate::rollouts::state(&url, token.clone())), token));
     tokio::spawn(manager.clone().run_control_loop());
     announce(&url);
     axum::serve(listener, router).await?;

@@ -196,3 +196,101 @@ print(json.dumps({"groups": len(groups), "sizes": [len(g) for g in groups]}))
     assert!(state["consumed"].as_u64().unwrap() > 0);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// verl's side, as verl would call it: `GuigymAgentLoop.run` plays tasks through
+/// `POST /v1/rollouts` on `guigym serve`, with `guigym policy-server` as the model, and returns
+/// one `AgentLoopOutput` per attempt with verl's field types, the model's own token ids (they
+/// decode to its replies) and, on every trained token, the log-prob the server reported.
+#[test]
+fn the_verl_agent_loop_plays_tasks_through_guigym_serve() {
+    let model = Served::start(&["policy-server"]);
+    let server = Served::start(&["serve", "--port", "0", "--token", "s3cret"]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../integrations");
+    let script = r#"
+import asyncio, json, os, sys
+sys.path.insert(0, sys.argv[1])
+import verl_agent_loop as v
+from tokenizers import Tokenizer
+tok = Tokenizer.from_file(sys.argv[2])
+
+def scripted_logprob(i, pos):  # guigym policy-server's fixed log-probs
+    return -(((i * 31 + pos * 17) % 997) + 1.0) / 1000.0
+
+async def main():
+    loop = v.GuigymAgentLoop(None, None, None, None)
+    rows = [{"extra_info": {"task_id": t}, "uid": "g1"} for t in ["contacts.add/0", "contacts.delete/0", "messages.send/0", "calendar.create/0"]]
+    outs = await asyncio.gather(*[loop.run({"temperature": 1.0, "top_p": 1.0, "logprobs": True}, **r) for r in rows])
+    report = {"verl": v.HAVE_VERL, "outputs": [], "registered": "guigym" in getattr(v, "REGISTRY", {"guigym": 1})}
+    for o in outs:
+        kinds = {"prompt_ids": list, "response_ids": list, "response_mask": list, "response_logprobs": list, "multi_modal_data": dict, "reward_score": float, "num_turns": int, "extra_fields": dict}
+        for name, kind in kinds.items():
+            assert isinstance(getattr(o, name), kind), (name, type(getattr(o, name)))
+        assert all(isinstance(x, int) for x in o.prompt_ids + o.response_ids)
+        assert isinstance(o.metrics.generate_sequences, float) and isinstance(o.metrics.tool_calls, float)
+        assert len(o.response_ids) == len(o.response_mask) == len(o.response_logprobs)
+        assert o.extra_fields["uid"] == "g1"
+        # Every trained token: the server's log-prob at its place in its reply.
+        pos, checked, replies, current = 0, 0, [], []
+        for i, m, lp in zip(o.response_ids, o.response_mask, o.response_logprobs):
+            if m:
+                assert abs(lp - scripted_logprob(i, pos)) < 1e-6, (i, pos, lp)
+                pos, checked = pos + 1, checked + 1
+                current.append(i)
+            else:
+                assert lp == 0.0
+                if current:
+                    replies.append(current)
+                pos, current = 0, []
+        if current:
+            replies.append(current)
+        # The ids decode to the model's replies, and re-encode to the same ids.
+        for r in replies:
+            text = tok.decode(r[:-1] if r[-1] == tok.token_to_id("<|im_end|>") else r, skip_special_tokens=False)
+            assert tok.encode(text, add_special_tokens=False).ids == [x for x in r if x != tok.token_to_id("<|im_end|>")]
+        report["outputs"].append({"reward": o.reward_score, "trained": checked, "replies": len(replies), "turns": o.num_turns, "task": o.extra_fields["task_id"]})
+    # With screenshots: each image the sequence holds comes back as a picture.
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"observation": "both", "history": {"type": "window", "k": 50, "o": 0}}, f)
+    os.environ["GUIGYM_HARNESS"] = f.name
+    o = await loop.run({"logprobs": True}, task_id="contacts.delete/0")
+    del os.environ["GUIGYM_HARNESS"]
+    pad = tok.token_to_id("<|vision_start|>")
+    report["images"] = [len(o.multi_modal_data["image"]), (o.prompt_ids + o.response_ids).count(pad), o.multi_modal_data["image"][0].size[0]]
+    try:
+        await loop.run({}, extra_info={"task_id": "no.such/0"})
+        report["unknown"] = "accepted"
+    except v.GuigymError as e:
+        report["unknown"] = [e.status, e.code]
+    print(json.dumps(report))
+
+asyncio.run(main())
+"#;
+    let out = Command::new(common::venv_python())
+        .args(["-c", script])
+        .arg(&root)
+        .arg(common::tokenizer_json())
+        .env("GUIGYM_URL", &server.url)
+        .env("GUIGYM_TOKEN", "s3cret")
+        .env("GUIGYM_MODEL_URLS", &model.url)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outputs = report["outputs"].as_array().unwrap();
+    assert_eq!(outputs.len(), 4);
+    for o in outputs {
+        assert_eq!(o["reward"], 1.0, "the golden-playing server solves {o}");
+        assert!(o["trained"].as_u64().unwrap() > 10 && o["replies"].as_u64().unwrap() >= 4, "{o}");
+        assert_eq!(o["turns"].as_u64().unwrap(), 1 + 2 * o["replies"].as_u64().unwrap(), "{o}");
+    }
+    assert_eq!(report["unknown"], serde_json::json!([404, "unknown_task"]));
+    assert_eq!(report["registered"], true);
+    let images = report["images"].as_array().unwrap();
+    assert!(images[0].as_u64().unwrap() >= 2, "{images:?}");
+    assert_eq!(images[0], images[1], "one picture per image in the sequence: {images:?}");
+    assert_eq!(images[2], 1080, "the screenshot as the screen was");
+    // Without the token the route is closed like every other /v1 route.
+    let (code, _) = call(&server.url, "POST", "/v1/rollouts", Some(b"{}"));
+    assert_eq!(code, 401);
+}

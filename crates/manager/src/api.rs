@@ -35,7 +35,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError { status, code, message: message.into() }
     }
 }
@@ -116,10 +116,15 @@ async fn require_token(State(token): State<Option<Arc<str>>>, req: Request, next
     next.run(req).await
 }
 
+/// Puts routes behind the bearer token, when one is set: a 401 with the error envelope otherwise.
+pub fn behind_token(routes: Router, token: Option<String>) -> Router {
+    let token: Option<Arc<str>> = token.filter(|t| !t.is_empty()).map(Arc::from);
+    routes.layer(middleware::from_fn_with_state(token, require_token))
+}
+
 /// Puts `/v1` routes behind the bearer token (when one is set) and adds health and metrics.
 fn finish(v1: Router, token: Option<String>, metrics: Arc<dyn Fn() -> String + Send + Sync>) -> Router {
-    let token: Option<Arc<str>> = token.filter(|t| !t.is_empty()).map(Arc::from);
-    let v1 = v1.layer(middleware::from_fn_with_state(token, require_token));
+    let v1 = behind_token(v1, token);
     Router::new()
         .merge(v1)
         .route("/healthz", get(|| async { "ok" }))

@@ -11,7 +11,7 @@ use std::time::Instant;
 use guigym_core::{Attempt, EnvProvider, Rng, TaskSpec};
 use guigym_harness::packing::{pack, RecordedStep, Sample, TrajectoryInfo};
 use guigym_harness::tokenizer::Tokenizer;
-use guigym_harness::{HarnessConfig, PolicyFactory, Prompt};
+use guigym_harness::{HarnessConfig, HistoryPolicy, PolicyFactory, Prompt};
 use serde::{Deserialize, Serialize};
 
 use crate::eval::{eval, EvalConfig, Progress};
@@ -469,6 +469,45 @@ fn copy_images(store: &Store, out: &Path, samples: &[Sample]) -> Result<(), Trai
     Ok(())
 }
 
+/// One attempt as samples, packed under the history policy its prompts were built with. A
+/// sample is dated by the oldest weights that sampled its trained replies when the policy
+/// server reported them (they, not the trainer's announcement, decide staleness), else by
+/// `weight_version`.
+pub fn pack_attempt(
+    tokenizer: &Tokenizer,
+    history: HistoryPolicy,
+    attempt: &Attempt,
+    prompts: &[Prompt],
+    group_id: &str,
+    advantage: f64,
+    weight_version: u64,
+) -> Vec<Sample> {
+    let steps = RecordedStep::zip(prompts, &attempt.trajectory.steps);
+    let terminated = attempt.trajectory.steps.last().is_some_and(|s| s.action.as_ref().is_some_and(|x| x.name() == "terminate"));
+    // The attempt's opaque id: the same one the store maps back to the task.
+    let info = TrajectoryInfo {
+        trajectory_id: &attempt.trajectory_id,
+        task_id: &attempt.task_id,
+        group_id,
+        reward: attempt.verdict.score as f64,
+        advantage,
+        weight_version,
+        status: if terminated { "completed" } else { "truncated" },
+    };
+    let mut samples = pack(tokenizer, history, &steps, &info);
+    for sample in &mut samples {
+        let mut served: Vec<String> =
+            sample.trained_steps.iter().filter_map(|t| attempt.trajectory.steps.get(t.step as usize)?.weight_version.clone()).collect();
+        served.sort();
+        served.dedup();
+        if let Some(oldest) = served.iter().filter_map(|v| v.parse::<u64>().ok()).min() {
+            sample.weight_version = oldest;
+        }
+        sample.served_versions = served;
+    }
+    samples
+}
+
 impl Trainer<'_> {
     /// A finished group as samples: its advantages under the algorithm, each attempt packed
     /// as its prompts were built. `None` when the algorithm drops the group (DAPO: no spread).
@@ -477,34 +516,11 @@ impl Trainer<'_> {
         let rewards: Vec<f64> = group.iter().map(|(a, _)| a.verdict.score as f64).collect();
         let advantages = group_advantages(c.algorithm.name, &rewards)?;
         let group_id = format!("{round}:{task_id}");
-        let mut samples = Vec::new();
-        for ((a, prompts), adv) in group.iter().zip(advantages) {
-            let steps = RecordedStep::zip(prompts, &a.trajectory.steps);
-            let status = if a.trajectory.steps.last().is_some_and(|s| s.action.as_ref().is_some_and(|x| x.name() == "terminate")) { "completed" } else { "truncated" };
-            // The attempt's opaque id: the same one the store maps back to the task.
-            let info = TrajectoryInfo {
-                trajectory_id: &a.trajectory_id,
-                task_id,
-                group_id: &group_id,
-                reward: a.verdict.score as f64,
-                advantage: adv,
-                weight_version,
-                status,
-            };
-            for mut sample in pack(self.tokenizer, c.harness.history, &steps, &info) {
-                // The weights that actually sampled the trained replies, when the server says:
-                // they, not the trainer's announcement, date the sample for staleness.
-                let mut served: Vec<String> =
-                    sample.trained_steps.iter().filter_map(|t| a.trajectory.steps.get(t.step as usize)?.weight_version.clone()).collect();
-                served.sort();
-                served.dedup();
-                if let Some(oldest) = served.iter().filter_map(|v| v.parse::<u64>().ok()).min() {
-                    sample.weight_version = oldest;
-                }
-                sample.served_versions = served;
-                samples.push(sample);
-            }
-        }
+        let samples = group
+            .iter()
+            .zip(advantages)
+            .flat_map(|((a, prompts), adv)| pack_attempt(self.tokenizer, c.harness.history, a, prompts, &group_id, adv, weight_version))
+            .collect();
         Some(samples)
     }
 

@@ -41,3 +41,17 @@ impl Drop for Served {
         let _ = self.child.wait();
     }
 }
+
+/// The Python of `scripts/setup.sh`'s venv (pyarrow, tokenizers, Pillow, miniwob).
+pub fn venv_python() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
+    let python = cache.join("guigym/venv/bin/python");
+    assert!(python.is_file(), "{} is missing: run ./scripts/setup.sh", python.display());
+    python
+}
+
+/// Qwen's tokenizer.json as `scripts/setup.sh` fetched it.
+pub fn tokenizer_json() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
+    cache.join("guigym/qwen-tokenizer.json")
+}

@@ -1,0 +1,171 @@
+//! `POST /v1/rollouts` on `guigym serve`: one attempt of a task, played through the one rollout
+//! path against a model the caller names, returned as training samples in a trainer's layout.
+//! It is what a trainer's own agent loop calls (verl's `AgentLoopBase.run`, see
+//! `integrations/verl_agent_loop.py`): the trainer owns the prompts' order and the grouping,
+//! guigym owns the instance, the harness and the verdict.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::{Json, Router};
+use guigym_core::{EnvError, Observation, Step, TaskSpec};
+use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
+use guigym_harness::tokenizer::Tokenizer;
+use guigym_harness::{Harness, HarnessConfig, HistoryPolicy, PolicyFactory, Prompt};
+use guigym_manager::api::{ApiError, Body};
+use guigym_manager::{EnvSpec, ManagerProvider};
+use guigym_rollout::attempt::{new_trajectory_id, run_attempt, AttemptError, Recorder};
+use guigym_rollout::buffer::{to_slime, to_verl};
+use guigym_rollout::train::pack_attempt;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// What the routes share: where instances come from and the tokenizer for packing.
+pub struct Rollouts {
+    /// The manager this server is (its own URL and token): attempts lease like any client.
+    pub manager_url: String,
+    pub token: Option<String>,
+    /// Packing needs it where the model server reports no token ids; `None` when none was found.
+    pub tokenizer: Option<Tokenizer>,
+}
+
+#[derive(Deserialize, Clone, Copy, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    /// verl's `AgentLoopOutput`: one sequence per attempt.
+    #[default]
+    Verl,
+    /// slime's `Sample`s (one per window of the attempt).
+    Slime,
+    /// guigym's own sample records.
+    Guigym,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RolloutRequest {
+    /// A task id of the catalogue (`family/index`) or a full task spec.
+    task: Value,
+    /// The model that plays: any OpenAI-compatible chat server (vLLM, SGLang, a trainer's
+    /// rollout servers, `guigym policy-server`).
+    model: OpenAiConfig,
+    #[serde(default)]
+    harness: HarnessConfig,
+    #[serde(default = "sim")]
+    backend: String,
+    #[serde(default)]
+    format: Format,
+    /// The trainer's group id (verl's `uid`), carried into the samples.
+    #[serde(default)]
+    group_id: Option<String>,
+    /// The trainer's current weight version, when the model server reports none.
+    #[serde(default)]
+    weight_version: u64,
+}
+
+fn sim() -> String {
+    "sim".into()
+}
+
+pub fn routes(state: Arc<Rollouts>) -> Router {
+    Router::new().route("/v1/rollouts", post(rollout)).with_state(state)
+}
+
+fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, code, message)
+}
+
+fn resolve(task: &Value) -> Result<TaskSpec, ApiError> {
+    match task {
+        Value::String(id) => guigym_apps::tasks::find_task(id)
+            .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "unknown_task", format!("no task \"{id}\" in the catalogue (ids are family/index)"))),
+        Value::Object(_) => serde_json::from_value(task.clone()).map_err(|e| bad("bad_task", format!("task: {e}"))),
+        _ => Err(bad("bad_task", "task: a task id (string) or a task spec (object)")),
+    }
+}
+
+/// Keeps the attempt's prompts and its screenshots (by hash), for packing.
+#[derive(Default)]
+struct Kept {
+    prompts: Vec<Prompt>,
+    images: BTreeMap<String, Vec<u8>>,
+}
+
+impl Recorder for Kept {
+    fn step(&mut self, step: &Step, png: Option<&[u8]>) {
+        if let (Some(hash), Some(png)) = (&step.screenshot, png) {
+            self.images.entry(hash.clone()).or_insert_with(|| png.to_vec());
+        }
+    }
+    fn prompt(&mut self, prompt: &Prompt, _observation: &Observation) {
+        self.prompts.push(prompt.clone());
+    }
+}
+
+async fn rollout(State(s): State<Arc<Rollouts>>, Body(req): Body<RolloutRequest>) -> Result<Json<Value>, ApiError> {
+    let task = resolve(&req.task)?;
+    req.harness.check().map_err(|e| bad("bad_harness", format!("harness: {e}")))?;
+    // verl trains one sequence per attempt: every step must stay in one window.
+    if req.format == Format::Verl && !matches!(req.harness.history, HistoryPolicy::Window { k, .. } if k >= task.step_budget) {
+        return Err(bad(
+            "bad_harness",
+            format!("format verl takes one sequence per attempt: use history {{type: window, k: {}}} or more (the task's step budget)", task.step_budget),
+        ));
+    }
+    let Some(tokenizer) = &s.tokenizer else {
+        return Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "no_tokenizer", "this server has no Qwen tokenizer for packing: run ./scripts/setup.sh"));
+    };
+    // The server's environment holds secrets (its own token, API keys): a caller-named model
+    // must never read one of them and carry it to the caller's URL.
+    let model = OpenAiConfig { api_key_env: None, ..req.model.clone() };
+    let factory = OpenAiFactory::new(model).map_err(|e| bad("bad_model", format!("model: {e}")))?;
+    let spec = EnvSpec { backend: req.backend.clone(), ..EnvSpec::sim() };
+    let provider = ManagerProvider::new(&s.manager_url, s.token.clone(), spec, Duration::from_secs(600));
+    let infra = |e: String| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "infrastructure", format!("{e} (not the agent's failure: retry)"));
+    let mut env = guigym_core::EnvProvider::create(&provider).await.map_err(|e| match e {
+        EnvError::BadTask(m) => bad("bad_spec", m),
+        other => infra(other.to_string()),
+    })?;
+    let harness = Harness::new(req.harness.clone());
+    let mut policy = factory.for_attempt(&task, 0);
+    let trajectory_id = new_trajectory_id();
+    let mut kept = Kept::default();
+    let attempt = run_attempt(env.as_mut(), &task, policy.as_mut(), &harness, 0, &trajectory_id, &mut kept).await;
+    let _ = env.release().await;
+    let attempt = attempt.map_err(|e| match e {
+        AttemptError::Env(EnvError::BadTask(m)) => bad("bad_task", m),
+        e if e.is_retryable() => infra(e.to_string()),
+        e => ApiError::new(StatusCode::BAD_GATEWAY, "model_error", e.to_string()),
+    })?;
+    let group_id = req.group_id.clone().unwrap_or_else(|| trajectory_id.clone());
+    let samples = pack_attempt(tokenizer, req.harness.history, &attempt, &kept.prompts, &group_id, 0.0, req.weight_version);
+    let layout: Vec<Value> = match req.format {
+        Format::Verl => samples.iter().map(to_verl).collect(),
+        Format::Slime => samples.iter().enumerate().map(|(i, x)| to_slime(x, i, 0)).collect(),
+        Format::Guigym => samples.iter().map(|x| serde_json::to_value(x).unwrap_or(Value::Null)).collect(),
+    };
+    use base64::Engine;
+    let images: BTreeMap<&String, String> = kept.images.iter().map(|(h, png)| (h, base64::engine::general_purpose::STANDARD.encode(png))).collect();
+    Ok(Json(json!({
+        "trajectory_id": attempt.trajectory_id,
+        "task_id": attempt.task_id,
+        "success": attempt.verdict.success,
+        "reward": attempt.verdict.score,
+        "verdict": attempt.verdict,
+        "steps": attempt.trajectory.steps.len(),
+        "ended_by": attempt.ended_by,
+        "samples": layout,
+        // Each screenshot a sample names (`images/<hash>.png`), as base64 PNG.
+        "images": images,
+    })))
+}
+
+/// The state of the rollout routes for a server at `url`.
+pub fn state(url: &str, token: Option<String>) -> Arc<Rollouts> {
+    let tokenizer = guigym_harness::tokenizer::locate(None).ok().and_then(|p| Tokenizer::load(&p).ok());
+    Arc::new(Rollouts { manager_url: url.to_string(), token, tokenizer })
+}
