@@ -74,11 +74,12 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         )
     };
     let rounds = trainer.run(args.resume, &print).await?;
-    println!(
-        "{} rounds run; samples in {}/round-N.jsonl. No learner is built in yet: serve a round to a trainer with `guigym buffer serve --samples FILE`.",
-        rounds.len(),
-        config.output.display()
-    );
+    // Where the samples went: to the trainer's buffer as each group finished, and to files.
+    let to = match &config.buffer {
+        Some(url) => format!("each group went to the buffer at {url} as it finished; the samples are also in"),
+        None => "samples in".into(),
+    };
+    println!("{} rounds run; {to} {}/round-N.jsonl (`guigym buffer serve --samples FILE` serves a file to a trainer)", rounds.len(), config.output.display());
     Ok(ExitCode::SUCCESS)
 }
 

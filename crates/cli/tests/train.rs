@@ -419,3 +419,94 @@ fn a_run_killed_mid_round_and_resumed_gives_the_buffer_every_group_once() {
     assert_eq!(seen, expected, "each group of the round exactly once");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The exports as a trainer team reads them: pyarrow opens the Parquet files, every field of
+/// slime's `Sample` and verl's `AgentLoopOutput` is there with its type, Parquet and JSON lines
+/// hold the same values, the token ids decode to the model's replies and encode back to the
+/// same ids, and every trained token carries the log-prob the model server reported for it.
+#[test]
+fn exports_read_with_pyarrow_carry_the_servers_tokens_and_log_probs() {
+    let dir = common::temp("train-pyarrow");
+    let model = common::Served::start(&["policy-server", "--suite", "smoke"]);
+    let path = config(&dir, 1);
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "policy:\n  kind: golden",
+        &format!("policy:\n  kind: openai\n  openai:\n    base_urls: [\"{}\"]\n    extra_body: {{return_token_ids: true, logprobs: true}}", model.url),
+    );
+    std::fs::write(&path, text).unwrap();
+    let out = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let samples = dir.join("out/round-0.jsonl");
+    for (format, file) in [("slime", "slime.parquet"), ("slime", "slime.jsonl"), ("verl", "verl.parquet"), ("verl", "verl.jsonl")] {
+        let out = guigym().args(["buffer", "export", "--format", format, "--samples"]).arg(&samples).arg("--out").arg(dir.join(file)).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let script = r#"
+import json, sys
+import pyarrow.parquet as pq
+from tokenizers import Tokenizer
+d, tok = sys.argv[1], Tokenizer.from_file(sys.argv[2])
+END = tok.token_to_id("<|im_end|>")
+
+def scripted_logprob(i, pos):  # guigym policy-server's fixed log-probs
+    return -(((i * 31 + pos * 17) % 997) + 1.0) / 1000.0
+
+def check_trained(ids, mask, lps):
+    """Every trained token has the server's log-prob; returns the trained replies."""
+    replies, current, pos = [], [], 0
+    for i, m, lp in zip(ids, mask, lps):
+        if m:
+            assert abs(lp - scripted_logprob(i, pos)) < 1e-6, (i, pos, lp)
+            current.append(i)
+            pos += 1
+        else:
+            if current:
+                replies.append(current)
+            current, pos = [], 0
+    if current:
+        replies.append(current)
+    for r in replies:
+        body = [x for x in r if x != END]
+        assert tok.encode(tok.decode(body, skip_special_tokens=False), add_special_tokens=False).ids == body
+    return replies
+
+SLIME = {"group_index": int, "index": int, "tokens": list, "response_length": int, "reward": float, "loss_mask": list,
+         "weight_versions": list, "rollout_log_probs": list, "status": str, "remove_sample": bool, "session_id": str}
+VERL = {"prompt_ids": list, "response_ids": list, "response_mask": list, "response_logprobs": list, "reward_score": float, "num_turns": int}
+report = {}
+for layout, kinds in (("slime", SLIME), ("verl", VERL)):
+    table = pq.read_table(f"{d}/{layout}.parquet")
+    rows = table.to_pylist()
+    lines = [json.loads(l) for l in open(f"{d}/{layout}.jsonl")]
+    assert len(rows) == len(lines) > 0
+    trained = 0
+    for row, line in zip(rows, lines):
+        for name, kind in kinds.items():
+            v = row[name]
+            assert isinstance(v, kind) and not (kind is int and isinstance(v, bool)), (layout, name, type(v))
+        for name, value in line.items():
+            got = row[name]
+            if isinstance(value, (dict, list)) and isinstance(got, str):
+                got = json.loads(got)  # nested objects travel as JSON text
+            assert got == value or (isinstance(value, float) and abs(got - value) < 1e-6) or (isinstance(value, list) and all(abs(a - b) < 1e-6 for a, b in zip(got, value))), (layout, name)
+        if layout == "slime":
+            assert all(isinstance(t, int) for t in row["tokens"]) and all(isinstance(v, str) for v in row["weight_versions"])
+            n = row["response_length"]
+            ids, mask, lps = row["tokens"][-n:], row["loss_mask"], row["rollout_log_probs"]
+        else:
+            ids, mask, lps = row["response_ids"], row["response_mask"], row["response_logprobs"]
+        assert len(ids) == len(mask) == len(lps)
+        trained += sum(len(r) for r in check_trained(ids, mask, lps))
+    report[layout] = {"rows": len(rows), "trained": trained}
+print(json.dumps(report))
+"#;
+    let out = std::process::Command::new(common::venv_python()).args(["-c", script]).arg(&dir).arg(common::tokenizer_json()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for layout in ["slime", "verl"] {
+        assert!(report[layout]["rows"].as_u64().unwrap() >= 3, "{report}");
+        assert!(report[layout]["trained"].as_u64().unwrap() > 100, "{report}");
+    }
+    assert_eq!(report["slime"], report["verl"], "the same samples in both layouts");
+    let _ = std::fs::remove_dir_all(dir);
+}
