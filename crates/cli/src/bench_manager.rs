@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 use guigym_apps::tasks;
+use guigym_manager::auth;
 use guigym_manager::client::ApiClient;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -140,18 +141,26 @@ pub async fn run(s: Settings) -> anyhow::Result<ManagerFigures> {
         bail!("--instances must be at least 1000");
     }
     let per_worker = s.instances.div_ceil(s.workers) + 1000;
-    let manager = Server::start("manager", &["serve", "--port", "0", "--capacity", "0"].map(String::from))?;
+    // Authentication on, as in a deployment: one credential per role.
+    let (client, fleet, operator) = (auth::random_id("c"), auth::random_id("w"), auth::random_id("o"));
+    let manager = Server::start(
+        "manager",
+        &["serve", "--port", "0", "--capacity", "0", "--token", &client, "--worker-token", &fleet, "--operator-token", &operator].map(String::from),
+    )?;
     let mut workers = Vec::new();
     for i in 0..s.workers {
-        let args: Vec<String> =
-            ["worker", "--manager", &manager.url, "--port", "0", "--capacity", &per_worker.to_string()].iter().map(|x| x.to_string()).collect();
+        let args: Vec<String> = ["worker", "--manager", &manager.url, "--port", "0", "--capacity", &per_worker.to_string(), "--worker-token", &fleet]
+            .iter()
+            .map(|x| x.to_string())
+            .collect();
         workers.push(Server::start(&format!("worker {i}"), &args)?);
     }
     let http = reqwest::Client::builder().pool_max_idle_per_host(s.clients * 2).build()?;
-    let api = ApiClient::with_http(&manager.url, None, Duration::from_secs(300), http.clone());
+    let api = ApiClient::with_http(&manager.url, Some(client), Duration::from_secs(300), http.clone());
+    let ops = ApiClient::with_http(&manager.url, Some(operator), Duration::from_secs(30), http.clone());
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let w: Value = api.call(reqwest::Method::GET, "/v1/workers", None).await.map_err(|e| anyhow!("{e}"))?;
+        let w: Value = ops.call(reqwest::Method::GET, "/v1/workers", None).await.map_err(|e| anyhow!("{e}"))?;
         if w.as_array().map(|a| a.iter().filter(|x| x["alive"] == true).count()).unwrap_or(0) >= s.workers {
             break;
         }

@@ -16,7 +16,7 @@ use guigym_core::{EnvError, Observation, Step, TaskSpec};
 use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
 use guigym_harness::tokenizer::Tokenizer;
 use guigym_harness::{Harness, HarnessConfig, HistoryPolicy, PolicyFactory, Prompt};
-use guigym_manager::api::{ApiError, Body};
+use guigym_manager::api::{ApiError, As, Body, Client};
 use guigym_manager::{EnvSpec, ManagerProvider};
 use guigym_rollout::attempt::{new_trajectory_id, run_attempt, AttemptError, Recorder};
 use guigym_rollout::buffer::{to_slime, to_verl};
@@ -106,7 +106,7 @@ impl Recorder for Kept {
     }
 }
 
-async fn rollout(State(s): State<Arc<Rollouts>>, Body(req): Body<RolloutRequest>) -> Result<Json<Value>, ApiError> {
+async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<RolloutRequest>) -> Result<Json<Value>, ApiError> {
     let task = resolve(&req.task)?;
     req.harness.check().map_err(|e| bad("bad_harness", format!("harness: {e}")))?;
     // verl trains one sequence per attempt: every step must stay in one window.

@@ -8,7 +8,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use guigym_manager::api;
+use guigym_manager::auth::Credentials;
 use guigym_manager::client::{run_agent, ApiClient, RemoteLink};
+use guigym_manager::net;
 use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, Worker, WorkerConfig};
 use guigym_sim::SimProvider;
 use guigym_ui::Screen;
@@ -72,9 +74,16 @@ pub struct ServeArgs {
     /// Port (0 picks a free one; the address is printed)
     #[arg(long, default_value_t = 8080)]
     port: u16,
-    /// Bearer token required on /v1 routes [env: GUIGYM_TOKEN]
+    /// Clients' bearer token: leases and rollouts [env: GUIGYM_TOKEN]
     #[arg(long)]
     token: Option<String>,
+    /// The fleet's bearer token: worker registration and heartbeats, and the manager's calls
+    /// to workers [env: GUIGYM_WORKER_TOKEN]
+    #[arg(long)]
+    worker_token: Option<String>,
+    /// Operators' bearer token: worker and pool listings, the golden route [env: GUIGYM_OPERATOR_TOKEN]
+    #[arg(long)]
+    operator_token: Option<String>,
     /// URL clients use to reach this server's data routes [default: http://HOST:PORT]
     #[arg(long)]
     advertise: Option<String>,
@@ -92,14 +101,18 @@ pub struct ServeArgs {
     worker: WorkerArgs,
 }
 
-fn token(arg: &Option<String>) -> Option<String> {
-    arg.clone().or_else(|| std::env::var("GUIGYM_TOKEN").ok()).filter(|t| !t.is_empty())
-}
-
 async fn bind(host: &str, port: u16) -> anyhow::Result<(tokio::net::TcpListener, String)> {
     let listener = tokio::net::TcpListener::bind((host, port)).await.with_context(|| format!("binding {host}:{port}"))?;
     let url = format!("http://{}", listener.local_addr()?);
     Ok((listener, url))
+}
+
+/// Raises the open-file limit and says so; the limits connections are held to.
+fn limits() -> net::Limits {
+    let (before, after) = net::raise_open_file_limit();
+    let limits = net::Limits::for_process();
+    tracing::info!(open_files_before = before, open_files = after, max_connections = limits.max_connections, "connection limits");
+    limits
 }
 
 fn announce(url: &str) {
@@ -109,7 +122,7 @@ fn announce(url: &str) {
 }
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let token = token(&args.token);
+    let creds = Arc::new(Credentials::from_env(args.token.clone(), args.worker_token.clone(), args.operator_token.clone()));
     let (listener, url) = bind(&args.host, args.port).await?;
     let advertise = args.advertise.clone().unwrap_or_else(|| url.clone());
     let mut config = ManagerConfig {
@@ -121,20 +134,21 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         config.warm.push((EnvSpec::sim(), args.warm));
     }
     let manager = Manager::new(config);
-    let link = RemoteLink::factory(token.clone());
+    let link = RemoteLink::factory(creds.worker.clone());
+    // Rollouts lease through this same manager, as any client does.
+    let rollouts = crate::rollouts::routes(crate::rollouts::state(&url, creds.client.clone()));
     let router = if args.worker.capacity > 0 {
         let worker = Worker::with_metrics(args.worker.config(), backends(), manager.metrics.clone());
         manager.add_local_worker(worker.clone(), &advertise);
         tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
-        api::embedded_router(manager.clone(), worker, token.clone(), link)
+        api::embedded_router(manager.clone(), worker, creds, link, rollouts)
     } else {
-        api::manager_router(manager.clone(), token.clone(), link)
+        api::manager_router(manager.clone(), creds, link, rollouts)
     };
-    // Rollouts lease through this same manager, as any client does.
-    let router = router.merge(api::behind_token(crate::rollouts::routes(crate::rollouts::state(&url, token.clone())), token));
     tokio::spawn(manager.clone().run_control_loop());
+    let limits = limits();
     announce(&url);
-    axum::serve(listener, router).await?;
+    net::serve(listener, router, limits).await?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -150,9 +164,13 @@ pub struct WorkerProcessArgs {
     /// URL the manager and clients use to reach this worker [default: http://HOST:PORT]
     #[arg(long)]
     advertise: Option<String>,
-    /// Bearer token, for this worker's routes and for talking to the manager [env: GUIGYM_TOKEN]
+    /// The fleet's bearer token: to register with the manager and to accept its calls
+    /// [env: GUIGYM_WORKER_TOKEN]
     #[arg(long)]
-    token: Option<String>,
+    worker_token: Option<String>,
+    /// Operators' bearer token, for the golden route [env: GUIGYM_OPERATOR_TOKEN]
+    #[arg(long)]
+    operator_token: Option<String>,
     #[arg(long, default_value_t = 1_000)]
     heartbeat_ms: u64,
     #[command(flatten)]
@@ -160,14 +178,16 @@ pub struct WorkerProcessArgs {
 }
 
 pub async fn worker(args: WorkerProcessArgs) -> anyhow::Result<ExitCode> {
-    let token = token(&args.token);
+    // A worker serves no clients' routes: the clients' token has no power here.
+    let creds = Arc::new(Credentials::from_env(None, args.worker_token.clone(), args.operator_token.clone()));
     let (listener, url) = bind(&args.host, args.port).await?;
     let advertise = args.advertise.clone().unwrap_or_else(|| url.clone());
     let worker = Worker::new(args.worker.config(), backends());
-    let manager = ApiClient::new(&args.manager, token.clone(), Duration::from_secs(10));
+    let manager = ApiClient::new(&args.manager, creds.worker.clone(), Duration::from_secs(10));
     tokio::spawn(run_agent(manager, advertise, worker.clone(), Duration::from_millis(args.heartbeat_ms.max(50))));
     tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
+    let limits = limits();
     announce(&url);
-    axum::serve(listener, api::worker_router(worker, token)).await?;
+    net::serve(listener, api::worker_router(worker, creds), limits).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -70,7 +70,7 @@ fn killing_a_worker_mid_eval_reruns_its_attempts_and_changes_no_score() {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let status = get(&format!("{}/v1/worker/status", victim.url));
-        if status["leased"].as_u64().unwrap_or(0) > 0 {
+        if status["status"]["leased"].as_u64().unwrap_or(0) > 0 {
             break;
         }
         assert!(Instant::now() < deadline, "the victim never got a lease");
@@ -151,7 +151,7 @@ fn a_two_second_outage_of_manager_and_worker_loses_no_attempt() {
         .unwrap();
     // Wait until attempts are in flight, then take manager and worker down for 2 s.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while get(&format!("{url}/v1/worker/status"))["leased"].as_u64().unwrap_or(0) == 0 {
+    while get(&format!("{url}/v1/worker/status"))["status"]["leased"].as_u64().unwrap_or(0) == 0 {
         assert!(Instant::now() < deadline, "no lease was ever granted");
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -1,16 +1,21 @@
 //! The HTTP API, versioned under `/v1`, JSON in and out: the manager's control routes, the
 //! worker's control and data routes, `/metrics` (Prometheus text) and `/healthz`.
-//! Routers are built by functions that tests call directly.
+//! Routers are built by functions that tests call directly. Each handler names the role it
+//! serves (`As<Client>`, `As<Fleet>`, `As<Operator>`; see `auth`); data-plane handlers take
+//! none, their lease id is the capability.
 //!
-//! Errors are `{"error": {"code": …, "message": …}}` with a 4xx for the caller's mistakes
-//! (malformed JSON or unknown fields 400/422, unknown lease 404, ended lease 410, oversize
-//! body 413) and a 5xx for infrastructure failures (502) and missing capacity (503).
+//! Errors are `{"error": {"code": …, "message": …}}` — every one, path and query errors
+//! included — with a 4xx for the caller's mistakes (malformed JSON or unknown fields 400/422,
+//! bad credentials 401/403, unknown lease 404, address taken 409, ended lease 410, spent step
+//! budget 409, oversize body 413 at once, a body that stalls 408) and a 5xx for infrastructure
+//! failures (502) and missing capacity (503).
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, FromRequest, Path, Query, Request, State};
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -20,12 +25,15 @@ use guigym_core::{Action, ObserveOptions, TaskSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::auth::{Credentials, Role};
 use crate::control::{ControlError, LinkFactory, Manager};
 use crate::spec::EnvSpec;
 use crate::worker::{Worker, WorkerError, WorkerStatus};
 
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 4 << 20;
+/// How long a request body may take to arrive.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -62,6 +70,8 @@ impl From<WorkerError> for ApiError {
             WorkerError::BadTask(_) => (StatusCode::BAD_REQUEST, "bad_task"),
             WorkerError::BadAction(_) => (StatusCode::UNPROCESSABLE_ENTITY, "bad_action"),
             WorkerError::Infra(_) => (StatusCode::BAD_GATEWAY, "infrastructure"),
+            WorkerError::BudgetSpent(_) => (StatusCode::CONFLICT, "step_budget_spent"),
+            WorkerError::NotReset => (StatusCode::CONFLICT, "reset_needed"),
         };
         ApiError::new(status, code, e.to_string())
     }
@@ -77,6 +87,8 @@ impl From<ControlError> for ApiError {
                     ControlError::LeaseEnded { .. } => (StatusCode::GONE, "lease_ended"),
                     ControlError::UnknownWorker(_) => (StatusCode::NOT_FOUND, "unknown_worker"),
                     ControlError::NoCapacity(_) => (StatusCode::SERVICE_UNAVAILABLE, "no_capacity"),
+                    ControlError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
+                    ControlError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
                     ControlError::BadRequest(_) | ControlError::Worker(_) => (StatusCode::BAD_REQUEST, "bad_request"),
                 };
                 ApiError::new(status, code, other.to_string())
@@ -106,31 +118,87 @@ where
     }
 }
 
-async fn require_token(State(token): State<Option<Arc<str>>>, req: Request, next: Next) -> Response {
-    if let Some(token) = token {
-        let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-        if given != Some(&*token) {
-            return ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "a valid bearer token is required").into_response();
-        }
+/// The role a handler serves: `As<Client>` as its first argument admits only requests that
+/// bear the clients' credential (see `auth::Credentials`, found in the request's extensions).
+pub struct As<R>(PhantomData<R>);
+
+pub trait RoleMarker {
+    const ROLE: Role;
+}
+pub struct Client;
+pub struct Fleet;
+pub struct Operator;
+impl RoleMarker for Client {
+    const ROLE: Role = Role::Client;
+}
+impl RoleMarker for Fleet {
+    const ROLE: Role = Role::Worker;
+}
+impl RoleMarker for Operator {
+    const ROLE: Role = Role::Operator;
+}
+
+impl<S: Send + Sync, R: RoleMarker> FromRequestParts<S> for As<R> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, _state: &S) -> Result<Self, ApiError> {
+        // A router built without credentials is a bug: closed, never open.
+        let creds = parts
+            .extensions
+            .get::<Arc<Credentials>>()
+            .ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no_credentials", "this route was mounted without credentials"))?;
+        let given = parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+        creds.check(R::ROLE, given)?;
+        Ok(As(PhantomData))
     }
-    next.run(req).await
 }
 
-/// Puts routes behind the bearer token, when one is set: a 401 with the error envelope otherwise.
-pub fn behind_token(routes: Router, token: Option<String>) -> Router {
-    let token: Option<Arc<str>> = token.filter(|t| !t.is_empty()).map(Arc::from);
-    routes.layer(middleware::from_fn_with_state(token, require_token))
+/// Reads the whole body before the handler runs: an announced length over the limit is a 413
+/// at once, a body that stalls past `BODY_TIMEOUT` a 408, so no request holds a connection
+/// and memory for long.
+async fn bounded_body(req: Request, next: Next) -> Response {
+    let announced = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > BODY_LIMIT as u64) {
+        return ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", format!("the body may hold at most {BODY_LIMIT} bytes")).into_response();
+    }
+    let (parts, body) = req.into_parts();
+    match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await {
+        Ok(Ok(bytes)) => next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await,
+        Ok(Err(_)) => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", format!("the body may hold at most {BODY_LIMIT} bytes")).into_response(),
+        Err(_) => ApiError::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", format!("the body did not arrive within {} s", BODY_TIMEOUT.as_secs())).into_response(),
+    }
 }
 
-/// Puts `/v1` routes behind the bearer token (when one is set) and adds health and metrics.
-fn finish(v1: Router, token: Option<String>, metrics: Arc<dyn Fn() -> String + Send + Sync>) -> Router {
-    let v1 = behind_token(v1, token);
+/// Any error response that is not yet in the JSON error shape (axum's own rejections of a
+/// path or a query) is put into it.
+async fn json_errors(req: Request, next: Next) -> Response {
+    let response = next.run(req).await;
+    let status = response.status();
+    let is_json = response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let text = axum::body::to_bytes(response.into_body(), 64 << 10).await.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let code = match status {
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        s if s.is_server_error() => "internal",
+        _ => "bad_request",
+    };
+    ApiError::new(status, code, if text.is_empty() { status.to_string() } else { text }).into_response()
+}
+
+/// What every router shares: the credentials its handlers check, the bounded body, the JSON
+/// error shape, health and metrics (both open: no secrets, for probes and scrapers).
+pub fn finish(routes: Router, creds: Arc<Credentials>, metrics: Arc<dyn Fn() -> String + Send + Sync>) -> Router {
     Router::new()
-        .merge(v1)
+        .merge(routes)
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(move || async move { ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], metrics()) }))
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
+        .layer(middleware::from_fn(bounded_body))
+        .layer(middleware::from_fn(json_errors))
+        .layer(axum::Extension(creds))
 }
 
 // ---- manager ----
@@ -152,7 +220,17 @@ fn one() -> usize {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RegisterRequest {
+    /// The worker's own random identity, kept across manager restarts.
+    pub worker_id: String,
     pub data_url: String,
+    pub status: WorkerStatus,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerHeartbeat {
+    /// The secret the manager issued at registration.
+    pub secret: String,
     pub status: WorkerStatus,
 }
 
@@ -160,47 +238,44 @@ fn manager_routes(m: Arc<Manager>, link: LinkFactory) -> Router {
     Router::new()
         .route(
             "/v1/leases",
-            post(|State(m): State<Arc<Manager>>, Body(r): Body<LeaseRequest>| async move {
+            post(|_: As<Client>, State(m): State<Arc<Manager>>, Body(r): Body<LeaseRequest>| async move {
                 let leases = m.request(&r.spec, r.count, r.ttl_ms.map(Duration::from_millis)).await?;
                 Ok::<_, ApiError>(Json(json!({ "leases": leases })))
             }),
         )
         .route(
             "/v1/leases/{id}/heartbeat",
-            post(|State(m): State<Arc<Manager>>, Path(id): Path<String>| async move { Ok::<_, ApiError>(Json(m.heartbeat(&id)?)) }),
+            post(|_: As<Client>, State(m): State<Arc<Manager>>, Path(id): Path<String>| async move { Ok::<_, ApiError>(Json(m.heartbeat(&id)?)) }),
         )
         .route(
             "/v1/leases/{id}",
-            delete(|State(m): State<Arc<Manager>>, Path(id): Path<String>| async move {
+            delete(|_: As<Client>, State(m): State<Arc<Manager>>, Path(id): Path<String>| async move {
                 m.release(&id).await?;
                 Ok::<_, ApiError>(Json(json!({ "released": id })))
             }),
         )
-        .route("/v1/workers", get(|State(m): State<Arc<Manager>>| async move { Json(m.workers()) }))
         .route(
             "/v1/pools",
-            get(|State(m): State<Arc<Manager>>| async move {
+            get(|_: As<Operator>, State(m): State<Arc<Manager>>| async move {
                 let gauges: serde_json::Map<String, serde_json::Value> = m.gauges().into_iter().map(|(k, v)| (k, json!(v))).collect();
                 Json(json!({ "instances": gauges, "leases": m.active_leases(), "warm_targets": m.config.warm.iter().map(|(s, n)| json!({"spec": s, "target": n})).collect::<Vec<_>>() }))
             }),
         )
         .route(
             "/v1/workers",
-            post({
+            get(|_: As<Operator>, State(m): State<Arc<Manager>>| async move { Json(m.workers()) }).post({
                 let link = link.clone();
-                move |State(m): State<Arc<Manager>>, Body(r): Body<RegisterRequest>| async move {
-                    if !(r.data_url.starts_with("http://") || r.data_url.starts_with("https://")) {
-                        return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "data_url must be an http(s) URL"));
-                    }
-                    let id = m.register(&r.data_url, r.status, link(&r.data_url));
-                    Ok(Json(json!({ "worker_id": id })))
+                move |_: As<Fleet>, State(m): State<Arc<Manager>>, Body(r): Body<RegisterRequest>| async move {
+                    crate::control::check_data_url(&r.data_url)?;
+                    let secret = m.register(&r.worker_id, &r.data_url, r.status, link(&r.data_url)).await?;
+                    Ok::<_, ApiError>(Json(json!({ "worker_id": r.worker_id, "secret": secret })))
                 }
             }),
         )
         .route(
             "/v1/workers/{id}/heartbeat",
-            post(|State(m): State<Arc<Manager>>, Path(id): Path<String>, Body(status): Body<WorkerStatus>| async move {
-                m.worker_heartbeat(&id, status)?;
+            post(|_: As<Fleet>, State(m): State<Arc<Manager>>, Path(id): Path<String>, Body(h): Body<WorkerHeartbeat>| async move {
+                m.worker_heartbeat(&id, &h.secret, h.status)?;
                 Ok::<_, ApiError>(Json(json!({})))
             }),
         )
@@ -208,13 +283,10 @@ fn manager_routes(m: Arc<Manager>, link: LinkFactory) -> Router {
 }
 
 /// The manager alone (workers elsewhere). `link` builds the HTTP link to a registering worker.
-pub fn manager_router(
-    m: Arc<Manager>,
-    token: Option<String>,
-    link: LinkFactory,
-) -> Router {
+/// `extra` routes (the CLI's rollouts) are served with the same credentials and bounds.
+pub fn manager_router(m: Arc<Manager>, creds: Arc<Credentials>, link: LinkFactory, extra: Router) -> Router {
     let metrics_m = m.clone();
-    finish(manager_routes(m, link), token, Arc::new(move || manager_metrics(&metrics_m)))
+    finish(manager_routes(m, link).merge(extra), creds, Arc::new(move || manager_metrics(&metrics_m)))
 }
 
 fn manager_metrics(m: &Manager) -> String {
@@ -291,25 +363,28 @@ fn worker_routes(w: Arc<Worker>) -> Router {
     Router::new()
         .route(
             "/v1/worker/acquire",
-            post(|State(w): State<Arc<Worker>>, Body(r): Body<AcquireRequest>| async move {
+            post(|_: As<Fleet>, State(w): State<Arc<Worker>>, Body(r): Body<AcquireRequest>| async move {
                 Ok::<_, ApiError>(Json(json!({ "instances": w.acquire(&r.spec, &r.leases).await? })))
             }),
         )
         .route(
             "/v1/worker/release",
-            post(|State(w): State<Arc<Worker>>, Body(r): Body<ReleaseRequest>| async move {
+            post(|_: As<Fleet>, State(w): State<Arc<Worker>>, Body(r): Body<ReleaseRequest>| async move {
                 w.release(&r.leases, &r.reason).await;
                 Json(json!({}))
             }),
         )
         .route(
             "/v1/worker/warm",
-            post(|State(w): State<Arc<Worker>>, Body(r): Body<WarmRequest>| async move {
+            post(|_: As<Fleet>, State(w): State<Arc<Worker>>, Body(r): Body<WarmRequest>| async move {
                 w.set_warm(&r.spec, r.target)?;
                 Ok::<_, ApiError>(Json(json!({})))
             }),
         )
-        .route("/v1/worker/status", get(|State(w): State<Arc<Worker>>| async move { Json(w.status()) }))
+        .route(
+            "/v1/worker/status",
+            get(|_: As<Fleet>, State(w): State<Arc<Worker>>| async move { Json(json!({ "worker_id": w.id, "status": w.status() })) }),
+        )
         .route(
             "/v1/instances/{id}/reset",
             post(|State(w): State<Arc<Worker>>, Path(id): Path<u64>, Body(r): Body<ResetRequest>| async move {
@@ -355,7 +430,8 @@ fn worker_routes(w: Arc<Worker>) -> Router {
         )
         .route(
             "/v1/instances/{id}/golden",
-            post(|State(w): State<Arc<Worker>>, Path(id): Path<u64>, Body(r): Body<LeaseOnly>| async move {
+            // Operators only (task validation): it puts the instance in its solved state.
+            post(|_: As<Operator>, State(w): State<Arc<Worker>>, Path(id): Path<u64>, Body(r): Body<LeaseOnly>| async move {
                 w.apply_golden(id, &r.lease).await?;
                 Ok::<_, ApiError>(Json(json!({})))
             }),
@@ -366,31 +442,35 @@ fn worker_routes(w: Arc<Worker>) -> Router {
 fn worker_metrics(w: &Worker) -> String {
     let s = w.status();
     let ready: usize = s.ready.values().sum();
+    let rss = crate::metrics::process_rss_bytes().unwrap_or(0) as f64;
     let gauges = [
         ("guigym_instances", "{state=\"leased\"}", s.leased as f64),
         ("guigym_instances", "{state=\"ready\"}", ready as f64),
         ("guigym_instances", "{state=\"other\"}", s.instances.saturating_sub(s.leased + ready) as f64),
         ("guigym_worker_capacity", "", s.capacity as f64),
+        ("guigym_process_resident_bytes", "", rss),
+        ("guigym_resident_bytes_per_instance", "", rss / s.instances.max(1) as f64),
     ];
     w.metrics.render(&gauges)
 }
 
 /// A worker alone.
-pub fn worker_router(w: Arc<Worker>, token: Option<String>) -> Router {
+pub fn worker_router(w: Arc<Worker>, creds: Arc<Credentials>) -> Router {
     let mw = w.clone();
-    finish(worker_routes(w), token, Arc::new(move || worker_metrics(&mw)))
+    finish(worker_routes(w), creds, Arc::new(move || worker_metrics(&mw)))
 }
 
 /// Manager and worker in one process: the embedded default of `guigym serve`.
-pub fn embedded_router(
-    m: Arc<Manager>,
-    w: Arc<Worker>,
-    token: Option<String>,
-    link: LinkFactory,
-) -> Router {
+pub fn embedded_router(m: Arc<Manager>, w: Arc<Worker>, creds: Arc<Credentials>, link: LinkFactory, extra: Router) -> Router {
     // The worker counts into the manager's metrics (see `Worker::with_metrics`), so one
-    // rendering covers both.
-    let mm = m.clone();
-    let v1 = manager_routes(m, link).merge(worker_routes(w));
-    finish(v1, token, Arc::new(move || manager_metrics(&mm)))
+    // rendering covers both, with the worker's memory figures.
+    let (mm, mw) = (m.clone(), w.clone());
+    let v1 = manager_routes(m, link).merge(worker_routes(w)).merge(extra);
+    finish(v1, creds, Arc::new(move || manager_metrics(&mm) + &memory_gauges(&mw)))
+}
+
+fn memory_gauges(w: &Worker) -> String {
+    let rss = crate::metrics::process_rss_bytes().unwrap_or(0) as f64;
+    let instances = w.status().instances.max(1) as f64;
+    format!("# TYPE guigym_process_resident_bytes gauge\nguigym_process_resident_bytes {rss}\n# TYPE guigym_resident_bytes_per_instance gauge\nguigym_resident_bytes_per_instance {}\n", rss / instances)
 }

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::control::{LeaseGrant, LinkError, WorkerLink};
 use crate::spec::EnvSpec;
-use crate::worker::{Worker, WorkerError, WorkerStatus};
+use crate::worker::{Worker, WorkerError};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ClientError {
@@ -209,12 +209,14 @@ impl Drop for EnvClient {
     }
 }
 
-/// Leases instances of one spec from a manager.
+/// Leases instances of one spec from a manager. The clients' token goes to the manager only;
+/// the data plane is authorized by each lease's id (and the golden route by the operators'
+/// token, when one is given).
 pub struct ManagerProvider {
     manager: ApiClient,
     spec: EnvSpec,
     ttl: Duration,
-    token: Option<String>,
+    operator_token: Option<String>,
     http: reqwest::Client,
     op_timeout: Duration,
 }
@@ -224,13 +226,19 @@ impl ManagerProvider {
         let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap_or_default();
         let op_timeout = Duration::from_secs(120);
         ManagerProvider {
-            manager: ApiClient::with_http(manager_url, token.clone(), Duration::from_secs(60), http.clone()),
+            manager: ApiClient::with_http(manager_url, token, Duration::from_secs(60), http.clone()),
             spec,
             ttl,
-            token,
+            operator_token: None,
             http,
             op_timeout,
         }
+    }
+
+    /// Sends the operators' token with data-plane calls, for the golden route (validation).
+    pub fn with_operator_token(mut self, token: Option<String>) -> ManagerProvider {
+        self.operator_token = token.filter(|t| !t.is_empty());
+        self
     }
 
     /// Leases `count` instances in one request.
@@ -245,7 +253,7 @@ impl ManagerProvider {
         Ok(grants
             .into_iter()
             .map(|g| {
-                let data = ApiClient::with_http(&g.data_url, self.token.clone(), self.op_timeout, self.http.clone());
+                let data = ApiClient::with_http(&g.data_url, self.operator_token.clone(), self.op_timeout, self.http.clone());
                 EnvClient::new(g, self.manager.clone(), data)
             })
             .collect())
@@ -274,7 +282,7 @@ impl RemoteLink {
         RemoteLink { api: ApiClient::new(data_url, token, Duration::from_secs(60)) }
     }
 
-    /// Links to registering workers, with the bearer token the workers expect.
+    /// Links to registering workers, with the fleet's token (the workers' credential).
     pub fn factory(token: Option<String>) -> crate::control::LinkFactory {
         Arc::new(move |url: &str| Arc::new(RemoteLink::new(url, token.clone())) as Arc<dyn WorkerLink>)
     }
@@ -294,6 +302,11 @@ impl RemoteLink {
 
 #[async_trait]
 impl WorkerLink for RemoteLink {
+    async fn identity(&self) -> Result<String, LinkError> {
+        let v: Value = self.api.call(reqwest::Method::GET, "/v1/worker/status", None).await.map_err(Self::map)?;
+        v.get("worker_id").and_then(Value::as_str).map(str::to_string).ok_or_else(|| LinkError::Unreachable("no worker_id in /v1/worker/status".into()))
+    }
+
     async fn acquire(&self, spec: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, LinkError> {
         let v: Value = self.api.post("/v1/worker/acquire", &json!({ "spec": spec, "leases": leases })).await.map_err(Self::map)?;
         serde_json::from_value(v.get("instances").cloned().unwrap_or(Value::Null)).map_err(|e| LinkError::Unreachable(e.to_string()))
@@ -310,28 +323,32 @@ impl WorkerLink for RemoteLink {
     }
 }
 
-/// A worker process's life with its manager: register, then heartbeat its status; when the
-/// manager no longer knows it (it was declared lost), drop every lease and register again.
+/// A worker process's life with its manager: register under its own id (the manager answers
+/// with a secret), then heartbeat its status with that secret. When the manager no longer
+/// knows it (restarted, or declared it lost) or refuses its secret, it drops every lease and
+/// registers again, under the same id.
 pub async fn run_agent(manager: ApiClient, data_url: String, worker: Arc<Worker>, every: Duration) {
-    let mut id: Option<String> = None;
+    let mut secret: Option<String> = None;
     loop {
-        match &id {
+        match &secret {
             None => {
-                let r: Result<Value, _> = manager.post("/v1/workers", &json!({ "data_url": data_url, "status": worker.status() })).await;
+                let body = json!({ "worker_id": worker.id, "data_url": data_url, "status": worker.status() });
+                let r: Result<Value, _> = manager.post("/v1/workers", &body).await;
                 match r {
                     Ok(v) => {
-                        id = v.get("worker_id").and_then(Value::as_str).map(str::to_string);
-                        tracing::info!(worker = ?id, "registered with the manager");
+                        secret = v.get("secret").and_then(Value::as_str).map(str::to_string);
+                        tracing::info!(worker = %worker.id, "registered with the manager");
+                        continue; // heartbeat at once: the manager learns the status without waiting
                     }
                     Err(e) => tracing::warn!(error = %e, "cannot register with the manager yet"),
                 }
             }
-            Some(wid) => {
-                let status: WorkerStatus = worker.status();
-                let r: Result<Value, _> = manager.post(&format!("/v1/workers/{wid}/heartbeat"), &serde_json::to_value(&status).unwrap_or_default()).await;
-                if let Err(ClientError::Status { status: 404, .. }) = r {
-                    worker.release_all("the manager declared this worker lost").await;
-                    id = None;
+            Some(s) => {
+                let body = json!({ "secret": s, "status": worker.status() });
+                let r: Result<Value, _> = manager.post(&format!("/v1/workers/{}/heartbeat", worker.id), &body).await;
+                if let Err(ClientError::Status { status: 403 | 404, .. }) = r {
+                    worker.release_all("the manager no longer knows this worker (it restarted or declared the worker lost)").await;
+                    secret = None;
                     continue;
                 }
             }

@@ -2,7 +2,6 @@
 //! instance, for how long, on which worker; it never sees observations or actions.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -17,6 +16,8 @@ use crate::worker::{Worker, WorkerError, WorkerStatus};
 /// How the manager reaches a worker's control endpoints.
 #[async_trait]
 pub trait WorkerLink: Send + Sync {
+    /// The id of the worker that answers at this link's address.
+    async fn identity(&self) -> Result<String, LinkError>;
     async fn acquire(&self, spec: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, LinkError>;
     async fn release(&self, leases: &[String], reason: &str) -> Result<(), LinkError>;
     async fn set_warm(&self, spec: &EnvSpec, target: usize) -> Result<(), LinkError>;
@@ -40,6 +41,9 @@ pub struct LocalLink(pub Arc<Worker>);
 
 #[async_trait]
 impl WorkerLink for LocalLink {
+    async fn identity(&self) -> Result<String, LinkError> {
+        Ok(self.0.id.clone())
+    }
     async fn acquire(&self, spec: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, LinkError> {
         Ok(self.0.acquire(spec, leases).await?)
     }
@@ -101,12 +105,20 @@ pub enum ControlError {
     NoCapacity(String),
     #[error("bad request: {0}")]
     BadRequest(String),
+    /// A worker's heartbeat without its secret.
+    #[error("forbidden: {0}")]
+    Forbidden(String),
+    /// A registration that contradicts what is registered (another worker's address).
+    #[error("conflict: {0}")]
+    Conflict(String),
     #[error(transparent)]
     Worker(WorkerError),
 }
 
 struct WorkerEntry {
     id: String,
+    /// What the worker presents on every heartbeat, issued at its registration.
+    secret: String,
     data_url: String,
     link: Arc<dyn WorkerLink>,
     /// In-process workers never time out.
@@ -157,9 +169,6 @@ pub struct Manager {
     workers: Mutex<Vec<WorkerEntry>>,
     leases: Mutex<HashMap<String, Lease>>,
     ended: Mutex<Ended>,
-    next: AtomicU64,
-    /// Distinguishes lease ids across manager restarts.
-    epoch: u64,
     pub metrics: Arc<Metrics>,
 }
 
@@ -178,17 +187,16 @@ impl Manager {
             workers: Mutex::new(Vec::new()),
             leases: Mutex::new(HashMap::new()),
             ended: Mutex::new(Ended::default()),
-            next: AtomicU64::new(1),
-            epoch: now_ms() % 1_000_000,
             metrics: Arc::new(Metrics::default()),
         })
     }
 
     /// Adds the worker that lives in this process.
     pub fn add_local_worker(&self, worker: Arc<Worker>, data_url: &str) -> String {
-        let id = "local".to_string();
+        let id = worker.id.clone();
         lock(&self.workers).push(WorkerEntry {
             id: id.clone(),
+            secret: crate::auth::random_id(""),
             data_url: data_url.to_string(),
             link: Arc::new(LocalLink(worker.clone())),
             local: Some(worker),
@@ -200,36 +208,71 @@ impl Manager {
         id
     }
 
-    /// Registers (or re-registers) a remote worker.
-    pub fn register(&self, data_url: &str, status: WorkerStatus, link: Arc<dyn WorkerLink>) -> String {
-        let mut workers = lock(&self.workers);
-        if let Some(w) = workers.iter_mut().find(|w| w.data_url == data_url) {
-            // A restarted worker lost its instances: the old leases on it are over.
-            w.link = link;
-            w.status = status;
-            w.last_seen = Instant::now();
-            w.alive = true;
-            w.warm_sent.clear();
-            return w.id.clone();
+    /// Registers (or re-registers) a remote worker under the id it chose, once the worker that
+    /// answers at `data_url` confirms that id (so no registration can take over another
+    /// worker's address). The same id again resumes the entry; another id at the same address
+    /// replaces the old process, whose leases end. Returns the secret its heartbeats must carry.
+    pub async fn register(&self, worker_id: &str, data_url: &str, status: WorkerStatus, link: Arc<dyn WorkerLink>) -> Result<String, ControlError> {
+        check_worker_id(worker_id)?;
+        check_data_url(data_url)?;
+        match link.identity().await {
+            Ok(id) if id == worker_id => {}
+            Ok(_) => return Err(ControlError::Conflict(format!("{data_url} is served by another worker"))),
+            Err(e) => return Err(ControlError::BadRequest(format!("the manager cannot reach {data_url} as this worker: {e}"))),
         }
-        let id = format!("w{}", workers.len());
-        workers.push(WorkerEntry {
-            id: id.clone(),
-            data_url: data_url.to_string(),
-            link,
-            local: None,
-            status,
-            last_seen: Instant::now(),
-            alive: true,
-            warm_sent: HashMap::new(),
-        });
-        tracing::info!(worker = %id, url = data_url, "worker registered");
-        id
+        let secret = crate::auth::random_id("");
+        let (replaced, resumed) = {
+            let mut workers = lock(&self.workers);
+            if workers.iter().any(|w| w.id == worker_id && w.local.is_some()) {
+                return Err(ControlError::Conflict(format!("worker id {worker_id} is taken")));
+            }
+            let replaced: Vec<String> = workers.iter().filter(|w| w.data_url == data_url && w.id != worker_id && w.local.is_none()).map(|w| w.id.clone()).collect();
+            let resumed = match workers.iter_mut().find(|w| w.id == worker_id) {
+                Some(w) => {
+                    w.link = link;
+                    w.data_url = data_url.to_string();
+                    w.status = status;
+                    w.secret = secret.clone();
+                    w.last_seen = Instant::now();
+                    w.alive = true;
+                    w.warm_sent.clear();
+                    true
+                }
+                None => {
+                    workers.push(WorkerEntry {
+                        id: worker_id.to_string(),
+                        secret: secret.clone(),
+                        data_url: data_url.to_string(),
+                        link,
+                        local: None,
+                        status,
+                        last_seen: Instant::now(),
+                        alive: true,
+                        warm_sent: HashMap::new(),
+                    });
+                    false
+                }
+            };
+            (replaced, resumed)
+        };
+        // A worker registers again only after dropping its leases: end them here too.
+        if resumed {
+            self.end_leases_of(worker_id, "the worker registered again and dropped its leases");
+        }
+        for old in replaced {
+            self.mark_lost(&old, &format!("replaced by worker {worker_id} at {data_url}"));
+            lock(&self.workers).retain(|w| w.id != old);
+        }
+        tracing::info!(worker = %worker_id, url = data_url, resumed, "worker registered");
+        Ok(secret)
     }
 
-    pub fn worker_heartbeat(&self, id: &str, status: WorkerStatus) -> Result<(), ControlError> {
+    pub fn worker_heartbeat(&self, id: &str, secret: &str, status: WorkerStatus) -> Result<(), ControlError> {
         let mut workers = lock(&self.workers);
-        let w = workers.iter_mut().find(|w| w.id == id).ok_or_else(|| ControlError::UnknownWorker(id.to_string()))?;
+        let w = workers.iter_mut().find(|w| w.id == id && w.local.is_none()).ok_or_else(|| ControlError::UnknownWorker(id.to_string()))?;
+        if !crate::auth::same(secret.as_bytes(), w.secret.as_bytes()) {
+            return Err(ControlError::Forbidden(format!("the heartbeat does not carry worker {id}'s secret")));
+        }
         if !w.alive {
             // A worker that was declared lost must register again: its leases are gone.
             return Err(ControlError::UnknownWorker(id.to_string()));
@@ -277,7 +320,6 @@ impl Manager {
     }
 
     fn mark_lost(&self, worker_id: &str, why: &str) {
-        let mut lost = Vec::new();
         {
             let mut workers = lock(&self.workers);
             if let Some(w) = workers.iter_mut().find(|w| w.id == worker_id && w.local.is_none()) {
@@ -287,17 +329,25 @@ impl Manager {
                 w.alive = false;
             }
         }
+        for _ in 0..self.end_leases_of(worker_id, &format!("worker {worker_id} lost: {why}")) {
+            Metrics::inc(&self.metrics.infra_failures);
+        }
+    }
+
+    /// Ends every lease on a worker with a reason; returns how many there were.
+    fn end_leases_of(&self, worker_id: &str, reason: &str) -> usize {
+        let mut ended = Vec::new();
         lock(&self.leases).retain(|id, l| {
             let keep = l.worker != worker_id;
             if !keep {
-                lost.push(id.clone());
+                ended.push(id.clone());
             }
             keep
         });
-        for id in lost {
-            self.end(&id, &format!("worker {worker_id} lost: {why}"));
-            Metrics::inc(&self.metrics.infra_failures);
+        for id in &ended {
+            self.end(id, reason);
         }
+        ended.len()
     }
 
     /// Grants `count` leases on instances of `spec`, all or nothing.
@@ -305,6 +355,8 @@ impl Manager {
         if count == 0 || count > 100_000 {
             return Err(ControlError::BadRequest(format!("count must be within 1..=100000, got {count}")));
         }
+        spec.check().map_err(ControlError::BadRequest)?;
+        self.check_hosted(spec)?;
         let ttl = ttl.unwrap_or(self.config.default_ttl);
         if ttl.is_zero() || ttl > self.config.max_ttl {
             return Err(ControlError::BadRequest(format!("ttl must be within 1 ms..={} s", self.config.max_ttl.as_secs())));
@@ -343,7 +395,7 @@ impl Manager {
                             remaining -= 1;
                         }
                         drop(leases);
-                        self.bump_remote(&worker_id, n);
+                        self.bump_remote(&worker_id, spec, n);
                     }
                     Err(LinkError::Unreachable(why)) => self.mark_lost(&worker_id, &why),
                     Err(LinkError::Worker(WorkerError::Full(_))) => self.mark_full(&worker_id),
@@ -367,12 +419,38 @@ impl Manager {
         Ok(grants)
     }
 
-    /// Account leases just placed on a remote worker until its next heartbeat says so itself.
-    fn bump_remote(&self, worker_id: &str, n: usize) {
-        if let Some(w) = lock(&self.workers).iter_mut().find(|w| w.id == worker_id && w.local.is_none()) {
-            w.status.leased += n;
-            w.status.instances = w.status.instances.max(w.status.leased);
+    /// A spec no live worker can host is a bad request, whatever the capacity: it must not
+    /// wait as if for capacity.
+    fn check_hosted(&self, spec: &EnvSpec) -> Result<(), ControlError> {
+        let workers = lock(&self.workers);
+        let hosted: Vec<String> = workers.iter().filter(|w| w.alive).flat_map(|w| w.status().backends).collect();
+        if hosted.is_empty() || hosted.contains(&spec.backend) {
+            return Ok(());
         }
+        let mut names = hosted;
+        names.sort();
+        names.dedup();
+        Err(ControlError::BadRequest(format!("no worker hosts backend \"{}\"; hosted: {}", spec.backend, names.join(", "))))
+    }
+
+    /// Accounts instances just placed on a remote worker until its next heartbeat reports them:
+    /// ready instances of the spec first, new ones for the rest.
+    fn bump_remote(&self, worker_id: &str, spec: &EnvSpec, n: usize) {
+        if let Some(w) = lock(&self.workers).iter_mut().find(|w| w.id == worker_id && w.local.is_none()) {
+            let ready = w.status.ready.entry(spec.key()).or_default();
+            let taken = n.min(*ready);
+            *ready -= taken;
+            w.status.instances += n - taken;
+        }
+    }
+
+    /// Leases the manager holds on each worker (by id): the truth placement and gauges use.
+    fn leased_by_worker(&self) -> HashMap<String, usize> {
+        let mut out: HashMap<String, usize> = HashMap::new();
+        for l in lock(&self.leases).values() {
+            *out.entry(l.worker.clone()).or_default() += 1;
+        }
+        out
     }
 
     fn mark_full(&self, worker_id: &str) {
@@ -404,17 +482,21 @@ impl Manager {
     /// How many of `count` leases each worker (by index) takes.
     fn place(&self, spec: &EnvSpec, count: usize) -> Vec<(usize, usize)> {
         let key = spec.key();
+        let leased = self.leased_by_worker();
         let mut loads: Vec<WorkerLoad> = lock(&self.workers)
             .iter()
             .map(|w| {
                 let s = w.status();
-                WorkerLoad { alive: w.alive, capacity: s.capacity, instances: s.instances, ready: s.ready.get(&key).copied().unwrap_or(0) }
+                let ready = s.ready.get(&key).copied().unwrap_or(0);
+                let held = leased.get(&w.id).copied().unwrap_or(0);
+                WorkerLoad { alive: w.alive, capacity: s.capacity, instances: s.instances.max(held + ready), leased: held, ready }
             })
             .collect();
         let mut out = vec![0usize; loads.len()];
         for _ in 0..count {
             let Some(i) = plan::place(&loads) else { break };
             out[i] += 1;
+            loads[i].leased += 1;
             if loads[i].ready > 0 {
                 loads[i].ready -= 1;
             } else {
@@ -425,7 +507,7 @@ impl Manager {
     }
 
     fn new_lease_id(&self) -> String {
-        format!("l{}-{}", self.epoch, self.next.fetch_add(1, Ordering::Relaxed))
+        crate::auth::random_id("l")
     }
 
     pub fn heartbeat(&self, lease: &str) -> Result<LeaseGrant, ControlError> {
@@ -500,7 +582,7 @@ impl Manager {
                     .iter()
                     .map(|w| {
                         let s = w.status();
-                        WorkerLoad { alive: w.alive, capacity: s.capacity, instances: s.instances, ready: 0 }
+                        WorkerLoad { alive: w.alive, capacity: s.capacity, instances: s.instances, leased: s.leased, ready: 0 }
                     })
                     .collect();
                 let shares = plan::spread_warm(target, &loads);
@@ -531,11 +613,12 @@ impl Manager {
         }
     }
 
-    /// Instances by state, summed over live workers.
+    /// Instances by state, summed over live workers: leased is the manager's own count of
+    /// the leases it holds (exact); ready and the rest are as the workers last reported.
     pub fn gauges(&self) -> Vec<(String, f64)> {
         let workers = self.workers();
         let alive: Vec<&WorkerInfo> = workers.iter().filter(|w| w.alive).collect();
-        let leased: usize = alive.iter().map(|w| w.status.leased).sum();
+        let leased = self.active_leases();
         let total: usize = alive.iter().map(|w| w.status.instances).sum();
         let ready: usize = alive.iter().map(|w| w.status.ready.values().sum::<usize>()).sum();
         vec![
@@ -543,5 +626,52 @@ impl Manager {
             ("ready".into(), ready as f64),
             ("other".into(), total.saturating_sub(leased + ready) as f64),
         ]
+    }
+}
+
+/// A worker id: 1 to 64 of `[A-Za-z0-9_-]`.
+fn check_worker_id(id: &str) -> Result<(), ControlError> {
+    if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+        return Err(ControlError::BadRequest("worker_id must be 1 to 64 characters of A-Z, a-z, 0-9, - and _".into()));
+    }
+    Ok(())
+}
+
+/// A worker's data URL: `http(s)://host[:port]`, nothing else (no user, path, query or
+/// fragment), so that it names a server and nothing can be smuggled into the requests built on it.
+pub fn check_data_url(url: &str) -> Result<(), ControlError> {
+    let bad = |why: &str| Err(ControlError::BadRequest(format!("data_url {url:?}: {why}")));
+    let Ok(parsed) = reqwest::Url::parse(url) else { return bad("not a URL") };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return bad("the scheme must be http or https");
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return bad("no host");
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return bad("no user or password");
+    }
+    if parsed.path() != "/" || parsed.query().is_some() || parsed.fragment().is_some() {
+        return bad("no path, query or fragment");
+    }
+    if url.ends_with('/') {
+        return bad("no trailing slash");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_urls_name_a_server_and_nothing_else() {
+        assert!(check_data_url("http://127.0.0.1:8081").is_ok());
+        assert!(check_data_url("https://worker-3.internal").is_ok());
+        for bad in ["http://127.0.0.1:9/any/path?x=", "ftp://a", "http://u:p@h:1", "http://h:1/", "http://h:1?q", "http://h#f", "not a url", ""] {
+            assert!(check_data_url(bad).is_err(), "{bad}");
+        }
+        assert!(check_worker_id("w-0f3a_9").is_ok());
+        assert!(check_worker_id("../x").is_err() && check_worker_id("").is_err() && check_worker_id(&"a".repeat(65)).is_err());
     }
 }

@@ -11,9 +11,11 @@
 //! (observations and actions go between the client and the worker).
 
 pub mod api;
+pub mod auth;
 pub mod client;
 pub mod control;
 pub mod metrics;
+pub mod net;
 pub mod plan;
 pub mod spec;
 pub mod worker;

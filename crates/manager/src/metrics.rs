@@ -22,6 +22,7 @@ pub struct Metrics {
     pub quarantined: AtomicU64,
     pub leases_granted: AtomicU64,
     pub leases_expired: AtomicU64,
+    pub evictions: AtomicU64,
     ops: Mutex<BTreeMap<&'static str, Histogram>>,
 }
 
@@ -54,6 +55,7 @@ impl Metrics {
         counter(&mut out, "guigym_quarantined_total", "Instances quarantined after a failure.", &self.quarantined);
         counter(&mut out, "guigym_leases_granted_total", "Leases granted.", &self.leases_granted);
         counter(&mut out, "guigym_leases_expired_total", "Leases reclaimed after their TTL.", &self.leases_expired);
+        counter(&mut out, "guigym_evictions_total", "Ready instances retired to make room for another spec.", &self.evictions);
         let mut typed: Vec<&str> = Vec::new();
         for (name, labels, v) in gauges {
             if !typed.contains(name) {
@@ -76,4 +78,11 @@ impl Metrics {
         }
         out
     }
+}
+
+/// This process's resident memory (`VmRSS`), where the platform reports it.
+pub fn process_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().trim_end_matches("kB").trim().parse::<u64>().ok()?;
+    Some(kb * 1024)
 }

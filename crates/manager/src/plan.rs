@@ -8,20 +8,26 @@ pub struct WorkerLoad {
     pub capacity: usize,
     /// Instances that exist on it (leased, ready or being provisioned).
     pub instances: usize,
+    /// Instances leased on it (the manager's own count of the leases it granted there).
+    pub leased: usize,
     /// Ready instances of the spec being asked for.
     pub ready: usize,
 }
 
-/// The worker to place one lease on: a ready instance first (no provisioning on the hot path),
-/// then the most free capacity; ties go to the lower index. `None` when nothing is free.
+/// The worker to place one lease on: among the live workers that can take it (a ready
+/// instance of the spec, or free capacity), the one with the smallest leased share of its
+/// capacity, so new and idle workers get load; a ready instance breaks ties (no provisioning on
+/// the hot path), then the lower index. `None` when nothing is free.
 pub fn place(workers: &[WorkerLoad]) -> Option<usize> {
-    let alive = || workers.iter().enumerate().filter(|(_, w)| w.alive);
-    if let Some((i, _)) = alive().filter(|(_, w)| w.ready > 0).max_by_key(|(i, w)| (w.ready, std::cmp::Reverse(*i))) {
-        return Some(i);
-    }
-    alive()
-        .filter(|(_, w)| w.instances < w.capacity)
-        .max_by_key(|(i, w)| (w.capacity - w.instances, std::cmp::Reverse(*i)))
+    workers
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.alive && (w.ready > 0 || w.instances < w.capacity))
+        .min_by(|(i, a), (j, b)| {
+            // a.leased / a.capacity against b.leased / b.capacity, in integers.
+            let share = (a.leased * b.capacity.max(1)).cmp(&(b.leased * a.capacity.max(1)));
+            share.then((b.ready > 0).cmp(&(a.ready > 0))).then(i.cmp(j))
+        })
         .map(|(i, _)| i)
 }
 
@@ -64,16 +70,38 @@ mod tests {
     use super::*;
 
     fn w(alive: bool, capacity: usize, instances: usize, ready: usize) -> WorkerLoad {
-        WorkerLoad { alive, capacity, instances, ready }
+        WorkerLoad { alive, capacity, instances, leased: instances.saturating_sub(ready), ready }
     }
 
     #[test]
-    fn placement_prefers_ready_instances_then_free_capacity() {
-        assert_eq!(place(&[w(true, 10, 5, 0), w(true, 10, 9, 1)]), Some(1));
+    fn placement_balances_leases_then_prefers_ready_instances() {
+        assert_eq!(place(&[w(true, 10, 5, 0), w(true, 10, 9, 1)]), Some(0), "the less loaded worker, ready or not");
+        assert_eq!(place(&[w(true, 10, 5, 1), w(true, 10, 4, 0)]), Some(0), "equal load: the one with a ready instance");
         assert_eq!(place(&[w(true, 10, 5, 0), w(true, 10, 2, 0)]), Some(1));
+        assert_eq!(place(&[w(true, 100, 50, 0), w(true, 10, 6, 0)]), Some(0), "by share of capacity");
         assert_eq!(place(&[w(false, 10, 0, 3), w(true, 10, 10, 0)]), None, "dead and full workers get nothing");
+        assert_eq!(place(&[w(true, 10, 10, 2)]), Some(0), "a full worker with ready instances still serves");
         assert_eq!(place(&[]), None);
         assert_eq!(place(&[w(true, 4, 1, 0), w(true, 4, 1, 0)]), Some(0), "ties go to the first");
+    }
+
+    #[test]
+    fn a_new_worker_takes_load_until_it_matches_the_old_ones() {
+        // An old worker full of ready instances, a new empty one: leases alternate once even.
+        let mut loads = vec![w(true, 100, 60, 10), w(true, 100, 0, 0)];
+        let mut placed = [0, 0];
+        for _ in 0..100 {
+            let i = place(&loads).unwrap();
+            placed[i] += 1;
+            loads[i].leased += 1;
+            if loads[i].ready > 0 {
+                loads[i].ready -= 1;
+            } else {
+                loads[i].instances += 1;
+            }
+        }
+        assert_eq!(loads[0].leased, loads[1].leased, "the new worker caught up, then they alternate");
+        assert_eq!(placed, [25, 75]);
     }
 
     #[test]

@@ -34,6 +34,25 @@ impl EnvSpec {
         EnvSpec { backend: "sim".into(), platform: mobile(), width: width(), height: height() }
     }
 
+    /// The limits every spec obeys before any worker sees it: a screen of 200 to 4096 pixels a
+    /// side and at most 4096 × 2560 in all (a screenshot's pixels are held several times while
+    /// it is encoded), names of up to 32 characters of `[a-z0-9_-]`.
+    pub fn check(&self) -> Result<(), String> {
+        const SIDE: std::ops::RangeInclusive<u32> = 200..=4096;
+        if !SIDE.contains(&self.width) || !SIDE.contains(&self.height) {
+            return Err(format!("screen {}x{} is out of range: each side 200..=4096", self.width, self.height));
+        }
+        if self.width as u64 * self.height as u64 > 4096 * 2560 {
+            return Err(format!("screen {}x{} has more than 4096 x 2560 pixels", self.width, self.height));
+        }
+        for (field, name) in [("backend", &self.backend), ("platform", &self.platform)] {
+            if name.is_empty() || name.len() > 32 || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_') {
+                return Err(format!("{field} {name:?} must be 1 to 32 characters of a-z, 0-9, - and _"));
+            }
+        }
+        Ok(())
+    }
+
     /// A short stable name, for metrics and pool listings.
     pub fn key(&self) -> String {
         format!("{}/{}/{}x{}", self.backend, self.platform, self.width, self.height)
@@ -65,13 +84,11 @@ impl Backends {
 
     /// A provider for the spec, or a message naming what is wrong with it.
     pub fn provider(&self, spec: &EnvSpec) -> Result<Arc<dyn EnvProvider>, String> {
+        spec.check()?;
         let f = self
             .factories
             .get(&spec.backend)
             .ok_or_else(|| format!("unknown backend \"{}\"; this worker hosts: {}", spec.backend, self.names().join(", ")))?;
-        if !(200..=8000).contains(&spec.width) || !(200..=8000).contains(&spec.height) {
-            return Err(format!("screen {}x{} is out of range (200..=8000)", spec.width, spec.height));
-        }
         f(spec)
     }
 }

@@ -16,6 +16,9 @@ use crate::metrics::Metrics;
 use crate::plan;
 use crate::spec::{Backends, EnvSpec};
 
+/// The largest task spec an instance accepts at reset (the catalogue's largest is a few KB).
+pub const MAX_TASK_BYTES: usize = 256 << 10;
+
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
     /// Instances this worker may hold at once.
@@ -63,12 +66,20 @@ pub enum WorkerError {
     /// The backend missed its deadline or failed: an infrastructure failure.
     #[error("infrastructure failure: {0}")]
     Infra(String),
+    /// The episode used its task's step budget: evaluate or reset.
+    #[error("the episode's step budget of {0} steps is spent: evaluate or reset")]
+    BudgetSpent(u32),
+    #[error("the instance has no task yet: reset it first")]
+    NotReset,
 }
 
 struct SlotInner {
     env: Box<dyn Env>,
     lease: Option<String>,
     episodes: u32,
+    /// Steps taken in this episode, and the task's budget (set at reset).
+    steps: u32,
+    budget: u32,
     /// Recent (request id, outcome) pairs of steps.
     recent: VecDeque<(String, StepOutcome)>,
 }
@@ -101,6 +112,9 @@ impl Ended {
 }
 
 pub struct Worker {
+    /// This worker's identity: random, kept for the life of the process (across manager
+    /// restarts), so a manager can tell a restarted worker from the one it knew.
+    pub id: String,
     pub config: WorkerConfig,
     backends: Backends,
     providers: Mutex<HashMap<EnvSpec, Arc<dyn EnvProvider>>>,
@@ -109,6 +123,9 @@ pub struct Worker {
     bound: Mutex<HashMap<String, u64>>,
     ended: Mutex<Ended>,
     warm: Mutex<HashMap<EnvSpec, usize>>,
+    /// When each spec was last acquired: ready instances of the least recently used spec
+    /// make room for a spec that finds the worker full.
+    used: Mutex<HashMap<EnvSpec, Instant>>,
     next_id: AtomicU64,
     pub metrics: Arc<Metrics>,
 }
@@ -121,6 +138,9 @@ pub struct WorkerStatus {
     pub leased: usize,
     /// Ready instances per spec key.
     pub ready: HashMap<String, usize>,
+    /// The backends this worker hosts.
+    #[serde(default)]
+    pub backends: Vec<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -135,6 +155,7 @@ impl Worker {
     /// A worker that counts into shared metrics (the embedded manager's).
     pub fn with_metrics(config: WorkerConfig, backends: Backends, metrics: Arc<Metrics>) -> Arc<Worker> {
         Arc::new(Worker {
+            id: crate::auth::random_id("w"),
             config,
             backends,
             providers: Mutex::new(HashMap::new()),
@@ -143,6 +164,7 @@ impl Worker {
             bound: Mutex::new(HashMap::new()),
             ended: Mutex::new(Ended::default()),
             warm: Mutex::new(HashMap::new()),
+            used: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             metrics,
         })
@@ -155,6 +177,7 @@ impl Worker {
             instances: self.slots.read().map(|s| s.len()).unwrap_or(0),
             leased: lock(&self.bound).len(),
             ready,
+            backends: self.backends.names(),
         }
     }
 
@@ -176,9 +199,16 @@ impl Worker {
         self.slots.read().map(|s| s.len()).unwrap_or(0)
     }
 
-    /// Creates one instance (counted against capacity) and returns its id.
-    async fn create(&self, spec: &EnvSpec) -> Result<u64, WorkerError> {
+    /// Creates one instance (counted against capacity) and returns its id. With `evict`, a
+    /// full worker first retires a ready instance of the least recently used other spec.
+    async fn create(&self, spec: &EnvSpec, evict: bool) -> Result<u64, WorkerError> {
         let provider = self.provider(spec)?;
+        if evict && self.instances() >= self.config.capacity {
+            if let Some(victim) = self.eviction_candidate(spec) {
+                self.remove(victim).await;
+                Metrics::inc(&self.metrics.evictions);
+            }
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         {
             // Reserve the place first, so concurrent creations cannot overshoot capacity.
@@ -201,6 +231,19 @@ impl Worker {
         Ok(id)
     }
 
+    /// A ready instance of the spec (other than `wanted`) acquired least recently, taken out of
+    /// the ready pool.
+    fn eviction_candidate(&self, wanted: &EnvSpec) -> Option<u64> {
+        let used = lock(&self.used);
+        let mut ready = lock(&self.ready);
+        let spec = ready
+            .iter()
+            .filter(|(s, ids)| *s != wanted && !ids.is_empty())
+            .min_by_key(|(s, _)| used.get(*s).copied())
+            .map(|(s, _)| s.clone())?;
+        ready.get_mut(&spec).and_then(Vec::pop)
+    }
+
     fn failed_create(&self, id: u64, why: String) -> WorkerError {
         if let Ok(mut slots) = self.slots.write() {
             slots.remove(&id);
@@ -217,12 +260,22 @@ impl Worker {
     /// All or nothing: on failure every lease of the call is released again.
     pub async fn acquire(&self, spec: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, WorkerError> {
         self.provider(spec)?;
+        lock(&self.used).insert(spec.clone(), Instant::now());
+        let mut distinct = leases.to_vec();
+        distinct.sort();
+        distinct.dedup();
+        if distinct.len() != leases.len() {
+            return Err(WorkerError::BadSpec("the same lease id appears twice".into()));
+        }
+        if let Some(taken) = leases.iter().find(|l| lock(&self.bound).contains_key(*l) || lock(&self.ended).reasons.contains_key(*l)) {
+            return Err(WorkerError::BadSpec(format!("lease {taken} is already known to this worker")));
+        }
         let mut got = Vec::with_capacity(leases.len());
         for lease in leases {
             let ready = lock(&self.ready).get_mut(spec).and_then(Vec::pop);
             let id = match ready {
                 Some(id) => id,
-                None => match self.create(spec).await {
+                None => match self.create(spec, true).await {
                     Ok(id) => id,
                     Err(e) => {
                         self.release(&got.iter().map(|(l, _): &(String, u64)| l.clone()).collect::<Vec<_>>(), "request failed").await;
@@ -336,11 +389,18 @@ impl Worker {
     }
 
     pub async fn reset(&self, id: u64, lease: &str, task: &TaskSpec) -> Result<Observation, WorkerError> {
+        // The instance keeps its task for the episode: a client-made task is bounded in size.
+        let size = serde_json::to_vec(task).map(|v| v.len()).unwrap_or(usize::MAX);
+        if size > MAX_TASK_BYTES {
+            return Err(WorkerError::BadTask(format!("the task spec has {size} bytes; at most {MAX_TASK_BYTES} are allowed")));
+        }
         let task = task.clone();
         self.with(id, lease, "reset", self.config.reset_deadline, move |s| {
             Box::pin(async move {
                 s.episodes += 1;
                 s.recent.clear();
+                s.steps = 0;
+                s.budget = task.step_budget.max(1);
                 s.env.reset(&task).await
             })
         })
@@ -352,24 +412,33 @@ impl Worker {
     }
 
     /// Applies a step once per request id: a retry (even a concurrent one) gets the first
-    /// answer back and changes nothing.
+    /// answer back and changes nothing. A step past the task's budget is refused before the
+    /// instance sees it (every backend itself turns an action outside `Action::check`'s limits
+    /// into an invalid step, so no episode log grows without bound).
     pub async fn step(&self, id: u64, lease: &str, request_id: &str, action: &Action) -> Result<StepOutcome, WorkerError> {
         let (action, request_id) = (action.clone(), request_id.to_string());
         let window = self.config.idempotency_window.max(1);
         self.with(id, lease, "step", self.config.op_deadline, move |s| {
             Box::pin(async move {
                 if let Some((_, done)) = s.recent.iter().find(|(r, _)| *r == request_id) {
-                    return Ok(done.clone());
+                    return Ok(Ok(done.clone()));
+                }
+                if s.budget == 0 {
+                    return Ok(Err(WorkerError::NotReset));
+                }
+                if s.steps >= s.budget {
+                    return Ok(Err(WorkerError::BudgetSpent(s.budget)));
                 }
                 let outcome = s.env.step(&action).await?;
+                s.steps += 1;
                 s.recent.push_back((request_id, outcome.clone()));
                 while s.recent.len() > window {
                     s.recent.pop_front();
                 }
-                Ok(outcome)
+                Ok(Ok(outcome))
             })
         })
-        .await
+        .await?
     }
 
     pub async fn evaluate(&self, id: u64, lease: &str) -> Result<Verdict, WorkerError> {
@@ -397,7 +466,7 @@ impl Worker {
         for (spec, target) in targets {
             let delta = plan::reconcile(target, self.ready_count(&spec), self.instances(), self.config.capacity);
             for _ in 0..delta.max(0) {
-                match self.create(&spec).await {
+                match self.create(&spec, false).await {
                     Ok(id) => lock(&self.ready).entry(spec.clone()).or_default().push(id),
                     Err(e) => {
                         tracing::warn!(spec = %spec.key(), error = %e, "warm pool could not provision");
@@ -425,7 +494,7 @@ impl Worker {
 
 /// An instance being created: replaced by the real one before anyone can lease it.
 fn placeholder() -> SlotInner {
-    SlotInner { env: Box::new(Unready), lease: None, episodes: 0, recent: VecDeque::new() }
+    SlotInner { env: Box::new(Unready), lease: None, episodes: 0, steps: 0, budget: 0, recent: VecDeque::new() }
 }
 
 struct Unready;

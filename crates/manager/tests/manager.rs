@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use guigym_apps::tasks;
 use guigym_core::{Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use guigym_manager::api;
+use guigym_manager::auth::Credentials;
 use guigym_manager::client::{ApiClient, ClientError, RemoteLink};
 use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, ManagerProvider, Worker, WorkerConfig};
 use guigym_sim::{SimEnv, SimProvider};
@@ -73,8 +74,9 @@ async fn start_with(capacity: usize, token: Option<&str>, config: ManagerConfig)
         manager.metrics.clone(),
     );
     manager.add_local_worker(worker.clone(), &url);
-    let link = RemoteLink::factory(token.map(str::to_string));
-    let router = api::embedded_router(manager.clone(), worker.clone(), token.map(str::to_string), link);
+    let link = RemoteLink::factory(None);
+    let creds = Arc::new(Credentials { client: token.map(str::to_string), ..Credentials::open() });
+    let router = api::embedded_router(manager.clone(), worker.clone(), creds, link, axum::Router::new());
     tokio::spawn(async move { axum::serve(listener, router).await });
     tokio::spawn(manager.clone().run_control_loop());
     tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(20)));
@@ -181,6 +183,8 @@ async fn a_hung_operation_fails_as_infrastructure_and_the_instance_is_replaced()
     let g = lease(&c, json!({"backend": "hang"}), 60_000).await;
     let (iid, lid) = (g["instance_id"].as_u64().unwrap(), g["lease_id"].as_str().unwrap().to_string());
     let before = worker.status().instances;
+    let task = tasks::find_task("contacts.add/0").unwrap();
+    let _: Value = c.post(&format!("/v1/instances/{iid}/reset"), &json!({"lease": lid, "task": task})).await.unwrap();
     let (status, message) =
         status_of(c.post::<Value>(&format!("/v1/instances/{iid}/step"), &json!({"lease": lid, "request_id": "x", "action": {"action": "back"}})).await);
     assert_eq!(status, 502);
@@ -195,6 +199,7 @@ async fn a_hung_operation_fails_as_infrastructure_and_the_instance_is_replaced()
     // Through the Env client, the same failure is an infrastructure error, not a hang.
     let provider = ManagerProvider::new(&url, None, EnvSpec { backend: "hang".into(), ..EnvSpec::sim() }, Duration::from_secs(60));
     let mut env = provider.create().await.unwrap();
+    env.reset(&task).await.unwrap();
     let err = env.step(&Action::Back).await.unwrap_err();
     assert!(err.is_infra(), "{err}");
 }
@@ -331,7 +336,7 @@ async fn an_instance_is_retired_after_its_episode_budget() {
     let manager = Manager::new(ManagerConfig::default());
     let worker = Worker::with_metrics(WorkerConfig { capacity: 4, max_episodes: 2, ..WorkerConfig::default() }, backends(), manager.metrics.clone());
     manager.add_local_worker(worker.clone(), &url);
-    let router = api::embedded_router(manager.clone(), worker.clone(), None, RemoteLink::factory(None));
+    let router = api::embedded_router(manager.clone(), worker.clone(), Arc::new(Credentials::open()), RemoteLink::factory(None), axum::Router::new());
     tokio::spawn(async move { axum::serve(listener, router).await });
     let c = client(&url, None);
     let task = tasks::find_task("contacts.add/0").unwrap();
