@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
@@ -196,6 +196,7 @@ pub fn finish(routes: Router, creds: Arc<Credentials>, metrics: Arc<dyn Fn() -> 
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(move || async move { ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], metrics()) }))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn(bounded_body))
         .layer(middleware::from_fn(json_errors))
         .layer(axum::Extension(creds))
@@ -267,7 +268,7 @@ fn manager_routes(m: Arc<Manager>, link: LinkFactory) -> Router {
                 let link = link.clone();
                 move |_: As<Fleet>, State(m): State<Arc<Manager>>, Body(r): Body<RegisterRequest>| async move {
                     crate::control::check_data_url(&r.data_url)?;
-                    let secret = m.register(&r.worker_id, &r.data_url, r.status, link(&r.data_url)).await?;
+                    let secret = m.register(&r.worker_id, &r.data_url, r.status, link(&r.data_url, &r.worker_id)).await?;
                     Ok::<_, ApiError>(Json(json!({ "worker_id": r.worker_id, "secret": secret })))
                 }
             }),
@@ -359,24 +360,44 @@ pub struct LeaseQuery {
     pub lease: String,
 }
 
+/// The header naming the worker a manager's call is meant for.
+pub const WORKER_HEADER: &str = "x-guigym-worker";
+
+/// A manager's call must name this worker: a process that took over the address of the worker
+/// the manager knew refuses calls meant for that one (the manager then counts it lost).
+fn addressed_to(w: &Worker, headers: &HeaderMap) -> Result<(), ApiError> {
+    match headers.get(WORKER_HEADER).and_then(|v| v.to_str().ok()) {
+        Some(id) if id == w.id => Ok(()),
+        other => Err(ApiError::new(StatusCode::CONFLICT, "wrong_worker", format!("this is worker {}, not {}", w.id, other.unwrap_or("(unnamed)")))),
+    }
+}
+
 fn worker_routes(w: Arc<Worker>) -> Router {
     Router::new()
         .route(
             "/v1/worker/acquire",
-            post(|_: As<Fleet>, State(w): State<Arc<Worker>>, Body(r): Body<AcquireRequest>| async move {
-                Ok::<_, ApiError>(Json(json!({ "instances": w.acquire(&r.spec, &r.leases).await? })))
+            post(|_: As<Fleet>, State(w): State<Arc<Worker>>, h: HeaderMap, Body(r): Body<AcquireRequest>| async move {
+                addressed_to(&w, &h)?;
+                // Run to the end even if the manager hangs up: a half-done acquire would hold
+                // instances bound to nothing.
+                let instances = tokio::spawn(async move { w.acquire(&r.spec, &r.leases).await })
+                    .await
+                    .map_err(|e| ApiError::from(WorkerError::Infra(format!("acquire failed: {e}"))))??;
+                Ok::<_, ApiError>(Json(json!({ "instances": instances })))
             }),
         )
         .route(
             "/v1/worker/release",
-            post(|_: As<Fleet>, State(w): State<Arc<Worker>>, Body(r): Body<ReleaseRequest>| async move {
-                w.release(&r.leases, &r.reason).await;
-                Json(json!({}))
+            post(|_: As<Fleet>, State(w): State<Arc<Worker>>, h: HeaderMap, Body(r): Body<ReleaseRequest>| async move {
+                addressed_to(&w, &h)?;
+                let _ = tokio::spawn(async move { w.release(&r.leases, &r.reason).await }).await;
+                Ok::<_, ApiError>(Json(json!({})))
             }),
         )
         .route(
             "/v1/worker/warm",
-            post(|_: As<Fleet>, State(w): State<Arc<Worker>>, Body(r): Body<WarmRequest>| async move {
+            post(|_: As<Fleet>, State(w): State<Arc<Worker>>, h: HeaderMap, Body(r): Body<WarmRequest>| async move {
+                addressed_to(&w, &h)?;
                 w.set_warm(&r.spec, r.target)?;
                 Ok::<_, ApiError>(Json(json!({})))
             }),

@@ -71,7 +71,15 @@ impl ApiClient {
     }
 
     pub async fn call<T: DeserializeOwned>(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> Result<T, ClientError> {
+        self.call_with(method, path, body, &[]).await
+    }
+
+    /// A call with extra headers.
+    pub async fn call_with<T: DeserializeOwned>(&self, method: reqwest::Method, path: &str, body: Option<&Value>, headers: &[(&str, &str)]) -> Result<T, ClientError> {
         let mut req = self.http.request(method, format!("{}{path}", self.base)).timeout(self.timeout);
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
         if let Some(t) = &self.token {
             req = req.bearer_auth(t);
         }
@@ -272,24 +280,32 @@ impl EnvProvider for ManagerProvider {
     }
 }
 
-/// The manager's link to a worker process.
+/// The manager's link to a worker process, for one worker id.
 pub struct RemoteLink {
     api: ApiClient,
+    worker_id: String,
 }
 
 impl RemoteLink {
-    pub fn new(data_url: &str, token: Option<String>) -> RemoteLink {
-        RemoteLink { api: ApiClient::new(data_url, token, Duration::from_secs(60)) }
+    pub fn new(data_url: &str, worker_id: &str, token: Option<String>) -> RemoteLink {
+        RemoteLink { api: ApiClient::new(data_url, token, Duration::from_secs(60)), worker_id: worker_id.to_string() }
     }
 
     /// Links to registering workers, with the fleet's token (the workers' credential).
     pub fn factory(token: Option<String>) -> crate::control::LinkFactory {
-        Arc::new(move |url: &str| Arc::new(RemoteLink::new(url, token.clone())) as Arc<dyn WorkerLink>)
+        Arc::new(move |url: &str, id: &str| Arc::new(RemoteLink::new(url, id, token.clone())) as Arc<dyn WorkerLink>)
+    }
+
+    /// A control call that names the worker it is meant for.
+    async fn post(&self, path: &str, body: &Value) -> Result<Value, LinkError> {
+        self.api.call_with(reqwest::Method::POST, path, Some(body), &[(crate::api::WORKER_HEADER, &self.worker_id)]).await.map_err(Self::map)
     }
 
     fn map(e: ClientError) -> LinkError {
         match e {
             ClientError::Transport(why) | ClientError::Decode(why) => LinkError::Unreachable(why),
+            // Another process answers at the address: the worker we knew is gone.
+            ClientError::Status { code, message, .. } if code == "wrong_worker" => LinkError::Unreachable(message),
             ClientError::Status { code, message, status, .. } => LinkError::Worker(match code.as_str() {
                 "no_capacity" => WorkerError::Full(message),
                 "bad_spec" => WorkerError::BadSpec(message),
@@ -308,17 +324,17 @@ impl WorkerLink for RemoteLink {
     }
 
     async fn acquire(&self, spec: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, LinkError> {
-        let v: Value = self.api.post("/v1/worker/acquire", &json!({ "spec": spec, "leases": leases })).await.map_err(Self::map)?;
+        let v = self.post("/v1/worker/acquire", &json!({ "spec": spec, "leases": leases })).await?;
         serde_json::from_value(v.get("instances").cloned().unwrap_or(Value::Null)).map_err(|e| LinkError::Unreachable(e.to_string()))
     }
 
     async fn release(&self, leases: &[String], reason: &str) -> Result<(), LinkError> {
-        let _: Value = self.api.post("/v1/worker/release", &json!({ "leases": leases, "reason": reason })).await.map_err(Self::map)?;
+        self.post("/v1/worker/release", &json!({ "leases": leases, "reason": reason })).await?;
         Ok(())
     }
 
     async fn set_warm(&self, spec: &EnvSpec, target: usize) -> Result<(), LinkError> {
-        let _: Value = self.api.post("/v1/worker/warm", &json!({ "spec": spec, "target": target })).await.map_err(Self::map)?;
+        self.post("/v1/worker/warm", &json!({ "spec": spec, "target": target })).await?;
         Ok(())
     }
 }

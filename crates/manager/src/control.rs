@@ -33,8 +33,9 @@ pub enum LinkError {
     Worker(#[from] WorkerError),
 }
 
-/// Builds the link to a worker that registers from a URL.
-pub type LinkFactory = Arc<dyn Fn(&str) -> Arc<dyn WorkerLink> + Send + Sync>;
+/// Builds the link to a registering worker from its data URL and its id: every call on the
+/// link names the worker it is meant for, so a different process at the same address refuses it.
+pub type LinkFactory = Arc<dyn Fn(&str, &str) -> Arc<dyn WorkerLink> + Send + Sync>;
 
 /// A worker in this process.
 pub struct LocalLink(pub Arc<Worker>);
@@ -444,6 +445,14 @@ impl Manager {
         }
     }
 
+    /// Accounts instances a remote worker gets back into its ready pool (a released lease)
+    /// until its next heartbeat reports them.
+    fn returned_remote(&self, worker_id: &str, spec: &EnvSpec, n: usize) {
+        if let Some(w) = lock(&self.workers).iter_mut().find(|w| w.id == worker_id && w.local.is_none()) {
+            *w.status.ready.entry(spec.key()).or_default() += n;
+        }
+    }
+
     /// Leases the manager holds on each worker (by id): the truth placement and gauges use.
     fn leased_by_worker(&self) -> HashMap<String, usize> {
         let mut out: HashMap<String, usize> = HashMap::new();
@@ -489,7 +498,10 @@ impl Manager {
                 let s = w.status();
                 let ready = s.ready.get(&key).copied().unwrap_or(0);
                 let held = leased.get(&w.id).copied().unwrap_or(0);
-                WorkerLoad { alive: w.alive, capacity: s.capacity, instances: s.instances.max(held + ready), leased: held, ready }
+                // Ready instances of other specs make room when needed (the worker evicts them).
+                let evictable: usize = s.ready.iter().filter(|(k, _)| **k != key).map(|(_, n)| n).sum();
+                let occupied = s.instances.saturating_sub(evictable).max(held + ready);
+                WorkerLoad { alive: w.alive, capacity: s.capacity, instances: occupied, leased: held, ready }
             })
             .collect();
         let mut out = vec![0usize; loads.len()];
@@ -530,12 +542,12 @@ impl Manager {
     pub async fn release(&self, lease: &str) -> Result<(), ControlError> {
         let l = lock(&self.leases).remove(lease).ok_or_else(|| self.gone(lease))?;
         self.end(lease, "released");
+        self.returned_remote(&l.worker, &l.spec, 1);
         if let Some(link) = self.link(&l.worker) {
             if let Err(LinkError::Unreachable(why)) = link.release(&[lease.to_string()], "released").await {
                 self.mark_lost(&l.worker, &why);
             }
         }
-        let _ = l.spec;
         Ok(())
     }
 

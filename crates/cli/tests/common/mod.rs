@@ -55,3 +55,45 @@ pub fn tokenizer_json() -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
     cache.join("guigym/qwen-tokenizer.json")
 }
+
+/// One HTTP request through curl: the status and the JSON body (`Null` when it is not JSON).
+pub fn http(method: &str, url: &str, token: Option<&str>, body: Option<&serde_json::Value>) -> (u16, serde_json::Value) {
+    http_with(method, url, token, body, &[])
+}
+
+/// `http` with extra headers.
+pub fn http_with(method: &str, url: &str, token: Option<&str>, body: Option<&serde_json::Value>, headers: &[(&str, &str)]) -> (u16, serde_json::Value) {
+    let mut cmd = Command::new("curl");
+    cmd.args(["-s", "--max-time", "30", "-o", "-", "-w", "\n%{http_code}", "-X", method, url]);
+    for (name, value) in headers {
+        cmd.args(["-H", &format!("{name}: {value}")]);
+    }
+    if let Some(t) = token {
+        cmd.args(["-H", &format!("authorization: Bearer {t}")]);
+    }
+    if body.is_some() {
+        cmd.args(["-H", "content-type: application/json", "--data-binary", "@-"]);
+        cmd.stdin(Stdio::piped());
+    }
+    cmd.stdout(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    if let Some(b) = body {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b.to_string().as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
+    (code.trim().parse().unwrap_or(0), serde_json::from_str(body).unwrap_or(serde_json::Value::Null))
+}
+
+/// A free loopback port (for a server that must come back on the same one).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// The resident memory of a process, in bytes.
+pub fn rss_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()).unwrap_or(0) * 1024
+}
