@@ -1,5 +1,5 @@
 //! The Kubernetes manifests stay true to the binary: they parse, probe `/healthz`, and pass
-//! only flags that `guigym serve` and `guigym worker` accept.
+//! only flags and credentials that `guigym serve` and `guigym worker` accept.
 
 #![allow(clippy::unwrap_used)]
 
@@ -31,10 +31,16 @@ fn manifests_match_the_binary() {
         for flag in args.iter().filter(|a| a.starts_with("--")) {
             assert!(known.contains(flag), "{file}: `guigym {command}` has no flag {flag}");
         }
+        // Every credential the manifest passes is one this command reads.
+        for var in container["env"].as_array().unwrap().iter().filter_map(|e| e["name"].as_str()).filter(|n| n.starts_with("GUIGYM_")) {
+            assert!(known.contains(&format!("env: {var}")), "{file}: `guigym {command}` reads no {var}");
+        }
     }
     let service = documents("manager.yaml").into_iter().find(|d| d["kind"] == "Service").unwrap();
     assert_eq!(service["metadata"]["name"], "guigym-manager");
     let worker = documents("worker.yaml");
     let args = worker[0]["spec"]["template"]["spec"]["containers"][0]["args"].as_array().unwrap();
     assert!(args.iter().any(|a| a == "http://guigym-manager:8080"), "workers register with the manager's service");
+    let env = worker[0]["spec"]["template"]["spec"]["containers"][0]["env"].as_array().unwrap();
+    assert!(!env.iter().any(|e| e["name"] == "GUIGYM_TOKEN"), "the clients' token never goes to a worker");
 }

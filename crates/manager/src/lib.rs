@@ -7,8 +7,11 @@
 //! HTTP (`api`), and `EnvClient` implements `Env` over it, so the rollout path runs against a
 //! remote manager exactly as against an embedded backend.
 //!
-//! Invariants: only this crate and the CLI know HTTP; the manager holds no per-step data
-//! (observations and actions go between the client and the worker).
+//! Who may call what is in `auth` (clients, the fleet, operators; lease ids are the data
+//! plane's capability), and `net` is the bounded server loop both run.
+//!
+//! Invariants: the manager holds no per-step data (observations and actions go between the
+//! client and the worker); the clients' token never reaches a worker.
 
 pub mod api;
 pub mod auth;
