@@ -75,8 +75,7 @@ const SONGS: [(&str, &str); 24] = [
     ("Long Way Home", "Ruby Gray"),
 ];
 
-const CATEGORIES: [&str; 10] =
-    ["Meeting room", "Cafe", "Office", "Library", "Studio", "Park", "Hotel", "Meeting room", "Government", "Restaurant"];
+const CATEGORIES: [&str; 10] = ["Meeting room", "Cafe", "Office", "Library", "Studio", "Park", "Hotel", "Meeting room", "Government", "Restaurant"];
 const STREETS: [&str; 8] = ["Elm Street", "Harbour Road", "King's Avenue", "Mill Lane", "Station Square", "Park Row", "Oak Drive", "Bridge Street"];
 const FOLDERS: [&str; 3] = ["Documents", "Downloads", "Pictures"];
 pub const LANGUAGES: [&str; 6] = ["English", "Español", "Français", "Deutsch", "Italiano", "Português"];

@@ -48,7 +48,11 @@ pub fn same_phone(short: &str, full: &str) -> bool {
 /// longer number), so every way of writing one number gives one key.
 pub fn phone_key(s: &str) -> String {
     let d = digits(s);
-    if d.len() > 10 { d[d.len() - 10..].to_string() } else { d }
+    if d.len() > 10 {
+        d[d.len() - 10..].to_string()
+    } else {
+        d
+    }
 }
 
 /// Cents as money: `$12.50`, `-$3.00`.

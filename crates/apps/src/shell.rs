@@ -207,9 +207,7 @@ fn apply_on(s: &mut DeviceState, action: &Action, layout: &Layout<'_>) -> Result
         }
         Action::Scroll { direction, amount, .. } => {
             let list = match action.target()? {
-                Some(guigym_core::action::Target::At(p)) => {
-                    layout.scrollable_at(p.0, p.1).map(|n| n.id.clone()).ok_or_else(|| nothing_to_scroll(p))?
-                }
+                Some(guigym_core::action::Target::At(p)) => layout.scrollable_at(p.0, p.1).map(|n| n.id.clone()).ok_or_else(|| nothing_to_scroll(p))?,
                 Some(guigym_core::action::Target::Element(e)) => {
                     scrollable_ancestor(layout, e).ok_or_else(|| InvalidAction::new(format!("element {e} is not in a scrollable list")))?
                 }

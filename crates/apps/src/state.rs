@@ -371,12 +371,7 @@ impl DeviceState {
         }
         for h in &w.happenings {
             if h.in_calendar {
-                data.events.insert(Event {
-                    title: h.topic.clone(),
-                    start: h.start,
-                    duration_min: h.duration_min,
-                    location: h.place.clone(),
-                });
+                data.events.insert(Event { title: h.topic.clone(), start: h.start, duration_min: h.duration_min, location: h.place.clone() });
             }
         }
         // Mail: each happening is announced by the person it is with; older mail first.

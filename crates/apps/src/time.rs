@@ -7,8 +7,7 @@ pub type Minutes = i64;
 pub const DAY: Minutes = 24 * 60;
 
 const WEEKDAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-const MONTHS: [&str; 12] =
-    ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /// Days since the epoch for a civil date (proleptic Gregorian).
 pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
@@ -146,9 +145,8 @@ pub fn dates_in_text(text: &str, near: Minutes) -> Vec<i64> {
     let (near_year, _, _) = civil_from_days(near.div_euclid(DAY));
     let words: Vec<String> =
         text.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).map(|w| w.trim_matches('.').to_lowercase()).collect();
-    let month_of = |w: &str| {
-        MONTHS.iter().position(|m| w.len() <= 9 && w.chars().all(char::is_alphabetic) && w.starts_with(&m.to_lowercase())).map(|i| i as u32 + 1)
-    };
+    let month_of =
+        |w: &str| MONTHS.iter().position(|m| w.len() <= 9 && w.chars().all(char::is_alphabetic) && w.starts_with(&m.to_lowercase())).map(|i| i as u32 + 1);
     let day_of = |w: &str| {
         let n = w.trim_end_matches("st").trim_end_matches("nd").trim_end_matches("rd").trim_end_matches("th");
         n.parse::<u32>().ok().filter(|d| (1..=31).contains(d))

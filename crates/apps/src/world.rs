@@ -7,17 +7,15 @@ use serde::{Deserialize, Serialize};
 use crate::time::{self, Minutes, DAY};
 
 const FIRST: [&str; 24] = [
-    "Ana", "Ben", "Chloe", "David", "Elena", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam", "Maya",
-    "Noah", "Olga", "Pedro", "Quinn", "Rosa", "Samir", "Tara", "Umar", "Vera", "Wen", "Yusuf",
+    "Ana", "Ben", "Chloe", "David", "Elena", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam", "Maya", "Noah", "Olga", "Pedro", "Quinn", "Rosa",
+    "Samir", "Tara", "Umar", "Vera", "Wen", "Yusuf",
 ];
 const LAST: [&str; 20] = [
-    "Ruiz", "Okafor", "Martin", "Kowalski", "Silva", "Haddad", "Lee", "Moreau", "Costa", "Berg", "Tanaka", "Walsh",
-    "Novak", "Patel", "Ivanova", "Garcia", "Fischer", "Nakamura", "Osei", "Larsen",
+    "Ruiz", "Okafor", "Martin", "Kowalski", "Silva", "Haddad", "Lee", "Moreau", "Costa", "Berg", "Tanaka", "Walsh", "Novak", "Patel", "Ivanova", "Garcia",
+    "Fischer", "Nakamura", "Osei", "Larsen",
 ];
-const PLACES: [&str; 10] = [
-    "Room 4B", "Cafe Lumen", "Harbor Office", "Main Library", "Studio 9", "Green Park", "Hotel Astra", "Room 2A",
-    "City Hall", "The Old Mill",
-];
+const PLACES: [&str; 10] =
+    ["Room 4B", "Cafe Lumen", "Harbor Office", "Main Library", "Studio 9", "Green Park", "Hotel Astra", "Room 2A", "City Hall", "The Old Mill"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -44,20 +42,30 @@ impl Scenario {
     fn topics(self) -> &'static [&'static str] {
         match self {
             Scenario::BusinessTrip => &[
-                "client meeting", "budget review", "project kickoff", "supplier call", "team dinner", "airport pickup",
-                "contract signing", "trade fair visit",
+                "client meeting",
+                "budget review",
+                "project kickoff",
+                "supplier call",
+                "team dinner",
+                "airport pickup",
+                "contract signing",
+                "trade fair visit",
             ],
-            Scenario::FamilyBirthday => &[
-                "cake tasting", "party planning", "gift shopping", "birthday lunch", "venue visit", "choir rehearsal",
-                "photo session", "decorations run",
-            ],
-            Scenario::NewJob => &[
-                "onboarding session", "team standup", "HR appointment", "laptop pickup", "mentor chat", "security training",
-                "welcome lunch", "design review",
-            ],
+            Scenario::FamilyBirthday => {
+                &["cake tasting", "party planning", "gift shopping", "birthday lunch", "venue visit", "choir rehearsal", "photo session", "decorations run"]
+            }
+            Scenario::NewJob => {
+                &["onboarding session", "team standup", "HR appointment", "laptop pickup", "mentor chat", "security training", "welcome lunch", "design review"]
+            }
             Scenario::MovingHouse => &[
-                "flat viewing", "movers quote", "key handover", "internet install", "furniture delivery", "landlord meeting",
-                "painting job", "cleaning visit",
+                "flat viewing",
+                "movers quote",
+                "key handover",
+                "internet install",
+                "furniture delivery",
+                "landlord meeting",
+                "painting job",
+                "cleaning visit",
             ],
         }
     }
@@ -122,8 +130,7 @@ pub struct Debt {
 }
 
 /// Train stations of the train app, and the cities of worlds.
-pub const STATIONS: [&str; 10] =
-    ["Northport", "Eastfield", "Southbay", "Westmere", "Lakeside", "Hillcrest", "Riverton", "Stonebridge", "Ashford", "Kingsley"];
+pub const STATIONS: [&str; 10] = ["Northport", "Eastfield", "Southbay", "Westmere", "Lakeside", "Hillcrest", "Riverton", "Stonebridge", "Ashford", "Kingsley"];
 pub const WORLD_PLACES: [&str; 10] = PLACES;
 const DEBT_REASONS: [&str; 6] = ["concert tickets", "the taxi", "groceries", "the birthday gift", "lunch", "the train fare"];
 

@@ -180,10 +180,14 @@ fn wrong_answers(a: &Value, state: &DeviceState) -> Vec<String> {
             } else {
                 let names = spec::entity_names(state, &["name", "title", "location"]);
                 let norm = guigym_apps::normalize(s);
-                names.into_iter().filter(|n| {
-                    let m = guigym_apps::normalize(n);
-                    !m.contains(&norm) && !norm.contains(&m)
-                }).take(2).collect()
+                names
+                    .into_iter()
+                    .filter(|n| {
+                        let m = guigym_apps::normalize(n);
+                        !m.contains(&norm) && !norm.contains(&m)
+                    })
+                    .take(2)
+                    .collect()
             }
         }
     }

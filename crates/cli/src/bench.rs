@@ -8,10 +8,10 @@ use anyhow::{anyhow, Context};
 use clap::Subcommand;
 use guigym_apps::tasks;
 use guigym_core::{Action, ObserveOptions};
-use guigym_sim::SimEnv;
 use guigym_harness::accounting::{replay, Replay};
 use guigym_harness::tokenizer::{locate, Tokenizer};
 use guigym_harness::{GoldenPolicy, HarnessConfig, HistoryPolicy, ObservationMode};
+use guigym_sim::SimEnv;
 use guigym_ui::Screen;
 use serde::Serialize;
 
@@ -181,14 +181,24 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
             } else {
                 println!(
                     "{} trajectories, {} steps ({:.1} per trajectory), observation {:?}, tokenizer {}",
-                    figures.trajectories, figures.steps, figures.steps as f64 / figures.trajectories as f64, figures.observation, figures.tokenizer
+                    figures.trajectories,
+                    figures.steps,
+                    figures.steps as f64 / figures.trajectories as f64,
+                    figures.observation,
+                    figures.tokenizer
                 );
                 for p in &figures.policies {
                     println!("  {}", p.history);
                     println!("    prefix-cache hit rate        {:>7.1} %", p.prefix_cache_hit_rate * 100.0);
                     println!("    prompt tokens per step       {:>9.0}", p.mean_prompt_tokens_per_step);
-                    println!("    training tokens / trajectory {:>9.0} packed   {:>9.0} one sequence per step", p.packed_training_tokens_per_trajectory, p.per_step_training_tokens_per_trajectory);
-                    println!("    harness overhead per step    p50 {:.3} ms  p99 {:.3} ms  mean {:.3} ms", p.overhead_p50_ms, p.overhead_p99_ms, p.overhead_mean_ms);
+                    println!(
+                        "    training tokens / trajectory {:>9.0} packed   {:>9.0} one sequence per step",
+                        p.packed_training_tokens_per_trajectory, p.per_step_training_tokens_per_trajectory
+                    );
+                    println!(
+                        "    harness overhead per step    p50 {:.3} ms  p99 {:.3} ms  mean {:.3} ms",
+                        p.overhead_p50_ms, p.overhead_p99_ms, p.overhead_mean_ms
+                    );
                 }
                 println!(
                     "  window vs last_k: training tokens {:+.1} %, hit rate {:.1} % vs {:.1} % (paper: -84.7 %, 85.9 % vs 42.5 %)",
@@ -263,15 +273,13 @@ fn bench_harness(n: usize, observation: ObservationMode, tokenizer: Option<&std:
             prefix_cache_hit_rate: cached as f64 / prompt.max(1) as f64,
             mean_prompt_tokens_per_step: prompt as f64 / total_steps.max(1) as f64,
             packed_training_tokens_per_trajectory: replays.iter().map(|r| r.packed_training_tokens).sum::<usize>() as f64 / replays.len() as f64,
-            per_step_training_tokens_per_trajectory: replays.iter().map(|r| r.per_step_training_tokens).sum::<usize>() as f64
-                / replays.len() as f64,
+            per_step_training_tokens_per_trajectory: replays.iter().map(|r| r.per_step_training_tokens).sum::<usize>() as f64 / replays.len() as f64,
             overhead_p50_ms: percentile(&mut overhead, 50.0),
             overhead_p99_ms: percentile(&mut overhead, 99.0),
             overhead_mean_ms: mean,
         });
     }
-    let training_token_change =
-        policies[0].packed_training_tokens_per_trajectory / policies[1].per_step_training_tokens_per_trajectory.max(1.0) - 1.0;
+    let training_token_change = policies[0].packed_training_tokens_per_trajectory / policies[1].per_step_training_tokens_per_trajectory.max(1.0) - 1.0;
     Ok(HarnessFigures {
         trajectories: recorded.len(),
         steps: total_steps,

@@ -54,10 +54,8 @@ pub struct ManagerFigures {
 impl ManagerFigures {
     pub fn text(&self) -> String {
         let l = |x: &Latency| format!("p50 {:>7.2} ms   p99 {:>7.2} ms   ({} samples)", x.p50_ms, x.p99_ms, x.samples);
-        let mut out = format!(
-            "manager + {} worker processes on loopback, {} instances leased, {} clients\n",
-            self.workers, self.instances_leased, self.clients
-        );
+        let mut out =
+            format!("manager + {} worker processes on loopback, {} instances leased, {} clients\n", self.workers, self.instances_leased, self.clients);
         out.push_str(&format!("  1,000 fresh instances up        {:>8.1} ms\n", self.fresh_1000_up_ms));
         out.push_str(&format!("  lease request (1,000)           {}\n", l(&self.lease_request_1000)));
         out.push_str(&format!("  lease request (1) under load    {}\n", l(&self.lease_request_under_load)));
@@ -211,8 +209,7 @@ pub async fn run(s: Settings) -> anyhow::Result<ManagerFigures> {
     for h in handles {
         h.await??;
     }
-    let rss_mib: Vec<(String, f64)> =
-        std::iter::once(&manager).chain(workers.iter()).map(|p| (p.name.clone(), p.rss_mib())).collect();
+    let rss_mib: Vec<(String, f64)> = std::iter::once(&manager).chain(workers.iter()).map(|p| (p.name.clone(), p.rss_mib())).collect();
     let worker_rss: f64 = rss_mib.iter().skip(1).map(|r| r.1).sum();
 
     // Step load: every client taps on its instances in turn; one client also leases and

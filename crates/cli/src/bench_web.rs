@@ -50,10 +50,7 @@ pub struct WebFigures {
 impl WebFigures {
     pub fn text(&self) -> String {
         let mut out = format!("web backend (headless Chromium), browser launch {:.0} ms\n", self.launch_ms);
-        out.push_str(&format!(
-            "  {:<18} {:>24} {:>24} {:>22}\n",
-            "task", "reset p50 / p99 ms", "python reset p50 / p99", "step+observe p50 (py)"
-        ));
+        out.push_str(&format!("  {:<18} {:>24} {:>24} {:>22}\n", "task", "reset p50 / p99 ms", "python reset p50 / p99", "step+observe p50 (py)"));
         for t in &self.tasks {
             let py = |k: &str| t.python.as_ref().and_then(|p| p[k].as_f64()).unwrap_or(f64::NAN);
             out.push_str(&format!(
@@ -123,10 +120,8 @@ fn python_side(settings: &Settings, concurrency: &str) -> anyhow::Result<Option<
     if !settings.python {
         return Ok(None);
     }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_default();
+    let cache =
+        std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache"))).unwrap_or_default();
     let python = cache.join("guigym/venv/bin/python");
     let script = ["scripts/bench_miniwob_python.py", concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/bench_miniwob_python.py")]
         .into_iter()

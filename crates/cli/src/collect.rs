@@ -87,7 +87,9 @@ impl Sink {
             // Assistant turns of the new steps are trained; overlapped ones are context.
             let assistant: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| m["role"] == "assistant").map(|(i, _)| i).collect();
             let trained: Vec<usize> = assistant.into_iter().enumerate().filter(|(j, _)| *j as u32 >= s.first_step).map(|(_, i)| i).collect();
-            lines_sft.push(json!({"trajectory_id": trajectory_id, "task_id": a.task_id, "window": s.window, "messages": messages, "train_turns": trained}).to_string());
+            lines_sft.push(
+                json!({"trajectory_id": trajectory_id, "task_id": a.task_id, "window": s.window, "messages": messages, "train_turns": trained}).to_string(),
+            );
             lines_samples.push(serde_json::to_string(s)?);
         }
         let instruction = self.instructions.get(&a.task_id).map(String::as_str).unwrap_or("");

@@ -248,13 +248,7 @@ impl RunArgs {
         // MiniWoB++ pages only exist in a browser.
         let backend = if self.suite == "miniwob" { BackendArg::Web } else { self.backend };
         let provider = env_provider(backend, screen, self.manager.as_deref(), self.token.clone())?;
-        Ok(Prepared {
-            tasks: Arc::new(tasks),
-            config,
-            provider,
-            policy: policy(self.policy, &self.openai)?,
-            store: Arc::new(open_store(&self.store)?),
-        })
+        Ok(Prepared { tasks: Arc::new(tasks), config, provider, policy: policy(self.policy, &self.openai)?, store: Arc::new(open_store(&self.store)?) })
     }
 }
 
@@ -271,18 +265,13 @@ pub struct EvalArgs {
 }
 
 pub fn open_store(args: &StoreArgs) -> anyhow::Result<Store> {
-    let dir = args
-        .store
-        .clone()
-        .or_else(|| std::env::var_os("GUIGYM_STORE").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from(".guigym"));
+    let dir = args.store.clone().or_else(|| std::env::var_os("GUIGYM_STORE").map(PathBuf::from)).unwrap_or_else(|| PathBuf::from(".guigym"));
     Store::open(&dir).with_context(|| format!("opening the store at {}", dir.display()))
 }
 
 pub fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
     if name == "miniwob" {
-        let dir = guigym_web::miniwob::html_dir()
-            .ok_or_else(|| anyhow!("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)"))?;
+        let dir = guigym_web::miniwob::html_dir().ok_or_else(|| anyhow!("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)"))?;
         return Ok(guigym_web::miniwob::suite(&dir));
     }
     tasks::suite(name).ok_or_else(|| anyhow!("unknown suite \"{name}\"; suites: {}, miniwob", tasks::SUITES.join(", ")))
@@ -503,13 +492,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
                 for v in results.iter().filter(|v| !v.passed) {
                     println!("FAIL {:<40} {}", v.task_id, v.failure.clone().unwrap_or_default());
                 }
-                println!(
-                    "{} of {} tasks from {} families over {} apps pass validation",
-                    results.len() - failed,
-                    results.len(),
-                    families.len(),
-                    apps.len()
-                );
+                println!("{} of {} tasks from {} families over {} apps pass validation", results.len() - failed, results.len(), families.len(), apps.len());
             }
             Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }

@@ -139,9 +139,7 @@ pub fn scripted_logprob(id: u32, position: usize) -> f32 {
 pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
     let suite = tasks::suite(&args.suite).ok_or_else(|| anyhow!("unknown suite \"{}\"", args.suite))?;
     let record = match &args.record {
-        Some(p) => Some(Mutex::new(
-            std::fs::OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening {}", p.display()))?,
-        )),
+        Some(p) => Some(Mutex::new(std::fs::OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening {}", p.display()))?)),
         None => None,
     };
     let server = Arc::new(Server {
@@ -162,10 +160,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
         tokenizer: locate(args.tokenizer.as_deref()).ok().and_then(|p| Tokenizer::load(&p).ok()),
     });
     // Prompts with a window of screenshots run to megabytes.
-    let app = Router::new()
-        .route("/v1/chat/completions", post(complete))
-        .layer(axum::extract::DefaultBodyLimit::max(512 << 20))
-        .with_state(server);
+    let app = Router::new().route("/v1/chat/completions", post(complete)).layer(axum::extract::DefaultBodyLimit::max(512 << 20)).with_state(server);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await.context("binding the policy server")?;
     println!("listening on http://{}/v1", listener.local_addr()?);
     use std::io::Write;
@@ -233,8 +228,7 @@ fn as_tool_calls(text: &str) -> Value {
 async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
     let n = server.requests.fetch_add(1, Ordering::SeqCst);
     if let Some(file) = &server.record {
-        let h: serde_json::Map<String, Value> =
-            headers.iter().map(|(k, v)| (k.to_string(), json!(String::from_utf8_lossy(v.as_bytes())))).collect();
+        let h: serde_json::Map<String, Value> = headers.iter().map(|(k, v)| (k.to_string(), json!(String::from_utf8_lossy(v.as_bytes())))).collect();
         let line = json!({"headers": h, "body": body}).to_string();
         let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
         use std::io::Write;
@@ -278,20 +272,15 @@ async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(bo
     let session = headers.get("x-session-id").and_then(|v| v.to_str().ok()).unwrap_or("default").to_string();
     let task = if server.mode == Mode::Cheat {
         // Only the headers: a task id anywhere in them names the task.
-        let found = headers
-            .values()
-            .filter_map(|v| v.to_str().ok())
-            .find_map(|v| server.by_id.iter().find(|(id, _)| v.contains(id.as_str())).map(|(_, t)| t.clone()));
+        let found =
+            headers.values().filter_map(|v| v.to_str().ok()).find_map(|v| server.by_id.iter().find(|(id, _)| v.contains(id.as_str())).map(|(_, t)| t.clone()));
         match found {
             Some(t) => t,
             None => return Json(chat(n, &body, "I cannot tell what to do.", 0, 0)).into_response(),
         }
     } else {
-        let instruction = messages
-            .iter()
-            .map(content_text)
-            .find_map(|t| t.lines().find_map(|l| l.strip_prefix("Task: ").map(str::to_string)))
-            .unwrap_or_default();
+        let instruction =
+            messages.iter().map(content_text).find_map(|t| t.lines().find_map(|l| l.strip_prefix("Task: ").map(str::to_string))).unwrap_or_default();
         match server.tasks.get(&instruction) {
             Some(t) => t.clone(),
             None => return error(StatusCode::BAD_REQUEST, &format!("unknown task {instruction:?}")),
@@ -327,8 +316,11 @@ async fn complete(State(server): State<Arc<Server>>, headers: HeaderMap, Json(bo
             reply["choices"][0]["token_ids"] = json!(ids);
         }
         if wants_logprobs {
-            let content: Vec<Value> =
-                ids.iter().enumerate().map(|(i, id)| json!({"token": format!("token_id:{id}"), "logprob": scripted_logprob(*id, i), "top_logprobs": []})).collect();
+            let content: Vec<Value> = ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| json!({"token": format!("token_id:{id}"), "logprob": scripted_logprob(*id, i), "top_logprobs": []}))
+                .collect();
             reply["choices"][0]["logprobs"] = json!({ "content": content });
         }
     }

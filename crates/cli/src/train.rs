@@ -102,9 +102,11 @@ async fn recipe(
     let store = Arc::new(open_store(&args.store)?);
     // State after the warm-up and every round, so `--resume` continues a crashed run.
     let checkpoint = config.output.join("checkpoint");
-    let report = guigym_learner::recipe::run(learner, &train, &validation, &test, provider, Some(store.clone()), Some(&checkpoint), args.resume, &|line| println!("{line}"))
-        .await
-        .map_err(|e| anyhow!(e))?;
+    let report = guigym_learner::recipe::run(learner, &train, &validation, &test, provider, Some(store.clone()), Some(&checkpoint), args.resume, &|line| {
+        println!("{line}")
+    })
+    .await
+    .map_err(|e| anyhow!(e))?;
     for point in &report.curve {
         store.finish_train_round(&config.name, point.round, &serde_json::to_value(point)?, &[])?;
     }

@@ -15,7 +15,13 @@ use common::{guigym, Served};
 fn slime_and_verl_read_batches_from_the_buffer() {
     let dir = std::env::temp_dir().join(format!("guigym-buffer-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = guigym().args(["collect", "--suite", "smoke", "--limit", "6", "--screenshots", "--out"]).arg(dir.join("data")).arg("--store").arg(dir.join("store")).output().unwrap();
+    let out = guigym()
+        .args(["collect", "--suite", "smoke", "--limit", "6", "--screenshots", "--out"])
+        .arg(dir.join("data"))
+        .arg("--store")
+        .arg(dir.join("store"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let samples = dir.join("data/samples.jsonl");
     let server = Served::start(&["buffer", "serve", "--samples", samples.to_str().unwrap()]);
@@ -89,13 +95,16 @@ fn call(url: &str, method: &str, path: &str, body: Option<&[u8]>) -> (u16, serde
 fn a_dead_reader_loses_nothing_and_bad_input_gets_json_errors() {
     let dir = std::env::temp_dir().join(format!("guigym-buffer-lease-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = guigym().args(["collect", "--suite", "smoke", "--limit", "4", "--out"]).arg(dir.join("data")).arg("--store").arg(dir.join("store")).output().unwrap();
+    let out =
+        guigym().args(["collect", "--suite", "smoke", "--limit", "4", "--out"]).arg(dir.join("data")).arg("--store").arg(dir.join("store")).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let samples = dir.join("data/samples.jsonl");
     let total = std::fs::read_to_string(&samples).unwrap().lines().count() as u64;
     let server = Served::start(&["buffer", "serve", "--lease-timeout-s", "1", "--max-body-mb", "1", "--samples", samples.to_str().unwrap()]);
     let url = server.url.clone();
-    let ids = |batch: &serde_json::Value| -> Vec<String> { batch["groups"].as_array().unwrap().iter().map(|g| g["group_id"].as_str().unwrap().to_string()).collect() };
+    let ids = |batch: &serde_json::Value| -> Vec<String> {
+        batch["groups"].as_array().unwrap().iter().map(|g| g["group_id"].as_str().unwrap().to_string()).collect()
+    };
 
     let (_, dead) = call(&url, "GET", "/v1/batch?size=1&format=verl", None);
     assert_eq!(ids(&dead).len(), 1);
@@ -165,7 +174,13 @@ fn a_dead_reader_loses_nothing_and_bad_input_gets_json_errors() {
 fn the_slime_rollout_function_returns_whole_groups_of_slime_samples() {
     let dir = std::env::temp_dir().join(format!("guigym-slime-rollout-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = guigym().args(["collect", "--suite", "smoke", "--limit", "4", "--attempts", "2", "--out"]).arg(dir.join("data")).arg("--store").arg(dir.join("store")).output().unwrap();
+    let out = guigym()
+        .args(["collect", "--suite", "smoke", "--limit", "4", "--attempts", "2", "--out"])
+        .arg(dir.join("data"))
+        .arg("--store")
+        .arg(dir.join("store"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let server = Served::start(&["buffer", "serve", "--max-staleness", "100", "--samples", dir.join("data/samples.jsonl").to_str().unwrap()]);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../integrations");

@@ -67,8 +67,17 @@ fn eval_writes_the_report_and_runs_show_it() {
     assert!(stdout.contains("overall"), "prints a table: {stdout}");
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     for key in [
-        "suite", "policy", "tasks", "attempts_per_task", "success_rate", "pass_at_n", "pass_hat_n", "mean_steps",
-        "infra_failures", "false_complete", "by_family",
+        "suite",
+        "policy",
+        "tasks",
+        "attempts_per_task",
+        "success_rate",
+        "pass_at_n",
+        "pass_hat_n",
+        "mean_steps",
+        "infra_failures",
+        "false_complete",
+        "by_family",
     ] {
         assert!(r.get(key).is_some(), "missing {key}");
     }
@@ -105,7 +114,15 @@ fn bench_sim_prints_its_figures() {
     let out = guigym().args(["bench", "sim", "--json", "--iterations", "20", "--instances", "50"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in ["reset_same_task_p50_ms", "reset_same_task_p99_ms", "step_p50_ms", "observe_p50_ms", "observe_screenshot_p50_ms", "instances_up_ms", "memory_per_instance_kib"] {
+    for key in [
+        "reset_same_task_p50_ms",
+        "reset_same_task_p99_ms",
+        "step_p50_ms",
+        "observe_p50_ms",
+        "observe_screenshot_p50_ms",
+        "instances_up_ms",
+        "memory_per_instance_kib",
+    ] {
         assert!(v[key].is_number(), "missing {key}");
     }
 }
@@ -128,10 +145,7 @@ fn bench_harness_prints_window_and_last_k_figures() {
 
 #[test]
 fn bench_manager_prints_its_figures() {
-    let out = guigym()
-        .args(["bench", "manager", "--json", "--instances", "1000", "--workers", "1", "--clients", "4", "--seconds", "1"])
-        .output()
-        .unwrap();
+    let out = guigym().args(["bench", "manager", "--json", "--instances", "1000", "--workers", "1", "--clients", "4", "--seconds", "1"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["instances_leased"], 1000);

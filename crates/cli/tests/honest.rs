@@ -47,10 +47,8 @@ fn nothing_about_the_task_reaches_the_model_server() {
     assert!(r["success_rate"].as_f64().unwrap() <= 0.05, "a header-reading server beat chance: {}", r["success_rate"]);
 
     // Nothing sent (headers, body) names a task, a family or the suite.
-    let smoke: serde_json::Value =
-        serde_json::from_slice(&guigym().args(["tasks", "list", "--suite", "smoke", "--json"]).output().unwrap().stdout).unwrap();
-    let requests: Vec<serde_json::Value> =
-        std::fs::read_to_string(&record).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let smoke: serde_json::Value = serde_json::from_slice(&guigym().args(["tasks", "list", "--suite", "smoke", "--json"]).output().unwrap().stdout).unwrap();
+    let requests: Vec<serde_json::Value> = std::fs::read_to_string(&record).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(requests.len() >= 85);
     let mut sessions = std::collections::BTreeSet::new();
     for req in &requests {

@@ -19,8 +19,19 @@ const OPERATOR: &str = "operator-secret";
 
 fn manager(port: u16, capacity: &str) -> Served {
     Served::start(&[
-        "serve", "--port", &port.to_string(), "--capacity", capacity, "--worker-timeout-ms", "1500", "--token", CLIENT, "--worker-token", FLEET,
-        "--operator-token", OPERATOR,
+        "serve",
+        "--port",
+        &port.to_string(),
+        "--capacity",
+        capacity,
+        "--worker-timeout-ms",
+        "1500",
+        "--token",
+        CLIENT,
+        "--worker-token",
+        FLEET,
+        "--operator-token",
+        OPERATOR,
     ])
 }
 
@@ -124,7 +135,12 @@ fn a_hostile_tenant_and_a_rogue_worker_are_refused_and_change_nothing() {
     let status = json!({"capacity": 0, "instances": 0, "leased": 0, "ready": {}});
     let (code, answer) = http("POST", &format!("{}/v1/workers", m.url), Some(FLEET), Some(&json!({"worker_id": "rogue", "data_url": w.url, "status": status})));
     assert_eq!(code, 409, "takeover of the worker's address: {answer}");
-    let (code, _) = http("POST", &format!("{}/v1/workers", m.url), Some(FLEET), Some(&json!({"worker_id": "rogue", "data_url": "http://127.0.0.1:9/any/path?x=", "status": status})));
+    let (code, _) = http(
+        "POST",
+        &format!("{}/v1/workers", m.url),
+        Some(FLEET),
+        Some(&json!({"worker_id": "rogue", "data_url": "http://127.0.0.1:9/any/path?x=", "status": status})),
+    );
     assert_eq!(code, 400);
     let (code, _) = http("POST", &format!("{}/v1/workers/{worker_id}/heartbeat", m.url), Some(FLEET), Some(&json!({"secret": "guess", "status": status})));
     assert_eq!(code, 403, "a heartbeat without the worker's secret");
@@ -170,7 +186,13 @@ fn slow_and_silent_clients_do_not_starve_the_others() {
     }
     // One announcing a body of a gigabyte: refused at once, not waited for.
     let mut big = std::net::TcpStream::connect(&addr).unwrap();
-    big.write_all(format!("POST /v1/leases HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {CLIENT}\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{{").as_bytes()).unwrap();
+    big.write_all(
+        format!(
+            "POST /v1/leases HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {CLIENT}\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{{"
+        )
+        .as_bytes(),
+    )
+    .unwrap();
     big.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let mut answer = [0u8; 64];
     let n = big.read(&mut answer).unwrap();
@@ -202,8 +224,8 @@ fn slow_and_silent_clients_do_not_starve_the_others() {
         let mut buf = [0u8; 256];
         loop {
             match s.read(&mut buf) {
-                Ok(0) => return true,          // end of stream
-                Ok(_) => continue,             // a 408 before the close
+                Ok(0) => return true,                                                                                // end of stream
+                Ok(_) => continue,                                                                                   // a 408 before the close
                 Err(e) => return !matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut), // reset: closed
             }
         }
@@ -225,7 +247,12 @@ fn floods_of_large_answers_huge_screens_and_spent_budgets_stay_bounded() {
     let rss = common::rss_bytes(m.child.id());
     let text = "x".repeat(3_900_000);
     for i in 0..60 {
-        let (code, out) = http("POST", &format!("{data}/step"), None, Some(&json!({"lease": lid, "request_id": i.to_string(), "action": {"action": "answer", "text": text}})));
+        let (code, out) = http(
+            "POST",
+            &format!("{data}/step"),
+            None,
+            Some(&json!({"lease": lid, "request_id": i.to_string(), "action": {"action": "answer", "text": text}})),
+        );
         assert_eq!((code, &out["invalid"]), (200, &json!(true)), "an overlong answer is an invalid step");
     }
     let grown = common::rss_bytes(m.child.id()).saturating_sub(rss);
@@ -310,7 +337,10 @@ fn after_any_restarts_every_live_worker_is_back_with_its_capacity() {
             workers[i] = worker(&m.url, worker_ports[i], "3");
             if what == 1 {
                 // The old process's leases on that address end with the reason.
-                let ended: Vec<(u16, Value)> = held.iter().map(|g| http("POST", &format!("{}/v1/leases/{}/heartbeat", m.url, g["lease_id"].as_str().unwrap()), Some(CLIENT), None)).collect();
+                let ended: Vec<(u16, Value)> = held
+                    .iter()
+                    .map(|g| http("POST", &format!("{}/v1/leases/{}/heartbeat", m.url, g["lease_id"].as_str().unwrap()), Some(CLIENT), None))
+                    .collect();
                 assert!(ended.iter().all(|(c, _)| *c == 200 || *c == 410), "{ended:?}");
             }
         }
@@ -331,7 +361,11 @@ fn after_any_restarts_every_live_worker_is_back_with_its_capacity() {
                 break;
             }
             tries += 1;
-            assert!(tries < 100, "round {round} ({what}): capacity not back ({code} {v}); workers {:?}", http("GET", &format!("{}/v1/workers", m.url), Some(OPERATOR), None).1);
+            assert!(
+                tries < 100,
+                "round {round} ({what}): capacity not back ({code} {v}); workers {:?}",
+                http("GET", &format!("{}/v1/workers", m.url), Some(OPERATOR), None).1
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }

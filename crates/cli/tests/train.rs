@@ -9,9 +9,7 @@ use common::guigym;
 
 fn config(dir: &std::path::Path, rounds: u32) -> std::path::PathBuf {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train-tiny.yaml")).unwrap();
-    let text = text
-        .replace("rounds: 2", &format!("rounds: {rounds}"))
-        .replace("output: .guigym/train-tiny", &format!("output: {}", dir.join("out").display()));
+    let text = text.replace("rounds: 2", &format!("rounds: {rounds}")).replace("output: .guigym/train-tiny", &format!("output: {}", dir.join("out").display()));
     let path = dir.join(format!("train-{rounds}.yaml"));
     std::fs::write(&path, text).unwrap();
     path
@@ -110,7 +108,13 @@ fn the_learner_warms_up_from_collected_demonstrations() {
     let dir = std::env::temp_dir().join(format!("guigym-warmup-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let out = guigym().args(["collect", "--suite", "core-train", "--limit", "8", "--out"]).arg(dir.join("data")).arg("--store").arg(dir.join("store")).output().unwrap();
+    let out = guigym()
+        .args(["collect", "--suite", "core-train", "--limit", "8", "--out"])
+        .arg(dir.join("data"))
+        .arg("--store")
+        .arg(dir.join("store"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let config = dir.join("learn.yaml");
     std::fs::write(
@@ -225,14 +229,8 @@ fn train_takes_the_same_env_path_as_eval() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let server = common::Served::start(&["serve", "--port", "0"]);
-    let out = guigym()
-        .args(["train", "--config"])
-        .arg(config(&dir, 1))
-        .arg("--store")
-        .arg(dir.join("store"))
-        .args(["--manager", &server.url])
-        .output()
-        .unwrap();
+    let out =
+        guigym().args(["train", "--config"]).arg(config(&dir, 1)).arg("--store").arg(dir.join("store")).args(["--manager", &server.url]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(rows(&out.stdout)[0][2], "12");
     let base = server.url.trim_end_matches('/');
@@ -381,7 +379,12 @@ fn a_run_killed_mid_round_and_resumed_gives_the_buffer_every_group_once() {
     std::fs::write(&path, text).unwrap();
     let train = || {
         let mut cmd = guigym();
-        cmd.args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store")).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+        cmd.args(["train", "--config"])
+            .arg(&path)
+            .arg("--store")
+            .arg(dir.join("store"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
         cmd
     };
     let mut killed = train().spawn().unwrap();
@@ -400,7 +403,8 @@ fn a_run_killed_mid_round_and_resumed_gives_the_buffer_every_group_once() {
     let before = get("/v1/buffer")["queued"].as_u64().unwrap();
     let out = train().arg("--resume").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let round: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("out/round-0.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let round: Vec<serde_json::Value> =
+        std::fs::read_to_string(dir.join("out/round-0.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let mut expected: Vec<String> = round.iter().map(|s| s["group_id"].as_str().unwrap().to_string()).collect();
     expected.sort();
     expected.dedup();

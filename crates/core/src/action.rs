@@ -177,14 +177,8 @@ impl Action {
         match (at, element) {
             (Some(p), None) => Ok(Some(Target::At(*p))),
             (None, Some(e)) => Ok(Some(Target::Element(e))),
-            (Some(_), Some(_)) => Err(crate::InvalidAction::new(format!(
-                "{}: give either `at` or `element`, not both",
-                self.name()
-            ))),
-            (None, None) => Err(crate::InvalidAction::new(format!(
-                "{}: needs `at` [x, y] or `element`",
-                self.name()
-            ))),
+            (Some(_), Some(_)) => Err(crate::InvalidAction::new(format!("{}: give either `at` or `element`, not both", self.name()))),
+            (None, None) => Err(crate::InvalidAction::new(format!("{}: needs `at` [x, y] or `element`", self.name()))),
         }
     }
 

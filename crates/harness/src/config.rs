@@ -160,9 +160,7 @@ impl HarnessConfig {
             return Err(format!("version: {} is not supported (this build reads version 1)", self.version));
         }
         match self.history {
-            HistoryPolicy::Window { k, o } if k == 0 || o >= k => {
-                return Err(format!("history: window needs k > 0 and o < k, got k = {k}, o = {o}"))
-            }
+            HistoryPolicy::Window { k, o } if k == 0 || o >= k => return Err(format!("history: window needs k > 0 and o < k, got k = {k}, o = {o}")),
             HistoryPolicy::LastK { k: 0 } => return Err("history: last_k needs k > 0".into()),
             _ => {}
         }

@@ -49,21 +49,11 @@ impl ModelImage {
         let (mw, mh) = smart_resize(shot.width, shot.height, policy);
         let hash = guigym_core::sha256_hex(&shot.png);
         let png = match policy.resize_at {
-            ResizeAt::Client if (mw, mh) != (shot.width, shot.height) => {
-                resize_png(&shot.png, mw, mh).unwrap_or_else(|| shot.png.clone())
-            }
+            ResizeAt::Client if (mw, mh) != (shot.width, shot.height) => resize_png(&shot.png, mw, mh).unwrap_or_else(|| shot.png.clone()),
             _ => shot.png.clone(),
         };
         let f = policy.factor.max(1);
-        ModelImage {
-            hash,
-            png: Arc::new(png),
-            width: shot.width,
-            height: shot.height,
-            model_width: mw,
-            model_height: mh,
-            tokens: (mw / f) * (mh / f),
-        }
+        ModelImage { hash, png: Arc::new(png), width: shot.width, height: shot.height, model_width: mw, model_height: mh, tokens: (mw / f) * (mh / f) }
     }
 }
 

@@ -165,10 +165,7 @@ impl OpenAiFactory {
             }
         }
         let api_key = config.api_key_env.as_deref().and_then(|v| std::env::var(v).ok()).filter(|k| !k.is_empty());
-        let client = reqwest::Client::builder()
-            .pool_max_idle_per_host(64)
-            .build()
-            .map_err(|e| format!("openai policy: http client: {e}"))?;
+        let client = reqwest::Client::builder().pool_max_idle_per_host(64).build().map_err(|e| format!("openai policy: http client: {e}"))?;
         Ok(OpenAiFactory { config: Arc::new(config), client, api_key, health: Arc::default() })
     }
 }
@@ -225,9 +222,7 @@ fn is_context_length(body: &Value, text: &str) -> bool {
         return true;
     }
     let t = text.to_lowercase();
-    ["context length", "context_length", "maximum context", "context window", "too many tokens", "prompt is too long"]
-        .iter()
-        .any(|k| t.contains(k))
+    ["context length", "context_length", "maximum context", "context window", "too many tokens", "prompt is too long"].iter().any(|k| t.contains(k))
 }
 
 /// The server's own message in an error body, or the body.
@@ -399,9 +394,7 @@ pub fn read_completion(v: &Value) -> Result<(String, Option<Usage>, Option<Token
         None => content.to_string(),
     };
     let usage = read_usage(v.get("usage"));
-    let ids = |x: Option<&Value>| {
-        x.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).map(|i| i as u32).collect::<Vec<u32>>())
-    };
+    let ids = |x: Option<&Value>| x.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).map(|i| i as u32).collect::<Vec<u32>>());
     let logprobs = choice
         .pointer("/logprobs/content")
         .and_then(Value::as_array)
@@ -496,9 +489,11 @@ impl Policy for OpenAiPolicy {
             self.health.mark_down(&endpoint, self.config.down_for_ms);
             // Fail over: the next endpoint of this trajectory's order not yet tried now.
             let pos = order.iter().position(|i| *i == index).unwrap_or(0);
-            let next = order[pos + 1..].iter().chain(order[..pos].iter()).copied().find(|i| {
-                !errors.iter().any(|e| e.starts_with(&format!("{}:", self.config.base_urls[*i])))
-            });
+            let next = order[pos + 1..]
+                .iter()
+                .chain(order[..pos].iter())
+                .copied()
+                .find(|i| !errors.iter().any(|e| e.starts_with(&format!("{}:", self.config.base_urls[*i]))));
             match next {
                 Some(n) => {
                     self.health.lock().failovers += 1;

@@ -85,8 +85,7 @@ pub fn tokenize(tok: &Tokenizer, prompt: &Prompt) -> TokenizedPrompt {
 /// split the same text differently).
 pub fn tokenize_with(tok: &Tokenizer, prompt: &Prompt, replies: &[Option<&[u32]>]) -> TokenizedPrompt {
     let id = |s: &str| tok.special_id(s).unwrap_or(0);
-    let (start, end, vstart, vend, pad) =
-        (id("<|im_start|>"), id("<|im_end|>"), id("<|vision_start|>"), id("<|vision_end|>"), id("<|image_pad|>"));
+    let (start, end, vstart, vend, pad) = (id("<|im_start|>"), id("<|im_end|>"), id("<|vision_start|>"), id("<|vision_end|>"), id("<|image_pad|>"));
     let newline = tok.encode("\n");
     let mut ids = Vec::new();
     let mut assistant = Vec::new();

@@ -203,9 +203,8 @@ impl Episode {
         if cfg.strict_alternation {
             messages = merge_consecutive(messages);
         }
-        let server_resize = (cfg.image.resize_at == crate::config::ResizeAt::Server
-            && self.turns.last().is_some_and(|t| t.image.is_some()))
-        .then_some((cfg.image.min_pixels, cfg.image.max_pixels));
+        let server_resize = (cfg.image.resize_at == crate::config::ResizeAt::Server && self.turns.last().is_some_and(|t| t.image.is_some()))
+            .then_some((cfg.image.min_pixels, cfg.image.max_pixels));
         Prompt { messages, step: t, window, codec: cfg.codec, to_pixels, observation: None, server_resize }
     }
 
@@ -273,7 +272,9 @@ impl Prompt {
             for p in &m.parts {
                 match p {
                     Part::Text(t) => out.push_str(t),
-                    Part::Image(img) => out.push_str(&format!("<|vision_start|><image {} {}x{}><|vision_end|>", &img.hash[..12], img.model_width, img.model_height)),
+                    Part::Image(img) => {
+                        out.push_str(&format!("<|vision_start|><image {} {}x{}><|vision_end|>", &img.hash[..12], img.model_width, img.model_height))
+                    }
                 }
             }
             out.push_str("<|im_end|>\n");

@@ -34,10 +34,7 @@ pub fn default_path() -> PathBuf {
 
 /// The tokenizer named by `explicit`, `$GUIGYM_TOKENIZER`, or the default cache path.
 pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, TokenizerError> {
-    let path = explicit
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("GUIGYM_TOKENIZER").map(PathBuf::from))
-        .unwrap_or_else(default_path);
+    let path = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os("GUIGYM_TOKENIZER").map(PathBuf::from)).unwrap_or_else(default_path);
     if path.exists() {
         Ok(path)
     } else {
@@ -113,9 +110,7 @@ impl Tokenizer {
                 Merge::Pair(a, b) => (a.as_str(), b.as_str()),
                 Merge::Joined(s) => s.split_once(' ').ok_or_else(|| err(format!("merge {rank} is not a pair: {s:?}")))?,
             };
-            let (Some(&ia), Some(&ib), Some(&merged)) =
-                (file.model.vocab.get(a), file.model.vocab.get(b), file.model.vocab.get(&format!("{a}{b}")))
-            else {
+            let (Some(&ia), Some(&ib), Some(&merged)) = (file.model.vocab.get(a), file.model.vocab.get(b), file.model.vocab.get(&format!("{a}{b}"))) else {
                 return Err(err(format!("merge {rank} names unknown tokens")));
             };
             merges.insert((ia, ib), (rank as u32, merged));
@@ -174,10 +169,7 @@ impl Tokenizer {
     fn bpe(&self, bytes: &[u8]) -> Vec<u32> {
         let mut ids: Vec<u32> = bytes.iter().map(|b| self.byte_ids[*b as usize]).collect();
         loop {
-            let best = ids
-                .windows(2)
-                .filter_map(|w| self.merges.get(&(w[0], w[1])).map(|(rank, merged)| (*rank, w[0], w[1], *merged)))
-                .min_by_key(|m| m.0);
+            let best = ids.windows(2).filter_map(|w| self.merges.get(&(w[0], w[1])).map(|(rank, merged)| (*rank, w[0], w[1], *merged))).min_by_key(|m| m.0);
             let Some((_, a, b, merged)) = best else { break };
             let mut next = Vec::with_capacity(ids.len());
             let mut i = 0;

@@ -14,7 +14,15 @@ fn observation(step: u32) -> Observation {
     Observation {
         step,
         screenshot: Some(Screenshot { width: 1080, height: 2400, png: format!("image {step}").into_bytes() }),
-        ui_tree: vec![UiNode { id: format!("b{step}"), role: "button".into(), text: format!("Go {step}"), bounds: Bounds { x: 1, y: 2, w: 30, h: 40 }, clickable: true, enabled: true, ..Default::default() }],
+        ui_tree: vec![UiNode {
+            id: format!("b{step}"),
+            role: "button".into(),
+            text: format!("Go {step}"),
+            bounds: Bounds { x: 1, y: 2, w: 30, h: 40 },
+            clickable: true,
+            enabled: true,
+            ..Default::default()
+        }],
         screen: format!("S/{step}"),
         width: 1080,
         height: 2400,

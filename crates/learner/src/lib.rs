@@ -390,11 +390,13 @@ impl Policy for LearnedPolicy {
         } else {
             let r = self.rng.f32();
             let mut acc = 0.0;
-            probs.iter().position(|p| {
-                acc += p;
-                r < acc
-            })
-            .unwrap_or(probs.len().saturating_sub(1))
+            probs
+                .iter()
+                .position(|p| {
+                    acc += p;
+                    r < acc
+                })
+                .unwrap_or(probs.len().saturating_sub(1))
         };
         let action = cands[chosen].action.clone();
         self.memory.update(&action, input.observation);

@@ -250,11 +250,13 @@ pub async fn run(
     };
     let factory = Arc::new(LearnedFactory::new(model, false, c.seed));
     for round in cp.next_round..c.rl_rounds {
-        let tasks: Vec<TaskSpec> =
-            (0..c.rl_tasks_per_round.min(train.len())).map(|i| train[order[(round as usize * c.rl_tasks_per_round + i + c.warmup_tasks) % order.len()]].clone()).collect();
+        let tasks: Vec<TaskSpec> = (0..c.rl_tasks_per_round.min(train.len()))
+            .map(|i| train[order[(round as usize * c.rl_tasks_per_round + i + c.warmup_tasks) % order.len()]].clone())
+            .collect();
         let config = EvalConfig { suite: format!("rl-round-{round}"), attempts: c.group_size.max(2), parallel: c.parallel.max(1), ..EvalConfig::default() };
         let sink = Arc::new(Attempts::default());
-        let (run_id, report) = eval(Arc::new(tasks), &config, provider.clone(), factory.clone(), store.clone(), sink.clone()).await.map_err(|e| e.to_string())?;
+        let (run_id, report) =
+            eval(Arc::new(tasks), &config, provider.clone(), factory.clone(), store.clone(), sink.clone()).await.map_err(|e| e.to_string())?;
         let log = factory.take_log();
         let mut attempts = std::mem::take(&mut *sink.0.lock().unwrap_or_else(|p| p.into_inner()));
         // Attempts finish in any order; updates are applied in a fixed one, so a seed gives one result.
@@ -394,7 +396,12 @@ async fn warm_up(
         }
     }
     let (after_warmup, families_warm) = success(&model, test, provider, c, store).await?;
-    on_line(&format!("held-out success after warm-up: {:.1} % ({} demonstrated steps from {} trajectories)", after_warmup * 100.0, demos.len(), demonstrated.len()));
+    on_line(&format!(
+        "held-out success after warm-up: {:.1} % ({} demonstrated steps from {} trajectories)",
+        after_warmup * 100.0,
+        demos.len(),
+        demonstrated.len()
+    ));
     let cp = Checkpoint { next_round: 0, before, after_warmup, families_before, families_warm, warmup_decisions: demos.len(), curve: Vec::new() };
     Ok((cp, model))
 }

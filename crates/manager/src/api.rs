@@ -165,7 +165,9 @@ async fn bounded_body(req: Request, next: Next) -> Response {
     match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await {
         Ok(Ok(bytes)) => next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await,
         Ok(Err(_)) => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", format!("the body may hold at most {BODY_LIMIT} bytes")).into_response(),
-        Err(_) => ApiError::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", format!("the body did not arrive within {} s", BODY_TIMEOUT.as_secs())).into_response(),
+        Err(_) => {
+            ApiError::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", format!("the body did not arrive within {} s", BODY_TIMEOUT.as_secs())).into_response()
+        }
     }
 }
 
@@ -291,8 +293,7 @@ pub fn manager_router(m: Arc<Manager>, creds: Arc<Credentials>, link: LinkFactor
 }
 
 fn manager_metrics(m: &Manager) -> String {
-    let mut gauges: Vec<(&str, String, f64)> =
-        m.gauges().into_iter().map(|(state, v)| ("guigym_instances", format!("{{state=\"{state}\"}}"), v)).collect();
+    let mut gauges: Vec<(&str, String, f64)> = m.gauges().into_iter().map(|(state, v)| ("guigym_instances", format!("{{state=\"{state}\"}}"), v)).collect();
     gauges.push(("guigym_leases_active", String::new(), m.active_leases() as f64));
     let workers = m.workers();
     gauges.push(("guigym_workers_alive", String::new(), workers.iter().filter(|w| w.alive).count() as f64));
@@ -402,10 +403,7 @@ fn worker_routes(w: Arc<Worker>) -> Router {
                 Ok::<_, ApiError>(Json(json!({})))
             }),
         )
-        .route(
-            "/v1/worker/status",
-            get(|_: As<Fleet>, State(w): State<Arc<Worker>>| async move { Json(json!({ "worker_id": w.id, "status": w.status() })) }),
-        )
+        .route("/v1/worker/status", get(|_: As<Fleet>, State(w): State<Arc<Worker>>| async move { Json(json!({ "worker_id": w.id, "status": w.status() })) }))
         .route(
             "/v1/instances/{id}/reset",
             post(|State(w): State<Arc<Worker>>, Path(id): Path<u64>, Body(r): Body<ResetRequest>| async move {
@@ -429,8 +427,7 @@ fn worker_routes(w: Arc<Worker>) -> Router {
         .route(
             "/v1/instances/{id}/step",
             post(|State(w): State<Arc<Worker>>, Path(id): Path<u64>, Body(r): Body<StepRequest>| async move {
-                let action: Action = serde_json::from_value(r.action)
-                    .map_err(|e| ApiError::from(WorkerError::BadAction(e.to_string())))?;
+                let action: Action = serde_json::from_value(r.action).map_err(|e| ApiError::from(WorkerError::BadAction(e.to_string())))?;
                 if r.request_id.is_empty() || r.request_id.len() > 200 {
                     return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "request_id must be 1 to 200 characters"));
                 }

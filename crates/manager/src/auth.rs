@@ -58,11 +58,7 @@ impl Credentials {
     /// strings count as unset.
     pub fn from_env(client: Option<String>, worker: Option<String>, operator: Option<String>) -> Credentials {
         let pick = |flag: Option<String>, var: &str| flag.or_else(|| std::env::var(var).ok()).filter(|t| !t.is_empty());
-        Credentials {
-            client: pick(client, "GUIGYM_TOKEN"),
-            worker: pick(worker, "GUIGYM_WORKER_TOKEN"),
-            operator: pick(operator, "GUIGYM_OPERATOR_TOKEN"),
-        }
+        Credentials { client: pick(client, "GUIGYM_TOKEN"), worker: pick(worker, "GUIGYM_WORKER_TOKEN"), operator: pick(operator, "GUIGYM_OPERATOR_TOKEN") }
     }
 
     fn of(&self, role: Role) -> Option<&str> {
@@ -83,7 +79,11 @@ impl Credentials {
             return Ok(());
         }
         let Some(expected) = self.of(role) else {
-            return Err(ApiError::new(StatusCode::FORBIDDEN, "forbidden", format!("this server has no credential for this route: start it with {}", role.flag())));
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                format!("this server has no credential for this route: start it with {}", role.flag()),
+            ));
         };
         match given {
             Some(g) if same(g.as_bytes(), expected.as_bytes()) => Ok(()),

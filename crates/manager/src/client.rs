@@ -39,9 +39,7 @@ impl ClientError {
     pub fn into_env_error(self) -> EnvError {
         match &self {
             ClientError::Status { status: 401 | 403, .. } => EnvError::Denied(self.to_string()),
-            ClientError::Status { status: 503, retry_after_ms, .. } => {
-                EnvError::NoCapacity { message: self.to_string(), retry_after_ms: *retry_after_ms }
-            }
+            ClientError::Status { status: 503, retry_after_ms, .. } => EnvError::NoCapacity { message: self.to_string(), retry_after_ms: *retry_after_ms },
             ClientError::Status { status: 400 | 422, .. } => EnvError::BadTask(self.to_string()),
             _ => EnvError::Infra(self.to_string()),
         }
@@ -75,7 +73,13 @@ impl ApiClient {
     }
 
     /// A call with extra headers.
-    pub async fn call_with<T: DeserializeOwned>(&self, method: reqwest::Method, path: &str, body: Option<&Value>, headers: &[(&str, &str)]) -> Result<T, ClientError> {
+    pub async fn call_with<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Result<T, ClientError> {
         let mut req = self.http.request(method, format!("{}{path}", self.base)).timeout(self.timeout);
         for (name, value) in headers {
             req = req.header(*name, *value);
@@ -95,7 +99,11 @@ impl ApiClient {
             return Err(ClientError::Status {
                 status,
                 code: v.pointer("/error/code").and_then(Value::as_str).unwrap_or("http").to_string(),
-                message: v.pointer("/error/message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| String::from_utf8_lossy(&bytes).chars().take(300).collect()),
+                message: v
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| String::from_utf8_lossy(&bytes).chars().take(300).collect()),
                 retry_after_ms,
             });
         }
@@ -256,8 +264,8 @@ impl ManagerProvider {
             .post("/v1/leases", &json!({ "spec": self.spec, "count": count, "ttl_ms": self.ttl.as_millis() as u64 }))
             .await
             .map_err(ClientError::into_env_error)?;
-        let grants: Vec<LeaseGrant> = serde_json::from_value(v.get("leases").cloned().unwrap_or(Value::Null))
-            .map_err(|e| EnvError::Infra(format!("lease response: {e}")))?;
+        let grants: Vec<LeaseGrant> =
+            serde_json::from_value(v.get("leases").cloned().unwrap_or(Value::Null)).map_err(|e| EnvError::Infra(format!("lease response: {e}")))?;
         Ok(grants
             .into_iter()
             .map(|g| {

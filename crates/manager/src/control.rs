@@ -227,7 +227,8 @@ impl Manager {
             if workers.iter().any(|w| w.id == worker_id && w.local.is_some()) {
                 return Err(ControlError::Conflict(format!("worker id {worker_id} is taken")));
             }
-            let replaced: Vec<String> = workers.iter().filter(|w| w.data_url == data_url && w.id != worker_id && w.local.is_none()).map(|w| w.id.clone()).collect();
+            let replaced: Vec<String> =
+                workers.iter().filter(|w| w.data_url == data_url && w.id != worker_id && w.local.is_none()).map(|w| w.id.clone()).collect();
             let resumed = match workers.iter_mut().find(|w| w.id == worker_id) {
                 Some(w) => {
                     w.link = link;
@@ -633,11 +634,7 @@ impl Manager {
         let leased = self.active_leases();
         let total: usize = alive.iter().map(|w| w.status.instances).sum();
         let ready: usize = alive.iter().map(|w| w.status.ready.values().sum::<usize>()).sum();
-        vec![
-            ("leased".into(), leased as f64),
-            ("ready".into(), ready as f64),
-            ("other".into(), total.saturating_sub(leased + ready) as f64),
-        ]
+        vec![("leased".into(), leased as f64), ("ready".into(), ready as f64), ("other".into(), total.saturating_sub(leased + ready) as f64)]
     }
 }
 

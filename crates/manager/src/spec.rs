@@ -85,10 +85,8 @@ impl Backends {
     /// A provider for the spec, or a message naming what is wrong with it.
     pub fn provider(&self, spec: &EnvSpec) -> Result<Arc<dyn EnvProvider>, String> {
         spec.check()?;
-        let f = self
-            .factories
-            .get(&spec.backend)
-            .ok_or_else(|| format!("unknown backend \"{}\"; this worker hosts: {}", spec.backend, self.names().join(", ")))?;
+        let f =
+            self.factories.get(&spec.backend).ok_or_else(|| format!("unknown backend \"{}\"; this worker hosts: {}", spec.backend, self.names().join(", ")))?;
         f(spec)
     }
 }

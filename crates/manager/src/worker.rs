@@ -236,11 +236,7 @@ impl Worker {
     fn eviction_candidate(&self, wanted: &EnvSpec) -> Option<u64> {
         let used = lock(&self.used);
         let mut ready = lock(&self.ready);
-        let spec = ready
-            .iter()
-            .filter(|(s, ids)| *s != wanted && !ids.is_empty())
-            .min_by_key(|(s, _)| used.get(*s).copied())
-            .map(|(s, _)| s.clone())?;
+        let spec = ready.iter().filter(|(s, ids)| *s != wanted && !ids.is_empty()).min_by_key(|(s, _)| used.get(*s).copied()).map(|(s, _)| s.clone())?;
         ready.get_mut(&spec).and_then(Vec::pop)
     }
 

@@ -105,13 +105,7 @@ pub async fn run_attempt(
         let prompt = episode.prompt(&observation);
         let mut harness_ms = ms(harness_start);
         let policy_start = Instant::now();
-        let input = PolicyInput {
-            instruction: &task.instruction,
-            observation: &observation,
-            prompt: &prompt,
-            history: &trajectory.steps,
-            trajectory_id,
-        };
+        let input = PolicyInput { instruction: &task.instruction, observation: &observation, prompt: &prompt, history: &trajectory.steps, trajectory_id };
         let output = match policy.act(&input).await {
             Ok(output) => output,
             // The episode outgrew the model: the agent's run ends here and is judged as is.

@@ -202,7 +202,10 @@ fn blocks_reordered(body: &[Action]) -> Option<Vec<Action>> {
     let ends: Vec<usize> = body.iter().enumerate().filter(|(_, a)| **a == Action::Back).map(|(i, _)| i).collect();
     let first = *ends.first()?;
     // The blocks: from the first block's start (the action after the app was opened) to each `back`.
-    let start = body[..first].iter().rposition(|a| matches!(a, Action::OpenApp { .. }) || matches!(a, Action::Click { element: Some(e), .. } if e.starts_with("app:")))? + 1;
+    let start = body[..first]
+        .iter()
+        .rposition(|a| matches!(a, Action::OpenApp { .. }) || matches!(a, Action::Click { element: Some(e), .. } if e.starts_with("app:")))?
+        + 1;
     let mut blocks = Vec::new();
     let mut from = start;
     for &end in &ends {
@@ -234,7 +237,10 @@ pub fn cases(task: &TaskSpec) -> Vec<Case> {
             let mut a = body.clone();
             a.splice(
                 i..=i,
-                [Action::Type { text: format!("{text}q"), element: element.clone(), clear: *clear }, Action::Type { text: text.clone(), element: None, clear: true }],
+                [
+                    Action::Type { text: format!("{text}q"), element: element.clone(), clear: *clear },
+                    Action::Type { text: text.clone(), element: None, clear: true },
+                ],
             );
             out.push(Case { rule: "typo_corrected", must_pass: true, actions: done(a, end) });
         }
@@ -285,9 +291,21 @@ pub fn cases(task: &TaskSpec) -> Vec<Case> {
     }
     // A change in an app the task does not involve.
     let elsewhere: Vec<Action> = if task.apps.iter().any(|a| a == "Notes") {
-        [vec![Action::Home, Action::OpenApp { name: "Clock".into() }, Action::click_element("new_alarm")], fill("time", "05:55"), fill("label", "audit"), vec![Action::click_element("save")]].concat()
+        [
+            vec![Action::Home, Action::OpenApp { name: "Clock".into() }, Action::click_element("new_alarm")],
+            fill("time", "05:55"),
+            fill("label", "audit"),
+            vec![Action::click_element("save")],
+        ]
+        .concat()
     } else {
-        [vec![Action::Home, Action::OpenApp { name: "Notes".into() }, Action::click_element("new")], fill("title", "Audit"), fill("body", "x"), vec![Action::click_element("save")]].concat()
+        [
+            vec![Action::Home, Action::OpenApp { name: "Notes".into() }, Action::click_element("new")],
+            fill("title", "Audit"),
+            fill("body", "x"),
+            vec![Action::click_element("save")],
+        ]
+        .concat()
     };
     out.push(Case { rule: "side_effect_elsewhere", must_pass: false, actions: done([body.clone(), elsewhere].concat(), end) });
     // A second, contradicting message after the one asked for.
@@ -379,10 +397,7 @@ async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>,
             // no fact carried over from another item (a swapped source would still give the
             // right result from the walkthrough's hard-coded text).
             let single_target = task.apps.len() == 1 && !body.iter().any(|a| matches!(a, Action::Answer { .. }));
-            let item = body[..=k]
-                .iter()
-                .rposition(|a| matches!(a, Action::Click { element: Some(e), .. } if numbered(e).is_some()))
-                .filter(|_| single_target);
+            let item = body[..=k].iter().rposition(|a| matches!(a, Action::Click { element: Some(e), .. } if numbered(e).is_some())).filter(|_| single_target);
             if let Some(i) = item {
                 if let Action::Click { element: Some(e), .. } = &body[i] {
                     if let Some((prefix, n)) = numbered(e) {
@@ -476,11 +491,7 @@ pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, report: &mut AuditRe
             continue;
         }
         let verdict = env.evaluate().await?;
-        let detail = if verdict.success {
-            "the verifier accepted it".to_string()
-        } else {
-            verdict.first_failure().unwrap_or_else(|| "failed".into())
-        };
+        let detail = if verdict.success { "the verifier accepted it".to_string() } else { verdict.first_failure().unwrap_or_else(|| "failed".into()) };
         report.add(task, &case, verdict.success, detail);
     }
     Ok(())

@@ -379,9 +379,7 @@ mod tests {
     }
 
     fn group(id: &str, version: u64, n: usize) -> (String, Vec<Sample>) {
-        let samples = (0..n)
-            .map(|i| Sample { trajectory_id: format!("{id}-t{i}"), group_id: id.into(), ..sample(version) })
-            .collect();
+        let samples = (0..n).map(|i| Sample { trajectory_id: format!("{id}-t{i}"), group_id: id.into(), ..sample(version) }).collect();
         (id.to_string(), samples)
     }
 

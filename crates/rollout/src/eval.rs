@@ -160,8 +160,7 @@ pub async fn eval(
         None => 0,
     };
     let attempts_of = |t: usize| config.task_attempts.get(t).copied().unwrap_or(config.attempts);
-    let jobs: VecDeque<Job> =
-        (0..tasks.len()).flat_map(|t| (0..attempts_of(t)).map(move |a| Job { task: t, attempt: a, tries: 0 })).collect();
+    let jobs: VecDeque<Job> = (0..tasks.len()).flat_map(|t| (0..attempts_of(t)).map(move |a| Job { task: t, attempt: a, tries: 0 })).collect();
     let queued = jobs.len();
     let shared = Arc::new(Shared {
         jobs: Mutex::new(jobs),
@@ -212,8 +211,7 @@ pub async fn eval(
     let mut unscored = std::mem::take(&mut *lock(&shared.unscored));
     unscored.sort_by(|a, b| (&a.task_id, a.attempt_index).cmp(&(&b.task_id, b.attempt_index)));
     let infra = std::mem::take(&mut *lock(&shared.infra));
-    let mut report =
-        EvalReport::build(&config.suite, &policy.name(), &provider.backend(), tasks.len(), config.attempts, &attempts, &infra, unscored);
+    let mut report = EvalReport::build(&config.suite, &policy.name(), &provider.backend(), tasks.len(), config.attempts, &attempts, &infra, unscored);
     report.policy_health = policy.health();
     if let Some(s) = &store {
         s.finish_run(run_id, &serde_json::to_value(&report).unwrap_or_default())?;
@@ -247,7 +245,10 @@ struct Worker {
 enum TryEnd {
     Done,
     /// Infrastructure failure: re-run on a fresh instance if tries are left.
-    Retry { reason: &'static str, detail: String },
+    Retry {
+        reason: &'static str,
+        detail: String,
+    },
     Stop(EvalError),
 }
 
@@ -362,8 +363,7 @@ impl Worker {
             store: self.store.as_deref().zip(attempt_id).map(|(s, id)| StoreRecorder { store: s, attempt_id: id, error: None }),
             prompts: self.progress.wants_prompts().then(Vec::new),
         };
-        let result =
-            run_attempt(instance, task, policy_instance.as_mut(), &self.harness, job.attempt, &trajectory_id, &mut recorder).await;
+        let result = run_attempt(instance, task, policy_instance.as_mut(), &self.harness, job.attempt, &trajectory_id, &mut recorder).await;
         let prompts = recorder.prompts.take().unwrap_or_default();
         if let Some(e) = recorder.store.and_then(|r| r.error) {
             return TryEnd::Stop(e.into());
@@ -394,12 +394,8 @@ impl Worker {
                 TryEnd::Stop(EvalError::Config(why))
             }
             Err(AttemptError::Policy(e)) => fail("policy_unavailable", e.to_string()),
-            Err(AttemptError::Env(EnvError::Denied(why))) => {
-                TryEnd::Stop(EvalError::Config(format!("the environment service refused us: {why}")))
-            }
-            Err(AttemptError::Env(e @ (EnvError::BadTask(_) | EnvError::ResetNeeded(_)))) => {
-                TryEnd::Stop(EvalError::BadTask(format!("task {}: {e}", task.id)))
-            }
+            Err(AttemptError::Env(EnvError::Denied(why))) => TryEnd::Stop(EvalError::Config(format!("the environment service refused us: {why}"))),
+            Err(AttemptError::Env(e @ (EnvError::BadTask(_) | EnvError::ResetNeeded(_)))) => TryEnd::Stop(EvalError::BadTask(format!("task {}: {e}", task.id))),
             Err(AttemptError::Env(e)) => fail("environment", e.to_string()),
         }
     }

@@ -201,10 +201,7 @@ impl Store {
     }
 
     pub fn finish_run(&self, run_id: i64, report: &serde_json::Value) -> Result<(), StoreError> {
-        self.with(|c| {
-            c.execute("UPDATE runs SET finished_at = ?1, report = ?2 WHERE id = ?3", params![now(), report.to_string(), run_id])
-                .map(|_| ())
-        })
+        self.with(|c| c.execute("UPDATE runs SET finished_at = ?1, report = ?2 WHERE id = ?3", params![now(), report.to_string(), run_id]).map(|_| ()))
     }
 
     /// Starts a try of an attempt under its opaque trajectory id (what model servers see);
@@ -394,9 +391,7 @@ impl Store {
                 "SELECT a.task_id, a.attempt_index, s.idx, s.action FROM steps s JOIN attempts a ON s.attempt_id = a.id
                  WHERE a.run_id = ?1 AND a.status = 'done' ORDER BY a.task_id, a.attempt_index, s.idx",
             )?;
-            let rows = stmt.query_map([run_id], |r| {
-                Ok(StoredStep { task_id: r.get(0)?, attempt_index: r.get(1)?, index: r.get(2)?, action: r.get(3)? })
-            })?;
+            let rows = stmt.query_map([run_id], |r| Ok(StoredStep { task_id: r.get(0)?, attempt_index: r.get(1)?, index: r.get(2)?, action: r.get(3)? }))?;
             rows.collect()
         })
     }
@@ -406,23 +401,14 @@ impl Store {
     /// Registers a training run; false when one of that name exists already.
     pub fn create_train_run(&self, name: &str, config: &serde_json::Value) -> Result<bool, StoreError> {
         self.with(|c| {
-            let n = c.execute(
-                "INSERT OR IGNORE INTO train_runs (name, config, started_at) VALUES (?1, ?2, ?3)",
-                params![name, config.to_string(), now()],
-            )?;
+            let n = c.execute("INSERT OR IGNORE INTO train_runs (name, config, started_at) VALUES (?1, ?2, ?3)", params![name, config.to_string(), now()])?;
             Ok(n == 1)
         })
     }
 
     /// Records a finished round and the running task statistics, in one transaction, so a
     /// resumed run starts from a consistent point.
-    pub fn finish_train_round(
-        &self,
-        name: &str,
-        round: u32,
-        stats: &serde_json::Value,
-        tasks: &[(String, u64, u64)],
-    ) -> Result<(), StoreError> {
+    pub fn finish_train_round(&self, name: &str, round: u32, stats: &serde_json::Value, tasks: &[(String, u64, u64)]) -> Result<(), StoreError> {
         let mut conn = self.db.lock().unwrap_or_else(|p| p.into_inner());
         let tx = conn.transaction().map_err(|e| self.err(e))?;
         tx.execute("INSERT OR REPLACE INTO train_rounds (name, round, stats) VALUES (?1, ?2, ?3)", params![name, round, stats.to_string()])

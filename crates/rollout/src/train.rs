@@ -407,7 +407,9 @@ async fn buffer_state(http: &reqwest::Client, url: &str) -> Result<serde_json::V
 
 /// The weight version a buffer holds (what its trainer last announced).
 async fn buffer_version(http: &reqwest::Client, url: &str) -> Result<u64, TrainError> {
-    buffer_state(http, url).await?["weight_version"].as_u64().ok_or_else(|| TrainError::Run(format!("trajectory buffer {url}: no weight_version in /v1/buffer")))
+    buffer_state(http, url).await?["weight_version"]
+        .as_u64()
+        .ok_or_else(|| TrainError::Run(format!("trajectory buffer {url}: no weight_version in /v1/buffer")))
 }
 
 /// Waits while the buffer holds `max` samples or more that the trainer has not consumed.
@@ -546,9 +548,8 @@ impl Trainer<'_> {
         for round in (done.len() as u32)..c.rounds {
             let started = Instant::now();
             // The next tasks of the seeded order, cycling over the pool.
-            let picked: Vec<TaskSpec> = (0..c.tasks_per_round.min(self.pool.len()))
-                .map(|i| self.pool[order[(round as usize * c.tasks_per_round + i) % order.len()]].clone())
-                .collect();
+            let picked: Vec<TaskSpec> =
+                (0..c.tasks_per_round.min(self.pool.len())).map(|i| self.pool[order[(round as usize * c.tasks_per_round + i) % order.len()]].clone()).collect();
             let budgets: Vec<u32> = picked.iter().map(|t| sampler.budget(&t.id) as u32).collect();
             let eval_config = EvalConfig {
                 suite: format!("train:{}:round{round}", c.name),
@@ -573,7 +574,8 @@ impl Trainer<'_> {
             let whole_round = matches!(c.algorithm.name, Algorithm::ReinforcePp | Algorithm::ReinforcePpBaseline);
             let settings = c.algorithm.for_trainer(c.policy.openai.as_ref().map_or(512, |o| o.max_tokens));
             let rollouts = async {
-                let r = eval(Arc::new(picked.clone()), &eval_config, self.provider.clone(), self.policy.clone(), Some(self.store.clone()), collected.clone()).await;
+                let r =
+                    eval(Arc::new(picked.clone()), &eval_config, self.provider.clone(), self.policy.clone(), Some(self.store.clone()), collected.clone()).await;
                 collected.close();
                 r
             };
@@ -622,7 +624,8 @@ impl Trainer<'_> {
             }
             let path = c.output.join(format!("round-{round}.jsonl"));
             let lines: Vec<String> = samples.iter().filter_map(|s| serde_json::to_string(s).ok()).collect();
-            std::fs::write(&path, lines.join("\n") + if lines.is_empty() { "" } else { "\n" }).map_err(|e| TrainError::Run(format!("{}: {e}", path.display())))?;
+            std::fs::write(&path, lines.join("\n") + if lines.is_empty() { "" } else { "\n" })
+                .map_err(|e| TrainError::Run(format!("{}: {e}", path.display())))?;
             let stats = RoundStats {
                 round,
                 eval_run,

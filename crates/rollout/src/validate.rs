@@ -53,11 +53,5 @@ pub async fn validate_task(env: &mut dyn Env, task: &TaskSpec) -> Result<Validat
         };
         return Ok(fail("walkthrough", why));
     }
-    Ok(Validation {
-        task_id: task.id.clone(),
-        family: task.family.clone(),
-        passed: true,
-        failure: None,
-        walkthrough_steps: task.walkthrough.len(),
-    })
+    Ok(Validation { task_id: task.id.clone(), family: task.family.clone(), passed: true, failure: None, walkthrough_steps: task.walkthrough.len() })
 }

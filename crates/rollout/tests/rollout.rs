@@ -72,16 +72,8 @@ fn golden_eval_succeeds_and_the_store_holds_every_step() {
         let tasks = Arc::new(tasks::suite("smoke").unwrap());
         let config = EvalConfig { suite: "smoke".into(), attempts: 2, parallel: 4, ..Default::default() };
         let collect = Arc::new(Collect::default());
-        let (run_id, report) = eval(
-            tasks.clone(),
-            &config,
-            Arc::new(SimProvider::default()),
-            Arc::new(PolicyKind::Golden),
-            Some(store.clone()),
-            collect.clone(),
-        )
-        .await
-        .unwrap();
+        let (run_id, report) =
+            eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Golden), Some(store.clone()), collect.clone()).await.unwrap();
         assert_eq!(report.success_rate, 1.0);
         assert_eq!(report.pass_hat_n, 1.0);
         assert_eq!(report.infra_failures, 0);
@@ -115,8 +107,7 @@ fn random_policy_rarely_succeeds() {
     block_on(async {
         let tasks = Arc::new(tasks::suite("smoke").unwrap());
         let config = EvalConfig { suite: "smoke".into(), attempts: 2, parallel: 2, ..Default::default() };
-        let (_, report) =
-            eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Random), None, Arc::new(())).await.unwrap();
+        let (_, report) = eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Random), None, Arc::new(())).await.unwrap();
         assert!(report.success_rate <= 0.2, "random succeeded {}", report.success_rate);
         assert!(report.mean_steps > 5.0);
     });
@@ -179,8 +170,7 @@ fn infrastructure_failures_are_rerun_and_never_scored() {
         let dir = temp_store("flaky");
         let store = Arc::new(Store::open(&dir).unwrap());
         let provider = Arc::new(Flaky { created: AtomicUsize::new(0), failures: 3 });
-        let (run_id, report) =
-            eval(tasks.clone(), &config, provider, Arc::new(PolicyKind::Golden), Some(store.clone()), Arc::new(())).await.unwrap();
+        let (run_id, report) = eval(tasks.clone(), &config, provider, Arc::new(PolicyKind::Golden), Some(store.clone()), Arc::new(())).await.unwrap();
         assert_eq!(report.infra_failures, 3);
         assert_eq!(report.unscored, 0);
         assert_eq!(report.attempts, tasks.len());
@@ -217,8 +207,7 @@ fn a_policy_that_stays_down_leaves_attempts_unscored() {
     block_on(async {
         let tasks = Arc::new(tasks::suite("smoke").unwrap()[..3].to_vec());
         let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, max_infra_retries: 2, ..Default::default() };
-        let (_, report) =
-            eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(DownFactory), None, Arc::new(())).await.unwrap();
+        let (_, report) = eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(DownFactory), None, Arc::new(())).await.unwrap();
         assert_eq!(report.attempts, 0);
         assert_eq!(report.unscored, 3);
         assert_eq!(report.infra_failures, 9);
@@ -255,9 +244,7 @@ fn malformed_output_is_an_invalid_step_not_a_crash() {
         let mut policy = GarbageFirst { golden: GoldenPolicy::new(task.walkthrough.clone()), sent_garbage: false, seen_feedback: seen.clone() };
         let mut env = SimEnv::new(Screen::PHONE);
         let harness = guigym_harness::Harness::default();
-        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &harness, 0, "t", &mut guigym_rollout::NullRecorder)
-            .await
-            .unwrap();
+        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &harness, 0, "t", &mut guigym_rollout::NullRecorder).await.unwrap();
         let first = &attempt.trajectory.steps[0];
         assert!(first.invalid);
         assert!(first.action.is_none());
@@ -273,9 +260,7 @@ fn terminating_with_success_on_an_unsolved_task_is_a_false_complete() {
         let task = tasks::find_task("contacts.add/0").unwrap();
         let mut policy = GoldenPolicy::new(vec![Action::Terminate { status: guigym_core::TerminateStatus::Success }]);
         let mut env = SimEnv::new(Screen::PHONE);
-        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &Default::default(), 0, "t", &mut guigym_rollout::NullRecorder)
-            .await
-            .unwrap();
+        let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &Default::default(), 0, "t", &mut guigym_rollout::NullRecorder).await.unwrap();
         assert!(attempt.false_complete());
         assert_eq!(attempt.trajectory.steps.len(), 1);
     });
@@ -441,14 +426,11 @@ fn a_refused_configuration_stops_the_run_and_context_length_is_scored() {
     block_on(async {
         let tasks = Arc::new(tasks::suite("smoke").unwrap());
         let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, ..Default::default() };
-        let err = eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(Scripted("refused")), None, Arc::new(()))
-            .await
-            .unwrap_err();
+        let err = eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(Scripted("refused")), None, Arc::new(())).await.unwrap_err();
         assert!(matches!(err, guigym_rollout::EvalError::Config(_)), "{err}");
         assert!(err.to_string().contains("does not exist"));
 
-        let (_, report) =
-            eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(Scripted("small")), None, Arc::new(())).await.unwrap();
+        let (_, report) = eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(Scripted("small")), None, Arc::new(())).await.unwrap();
         assert_eq!(report.attempts, tasks.len(), "context-length attempts stay in the denominator");
         assert_eq!(report.unscored, 0);
         let long = tasks.iter().filter(|t| t.walkthrough.len() > 3).count();
@@ -515,8 +497,7 @@ fn no_capacity_waits_and_burns_no_attempt() {
         let tasks = Arc::new(tasks::suite("smoke").unwrap()[..10].to_vec());
         let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 4, max_infra_retries: 0, ..Default::default() };
         let provider = Arc::new(OneInstance { busy: Default::default(), refusals: AtomicUsize::new(0) });
-        let (_, report) =
-            eval(tasks.clone(), &config, provider.clone(), Arc::new(PolicyKind::Golden), None, Arc::new(())).await.unwrap();
+        let (_, report) = eval(tasks.clone(), &config, provider.clone(), Arc::new(PolicyKind::Golden), None, Arc::new(())).await.unwrap();
         assert!(provider.refusals.load(Ordering::SeqCst) > 0, "the other workers were refused");
         assert_eq!(report.attempts, 10);
         assert_eq!(report.unscored, 0);
@@ -534,9 +515,7 @@ fn trajectory_ids_are_opaque_unique_and_map_back_through_the_store() {
         let collect = Arc::new(Collect::default());
         let mut ids = std::collections::BTreeSet::new();
         for _ in 0..2 {
-            eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Golden), Some(store.clone()), collect.clone())
-                .await
-                .unwrap();
+            eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Golden), Some(store.clone()), collect.clone()).await.unwrap();
         }
         for a in collect.0.lock().unwrap().iter() {
             assert_eq!(a.trajectory_id.len(), 32);

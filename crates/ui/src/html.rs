@@ -47,11 +47,8 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
         );
         // A node cut by its list's edge is exactly its visible slice: no padding or border may
         // grow it past the list, where it would take taps meant for what lies beyond.
-        let base = if p.visible.h < p.rect.h || p.visible.w < p.rect.w {
-            format!("{base};padding-top:0;padding-bottom:0;border-width:0;margin:0")
-        } else {
-            base
-        };
+        let base =
+            if p.visible.h < p.rect.h || p.visible.w < p.rect.w { format!("{base};padding-top:0;padding-bottom:0;border-width:0;margin:0") } else { base };
         // What an open dialog covers is offered as nothing, as in the native UI tree.
         let disabled = if v.enabled && live.contains(&i) { "" } else { " aria-disabled=\"true\"" };
         let el = match &v.kind {

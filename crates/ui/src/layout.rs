@@ -121,17 +121,9 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
         Kind::Column | Kind::List { .. } => view.children.iter().map(|c| intrinsic(c, width, scale)).sum(),
         Kind::Row => {
             let total: f32 = view.children.iter().map(|c| c.weight).sum::<f32>().max(f32::EPSILON);
-            view.children
-                .iter()
-                .map(|c| intrinsic(c, width * c.weight / total, scale))
-                .fold(0.0, f32::max)
+            view.children.iter().map(|c| intrinsic(c, width * c.weight / total, scale)).fold(0.0, f32::max)
         }
-        Kind::Stack => view
-            .children
-            .iter()
-            .filter(|c| !matches!(c.kind, Kind::Dialog { .. }))
-            .map(|c| intrinsic(c, width, scale))
-            .fold(0.0, f32::max),
+        Kind::Stack => view.children.iter().filter(|c| !matches!(c.kind, Kind::Dialog { .. })).map(|c| intrinsic(c, width, scale)).fold(0.0, f32::max),
         Kind::Text { text, style } => text_height(text, *style, width, scale),
         Kind::Button { .. } => dp(60.0),
         Kind::TextField { multiline, .. } => dp(if *multiline { 128.0 } else { 64.0 }),
@@ -140,9 +132,7 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
         Kind::Tabs => dp(48.0) * tab_rows(view, width, scale).len().max(1) as f32,
         Kind::Tab { .. } => dp(48.0),
         Kind::Dialog { title } => {
-            text_height(title, TextStyle::Title, width, scale)
-                + view.children.iter().map(|c| intrinsic(c, width, scale)).sum::<f32>()
-                + dp(16.0)
+            text_height(title, TextStyle::Title, width, scale) + view.children.iter().map(|c| intrinsic(c, width, scale)).sum::<f32>() + dp(16.0)
         }
         Kind::Icon { .. } => dp(92.0),
         Kind::AppBar { .. } => dp(56.0),
@@ -204,11 +194,7 @@ impl<'a> Layout<'a> {
         let child_id = |i: usize| format!("{id}/{i}");
         match &view.kind {
             Kind::Column => {
-                let heights: Vec<Option<f32>> = view
-                    .children
-                    .iter()
-                    .map(|c| (!flexible(c)).then(|| intrinsic(c, w, scale)))
-                    .collect();
+                let heights: Vec<Option<f32>> = view.children.iter().map(|c| (!flexible(c)).then(|| intrinsic(c, w, scale))).collect();
                 let fixed: f32 = heights.iter().flatten().sum();
                 let flex = heights.iter().filter(|h| h.is_none()).count().max(1) as f32;
                 let flex_h = ((h - fixed) / flex).max(0.0);
@@ -300,18 +286,12 @@ impl<'a> Layout<'a> {
 
     /// The topmost node under a point that reacts to a tap.
     pub fn hit(&self, x: f32, y: f32) -> Option<&Placed<'a>> {
-        self.nodes[self.touchable()]
-            .iter()
-            .rev()
-            .find(|p| p.view.clickable() && p.visible.h > 0 && p.visible.contains(x, y))
+        self.nodes[self.touchable()].iter().rev().find(|p| p.view.clickable() && p.visible.h > 0 && p.visible.contains(x, y))
     }
 
     /// The topmost scrollable node under a point.
     pub fn scrollable_at(&self, x: f32, y: f32) -> Option<&Placed<'a>> {
-        self.nodes[self.touchable()]
-            .iter()
-            .rev()
-            .find(|p| matches!(p.view.kind, Kind::List { .. }) && p.visible.contains(x, y))
+        self.nodes[self.touchable()].iter().rev().find(|p| matches!(p.view.kind, Kind::List { .. }) && p.visible.contains(x, y))
     }
 
     pub fn find(&self, id: &str) -> Option<&Placed<'a>> {
@@ -396,10 +376,8 @@ mod tests {
         assert_eq!(l.hit(cx, cy).unwrap().id, "contact:2");
         assert!(l.hit(5.0, 5.0).is_none(), "status bar is not clickable");
 
-        let with_dialog = View::stack([
-            screen(),
-            View::dialog("confirm", "Delete?", [View::row([View::button("cancel", "Cancel"), View::button("ok", "Delete")])]),
-        ]);
+        let with_dialog =
+            View::stack([screen(), View::dialog("confirm", "Delete?", [View::row([View::button("cancel", "Cancel"), View::button("ok", "Delete")])])]);
         let l = Layout::new(&with_dialog, Screen::PHONE);
         assert!(l.hit(cx, cy).is_none(), "the dialog blocks the list");
         // And the UI tree does not offer what the dialog covers.

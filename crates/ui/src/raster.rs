@@ -114,8 +114,7 @@ impl Painter {
         let (w, h) = (self.pixmap.width() as i32, self.pixmap.height() as i32);
         for ch in s.chars() {
             let key = (ch, size.to_bits());
-            let (metrics, bitmap) =
-                self.glyphs.entry(key).or_insert_with(|| font().rasterize(ch, size)).clone();
+            let (metrics, bitmap) = self.glyphs.entry(key).or_insert_with(|| font().rasterize(ch, size)).clone();
             let gx = (pen + metrics.xmin as f32).round() as i32;
             let gy = (y + ascent - metrics.height as f32 - metrics.ymin as f32).round() as i32;
             let data = self.pixmap.data_mut();
@@ -184,7 +183,13 @@ impl Painter {
             }
             Kind::Button { label, danger } => {
                 let b = inset(r, d(PAD), d(6.0));
-                let bg = if !view.enabled { t.divider } else if *danger { t.danger } else { t.primary };
+                let bg = if !view.enabled {
+                    t.divider
+                } else if *danger {
+                    t.danger
+                } else {
+                    t.primary
+                };
                 self.fill(b, clip, bg, 255, self.dp(10.0));
                 self.centered(label, b, clip, TextStyle::Body, t.on_primary);
             }

@@ -28,28 +28,66 @@ pub enum Kind {
     Row,
     /// Children drawn over each other in the same box.
     Stack,
-    Text { text: String, style: TextStyle },
-    Button { label: String, danger: bool },
-    TextField { value: String, placeholder: String, focused: bool, multiline: bool },
+    Text {
+        text: String,
+        style: TextStyle,
+    },
+    Button {
+        label: String,
+        danger: bool,
+    },
+    TextField {
+        value: String,
+        placeholder: String,
+        focused: bool,
+        multiline: bool,
+    },
     /// A vertically scrollable list, shifted up by `offset` dp and clipped.
-    List { offset: i32 },
+    List {
+        offset: i32,
+    },
     /// A clickable row of a list: a title and a subtitle.
-    Item { title: String, subtitle: String, trailing: String },
-    Checkbox { label: String, checked: bool },
-    Switch { label: String, on: bool },
+    Item {
+        title: String,
+        subtitle: String,
+        trailing: String,
+    },
+    Checkbox {
+        label: String,
+        checked: bool,
+    },
+    Switch {
+        label: String,
+        on: bool,
+    },
     /// A row of tabs; children are the tab labels (built by `View::tabs`).
     Tabs,
-    Tab { label: String, selected: bool },
+    Tab {
+        label: String,
+        selected: bool,
+    },
     /// A modal card centred over the screen; children are its content.
-    Dialog { title: String },
+    Dialog {
+        title: String,
+    },
     /// An app icon or a glyph button: a coloured square with a short label.
-    Icon { label: String, glyph: String, color: [u8; 3] },
+    Icon {
+        label: String,
+        glyph: String,
+        color: [u8; 3],
+    },
     /// The top bar of a screen.
-    AppBar { title: String },
+    AppBar {
+        title: String,
+    },
     /// The phone's status bar.
-    StatusBar { time: String },
+    StatusBar {
+        time: String,
+    },
     /// Empty space of a fixed height in dp.
-    Spacer { height: f32 },
+    Spacer {
+        height: f32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,23 +161,11 @@ impl View {
     }
 
     pub fn field(id: impl Into<String>, value: &str, placeholder: &str, focused: bool) -> View {
-        View::new(Kind::TextField {
-            value: value.to_string(),
-            placeholder: placeholder.to_string(),
-            focused,
-            multiline: false,
-        })
-        .id(id)
+        View::new(Kind::TextField { value: value.to_string(), placeholder: placeholder.to_string(), focused, multiline: false }).id(id)
     }
 
     pub fn multiline_field(id: impl Into<String>, value: &str, placeholder: &str, focused: bool) -> View {
-        View::new(Kind::TextField {
-            value: value.to_string(),
-            placeholder: placeholder.to_string(),
-            focused,
-            multiline: true,
-        })
-        .id(id)
+        View::new(Kind::TextField { value: value.to_string(), placeholder: placeholder.to_string(), focused, multiline: true }).id(id)
     }
 
     pub fn list(id: impl Into<String>, offset: i32, items: impl IntoIterator<Item = View>) -> View {
@@ -150,12 +176,7 @@ impl View {
         View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: String::new() }).id(id)
     }
 
-    pub fn item_with(
-        id: impl Into<String>,
-        title: impl Into<String>,
-        subtitle: impl Into<String>,
-        trailing: impl Into<String>,
-    ) -> View {
+    pub fn item_with(id: impl Into<String>, title: impl Into<String>, subtitle: impl Into<String>, trailing: impl Into<String>) -> View {
         View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into() }).id(id)
     }
 
@@ -169,11 +190,9 @@ impl View {
 
     /// A tab row: `tabs` are (id, label) pairs; `selected` indexes them.
     pub fn tabs<'a>(id: impl Into<String>, tabs: impl IntoIterator<Item = (&'a str, &'a str)>, selected: usize) -> View {
-        View::new(Kind::Tabs).id(id).children(
-            tabs.into_iter()
-                .enumerate()
-                .map(|(i, (tid, label))| View::new(Kind::Tab { label: label.to_string(), selected: i == selected }).id(tid)),
-        )
+        View::new(Kind::Tabs)
+            .id(id)
+            .children(tabs.into_iter().enumerate().map(|(i, (tid, label))| View::new(Kind::Tab { label: label.to_string(), selected: i == selected }).id(tid)))
     }
 
     pub fn dialog(id: impl Into<String>, title: impl Into<String>, content: impl IntoIterator<Item = View>) -> View {

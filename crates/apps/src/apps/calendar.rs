@@ -109,12 +109,7 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
                 s.ui.toast = Some(p.to_string());
                 return format!("not saved: {p}");
             }
-            let event = Event {
-                title,
-                start: date.unwrap_or(0) + start.unwrap_or(0),
-                duration_min: 60,
-                location: s.field("location").trim().to_string(),
-            };
+            let event = Event { title, start: date.unwrap_or(0) + start.unwrap_or(0), duration_min: 60, location: s.field("location").trim().to_string() };
             s.data.events.insert(event);
             s.pop();
             s.ui.toast = Some("Event saved".into());

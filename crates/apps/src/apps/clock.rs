@@ -18,11 +18,22 @@ fn view(s: &DeviceState, route: &str) -> View {
     match split_route(route) {
         ("alarm", Some(id)) => match s.data.alarms.get(id) {
             Some(a) => {
-                let dialog = (s.ui.dialog.as_deref() == Some("delete"))
-                    .then(|| confirm("delete_dialog", "Delete alarm?", &format!("The {} alarm will be deleted.", time::time_hm(a.minute_of_day)), "confirm_delete", "Delete"));
+                let dialog = (s.ui.dialog.as_deref() == Some("delete")).then(|| {
+                    confirm(
+                        "delete_dialog",
+                        "Delete alarm?",
+                        &format!("The {} alarm will be deleted.", time::time_hm(a.minute_of_day)),
+                        "confirm_delete",
+                        "Delete",
+                    )
+                });
                 screen(
                     &format!("Alarm {}", time::time_hm(a.minute_of_day)),
-                    vec![View::text(&a.label).id("label"), View::switch("enabled", if a.enabled { "Alarm on" } else { "Alarm off" }, a.enabled), View::danger_button("delete", "Delete alarm")],
+                    vec![
+                        View::text(&a.label).id("label"),
+                        View::switch("enabled", if a.enabled { "Alarm on" } else { "Alarm off" }, a.enabled),
+                        View::danger_button("delete", "Delete alarm"),
+                    ],
                     dialog,
                 )
             }
@@ -50,7 +61,11 @@ fn view(s: &DeviceState, route: &str) -> View {
             "Clock",
             vec![
                 tabs(1),
-                View::list("timers", s.scroll("timers"), s.data.timers.iter().map(|(id, t)| View::item(format!("timer:{id}"), format!("{} min", t.minutes), &t.label))),
+                View::list(
+                    "timers",
+                    s.scroll("timers"),
+                    s.data.timers.iter().map(|(id, t)| View::item(format!("timer:{id}"), format!("{} min", t.minutes), &t.label)),
+                ),
                 View::button("new_timer", "New timer"),
             ],
             None,

@@ -20,7 +20,11 @@ fn view(s: &DeviceState, route: &str) -> View {
                     Some("move") => Some(View::dialog(
                         "move_dialog",
                         "Move to",
-                        FOLDERS.iter().filter(|d| **d != f.folder).map(|d| View::button(format!("move_to:{d}"), *d)).chain([View::button("dialog_cancel", "Cancel")]),
+                        FOLDERS
+                            .iter()
+                            .filter(|d| **d != f.folder)
+                            .map(|d| View::button(format!("move_to:{d}"), *d))
+                            .chain([View::button("dialog_cancel", "Cancel")]),
                     )),
                     _ => None,
                 };
@@ -40,11 +44,7 @@ fn view(s: &DeviceState, route: &str) -> View {
             }
             None => screen("File", vec![View::text("This file no longer exists.")], None),
         },
-        ("rename", _) => screen(
-            "Rename",
-            vec![View::field("name", s.field("name"), "File name", focus == Some("name")), View::button("save", "Save")],
-            None,
-        ),
+        ("rename", _) => screen("Rename", vec![View::field("name", s.field("name"), "File name", focus == Some("name")), View::button("save", "Save")], None),
         (_, tab) => {
             let tab = tab.unwrap_or(0) as usize % FOLDERS.len();
             let mut rows: Vec<(u32, &FileEntry)> = s.data.files.iter().filter(|(_, f)| f.folder == FOLDERS[tab]).collect();
@@ -56,9 +56,8 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::list(
                         "files",
                         s.scroll("files"),
-                        rows.into_iter().map(|(id, f)| {
-                            View::item_with(format!("file:{id}"), &f.name, format!("{} KB", f.size_kb), if f.starred { "★" } else { "" })
-                        }),
+                        rows.into_iter()
+                            .map(|(id, f)| View::item_with(format!("file:{id}"), &f.name, format!("{} KB", f.size_kb), if f.starred { "★" } else { "" })),
                     ),
                 ],
                 None,

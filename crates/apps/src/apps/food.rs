@@ -14,8 +14,9 @@ fn view(s: &DeviceState, route: &str) -> View {
     match split_route(route) {
         ("restaurant", Some(id)) => match s.data.restaurants.get(id) {
             Some(r) => {
-                let dialog = (s.ui.dialog.as_deref().is_some_and(|d| d.starts_with("switch:")))
-                    .then(|| confirm("switch_dialog", "Start a new basket?", "Your basket holds dishes from another restaurant.", "confirm_new_basket", "Start new"));
+                let dialog = (s.ui.dialog.as_deref().is_some_and(|d| d.starts_with("switch:"))).then(|| {
+                    confirm("switch_dialog", "Start a new basket?", "Your basket holds dishes from another restaurant.", "confirm_new_basket", "Start new")
+                });
                 screen(
                     &r.name,
                     vec![
@@ -38,7 +39,9 @@ fn view(s: &DeviceState, route: &str) -> View {
                 View::list(
                     "basket_lines",
                     s.scroll("basket_lines"),
-                    s.data.basket.iter().enumerate().map(|(i, l)| View::item_with(format!("bline:{i}"), &l.item, format!("× {} (tap to remove one)", l.qty), money(l.price_cents * l.qty as i64))),
+                    s.data.basket.iter().enumerate().map(|(i, l)| {
+                        View::item_with(format!("bline:{i}"), &l.item, format!("× {} (tap to remove one)", l.qty), money(l.price_cents * l.qty as i64))
+                    }),
                 ),
                 View::text(format!("Total: {}", money(super::shop::cart_total(&s.data.basket)))).id("total"),
                 View::field("address", s.field("address"), "Delivery address", focus == Some("address")),
@@ -57,7 +60,8 @@ fn view(s: &DeviceState, route: &str) -> View {
         ),
         ("order", Some(id)) => match s.data.food_orders.get(id) {
             Some(o) => {
-                let dialog = (s.ui.dialog.as_deref() == Some("cancel")).then(|| confirm("cancel_dialog", "Cancel order?", "The restaurant will be told.", "confirm_cancel", "Cancel order"));
+                let dialog = (s.ui.dialog.as_deref() == Some("cancel"))
+                    .then(|| confirm("cancel_dialog", "Cancel order?", "The restaurant will be told.", "confirm_cancel", "Cancel order"));
                 let mut body: Vec<View> = o.lines.iter().map(|l| View::text(format!("{} × {}", l.qty, l.item))).collect();
                 body.push(View::text(format!("Total: {} · {}", money(o.total_cents), o.status)).id("status"));
                 if o.status == "placed" {
@@ -101,7 +105,16 @@ pub fn place(s: &mut DeviceState, address: &str) -> Option<u32> {
     let number = format!("F{}", 501 + s.data.food_orders.next_id);
     let total_cents = super::shop::cart_total(&lines);
     let time = s.now();
-    Some(s.data.food_orders.insert(Order { number, seller, lines, total_cents, address: address.to_string(), status: "placed".into(), time, return_reason: String::new() }))
+    Some(s.data.food_orders.insert(Order {
+        number,
+        seller,
+        lines,
+        total_cents,
+        address: address.to_string(),
+        status: "placed".into(),
+        time,
+        return_reason: String::new(),
+    }))
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {

@@ -9,8 +9,7 @@ use crate::time;
 
 pub const APP: App = App { name: "Mail", glyph: "@", color: [239, 68, 68], root: "inbox", view, handle };
 
-const TABS: [(&str, &str, Folder); 3] =
-    [("tab_inbox", "Inbox", Folder::Inbox), ("tab_sent", "Sent", Folder::Sent), ("tab_trash", "Trash", Folder::Trash)];
+const TABS: [(&str, &str, Folder); 3] = [("tab_inbox", "Inbox", Folder::Inbox), ("tab_sent", "Sent", Folder::Sent), ("tab_trash", "Trash", Folder::Trash)];
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();

@@ -61,7 +61,11 @@ fn view(s: &DeviceState, route: &str) -> View {
             )
         }
         ("saved", _) => {
-            let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("remove:")).map(|_| confirm("remove_dialog", "Remove saved place?", "It will be removed from your list.", "confirm_remove", "Remove"));
+            let dialog =
+                s.ui.dialog
+                    .as_deref()
+                    .and_then(|d| d.strip_prefix("remove:"))
+                    .map(|_| confirm("remove_dialog", "Remove saved place?", "It will be removed from your list.", "confirm_remove", "Remove"));
             screen(
                 "Saved places",
                 vec![View::list(

@@ -24,10 +24,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                             View::item(format!("msg:{i}"), &m.text, format!("{who} · {}", time::short(m.time))).enabled(false)
                         }),
                     ),
-                    View::row([
-                        View::field("compose", s.field("compose"), "Text message", focus == Some("compose")).weight(3.0),
-                        View::button("send", "Send"),
-                    ]),
+                    View::row([View::field("compose", s.field("compose"), "Text message", focus == Some("compose")).weight(3.0), View::button("send", "Send")]),
                 ],
                 None,
             ),

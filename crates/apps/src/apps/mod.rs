@@ -97,12 +97,5 @@ pub fn screen(title: &str, body: Vec<View>, dialog: Option<View>) -> View {
 
 /// A confirm dialog with Cancel and a danger button.
 pub fn confirm(id: &str, title: &str, message: &str, ok_id: &str, ok_label: &str) -> View {
-    View::dialog(
-        id,
-        title,
-        [
-            View::text(message),
-            View::row([View::button("dialog_cancel", "Cancel"), View::danger_button(ok_id, ok_label)]),
-        ],
-    )
+    View::dialog(id, title, [View::text(message), View::row([View::button("dialog_cancel", "Cancel"), View::danger_button(ok_id, ok_label)])])
 }

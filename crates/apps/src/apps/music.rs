@@ -30,7 +30,11 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::dialog(
                         "add_dialog",
                         "Add to playlist",
-                        s.data.playlists.iter().map(|(pid, p)| View::button(format!("to_playlist:{pid}"), &p.name)).chain([View::button("dialog_cancel", "Cancel")]),
+                        s.data
+                            .playlists
+                            .iter()
+                            .map(|(pid, p)| View::button(format!("to_playlist:{pid}"), &p.name))
+                            .chain([View::button("dialog_cancel", "Cancel")]),
                     )
                 });
                 screen(
@@ -49,8 +53,12 @@ fn view(s: &DeviceState, route: &str) -> View {
         ("playlist", Some(id)) => match s.data.playlists.get(id) {
             Some(p) => {
                 let dialog = match s.ui.dialog.as_deref() {
-                    Some("delete") => Some(confirm("delete_dialog", "Delete playlist?", &format!("\"{}\" will be deleted.", p.name), "confirm_delete", "Delete")),
-                    Some(d) if d.starts_with("remove:") => Some(confirm("remove_dialog", "Remove song?", "It stays in your library.", "confirm_remove", "Remove")),
+                    Some("delete") => {
+                        Some(confirm("delete_dialog", "Delete playlist?", &format!("\"{}\" will be deleted.", p.name), "confirm_delete", "Delete"))
+                    }
+                    Some(d) if d.starts_with("remove:") => {
+                        Some(confirm("remove_dialog", "Remove song?", "It stays in your library.", "confirm_remove", "Remove"))
+                    }
                     _ => None,
                 };
                 screen(
@@ -73,16 +81,18 @@ fn view(s: &DeviceState, route: &str) -> View {
             }
             None => screen("Playlist", vec![], None),
         },
-        ("new_playlist", _) => screen(
-            "New playlist",
-            vec![View::field("name", s.field("name"), "Playlist name", focus == Some("name")), View::button("create", "Create")],
-            None,
-        ),
+        ("new_playlist", _) => {
+            screen("New playlist", vec![View::field("name", s.field("name"), "Playlist name", focus == Some("name")), View::button("create", "Create")], None)
+        }
         ("playlists", _) => screen(
             "Music",
             vec![
                 tabs(1),
-                View::list("playlists", s.scroll("playlists"), s.data.playlists.iter().map(|(id, p)| View::item(format!("playlist:{id}"), &p.name, format!("{} songs", p.songs.len())))),
+                View::list(
+                    "playlists",
+                    s.scroll("playlists"),
+                    s.data.playlists.iter().map(|(id, p)| View::item(format!("playlist:{id}"), &p.name, format!("{} songs", p.songs.len()))),
+                ),
                 View::button("new_playlist", "New playlist"),
                 now_playing(s),
             ],

@@ -37,7 +37,11 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::list(
                         "reviews",
                         s.scroll("reviews"),
-                        s.data.reviews.iter().filter(|(_, r)| r.place == p.name).map(|(rid, r)| View::item_with(format!("review:{rid}"), &r.author, &r.text, "★".repeat(r.stars as usize))),
+                        s.data
+                            .reviews
+                            .iter()
+                            .filter(|(_, r)| r.place == p.name)
+                            .map(|(rid, r)| View::item_with(format!("review:{rid}"), &r.author, &r.text, "★".repeat(r.stars as usize))),
                     ),
                     View::button("write", "Write a review"),
                 ],

@@ -40,13 +40,17 @@ fn view(s: &DeviceState, route: &str) -> View {
             vec![View::list(
                 "rides",
                 s.scroll("rides"),
-                s.data.rides.iter().map(|(id, r)| View::item_with(format!("ride:{id}"), format!("{} to {}", r.class, r.destination), &r.status, money(r.price_cents))),
+                s.data
+                    .rides
+                    .iter()
+                    .map(|(id, r)| View::item_with(format!("ride:{id}"), format!("{} to {}", r.class, r.destination), &r.status, money(r.price_cents))),
             )],
             None,
         ),
         ("ride", Some(id)) => match s.data.rides.get(id) {
             Some(r) => {
-                let dialog = (s.ui.dialog.as_deref() == Some("cancel")).then(|| confirm("cancel_dialog", "Cancel ride?", "Your driver will be told.", "confirm_cancel", "Cancel ride"));
+                let dialog = (s.ui.dialog.as_deref() == Some("cancel"))
+                    .then(|| confirm("cancel_dialog", "Cancel ride?", "Your driver will be told.", "confirm_cancel", "Cancel ride"));
                 let mut body = vec![
                     View::text(format!("From {} to {}", r.pickup, r.destination)),
                     View::text(format!("{} · {} · {}", r.class, money(r.price_cents), r.status)).id("status"),

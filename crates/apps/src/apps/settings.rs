@@ -24,9 +24,11 @@ fn view(s: &DeviceState, route: &str) -> View {
             None,
         ),
         "language" => {
-            let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("lang:")).map(|l| {
-                super::confirm("language_dialog", "Change language?", &format!("The phone will use {l}."), "confirm_language", "Change")
-            });
+            let dialog =
+                s.ui.dialog
+                    .as_deref()
+                    .and_then(|d| d.strip_prefix("lang:"))
+                    .map(|l| super::confirm("language_dialog", "Change language?", &format!("The phone will use {l}."), "confirm_language", "Change"));
             screen(
                 "Language",
                 vec![

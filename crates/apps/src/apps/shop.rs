@@ -48,7 +48,8 @@ fn view(s: &DeviceState, route: &str) -> View {
         ("cart", _) => {
             let dialog = s.ui.dialog.as_deref().and_then(|d| d.strip_prefix("remove:")).map(|i| {
                 // Name the item, not the line's position.
-                let item = i.parse::<usize>().ok().and_then(|i| s.data.cart.get(i)).map_or_else(|| "This item".to_string(), |l| format!("{} × {}", l.qty, l.item));
+                let item =
+                    i.parse::<usize>().ok().and_then(|i| s.data.cart.get(i)).map_or_else(|| "This item".to_string(), |l| format!("{} × {}", l.qty, l.item));
                 confirm("remove_dialog", "Remove from cart?", &format!("{item} will be removed."), "confirm_remove", "Remove")
             });
             screen(
@@ -57,9 +58,11 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::list(
                         "cart_lines",
                         s.scroll("cart_lines"),
-                        s.data.cart.iter().enumerate().map(|(i, l)| {
-                            View::item_with(format!("line:{i}"), &l.item, format!("× {}", l.qty), money(l.price_cents * l.qty as i64))
-                        }),
+                        s.data
+                            .cart
+                            .iter()
+                            .enumerate()
+                            .map(|(i, l)| View::item_with(format!("line:{i}"), &l.item, format!("× {}", l.qty), money(l.price_cents * l.qty as i64))),
                     ),
                     View::text(format!("Total: {}", money(cart_total(&s.data.cart)))).id("total"),
                     View::button("checkout", "Checkout"),
@@ -91,7 +94,12 @@ fn view(s: &DeviceState, route: &str) -> View {
                     s.scroll("orders"),
                     // The date is shown: "most recent" is read from it, never from the position.
                     rows.into_iter().map(|(id, o)| {
-                        View::item_with(format!("order:{id}"), format!("Order {}", o.number), format!("{} · {}", crate::time::date_iso(o.time), o.status), money(o.total_cents))
+                        View::item_with(
+                            format!("order:{id}"),
+                            format!("Order {}", o.number),
+                            format!("{} · {}", crate::time::date_iso(o.time), o.status),
+                            money(o.total_cents),
+                        )
                     }),
                 )],
                 None,
@@ -103,10 +111,15 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::dialog(
                         "return_dialog",
                         "Why are you returning it?",
-                        RETURN_REASONS.iter().enumerate().map(|(i, r)| View::button(format!("reason:{i}"), *r)).chain([View::button("dialog_cancel", "Cancel")]),
+                        RETURN_REASONS
+                            .iter()
+                            .enumerate()
+                            .map(|(i, r)| View::button(format!("reason:{i}"), *r))
+                            .chain([View::button("dialog_cancel", "Cancel")]),
                     )
                 });
-                let mut body: Vec<View> = o.lines.iter().map(|l| View::text(format!("{} × {} — {}", l.qty, l.item, money(l.price_cents * l.qty as i64)))).collect();
+                let mut body: Vec<View> =
+                    o.lines.iter().map(|l| View::text(format!("{} × {} — {}", l.qty, l.item, money(l.price_cents * l.qty as i64)))).collect();
                 body.push(View::text(format!("Total: {}", money(o.total_cents))).id("total"));
                 body.push(View::text(format!("Ordered: {}", crate::time::date_iso(o.time))).id("ordered"));
                 body.push(View::text(format!("Status: {}", o.status)).id("status"));
@@ -161,7 +174,16 @@ pub fn place_order(s: &mut DeviceState, address: &str) -> u32 {
     let number = format!("B{}", 20001 + s.data.orders.next_id);
     let total_cents = cart_total(&lines);
     let time = s.now();
-    s.data.orders.insert(Order { number, seller: "Shop".into(), lines, total_cents, address: address.to_string(), status: "placed".into(), time, return_reason: String::new() })
+    s.data.orders.insert(Order {
+        number,
+        seller: "Shop".into(),
+        lines,
+        total_cents,
+        address: address.to_string(),
+        status: "placed".into(),
+        time,
+        return_reason: String::new(),
+    })
 }
 
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {

@@ -18,7 +18,11 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::text(&p.text).id("text"),
                     View::styled(format!("♥ {} · {} comments", p.likes, p.comments.len()), TextStyle::Caption).id("likes"),
                     View::button("like", if p.liked { "Unlike" } else { "Like" }),
-                    View::list("comments", s.scroll("comments"), p.comments.iter().enumerate().map(|(i, c)| View::item(format!("comment:{i}"), &c.author, &c.text))),
+                    View::list(
+                        "comments",
+                        s.scroll("comments"),
+                        p.comments.iter().enumerate().map(|(i, c)| View::item(format!("comment:{i}"), &c.author, &c.text)),
+                    ),
                     View::field("comment", s.field("comment"), "Write a comment", focus == Some("comment")),
                     View::button("send_comment", "Comment"),
                 ],
@@ -37,7 +41,11 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Feed",
                 vec![
-                    View::list("posts", s.scroll("posts"), rows.into_iter().map(|(id, p)| View::item_with(format!("post:{id}"), &p.author, &p.text, format!("♥ {}", p.likes)))),
+                    View::list(
+                        "posts",
+                        s.scroll("posts"),
+                        rows.into_iter().map(|(id, p)| View::item_with(format!("post:{id}"), &p.author, &p.text, format!("♥ {}", p.likes))),
+                    ),
                     View::button("compose", "New post"),
                 ],
                 None,

@@ -7,10 +7,10 @@ use guigym_ui::{TextStyle, View};
 
 use super::{confirm, screen, App, UiEvent};
 use crate::install::{fare, station_index, timetable, TrainRun, SEAT_CLASSES};
+use crate::money;
 use crate::state::{DeviceState, Ticket};
 use crate::time::{self, DAY};
 use crate::world::STATIONS;
-use crate::money;
 
 pub const APP: App = App { name: "Trains", glyph: "Tr", color: [13, 148, 136], root: "search", view, handle };
 
@@ -51,7 +51,11 @@ fn view(s: &DeviceState, route: &str) -> View {
                 &format!("{} → {}", STATIONS[a], STATIONS[b]),
                 vec![
                     View::styled(time::date_human(day * DAY), TextStyle::Caption),
-                    View::list("trains", s.scroll("trains"), timetable(STATIONS[a], STATIONS[b], day * DAY).iter().enumerate().map(|(k, r)| run_item(format!("run:{k}"), r))),
+                    View::list(
+                        "trains",
+                        s.scroll("trains"),
+                        timetable(STATIONS[a], STATIONS[b], day * DAY).iter().enumerate().map(|(k, r)| run_item(format!("run:{k}"), r)),
+                    ),
                 ],
                 None,
             )
@@ -63,7 +67,11 @@ fn view(s: &DeviceState, route: &str) -> View {
                 vec![
                     View::text(format!("{} → {}", time::time_hm(run.depart), time::time_hm(run.arrive))),
                     View::styled("Choose a seat class", TextStyle::Caption),
-                    View::list("seats", 0, SEAT_CLASSES.iter().map(|(c, _)| View::item_with(format!("seat:{c}"), *c, "Seats available", money(fare(&run, c, 1))))),
+                    View::list(
+                        "seats",
+                        0,
+                        SEAT_CLASSES.iter().map(|(c, _)| View::item_with(format!("seat:{c}"), *c, "Seats available", money(fare(&run, c, 1)))),
+                    ),
                 ],
                 None,
             )
@@ -73,8 +81,9 @@ fn view(s: &DeviceState, route: &str) -> View {
             let class = p.get(5).copied().unwrap_or("Second");
             let chosen = selected(s);
             let total = fare(&run, class, chosen.len());
-            let dialog = (s.ui.dialog.as_deref() == Some("pay"))
-                .then(|| confirm("pay_dialog", "Pay for tickets?", &format!("{} seat(s), {class} class: {}.", chosen.len(), money(total)), "confirm_pay", "Pay"));
+            let dialog = (s.ui.dialog.as_deref() == Some("pay")).then(|| {
+                confirm("pay_dialog", "Pay for tickets?", &format!("{} seat(s), {class} class: {}.", chosen.len(), money(total)), "confirm_pay", "Pay")
+            });
             let mut body: Vec<View> = vec![View::styled(format!("{} · {class} class", run.train), TextStyle::Caption)];
             body.extend(s.data.passengers.iter().enumerate().map(|(i, n)| View::checkbox(format!("passenger:{i}"), n, chosen.contains(&i))));
             body.push(View::text(format!("Total: {}", money(total))).id("total"));
@@ -88,9 +97,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                 View::list(
                     "tickets",
                     s.scroll("tickets"),
-                    s.data.tickets.iter().map(|(id, t)| {
-                        View::item_with(format!("ticket:{id}"), format!("{} {} → {}", t.train, t.from, t.to), time::short(t.depart), &t.status)
-                    }),
+                    s.data
+                        .tickets
+                        .iter()
+                        .map(|(id, t)| View::item_with(format!("ticket:{id}"), format!("{} {} → {}", t.train, t.from, t.to), time::short(t.depart), &t.status)),
                 ),
             ],
             None,
@@ -118,7 +128,8 @@ fn view(s: &DeviceState, route: &str) -> View {
             None,
         ),
         "changes" => {
-            let (Some(t), Some(day)) = (p.get(1).and_then(|x| x.parse().ok()).and_then(|id| s.data.tickets.get(id)), p.get(2).and_then(|x| x.parse::<i64>().ok()))
+            let (Some(t), Some(day)) =
+                (p.get(1).and_then(|x| x.parse().ok()).and_then(|id| s.data.tickets.get(id)), p.get(2).and_then(|x| x.parse::<i64>().ok()))
             else {
                 return screen("Change", vec![], None);
             };
@@ -127,7 +138,11 @@ fn view(s: &DeviceState, route: &str) -> View {
             });
             screen(
                 "Choose a train",
-                vec![View::list("trains", s.scroll("trains"), timetable(&t.from, &t.to, day * DAY).iter().enumerate().map(|(k, r)| run_item(format!("run:{k}"), r)))],
+                vec![View::list(
+                    "trains",
+                    s.scroll("trains"),
+                    timetable(&t.from, &t.to, day * DAY).iter().enumerate().map(|(k, r)| run_item(format!("run:{k}"), r)),
+                )],
                 dialog,
             )
         }

@@ -39,8 +39,7 @@ pub fn mentions(text: &str, phrase: &str) -> bool {
 /// Words that mark an answer as more than one guess.
 fn hedged(text: &str) -> bool {
     let t = format!(" {} ", text.replace([',', '.', ';', '!', '?', '(', ')'], " "));
-    [" or ", " either ", " maybe ", " perhaps ", " probably ", " not sure ", " possibly ", " and/or "].iter().any(|h| t.contains(h))
-        || text.contains(" / ")
+    [" or ", " either ", " maybe ", " perhaps ", " probably ", " not sure ", " possibly ", " and/or "].iter().any(|h| t.contains(h)) || text.contains(" / ")
 }
 
 /// A number written in digits, where it sits in the text.
@@ -80,7 +79,8 @@ fn raw_numbers(text: &str) -> Vec<Num> {
             i += 1;
         }
         let token = &text[start..i];
-        let glued = b.get(i).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') || (b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic));
+        let glued =
+            b.get(i).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') || (b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic));
         if glued && !UNIT_SUFFIXES.iter().any(|u| text[i..].starts_with(u) && !text[i + u.len()..].starts_with(|c: char| c.is_alphanumeric())) {
             continue;
         }
@@ -124,8 +124,7 @@ pub fn quantities(text: &str) -> Vec<f64> {
             || (is_month(&before) && before.ends_with(|c: char| c.is_alphabetic()) && unit_after(&t, n.end).is_none())
             || is_month(&after)
             || (["st", "nd", "rd", "th"].iter().any(|s| rest.starts_with(s)) && !rest[2..].starts_with(|c: char| c.is_alphabetic()));
-        let scale = before == "of" && t[..n.start].trim_end().ends_with("out of")
-            || (prev == Some(b'/') && k > 0 && nums[k - 1].end + 1 == n.start);
+        let scale = before == "of" && t[..n.start].trim_end().ends_with("out of") || (prev == Some(b'/') && k > 0 && nums[k - 1].end + 1 == n.start);
         // A year after `May 4` is part of the date.
         let year_of_date = k > 0 && (1900.0..2200.0).contains(&n.value) && n.value.fract() == 0.0 && {
             let gap = &t[nums[k - 1].end..n.start];
@@ -140,10 +139,28 @@ pub fn quantities(text: &str) -> Vec<f64> {
 
 /// Units of a kind, with their size in the kind's base unit.
 const UNITS: [(&str, &str, f64); 22] = [
-    ("kb", "size", 1.0), ("k", "size", 1.0), ("d", "days", 1.0), ("kilobytes", "size", 1.0), ("mb", "size", 1024.0), ("megabytes", "size", 1024.0), ("gb", "size", 1_048_576.0),
-    ("bytes", "size", 1.0 / 1024.0), ("day", "days", 1.0), ("days", "days", 1.0), ("week", "days", 7.0), ("weeks", "days", 7.0),
-    ("star", "stars", 1.0), ("stars", "stars", 1.0), ("review", "count", 1.0), ("reviews", "count", 1.0),
-    ("min", "time", 1.0), ("mins", "time", 1.0), ("minutes", "time", 1.0), ("hours", "time", 60.0), ("km", "distance", 1.0), ("%", "share", 1.0),
+    ("kb", "size", 1.0),
+    ("k", "size", 1.0),
+    ("d", "days", 1.0),
+    ("kilobytes", "size", 1.0),
+    ("mb", "size", 1024.0),
+    ("megabytes", "size", 1024.0),
+    ("gb", "size", 1_048_576.0),
+    ("bytes", "size", 1.0 / 1024.0),
+    ("day", "days", 1.0),
+    ("days", "days", 1.0),
+    ("week", "days", 7.0),
+    ("weeks", "days", 7.0),
+    ("star", "stars", 1.0),
+    ("stars", "stars", 1.0),
+    ("review", "count", 1.0),
+    ("reviews", "count", 1.0),
+    ("min", "time", 1.0),
+    ("mins", "time", 1.0),
+    ("minutes", "time", 1.0),
+    ("hours", "time", 60.0),
+    ("km", "distance", 1.0),
+    ("%", "share", 1.0),
 ];
 
 /// The unit written after a number ending at `end`, if it is one this judge knows.
@@ -155,8 +172,27 @@ fn unit_after(t: &str, end: usize) -> Option<(&'static str, &'static str, f64)> 
 
 /// Number words, for answers written without digits ("eight").
 const NUMBER_WORDS: [&str; 21] = [
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
-    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
 ];
 
 const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
@@ -213,7 +249,9 @@ fn spelled(answer: &str) -> String {
         match words_value(&words[i..]) {
             Some((n, used)) => {
                 // `N and a half`.
-                let half = words.get(i + used..i + used + 3).is_some_and(|w| w.iter().map(|x| x.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase()).collect::<Vec<_>>() == ["and", "a", "half"]);
+                let half = words
+                    .get(i + used..i + used + 3)
+                    .is_some_and(|w| w.iter().map(|x| x.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase()).collect::<Vec<_>>() == ["and", "a", "half"]);
                 // Keep what closes the last word (`seven.` → `7.`).
                 let tail: String = words[i + used - 1].chars().rev().take_while(|c| !c.is_alphanumeric()).collect::<Vec<_>>().into_iter().rev().collect();
                 if half {
@@ -261,7 +299,9 @@ fn spoken_times(text: &str) -> String {
     let words: Vec<String> = t
         .split(' ')
         .map(|w| match w.split_once('h') {
-            Some((h, m)) if (1..=2).contains(&h.len()) && h.bytes().all(|c| c.is_ascii_digit()) && m.len() == 2 && m.bytes().all(|c| c.is_ascii_digit()) => format!("{h}:{m}"),
+            Some((h, m)) if (1..=2).contains(&h.len()) && h.bytes().all(|c| c.is_ascii_digit()) && m.len() == 2 && m.bytes().all(|c| c.is_ascii_digit()) => {
+                format!("{h}:{m}")
+            }
             _ => w.to_string(),
         })
         .collect();
@@ -479,7 +519,9 @@ pub fn durations(answer: &str) -> Vec<i64> {
             n.value.round() as i64
         };
         // Not a time at all (`19 km`, `5 %`): no duration.
-        if ["km", "mi", "miles", "kb", "mb", "stars", "star", "reviews", "people", "stops", "euros", "dollars", "usd"].contains(&unit.as_str()) || t[n.end..].trim_start().starts_with(['%', '$']) {
+        if ["km", "mi", "miles", "kb", "mb", "stars", "star", "reviews", "people", "stops", "euros", "dollars", "usd"].contains(&unit.as_str())
+            || t[n.end..].trim_start().starts_with(['%', '$'])
+        {
             continue;
         }
         let is_minutes_unit = ["m", "min", "mins", "minute", "minutes"].contains(&unit.as_str());
@@ -549,9 +591,33 @@ pub fn is_time(answer: &str, minutes: i64) -> bool {
 pub fn explains_impossibility(answer: &str) -> bool {
     let t = format!(" {} ", fold(answer).replace(['.', ',', ';', '!', '?', ':'], " "));
     [
-        " not ", "n't ", " cannot ", " unable ", " no ", " none ", " nothing ", " impossible ", " infeasible ", " missing ",
-        " never ", " nobody ", " nowhere ", " neither ", " nor ", " without ", " fails ", " failed ", " too low ", " too little ",
-        " insufficient ", " not enough ", " exceeds ", " only have ", " only has ", " unavailable ", " refused ",
+        " not ",
+        "n't ",
+        " cannot ",
+        " unable ",
+        " no ",
+        " none ",
+        " nothing ",
+        " impossible ",
+        " infeasible ",
+        " missing ",
+        " never ",
+        " nobody ",
+        " nowhere ",
+        " neither ",
+        " nor ",
+        " without ",
+        " fails ",
+        " failed ",
+        " too low ",
+        " too little ",
+        " insufficient ",
+        " not enough ",
+        " exceeds ",
+        " only have ",
+        " only has ",
+        " unavailable ",
+        " refused ",
     ]
     .iter()
     .any(|w| t.contains(w))
@@ -571,7 +637,11 @@ pub fn days_agree(answer: &str, day: Minutes, now: Minutes) -> bool {
     }
     let weekday = time::weekday_name(day).to_lowercase();
     let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-    let other_weekday = names.iter().any(|n| *n != weekday && !weekday.starts_with(&n[..3]) && t.split(|c: char| !c.is_alphabetic()).any(|w| w == *n || (w.len() == 3 && n.starts_with(w) && w != "sun" && w != "sat")));
+    let other_weekday = names.iter().any(|n| {
+        *n != weekday
+            && !weekday.starts_with(&n[..3])
+            && t.split(|c: char| !c.is_alphabetic()).any(|w| w == *n || (w.len() == 3 && n.starts_with(w) && w != "sun" && w != "sat"))
+    });
     time::dates_in_text(&t, day).iter().all(|d| *d == want) && !other_weekday
 }
 

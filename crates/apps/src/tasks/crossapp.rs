@@ -12,10 +12,10 @@ use super::judge::money_in_text;
 use super::spec::{draft, id_param, int_param, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::CrossApp};
 use crate::apps::messages;
+use crate::money;
 use crate::state::{Alarm, DeviceState, Event, Note};
 use crate::time::{self, DAY};
 use crate::world::World;
-use crate::money;
 
 // Each golden reads its fact from the state it is given (the task's initial state when the
 // verifier runs), so a fact staged differently in the source app changes what is expected.
@@ -210,11 +210,7 @@ fn trip_train(w: &World, s: &DeviceState, _: &mut Rng) -> Option<Draft> {
     let mut all = steps;
     all.push(guigym_core::Action::Home);
     all.extend(walk.done());
-    draft(
-        "Book the train my \"Travel plan\" email asks for: the first train of that day, in the class it suggests, just for me.".into(),
-        params,
-        all,
-    )
+    draft("Book the train my \"Travel plan\" email asks for: the first train of that day, in the class it suggests, just for me.".into(), params, all)
 }
 
 fn event_ride(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
@@ -282,7 +278,16 @@ fn order_to_note(_: &World, s: &DeviceState, _: &mut Rng) -> Option<Draft> {
     draft(
         "Create a note titled \"Order\" whose text is just the number of my most recent Shop order.".into(),
         json!({ "order": oid }),
-        Walk::new().open("Shop").tap("orders").tap(format!("order:{oid}")).open("Notes").tap("new").fill("title", "Order").fill("body", &o.number).tap("save").done(),
+        Walk::new()
+            .open("Shop")
+            .tap("orders")
+            .tap(format!("order:{oid}"))
+            .open("Notes")
+            .tap("new")
+            .fill("title", "Order")
+            .fill("body", &o.number)
+            .tap("save")
+            .done(),
     )
 }
 

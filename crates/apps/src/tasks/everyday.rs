@@ -44,7 +44,8 @@ pub const FAMILIES: &[Spec] = &[
 ];
 
 const NOTE_TITLES: [&str; 6] = ["Shopping", "Ideas", "Books to read", "Parking spot", "Recipe", "Questions for the meeting"];
-const NOTE_BODIES: [&str; 6] = ["Milk, eggs and bread", "Call the plumber on Monday", "Level 2, spot 48", "Ask about the budget", "Bring the charger", "Water the plants"];
+const NOTE_BODIES: [&str; 6] =
+    ["Milk, eggs and bread", "Call the plumber on Monday", "Level 2, spot 48", "Ask about the budget", "Bring the charger", "Water the plants"];
 const ADDRESSES: [&str; 5] = ["12 Elm Street", "4 Harbour Road", "77 Mill Lane", "9 Park Row", "31 Oak Drive"];
 const POSTS: [&str; 5] = ["What a week!", "Coffee first, then everything else.", "Finally some sun today.", "Reading a great book.", "Who is up for a walk?"];
 const REVIEW_TEXTS: [&str; 4] = ["Lovely place", "Quiet and clean", "Too crowded", "Friendly people"];
@@ -151,11 +152,7 @@ fn switch_value(s: &DeviceState, key: &str) -> bool {
 fn settings_toggle(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let (key, label) = *rng.pick(&SWITCHES);
     let on = !switch_value(s, key);
-    draft(
-        format!("Turn {} {label}.", if on { "on" } else { "off" }),
-        json!({ "switch": key, "on": on }),
-        Walk::new().open("Settings").tap(key).done(),
-    )
+    draft(format!("Turn {} {label}.", if on { "on" } else { "off" }), json!({ "switch": key, "on": on }), Walk::new().open("Settings").tap(key).done())
 }
 
 fn settings_toggle_golden(p: &Value, s: &mut DeviceState) {
@@ -473,12 +470,7 @@ fn train_change(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let runs = timetable(&t.from, &t.to, day);
     let k = rng.below(runs.len());
     draft(
-        format!(
-            "Move my train ticket to {} to {} instead, on the {} train.",
-            t.to,
-            time::date_iso(day),
-            time::time_hm(runs[k].depart)
-        ),
+        format!("Move my train ticket to {} to {} instead, on the {} train.", t.to, time::date_iso(day), time::time_hm(runs[k].depart)),
         json!({ "ticket": id, "day": day, "train": k }),
         Walk::new()
             .open("Trains")
@@ -561,11 +553,7 @@ pub fn review_write_golden(p: &Value, s: &mut DeviceState) {
 
 fn social_post(_: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let text = *rng.pick(&POSTS);
-    draft(
-        format!("Post \"{text}\" on Social."),
-        json!({ "text": text }),
-        Walk::new().open("Social").tap("compose").fill("text", text).tap("publish").done(),
-    )
+    draft(format!("Post \"{text}\" on Social."), json!({ "text": text }), Walk::new().open("Social").tap("compose").fill("text", text).tap("publish").done())
 }
 
 pub fn social_post_golden(p: &Value, s: &mut DeviceState) {
@@ -629,4 +617,3 @@ fn long_playlist_golden(p: &Value, s: &mut DeviceState) {
         music::add_song(s, pid, id.as_u64().unwrap_or(0) as u32);
     }
 }
-

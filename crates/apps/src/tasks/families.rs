@@ -8,10 +8,10 @@ use serde_json::{json, Value};
 use super::spec::{draft, id_param, int_param, no_change, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::*};
 use crate::apps::messages;
+use crate::normalize;
 use crate::state::{capitalize, Contact, DeviceState, Email, Event, Folder};
 use crate::time::{self, DAY};
 use crate::world::World;
-use crate::normalize;
 
 pub const FAMILIES: &[Spec] = &[
     Spec { name: "contacts.add", kind: Action, apps: &["Contacts"], generate: add_contact, golden: add_contacts_golden },
@@ -26,7 +26,13 @@ pub const FAMILIES: &[Spec] = &[
     Spec { name: "info.contact_phone", kind: Retrieval, apps: &["Contacts"], generate: contact_phone, golden: no_change },
     Spec { name: "cross.mail_time_to_message", kind: CrossApp, apps: &["Mail", "Messages"], generate: mail_time_to_message, golden: mail_time_golden },
     Spec { name: "cross.mail_event_to_calendar", kind: CrossApp, apps: &["Mail", "Calendar"], generate: mail_event_to_calendar, golden: mail_event_golden },
-    Spec { name: "cross.event_place_to_message", kind: CrossApp, apps: &["Calendar", "Messages"], generate: event_place_to_message, golden: event_place_golden },
+    Spec {
+        name: "cross.event_place_to_message",
+        kind: CrossApp,
+        apps: &["Calendar", "Messages"],
+        generate: event_place_to_message,
+        golden: event_place_golden,
+    },
     Spec { name: "infeasible.delete_missing_event", kind: Infeasible, apps: &["Calendar"], generate: delete_missing_event, golden: no_change },
     Spec { name: "infeasible.message_stranger", kind: Infeasible, apps: &["Contacts", "Messages"], generate: message_stranger, golden: no_change },
     Spec { name: "long.add_contacts", kind: Long, apps: &["Contacts"], generate: add_many_contacts, golden: add_contacts_golden },
@@ -34,12 +40,26 @@ pub const FAMILIES: &[Spec] = &[
 ];
 
 const NEW_TITLES: [&str; 10] = [
-    "Dentist appointment", "Yoga class", "Call with the bank", "Piano lesson", "Car service", "Book club",
-    "Haircut", "Vet visit", "Swimming", "Parents evening",
+    "Dentist appointment",
+    "Yoga class",
+    "Call with the bank",
+    "Piano lesson",
+    "Car service",
+    "Book club",
+    "Haircut",
+    "Vet visit",
+    "Swimming",
+    "Parents evening",
 ];
 const MESSAGES: [&str; 8] = [
-    "Running ten minutes late", "Can you call me tonight?", "Thanks for yesterday", "Dinner on Friday?",
-    "I left the keys with Sam", "Happy to help with that", "Let's catch up next week", "Got your parcel",
+    "Running ten minutes late",
+    "Can you call me tonight?",
+    "Thanks for yesterday",
+    "Dinner on Friday?",
+    "I left the keys with Sam",
+    "Happy to help with that",
+    "Let's catch up next week",
+    "Got your parcel",
 ];
 const REPLIES: [&str; 5] =
     ["Thanks, that works for me.", "Sounds good, see you there.", "I will confirm tomorrow.", "Could we move it by an hour?", "Noted, thank you."];
@@ -294,10 +314,7 @@ fn mail_event_to_calendar(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<D
     let date = date_in_text(&e.body, e.time)?;
     let title = capitalize(&topic);
     draft(
-        format!(
-            "Add the {topic} that {} emailed me about to my calendar as \"{title}\", on the date and time given in the email.",
-            e.from_name
-        ),
+        format!("Add the {topic} that {} emailed me about to my calendar as \"{title}\", on the date and time given in the email.", e.from_name),
         json!({ "source_id": id, "title": title }),
         Walk::new()
             .open("Mail")
@@ -383,4 +400,3 @@ fn broadcast(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     }
     draft(format!("Send each of {} the text message \"{text}\".", names.join(", ")), json!({ "recipients": recipients, "text": text }), walk.done())
 }
-

@@ -115,16 +115,17 @@ pub fn expected_checks(initial: &Value, expected: &Value, last: &Value, ordered:
     }
     let mut actual = Vec::new();
     diff_values(&i, &l, String::new(), &mut actual);
-    let side_effects = actual
-        .into_iter()
-        .filter(|p| !groups.iter().any(|g| under(p, g)) && !BENIGN.iter().any(|b| under(p, b)))
-        .collect();
+    let side_effects = actual.into_iter().filter(|p| !groups.iter().any(|g| under(p, g)) && !BENIGN.iter().any(|b| under(p, b))).collect();
     (checks, side_effects)
 }
 
 fn short(v: &Value) -> String {
     let s = if v.is_null() { "nothing".to_string() } else { v.to_string() };
-    if s.chars().count() > 80 { format!("{}…", s.chars().take(80).collect::<String>()) } else { s }
+    if s.chars().count() > 80 {
+        format!("{}…", s.chars().take(80).collect::<String>())
+    } else {
+        s
+    }
 }
 
 /// The item a changed path belongs to: `notes/items/3/title` → `notes/items/3`,
@@ -183,7 +184,9 @@ fn forget_withdrawn(initial: &Value, last: &mut Value) {
 fn match_new_items(initial: &Value, expected: &Value, last: &mut Value) {
     let Some(tables) = expected.as_object() else { return };
     for (name, table) in tables {
-        let (Some(e_items), Some(i_items)) = (table.get("items").and_then(Value::as_object), initial.get(name).and_then(|t| t.get("items")).and_then(Value::as_object)) else {
+        let (Some(e_items), Some(i_items)) =
+            (table.get("items").and_then(Value::as_object), initial.get(name).and_then(|t| t.get("items")).and_then(Value::as_object))
+        else {
             continue;
         };
         let Some(l_items) = last.get_mut(name).and_then(|t| t.get_mut("items")).and_then(Value::as_object_mut) else { continue };

@@ -178,14 +178,7 @@ pub fn coming(now: i64, weekday: usize) -> i64 {
 }
 
 fn new_event(title: &str, start: i64) -> Vec<guigym_core::Action> {
-    Walk::new()
-        .open("Calendar")
-        .tap("new")
-        .fill("title", title)
-        .fill("date", &time::date_iso(start))
-        .fill("time", &time::time_hm(start))
-        .tap("save")
-        .done()
+    Walk::new().open("Calendar").tap("new").fill("title", title).fill("date", &time::date_iso(start)).fill("time", &time::time_hm(start)).tap("save").done()
 }
 
 fn friday_after_next(w: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
@@ -217,11 +210,7 @@ fn train_in_days(w: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let n = rng.range(2, 9);
     let day = (w.now.div_euclid(DAY) + n) * DAY;
     let (params, walk) = train_booking(&w.home_city, &w.trip_city, day, 0, "Second", &[0]);
-    draft(
-        format!("Book me a second class seat on the first train from {} to {} {n} days from today.", w.home_city, w.trip_city),
-        params,
-        walk.done(),
-    )
+    draft(format!("Book me a second class seat on the first train from {} to {} {n} days from today.", w.home_city, w.trip_city), params, walk.done())
 }
 
 /// How a person would name a day relative to today.
@@ -281,7 +270,14 @@ fn ask_alarm(_: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         "Set an alarm for tomorrow morning. Ask me for the time and the label.".into(),
         json!({ "minute": minute, "label": label, "user_reply": reply, "must_ask": true }),
-        Walk::new().ask("What time, and what label?").open("Clock").tap("new_alarm").fill("time", &time::time_hm(minute)).fill("label", label).tap("save").done(),
+        Walk::new()
+            .ask("What time, and what label?")
+            .open("Clock")
+            .tap("new_alarm")
+            .fill("time", &time::time_hm(minute))
+            .fill("label", label)
+            .tap("save")
+            .done(),
     )
 }
 
@@ -347,13 +343,7 @@ fn overdraft(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     draft(
         format!("Send {} to {who} from my bank account.", money(cents)),
         json!({ "infeasible": true }),
-        Walk::new()
-            .open("Bank")
-            .tap("transfer")
-            .fill("to", &who)
-            .fill("amount", &format!("{}.00", cents / 100))
-            .tap("continue")
-            .infeasible(),
+        Walk::new().open("Bank").tap("transfer").fill("to", &who).fill("amount", &format!("{}.00", cents / 100)).tap("continue").infeasible(),
     )
 }
 

@@ -11,9 +11,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use guigym_apps::tasks::{self, EpisodeLog, Family};
 use guigym_apps::{shell, DeviceState};
-use guigym_core::{
-    sha256_hex, Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict,
-};
+use guigym_core::{sha256_hex, Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict};
 use guigym_ui::Screen;
 
 /// A task made ready: its family and initial state.
@@ -97,11 +95,7 @@ impl SimEnv {
             feedback: self.feedback.clone(),
             width: self.screen.width,
             height: self.screen.height,
-            time: format!(
-                "{}T{}",
-                guigym_apps::time::date_iso(state.now()),
-                guigym_apps::time::time_hm(state.now())
-            ),
+            time: format!("{}T{}", guigym_apps::time::date_iso(state.now()), guigym_apps::time::time_hm(state.now())),
         })
     }
 

@@ -360,10 +360,40 @@ fn looks_vary_and_popups_must_be_dismissed() {
 /// control characters, the longest a field holds.
 fn evil_texts() -> Vec<String> {
     let mut v: Vec<String> = [
-        "", " ", "\n", "0", "-1", "-0", "1e309", "NaN", "inf", "99999999999999999999", "18446744073709551616",
-        "-9223372036854775808", "9223372036854775807", "1,000,000,000,000.999", "$-0.00", "0.0000001", "2026-02-30",
-        "99999999999999-01-01", "0000-00-00", "-5-01-01", "12:99", "25:00", "99:99", "-1:-1", "٣٤٥", "🙂🙂🙂", "a\u{0}b",
-        "e\u{301}", "ｔｅｓｔ", "﷽", "<script>alert(1)</script>", "'; DROP TABLE x; --", "%s%n", "../../etc/passwd",
+        "",
+        " ",
+        "\n",
+        "0",
+        "-1",
+        "-0",
+        "1e309",
+        "NaN",
+        "inf",
+        "99999999999999999999",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "9223372036854775807",
+        "1,000,000,000,000.999",
+        "$-0.00",
+        "0.0000001",
+        "2026-02-30",
+        "99999999999999-01-01",
+        "0000-00-00",
+        "-5-01-01",
+        "12:99",
+        "25:00",
+        "99:99",
+        "-1:-1",
+        "٣٤٥",
+        "🙂🙂🙂",
+        "a\u{0}b",
+        "e\u{301}",
+        "ｔｅｓｔ",
+        "﷽",
+        "<script>alert(1)</script>",
+        "'; DROP TABLE x; --",
+        "%s%n",
+        "../../etc/passwd",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -526,25 +556,29 @@ fn extra_or_contradicting_messages_fail() {
     };
     assert!(play_with("messages.send/0", |w| w).success);
     assert!(!play_with("messages.send/0", contradict).success, "messages.send: a contradicting second message passed");
-    assert!(!play_with("long.broadcast/0", |mut w| {
-        w.push(Action::click_element("thread:1"));
-        w.push(type_into("compose", "Sorry, wrong person"));
-        w.push(Action::click_element("send"));
-        w
-    })
-    .success);
+    assert!(
+        !play_with("long.broadcast/0", |mut w| {
+            w.push(Action::click_element("thread:1"));
+            w.push(type_into("compose", "Sorry, wrong person"));
+            w.push(Action::click_element("send"));
+            w
+        })
+        .success
+    );
     // A reply that says the text and then contradicts it.
-    assert!(!play_with("mail.reply/0", |w| {
-        w.into_iter()
-            .map(|a| match a {
-                Action::Type { text, .. } if text == "Could we move it by an hour?" => {
-                    Action::Type { text: "Could we move it by an hour? Never mind, keep it.".into(), element: None, clear: false }
-                }
-                other => other,
-            })
-            .collect()
-    })
-    .success);
+    assert!(
+        !play_with("mail.reply/0", |w| {
+            w.into_iter()
+                .map(|a| match a {
+                    Action::Type { text, .. } if text == "Could we move it by an hour?" => {
+                        Action::Type { text: "Could we move it by an hour? Never mind, keep it.".into(), element: None, clear: false }
+                    }
+                    other => other,
+                })
+                .collect()
+        })
+        .success
+    );
 }
 
 #[test]

@@ -52,11 +52,8 @@ impl Browser {
     pub async fn launch(timeout: Duration) -> Result<Browser, BrowserError> {
         let bin = find_chromium().ok_or(BrowserError::NotInstalled)?;
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let user_data = std::env::temp_dir().join(format!(
-            "guigym-chromium-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
+        let user_data =
+            std::env::temp_dir().join(format!("guigym-chromium-{}-{}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
         let _ = std::fs::remove_dir_all(&user_data);
         let mut child = tokio::process::Command::new(&bin)
             .args([

@@ -10,8 +10,7 @@ use async_trait::async_trait;
 use guigym_apps::tasks::EpisodeLog;
 use guigym_core::action::Target;
 use guigym_core::{
-    sha256_hex, Action, Check, Direction, Env, EnvError, EnvProvider, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec,
-    Verdict,
+    sha256_hex, Action, Check, Direction, Env, EnvError, EnvProvider, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, Verdict,
 };
 use guigym_sim::SimEnv;
 use guigym_ui::Screen;
@@ -74,7 +73,18 @@ impl EnvProvider for WebProvider {
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
         let browser = self.browser().await?;
         let server = self.server().await?;
-        Ok(Box::new(WebEnv { browser, server, screen: self.screen, page: None, kind: Kind::Apps, hosted: None, location: String::new(), step: 0, log: EpisodeLog::default(), miniwob_seed: 0 }))
+        Ok(Box::new(WebEnv {
+            browser,
+            server,
+            screen: self.screen,
+            page: None,
+            kind: Kind::Apps,
+            hosted: None,
+            location: String::new(),
+            step: 0,
+            log: EpisodeLog::default(),
+            miniwob_seed: 0,
+        }))
     }
 }
 
@@ -132,9 +142,7 @@ impl WebEnv {
     /// the last event's (feedback, invalid).
     async fn settle(&self) -> Result<(u64, Option<(String, bool)>), EnvError> {
         let v = self.page()?.eval("__guigym.settled().then(() => [__guigym.events, __guigym.last])").await.map_err(infra)?;
-        let last = v.get(1).filter(|l| !l.is_null()).map(|l| {
-            (l["feedback"].as_str().unwrap_or("").to_string(), l["invalid"].as_bool().unwrap_or(false))
-        });
+        let last = v.get(1).filter(|l| !l.is_null()).map(|l| (l["feedback"].as_str().unwrap_or("").to_string(), l["invalid"].as_bool().unwrap_or(false)));
         Ok((v.get(0).and_then(Value::as_u64).unwrap_or(0), last))
     }
 
@@ -233,9 +241,11 @@ impl WebEnv {
                     return Ok(Err("no text field is focused: tap a field first or give `element`".into()));
                 }
                 if *clear {
-                    page.eval("(() => { const a = document.activeElement; a.value = ''; a.dispatchEvent(new Event('input', {bubbles: true})); return true; })()")
-                        .await
-                        .map_err(infra)?;
+                    page.eval(
+                        "(() => { const a = document.activeElement; a.value = ''; a.dispatchEvent(new Event('input', {bubbles: true})); return true; })()",
+                    )
+                    .await
+                    .map_err(infra)?;
                 }
                 page.insert_text(text).await.map_err(infra)?;
             }
@@ -247,8 +257,14 @@ impl WebEnv {
 
     async fn step_apps(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         match action {
-            Action::Back | Action::Home | Action::OpenApp { .. } | Action::Wait { .. } | Action::Answer { .. } | Action::AskUser { .. }
-            | Action::Terminate { .. } | Action::Key { .. } => self.on_server(action).await,
+            Action::Back
+            | Action::Home
+            | Action::OpenApp { .. }
+            | Action::Wait { .. }
+            | Action::Answer { .. }
+            | Action::AskUser { .. }
+            | Action::Terminate { .. }
+            | Action::Key { .. } => self.on_server(action).await,
             _ => {
                 let before = self.events().await?;
                 if let Err(why) = self.in_browser(action).await? {
@@ -359,7 +375,9 @@ impl Env for WebEnv {
                 let guard = hosted.lock().await;
                 guard.sim.observe_sync(ObserveOptions::default())?
             }
-            Kind::Miniwob => Observation { app: Some("browser".into()), screen: self.location.rsplit('/').next().unwrap_or("").to_string(), ..Observation::default() },
+            Kind::Miniwob => {
+                Observation { app: Some("browser".into()), screen: self.location.rsplit('/').next().unwrap_or("").to_string(), ..Observation::default() }
+            }
         };
         obs.ui_tree = tree;
         obs.screenshot = screenshot;

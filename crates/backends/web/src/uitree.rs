@@ -8,10 +8,8 @@ use serde_json::{json, Value};
 
 use crate::browser::{BrowserError, Page};
 
-const CLICKABLE: [&str; 14] = [
-    "button", "link", "checkbox", "switch", "tab", "radio", "menuitem", "option", "combobox", "textbox", "searchbox", "listitem",
-    "icon", "textfield",
-];
+const CLICKABLE: [&str; 14] =
+    ["button", "link", "checkbox", "switch", "tab", "radio", "menuitem", "option", "combobox", "textbox", "searchbox", "listitem", "icon", "textfield"];
 
 struct DomInfo {
     bounds: [f64; 4],
@@ -64,10 +62,8 @@ fn truthy(v: Option<&Value>) -> bool {
 /// The page's UI tree, bounds in screenshot pixels.
 pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
     // Both requests in flight at once: one round trip instead of two.
-    let (ax, snap) = tokio::join!(
-        page.call("Accessibility.getFullAXTree", json!({})),
-        page.call("DOMSnapshot.captureSnapshot", json!({ "computedStyles": [] }))
-    );
+    let (ax, snap) =
+        tokio::join!(page.call("Accessibility.getFullAXTree", json!({})), page.call("DOMSnapshot.captureSnapshot", json!({ "computedStyles": [] })));
     let (ax, snap) = (ax?, snap?);
     let dom = snapshot_index(&snap);
     let nodes: Vec<Value> = ax["nodes"].as_array().cloned().unwrap_or_default();

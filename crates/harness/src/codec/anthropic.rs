@@ -66,8 +66,9 @@ pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
         "answer" => Action::Answer { text: text(m.get("text"), "text")? },
         "ask_user" => Action::AskUser { text: text(m.get("text"), "text")? },
         "terminate" => Action::Terminate { status: status(&text(m.get("status"), "status")?)? },
-        "mouse_move" | "screenshot" | "cursor_position" | "zoom" | "triple_click" | "middle_click" | "left_mouse_down"
-        | "left_mouse_up" | "hold_key" => return Err(invalid(format!("{name} is not supported on this platform"))),
+        "mouse_move" | "screenshot" | "cursor_position" | "zoom" | "triple_click" | "middle_click" | "left_mouse_down" | "left_mouse_up" | "hold_key" => {
+            return Err(invalid(format!("{name} is not supported on this platform")))
+        }
         other => return Err(invalid(format!("unknown computer action {other:?}"))),
     })
 }

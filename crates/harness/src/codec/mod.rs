@@ -213,9 +213,7 @@ pub fn resolve_elements(action: &Action, obs: &Observation) -> Option<Action> {
         Action::DoubleClick { element: Some(e), .. } => Action::DoubleClick { at: Some(centre(&e)?), element: None },
         Action::LongPress { element: Some(e), .. } => Action::LongPress { at: Some(centre(&e)?), element: None },
         Action::RightClick { element: Some(e), .. } => Action::RightClick { at: Some(centre(&e)?), element: None },
-        Action::Scroll { element: Some(e), direction, amount, .. } => {
-            Action::Scroll { at: Some(centre(&e)?), element: None, direction, amount }
-        }
+        Action::Scroll { element: Some(e), direction, amount, .. } => Action::Scroll { at: Some(centre(&e)?), element: None, direction, amount },
         // Typing into a named field: tap it first is the caller's business; here the text
         // goes to the focused field.
         Action::Type { text, clear, .. } => Action::Type { text, element: None, clear },

@@ -14,15 +14,34 @@ click / doubleClick / rightClick / long_press (x, y); swipe / drag (x1, y1, x2, 
 write('text', clear=False); press('enter'); hotkey('ctrl', 's'); back(); home(); open_app('Mail'); wait(seconds);
 answer('text'); ask_user('question'); terminate('success' | 'failure' | 'infeasible'); DONE; FAIL; WAIT"#;
 
-
 /// Where each known call starts, in order.
 pub(crate) fn call_starts(raw: &str) -> Vec<usize> {
     pycall::call_starts(raw, &NAMES_AND_WAIT, &["DONE", "FAIL", "WAIT"], "pyautogui.")
 }
 
 const NAMES_AND_WAIT: [&str; 22] = [
-    "click", "doubleClick", "rightClick", "long_press", "swipe", "drag", "scroll", "hscroll", "write", "typewrite", "press",
-    "hotkey", "back", "home", "open_app", "wait", "answer", "ask_user", "terminate", "DONE", "FAIL", "WAIT",
+    "click",
+    "doubleClick",
+    "rightClick",
+    "long_press",
+    "swipe",
+    "drag",
+    "scroll",
+    "hscroll",
+    "write",
+    "typewrite",
+    "press",
+    "hotkey",
+    "back",
+    "home",
+    "open_app",
+    "wait",
+    "answer",
+    "ask_user",
+    "terminate",
+    "DONE",
+    "FAIL",
+    "WAIT",
 ];
 
 pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
@@ -52,12 +71,7 @@ pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
                 (_, true) => Direction::Right,
                 (_, false) => Direction::Left,
             };
-            Action::Scroll {
-                at: Some(call.point(1, "x", "y")?),
-                element: None,
-                direction,
-                amount: clicks.abs().clamp(1.0, 20.0) as u32,
-            }
+            Action::Scroll { at: Some(call.point(1, "x", "y")?), element: None, direction, amount: clicks.abs().clamp(1.0, 20.0) as u32 }
         }
         "write" | "typewrite" => {
             let clear = matches!(call.kwargs.iter().find(|(k, _)| k == "clear"), Some((_, Lit::Bool(true))));

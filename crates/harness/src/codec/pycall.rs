@@ -57,7 +57,6 @@ impl<'a> Reader<'a> {
         Reader { s, i: 0 }
     }
 
-
     fn ws(&mut self) {
         while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
             self.i += 1;
@@ -192,11 +191,7 @@ pub(crate) fn call_starts(raw: &str, names: &[&str], bare: &[&str], prefix: &str
             let at = from + pos;
             let before_ok = at == 0 || !bytes[at - 1].is_ascii_alphanumeric() && bytes[at - 1] != b'_';
             let after = bytes.get(at + name.len()).copied();
-            let after_ok = if bare.contains(name) {
-                !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-            } else {
-                after == Some(b'(')
-            };
+            let after_ok = if bare.contains(name) { !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') } else { after == Some(b'(') };
             if before_ok && after_ok {
                 let start = if !prefix.is_empty() && raw[..at].ends_with(prefix) { at - prefix.len() } else { at };
                 starts.push(start);

@@ -42,10 +42,18 @@ fn parses_each_convention_with_reasoning_around_it() {
             "{\"action_type\": \"input_text\", \"text\": \"Ana\", \"index\": 2}",
             Action::Type { text: "Ana".into(), element: Some("name".into()), clear: false },
         ),
-        (Codec::Anthropic, "{\"type\": \"tool_use\", \"name\": \"computer\", \"input\": {\"action\": \"left_click\", \"coordinate\": [10, 20]}}", Action::click_at(10.0, 20.0)),
+        (
+            Codec::Anthropic,
+            "{\"type\": \"tool_use\", \"name\": \"computer\", \"input\": {\"action\": \"left_click\", \"coordinate\": [10, 20]}}",
+            Action::click_at(10.0, 20.0),
+        ),
         (Codec::Anthropic, "{\"action\": \"key\", \"text\": \"ctrl+s\"}", Action::Key { keys: vec!["ctrl".into(), "s".into()] }),
         (Codec::Pyautogui, "```python\npyautogui.click(x=10, y=20)\n```", Action::click_at(10.0, 20.0)),
-        (Codec::Pyautogui, "pyautogui.scroll(-3, x=540, y=1200)", Action::Scroll { at: Some(Point(540.0, 1200.0)), element: None, direction: Direction::Down, amount: 3 }),
+        (
+            Codec::Pyautogui,
+            "pyautogui.scroll(-3, x=540, y=1200)",
+            Action::Scroll { at: Some(Point(540.0, 1200.0)), element: None, direction: Direction::Down, amount: 3 },
+        ),
         (Codec::Pyautogui, "All set. DONE", Action::Terminate { status: TerminateStatus::Success }),
         (Codec::Pyautogui, "pyautogui.write('it\\'s 5 o\\'clock')", Action::Type { text: "it's 5 o'clock".into(), element: None, clear: false }),
     ];
@@ -103,8 +111,11 @@ fn action() -> impl Strategy<Value = Action> {
         (pt(), pt()).prop_map(|(from, to)| Action::Drag { from, to }),
         (pt(), pt()).prop_map(|(from, to)| Action::Swipe { from, to }),
         (target(), direction(), 1u32..20).prop_map(|((at, element), direction, amount)| Action::Scroll { at, element, direction, amount }),
-        (".{0,40}", any::<bool>(), prop::option::of(prop::sample::select(vec!["name"])))
-            .prop_map(|(text, clear, e)| Action::Type { text, element: e.map(String::from), clear }),
+        (".{0,40}", any::<bool>(), prop::option::of(prop::sample::select(vec!["name"]))).prop_map(|(text, clear, e)| Action::Type {
+            text,
+            element: e.map(String::from),
+            clear
+        }),
         prop::collection::vec(key(), 1..3).prop_map(|keys| Action::Key { keys }),
         Just(Action::Back),
         Just(Action::Home),
@@ -189,5 +200,9 @@ fn actions_outside_the_limits_are_invalid() {
     let hotkey = format!("pyautogui.hotkey({})", vec!["'a'"; 10_000].join(", "));
     let parsed = Codec::Pyautogui.parse(&hotkey, &obs).unwrap();
     assert!(parsed.check().unwrap_err().message.len() < 200, "the message stays short");
-    assert!(Codec::Qwen.parse("<tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"key\", \"keys\": []}}</tool_call>", &obs).unwrap().check().is_err());
+    assert!(Codec::Qwen
+        .parse("<tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"key\", \"keys\": []}}</tool_call>", &obs)
+        .unwrap()
+        .check()
+        .is_err());
 }

@@ -20,8 +20,25 @@ open_app(app_name='Mail'); wait(); answer(content='the answer'); call_user(conte
 call_user() when it cannot be done"#;
 
 const NAMES: [&str; 19] = [
-    "click", "left_single", "left_double", "double_click", "right_single", "long_press", "drag", "swipe", "scroll", "type",
-    "hotkey", "press", "press_back", "press_home", "open_app", "wait", "answer", "finished", "call_user",
+    "click",
+    "left_single",
+    "left_double",
+    "double_click",
+    "right_single",
+    "long_press",
+    "drag",
+    "swipe",
+    "scroll",
+    "type",
+    "hotkey",
+    "press",
+    "press_back",
+    "press_home",
+    "open_app",
+    "wait",
+    "answer",
+    "finished",
+    "call_user",
 ];
 
 /// Where each call starts. After an `Action:` marker only what follows it counts, so a
@@ -116,9 +133,7 @@ pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
         }
         "press_back" => Action::Back,
         "press_home" => Action::Home,
-        "open_app" => Action::OpenApp {
-            name: keyword(&call, "app_name").or_else(|| content(&call)).ok_or_else(|| invalid("open_app: missing `app_name`"))?,
-        },
+        "open_app" => Action::OpenApp { name: keyword(&call, "app_name").or_else(|| content(&call)).ok_or_else(|| invalid("open_app: missing `app_name`"))? },
         "wait" => {
             let seconds = keyword(&call, "seconds").and_then(|s| s.parse::<f64>().ok()).unwrap_or(5.0);
             Action::Wait { ms: (seconds.clamp(0.0, 600.0) * 1000.0).round() as u64 }
