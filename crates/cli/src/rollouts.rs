@@ -29,8 +29,16 @@ pub struct Rollouts {
     /// The manager this server is (its own URL and token): attempts lease like any client.
     pub manager_url: String,
     pub token: Option<String>,
-    /// Packing needs it where the model server reports no token ids; `None` when none was found.
-    pub tokenizer: Option<Tokenizer>,
+    /// Packing needs it where the model server reports no token ids: loaded at the first
+    /// rollout (a server that never plays one does not hold it), `None` when none was found.
+    tokenizer: std::sync::OnceLock<Option<Tokenizer>>,
+}
+
+impl Rollouts {
+    fn tokenizer(&self) -> Option<&Tokenizer> {
+        let load = || guigym_harness::tokenizer::locate(None).ok().and_then(|p| Tokenizer::load(&p).ok());
+        self.tokenizer.get_or_init(|| tokio::task::block_in_place(load)).as_ref()
+    }
 }
 
 #[derive(Deserialize, Clone, Copy, Default, PartialEq, Eq)]
@@ -116,7 +124,7 @@ async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<
             format!("format verl takes one sequence per attempt: use history {{type: window, k: {}}} or more (the task's step budget)", task.step_budget),
         ));
     }
-    let Some(tokenizer) = &s.tokenizer else {
+    let Some(tokenizer) = s.tokenizer() else {
         return Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "no_tokenizer", "this server has no Qwen tokenizer for packing: run ./scripts/setup.sh"));
     };
     // The server's environment holds secrets (its own token, API keys): a caller-named model
@@ -166,6 +174,5 @@ async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<
 
 /// The state of the rollout routes for a server at `url`.
 pub fn state(url: &str, token: Option<String>) -> Arc<Rollouts> {
-    let tokenizer = guigym_harness::tokenizer::locate(None).ok().and_then(|p| Tokenizer::load(&p).ok());
-    Arc::new(Rollouts { manager_url: url.to_string(), token, tokenizer })
+    Arc::new(Rollouts { manager_url: url.to_string(), token, tokenizer: std::sync::OnceLock::new() })
 }

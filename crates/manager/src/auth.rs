@@ -99,11 +99,27 @@ pub fn same(a: &[u8], b: &[u8]) -> bool {
 
 /// `prefix` and 128 random bits from the operating system, as hex: lease ids and secrets.
 pub fn random_id(prefix: &str) -> String {
-    let mut bytes = [0u8; 16];
+    random_ids(prefix, 1).pop().unwrap_or_default()
+}
+
+/// `n` such ids from one read of the operating system's random source.
+pub fn random_ids(prefix: &str, n: usize) -> Vec<String> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut bytes = vec![0u8; 16 * n];
     // Without OS randomness there is no safe capability to hand out.
     getrandom::fill(&mut bytes).expect("the operating system's random source");
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{prefix}{hex}")
+    bytes
+        .chunks(16)
+        .map(|chunk| {
+            let mut id = String::with_capacity(prefix.len() + 32);
+            id.push_str(prefix);
+            for b in chunk {
+                id.push(HEX[(b >> 4) as usize] as char);
+                id.push(HEX[(b & 15) as usize] as char);
+            }
+            id
+        })
+        .collect()
 }
 
 fn bearer(req: &Request) -> Option<&str> {

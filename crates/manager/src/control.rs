@@ -148,6 +148,44 @@ struct Lease {
     expires: Instant,
 }
 
+/// The leases the manager holds, with a count per worker kept in step with them (placement
+/// reads it on every request, so it is never recounted).
+#[derive(Default)]
+struct LeaseTable {
+    by_id: HashMap<String, Lease>,
+    per_worker: HashMap<String, usize>,
+}
+
+impl LeaseTable {
+    fn insert(&mut self, id: String, lease: Lease) {
+        *self.per_worker.entry(lease.worker.clone()).or_default() += 1;
+        if let Some(old) = self.by_id.insert(id, lease) {
+            self.uncount(&old.worker);
+        }
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Lease> {
+        let lease = self.by_id.remove(id)?;
+        self.uncount(&lease.worker);
+        Some(lease)
+    }
+
+    fn uncount(&mut self, worker: &str) {
+        if let Some(n) = self.per_worker.get_mut(worker) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_worker.remove(worker);
+            }
+        }
+    }
+
+    /// Takes out the leases `pick` chooses.
+    fn take_where(&mut self, pick: impl Fn(&Lease) -> bool) -> Vec<(String, Lease)> {
+        let ids: Vec<String> = self.by_id.iter().filter(|(_, l)| pick(l)).map(|(id, _)| id.clone()).collect();
+        ids.into_iter().filter_map(|id| self.remove(&id).map(|l| (id, l))).collect()
+    }
+}
+
 #[derive(Default)]
 struct Ended {
     order: VecDeque<String>,
@@ -168,7 +206,7 @@ pub struct WorkerInfo {
 pub struct Manager {
     pub config: ManagerConfig,
     workers: Mutex<Vec<WorkerEntry>>,
-    leases: Mutex<HashMap<String, Lease>>,
+    leases: Mutex<LeaseTable>,
     ended: Mutex<Ended>,
     pub metrics: Arc<Metrics>,
 }
@@ -186,7 +224,7 @@ impl Manager {
         Arc::new(Manager {
             config,
             workers: Mutex::new(Vec::new()),
-            leases: Mutex::new(HashMap::new()),
+            leases: Mutex::new(LeaseTable::default()),
             ended: Mutex::new(Ended::default()),
             metrics: Arc::new(Metrics::default()),
         })
@@ -299,7 +337,7 @@ impl Manager {
     }
 
     pub fn active_leases(&self) -> usize {
-        lock(&self.leases).len()
+        lock(&self.leases).by_id.len()
     }
 
     fn end(&self, lease: &str, reason: &str) {
@@ -338,15 +376,8 @@ impl Manager {
 
     /// Ends every lease on a worker with a reason; returns how many there were.
     fn end_leases_of(&self, worker_id: &str, reason: &str) -> usize {
-        let mut ended = Vec::new();
-        lock(&self.leases).retain(|id, l| {
-            let keep = l.worker != worker_id;
-            if !keep {
-                ended.push(id.clone());
-            }
-            keep
-        });
-        for id in &ended {
+        let ended = lock(&self.leases).take_where(|l| l.worker == worker_id);
+        for (id, _) in &ended {
             self.end(id, reason);
         }
         ended.len()
@@ -380,7 +411,7 @@ impl Manager {
                     let Some(w) = workers.get(index) else { continue };
                     (w.id.clone(), w.data_url.clone(), w.link.clone())
                 };
-                let ids: Vec<String> = (0..n).map(|_| self.new_lease_id()).collect();
+                let ids = crate::auth::random_ids("l", n);
                 match link.acquire(spec, &ids).await {
                     Ok(instances) => {
                         let mut leases = lock(&self.leases);
@@ -456,11 +487,7 @@ impl Manager {
 
     /// Leases the manager holds on each worker (by id): the truth placement and gauges use.
     fn leased_by_worker(&self) -> HashMap<String, usize> {
-        let mut out: HashMap<String, usize> = HashMap::new();
-        for l in lock(&self.leases).values() {
-            *out.entry(l.worker.clone()).or_default() += 1;
-        }
-        out
+        lock(&self.leases).per_worker.clone()
     }
 
     fn mark_full(&self, worker_id: &str) {
@@ -519,13 +546,9 @@ impl Manager {
         out.into_iter().enumerate().collect()
     }
 
-    fn new_lease_id(&self) -> String {
-        crate::auth::random_id("l")
-    }
-
     pub fn heartbeat(&self, lease: &str) -> Result<LeaseGrant, ControlError> {
         let mut leases = lock(&self.leases);
-        let l = leases.get_mut(lease).ok_or_else(|| self.gone(lease))?;
+        let l = leases.by_id.get_mut(lease).ok_or_else(|| self.gone(lease))?;
         l.expires = Instant::now() + l.ttl;
         let (worker, instance, ttl) = (l.worker.clone(), l.instance, l.ttl);
         drop(leases);
@@ -557,13 +580,9 @@ impl Manager {
     pub async fn tick(&self) {
         let now = Instant::now();
         let mut expired: HashMap<String, Vec<String>> = HashMap::new();
-        lock(&self.leases).retain(|id, l| {
-            let keep = l.expires > now;
-            if !keep {
-                expired.entry(l.worker.clone()).or_default().push(id.clone());
-            }
-            keep
-        });
+        for (id, l) in lock(&self.leases).take_where(|l| l.expires <= now) {
+            expired.entry(l.worker).or_default().push(id);
+        }
         for (worker, ids) in expired {
             for id in &ids {
                 self.end(id, "expired: no heartbeat within its ttl");
