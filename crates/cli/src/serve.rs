@@ -20,15 +20,14 @@ pub fn backends() -> Backends {
     Backends::new()
         .with(
             "sim",
+            &["mobile"],
             Arc::new(|spec: &EnvSpec| {
-                if spec.platform != "mobile" {
-                    return Err(format!("the sim backend hosts platform \"mobile\", not \"{}\"", spec.platform));
-                }
                 Ok(Arc::new(SimProvider { screen: Screen { width: spec.width, height: spec.height } }) as Arc<dyn guigym_core::EnvProvider>)
             }),
         )
         .with(
             "web",
+            &["mobile"],
             Arc::new(|spec: &EnvSpec| {
                 if guigym_web::find_chromium().is_none() {
                     return Err("the web backend needs Chromium on this worker: apt-get install chromium".into());
@@ -128,6 +127,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let mut config = ManagerConfig {
         default_ttl: Duration::from_millis(args.ttl_ms.max(1)),
         worker_timeout: Duration::from_millis(args.worker_timeout_ms),
+        backends: Some(backends()),
         ..ManagerConfig::default()
     };
     if args.warm > 0 {

@@ -112,8 +112,15 @@ fn a_dead_reader_loses_nothing_and_bad_input_gets_json_errors() {
     let (code, ack) = call(&url, "POST", &format!("/v1/batch/{}/ack", rest["batch_id"].as_str().unwrap()), Some(b"{}"));
     assert_eq!(code, 200);
     assert!(!ids(&rest).contains(&ids(&dead)[0]), "a leased group is not served twice at once");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let (_, again) = call(&url, "GET", "/v1/batch?size=1000&format=slime", None);
+    // The dead reader's lease times out: its batch comes back (polled, with a deadline).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let again = loop {
+        let (_, batch) = call(&url, "GET", "/v1/batch?size=1000&format=slime", None);
+        if !batch["batch_id"].is_null() || std::time::Instant::now() > deadline {
+            break batch;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
     assert_eq!(ids(&again), ids(&dead), "the dead reader's batch is served again, and only it");
     let (code, late) = call(&url, "POST", &format!("/v1/batch/{}/ack", dead["batch_id"].as_str().unwrap()), Some(b"{}"));
     assert_eq!(code, 404, "an expired lease cannot be acknowledged");

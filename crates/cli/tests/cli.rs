@@ -9,6 +9,7 @@ use common::{guigym, temp};
 /// The whole catalogue passes execution validation (0 → golden 1 → 0 → walkthrough 1), and
 /// has the breadth issue 6 asks for.
 #[test]
+#[ignore = "full tier: end to end over the whole catalogue"]
 fn validate_all_json_passes_the_whole_catalogue() {
     let out = guigym().args(["tasks", "validate", "--suite", "all", "--json"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -27,6 +28,7 @@ fn validate_all_json_passes_the_whole_catalogue() {
 
 /// Golden solves every task of the catalogue through the GUI; random almost never does.
 #[test]
+#[ignore = "full tier: end to end over the whole catalogue"]
 fn golden_solves_the_catalogue_and_random_does_not() {
     let dir = temp("catalogue");
     for policy in ["golden", "random"] {
@@ -110,6 +112,7 @@ fn bad_input_gets_a_clear_error() {
 }
 
 #[test]
+#[ignore = "full tier: benchmark smoke test"]
 fn bench_sim_prints_its_figures() {
     let out = guigym().args(["bench", "sim", "--json", "--iterations", "20", "--instances", "50"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -128,6 +131,7 @@ fn bench_sim_prints_its_figures() {
 }
 
 #[test]
+#[ignore = "full tier: benchmark smoke test"]
 fn bench_harness_prints_window_and_last_k_figures() {
     let out = guigym().args(["bench", "harness", "--json", "--trajectories", "2"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -144,6 +148,7 @@ fn bench_harness_prints_window_and_last_k_figures() {
 }
 
 #[test]
+#[ignore = "full tier: benchmark smoke test"]
 fn bench_manager_prints_its_figures() {
     let out = guigym().args(["bench", "manager", "--json", "--instances", "1000", "--workers", "1", "--clients", "4", "--seconds", "1"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -155,6 +160,7 @@ fn bench_manager_prints_its_figures() {
 }
 
 #[test]
+#[ignore = "full tier: benchmark smoke test, Chromium"]
 fn bench_web_prints_ours_beside_the_python_environment() {
     let out = guigym().args(["bench", "web", "--json", "--iterations", "3", "--seconds", "1"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -236,6 +242,7 @@ fn worlds_show_prints_the_same_world_for_a_seed() {
 }
 
 #[test]
+#[ignore = "full tier: end to end over the whole catalogue"]
 fn audit_prints_false_negatives_and_positives_per_family() {
     let out = guigym().args(["tasks", "audit", "--suite", "smoke", "--json"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));

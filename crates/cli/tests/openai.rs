@@ -43,6 +43,7 @@ fn steps(dir: &Path, run: i64) -> Vec<serde_json::Value> {
 }
 
 #[test]
+#[ignore = "full tier: end to end, every codec"]
 fn every_codec_solves_the_smoke_suite_through_the_wire() {
     let dir = temp("openai-codecs");
     for (server_codec, codec, observation, coordinates) in [

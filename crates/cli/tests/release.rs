@@ -18,7 +18,7 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 }
 
 fn worker(provider: Arc<WebProvider>, config: WorkerConfig) -> Arc<Worker> {
-    let backends = Backends::new().with("web", Arc::new(move |_: &EnvSpec| Ok(provider.clone() as Arc<dyn EnvProvider>)));
+    let backends = Backends::new().with("web", &["mobile"], Arc::new(move |_: &EnvSpec| Ok(provider.clone() as Arc<dyn EnvProvider>)));
     Worker::new(config, backends)
 }
 

@@ -171,6 +171,7 @@ fn a_hostile_tenant_and_a_rogue_worker_are_refused_and_change_nothing() {
 }
 
 #[test]
+#[ignore = "full tier: end to end, 2,000 sockets"]
 fn slow_and_silent_clients_do_not_starve_the_others() {
     guigym_manager::net::raise_open_file_limit();
     let m = manager(free_port(), "8");
@@ -305,6 +306,7 @@ fn ready_instances_of_an_unused_spec_make_room_and_gauges_count_leases_held() {
 /// again and the whole capacity can be leased; a new worker process on an old one's address
 /// replaces it, and the old one's leases end with the reason.
 #[test]
+#[ignore = "full tier: end to end, processes restarted"]
 fn after_any_restarts_every_live_worker_is_back_with_its_capacity() {
     let port = free_port();
     let mut m = manager(port, "0");

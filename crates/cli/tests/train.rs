@@ -69,6 +69,7 @@ fn a_bad_config_names_the_file_line_and_field() {
 }
 
 #[test]
+#[ignore = "full tier: the recipe"]
 fn the_quickstart_recipe_reports_held_out_success_before_and_after_warmup_and_rl() {
     let dir = std::env::temp_dir().join(format!("guigym-quickstart-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -104,6 +105,7 @@ fn the_quickstart_recipe_reports_held_out_success_before_and_after_warmup_and_rl
 /// The learner's warm-up reads a `guigym collect` folder: the steps the golden policy took
 /// through the harness, with what each screen showed.
 #[test]
+#[ignore = "full tier: the recipe"]
 fn the_learner_warms_up_from_collected_demonstrations() {
     let dir = std::env::temp_dir().join(format!("guigym-warmup-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -181,6 +183,7 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
 /// The learner saves its state after the warm-up and every round: a run stopped early and
 /// resumed with more rounds ends exactly where an uninterrupted run ends.
 #[test]
+#[ignore = "full tier: the recipe"]
 fn a_resumed_recipe_ends_like_an_uninterrupted_one() {
     let dir = std::env::temp_dir().join(format!("guigym-recipe-resume-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -262,19 +265,18 @@ fn rollouts_pause_while_the_trainer_falls_behind() {
     let path = config(&dir, 2);
     let text = std::fs::read_to_string(&path).unwrap() + &format!("buffer: {url}\nbuffer_max_pending: 1\n");
     std::fs::write(&path, text).unwrap();
-    let mut train = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store")).spawn().unwrap();
-    // Round 0 posts its groups, then round 1 waits: nothing consumes them.
-    let mut queued = 0;
-    for _ in 0..600 {
-        queued = get("/v1/buffer")["queued"].as_u64().unwrap();
-        if queued > 0 && dir.join("out/round-0.jsonl").exists() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
+    let log = dir.join("train.err");
+    let mut train =
+        guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store")).stderr(std::fs::File::create(&log).unwrap()).spawn().unwrap();
+    // Round 0 posts its groups, then round 1 waits (it says so): nothing consumes them.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(&log).unwrap_or_default().contains("waiting for the trainer") {
+        assert!(std::time::Instant::now() < deadline, "the run never waited");
+        assert!(train.try_wait().unwrap().is_none(), "the run ended without waiting for the trainer");
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    assert!(queued > 0, "round 0 reached the buffer");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    assert!(train.try_wait().unwrap().is_none(), "the run waits for the trainer");
+    assert!(get("/v1/buffer")["queued"].as_u64().unwrap() > 0, "round 0 reached the buffer");
+    assert!(dir.join("out/round-0.jsonl").exists());
     assert!(!dir.join("out/round-1.jsonl").exists(), "no round started while the trainer was behind");
     // The trainer catches up: the run goes on and finishes.
     let mut consumed = 0;

@@ -57,7 +57,7 @@ impl WorkerLink for LocalLink {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ManagerConfig {
     pub default_ttl: Duration,
     pub max_ttl: Duration,
@@ -67,6 +67,9 @@ pub struct ManagerConfig {
     pub worker_timeout: Duration,
     /// Warm-pool targets: ready instances kept ahead of demand, per spec.
     pub warm: Vec<(EnvSpec, usize)>,
+    /// The backends this deployment serves: a spec outside them is a bad request even when
+    /// no worker is there to ask. `None`: judged by the live workers' backends.
+    pub backends: Option<crate::spec::Backends>,
 }
 
 impl Default for ManagerConfig {
@@ -77,6 +80,7 @@ impl Default for ManagerConfig {
             reclaim_every: Duration::from_millis(250),
             worker_timeout: Duration::from_secs(5),
             warm: Vec::new(),
+            backends: None,
         }
     }
 }
@@ -388,8 +392,13 @@ impl Manager {
         if count == 0 || count > 100_000 {
             return Err(ControlError::BadRequest(format!("count must be within 1..=100000, got {count}")));
         }
-        spec.check().map_err(ControlError::BadRequest)?;
-        self.check_hosted(spec)?;
+        match &self.config.backends {
+            Some(backends) => backends.check(spec).map_err(ControlError::BadRequest)?,
+            None => {
+                spec.check().map_err(ControlError::BadRequest)?;
+                self.check_hosted(spec)?;
+            }
+        }
         let ttl = ttl.unwrap_or(self.config.default_ttl);
         if ttl.is_zero() || ttl > self.config.max_ttl {
             return Err(ControlError::BadRequest(format!("ttl must be within 1 ms..={} s", self.config.max_ttl.as_secs())));

@@ -62,10 +62,10 @@ impl EnvSpec {
 /// Makes a provider for a spec, or says why the spec cannot be served.
 pub type ProviderFactory = Arc<dyn Fn(&EnvSpec) -> Result<Arc<dyn EnvProvider>, String> + Send + Sync>;
 
-/// The backends a worker can host, by name.
+/// The backends a worker can host, by name, with the platforms each serves.
 #[derive(Clone, Default)]
 pub struct Backends {
-    factories: BTreeMap<String, ProviderFactory>,
+    factories: BTreeMap<String, (Vec<String>, ProviderFactory)>,
 }
 
 impl Backends {
@@ -73,8 +73,9 @@ impl Backends {
         Backends::default()
     }
 
-    pub fn with(mut self, name: &str, factory: ProviderFactory) -> Backends {
-        self.factories.insert(name.to_string(), factory);
+    /// Adds a backend serving `platforms` (`mobile`, `desktop`, …).
+    pub fn with(mut self, name: &str, platforms: &[&str], factory: ProviderFactory) -> Backends {
+        self.factories.insert(name.to_string(), (platforms.iter().map(|p| p.to_string()).collect(), factory));
         self
     }
 
@@ -82,11 +83,22 @@ impl Backends {
         self.factories.keys().cloned().collect()
     }
 
+    /// Whether a spec names a backend and platform this registry serves, within the limits
+    /// every spec obeys; the message names what is wrong. Creates nothing.
+    pub fn check(&self, spec: &EnvSpec) -> Result<(), String> {
+        spec.check()?;
+        let (platforms, _) =
+            self.factories.get(&spec.backend).ok_or_else(|| format!("unknown backend \"{}\"; hosted: {}", spec.backend, self.names().join(", ")))?;
+        if !platforms.contains(&spec.platform) {
+            return Err(format!("the {} backend serves platform {}, not \"{}\"", spec.backend, platforms.join(", "), spec.platform));
+        }
+        Ok(())
+    }
+
     /// A provider for the spec, or a message naming what is wrong with it.
     pub fn provider(&self, spec: &EnvSpec) -> Result<Arc<dyn EnvProvider>, String> {
-        spec.check()?;
-        let f =
-            self.factories.get(&spec.backend).ok_or_else(|| format!("unknown backend \"{}\"; this worker hosts: {}", spec.backend, self.names().join(", ")))?;
-        f(spec)
+        self.check(spec)?;
+        let (_, factory) = &self.factories[&spec.backend];
+        factory(spec)
     }
 }

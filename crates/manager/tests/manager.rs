@@ -55,8 +55,12 @@ impl EnvProvider for HangingProvider {
 
 fn backends() -> Backends {
     Backends::new()
-        .with("sim", Arc::new(|s: &EnvSpec| Ok(Arc::new(SimProvider { screen: Screen { width: s.width, height: s.height } }) as Arc<dyn EnvProvider>)))
-        .with("hang", Arc::new(|_s: &EnvSpec| Ok(Arc::new(HangingProvider) as Arc<dyn EnvProvider>)))
+        .with(
+            "sim",
+            &["mobile"],
+            Arc::new(|s: &EnvSpec| Ok(Arc::new(SimProvider { screen: Screen { width: s.width, height: s.height } }) as Arc<dyn EnvProvider>)),
+        )
+        .with("hang", &["mobile"], Arc::new(|_s: &EnvSpec| Ok(Arc::new(HangingProvider) as Arc<dyn EnvProvider>)))
 }
 
 /// An embedded manager + worker on a free loopback port.
@@ -150,8 +154,15 @@ async fn an_abandoned_lease_is_reclaimed_and_its_instance_serves_again() {
     // Capacity is one: while the lease lives, nothing else can be leased.
     let busy: Result<Value, _> = c.post("/v1/leases", &json!({"spec": {"backend": "sim"}})).await;
     assert_eq!(status_of(busy).0, 503);
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    let (status, message) = status_of(c.post::<Value>(&format!("/v1/instances/{iid}/observe"), &json!({"lease": lid})).await);
+    // Without heartbeats the lease ends once its TTL has passed (polled, with a deadline).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let (status, message) = loop {
+        let r = c.post::<Value>(&format!("/v1/instances/{iid}/observe"), &json!({"lease": lid})).await;
+        if matches!(r, Err(ClientError::Status { status: 410, .. })) || std::time::Instant::now() > deadline {
+            break status_of(r);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert_eq!(status, 410, "{message}");
     assert!(message.contains("expired"), "{message}");
     let (status, _) = status_of(c.post::<Value>(&format!("/v1/leases/{lid}/heartbeat"), &json!({})).await);
@@ -165,10 +176,11 @@ async fn an_abandoned_lease_is_reclaimed_and_its_instance_serves_again() {
 async fn heartbeats_keep_a_lease_alive() {
     let (url, _m, _w) = start(2, None).await;
     let c = client(&url, None);
-    let g = lease(&c, json!({"backend": "sim"}), 300).await;
+    // Heartbeats every 100 ms for three times the TTL: far inside the TTL each time.
+    let g = lease(&c, json!({"backend": "sim"}), 1000).await;
     let lid = g["lease_id"].as_str().unwrap();
-    for _ in 0..6 {
-        tokio::time::sleep(Duration::from_millis(120)).await;
+    for _ in 0..30 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
         let _: Value = c.post(&format!("/v1/leases/{lid}/heartbeat"), &json!({})).await.unwrap();
     }
     let iid = g["instance_id"].as_u64().unwrap();

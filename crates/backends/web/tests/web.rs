@@ -19,6 +19,7 @@ fn provider() -> WebProvider {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Chromium"]
 async fn a_smoke_task_played_through_its_walkthrough_in_the_browser_scores_1() {
     let p = provider();
     let mut env = p.create().await.unwrap();
@@ -38,6 +39,7 @@ async fn a_smoke_task_played_through_its_walkthrough_in_the_browser_scores_1() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Chromium"]
 async fn the_smoke_suite_validates_in_the_browser() {
     let p = provider();
     let mut env = p.create().await.unwrap();
@@ -56,6 +58,7 @@ async fn click_text(env: &mut dyn Env, tree: &[UiNode], text: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Chromium"]
 async fn a_scripted_player_solves_click_test_and_click_button() {
     assert!(miniwob::html_dir().is_some(), "MiniWoB++ is missing: run ./scripts/setup.sh");
     let p = provider();
@@ -81,20 +84,35 @@ async fn a_scripted_player_solves_click_test_and_click_button() {
     assert_eq!(a, env.state_hash().await.unwrap());
 }
 
+/// Says when the first attempt of an eval is done.
+struct FirstDone(std::sync::Mutex<Option<tokio::sync::oneshot::Sender<()>>>);
+
+impl guigym_rollout::Progress for FirstDone {
+    fn attempt_done(&self, _attempt: &guigym_core::Attempt, _prompts: &[guigym_harness::Prompt]) {
+        if let Some(tx) = self.0.lock().unwrap().take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Chromium"]
 async fn killing_the_browser_mid_eval_gives_rerun_infrastructure_failures() {
     let p = Arc::new(provider());
     let tasks = Arc::new(tasks::suite("smoke").unwrap()[..12].to_vec());
     let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, ..EvalConfig::default() };
+    // The browser dies as soon as the first attempt is done: the others are in flight.
+    let (first_done, started) = tokio::sync::oneshot::channel();
     let killer = {
         let p = p.clone();
         tokio::spawn(async move {
-            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+            let _ = started.await;
             let pid = p.browser().await.unwrap().pid().unwrap();
             std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
         })
     };
-    let (_, report) = eval(tasks.clone(), &config, p.clone(), Arc::new(PolicyKind::Golden), None, Arc::new(())).await.unwrap();
+    let progress = Arc::new(FirstDone(std::sync::Mutex::new(Some(first_done))));
+    let (_, report) = eval(tasks.clone(), &config, p.clone(), Arc::new(PolicyKind::Golden), None, progress).await.unwrap();
     killer.await.unwrap();
     assert!(report.infra_failures > 0, "the killed browser's attempts failed as infrastructure");
     assert_eq!(report.unscored, 0);
@@ -103,6 +121,7 @@ async fn killing_the_browser_mid_eval_gives_rerun_infrastructure_failures() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Chromium"]
 async fn a_page_that_fails_to_load_is_an_infrastructure_failure_with_its_reason() {
     let p = provider();
     let mut env = p.create().await.unwrap();
@@ -119,6 +138,7 @@ async fn a_page_that_fails_to_load_is_an_infrastructure_failure_with_its_reason(
 /// Under an open dialog the browser's tree offers what the native one offers: the dialog's
 /// buttons, and nothing it covers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Chromium"]
 async fn what_a_dialog_covers_is_not_offered_in_the_browser() {
     let p = provider();
     let mut env = p.create().await.unwrap();
