@@ -286,8 +286,17 @@ fn ready_instances_of_an_unused_spec_make_room_and_gauges_count_leases_held() {
     let (code, grants) = lease(&m.url, 4);
     assert_eq!(code, 200, "the whole capacity for the spec asked now");
     // Invalid specs are a 400 even with the worker full.
-    let (code, _) = http("POST", &format!("{}/v1/leases", m.url), Some(CLIENT), Some(&json!({"spec": {"backend": "nope"}})));
-    assert_eq!(code, 400);
+    for spec in [json!({"backend": "nope"}), json!({"backend": "sim", "platform": "desktop"})] {
+        let (code, _) = http("POST", &format!("{}/v1/leases", m.url), Some(CLIENT), Some(&json!({ "spec": spec })));
+        assert_eq!(code, 400, "{spec}");
+    }
+    // And on a manager with no worker at all.
+    let alone = manager(free_port(), "0");
+    for spec in [json!({"backend": "nope"}), json!({"backend": "sim", "platform": "desktop"})] {
+        let (code, _) = http("POST", &format!("{}/v1/leases", alone.url), Some(CLIENT), Some(&json!({ "spec": spec })));
+        assert_eq!(code, 400, "{spec}");
+    }
+    assert_eq!(lease(&alone.url, 1).0, 503, "a valid spec waits for a worker");
     let gauge = || {
         let out = std::process::Command::new("curl").args(["-s", &format!("{}/metrics", m.url)]).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout).to_string();
