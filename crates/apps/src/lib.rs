@@ -6,6 +6,7 @@
 //! episode log, never pixels.
 
 pub mod apps;
+pub mod benchmark;
 pub mod install;
 pub mod shell;
 pub mod state;

@@ -6,26 +6,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use guigym_apps::tasks;
 use guigym_core::{Attempt, EnvProvider, TaskSpec};
-use guigym_harness::{PolicyFactory, PolicyKind};
+use guigym_harness::PolicyFactory;
 use guigym_rollout::{eval as run_eval, validate_task, EvalConfig, Progress, Store};
-use guigym_sim::SimProvider;
 use guigym_ui::Screen;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::StoreArgs;
-
-#[derive(Clone, Copy, ValueEnum)]
-pub enum PolicyArg {
-    /// Plays each task's walkthrough through the GUI
-    Golden,
-    /// Seeded random taps and typing
-    Random,
-    /// An OpenAI-compatible chat-completions server (vLLM, SGLang, hosted APIs)
-    Openai,
-}
+use crate::{registry, StoreArgs};
 
 /// Settings of the `openai` policy.
 #[derive(Args)]
@@ -59,36 +48,32 @@ pub struct OpenAiArgs {
     extra_body: Option<String>,
 }
 
-pub fn policy(kind: PolicyArg, openai: &OpenAiArgs) -> anyhow::Result<Arc<dyn PolicyFactory>> {
-    Ok(match kind {
-        PolicyArg::Golden => Arc::new(PolicyKind::Golden),
-        PolicyArg::Random => Arc::new(PolicyKind::Random),
-        PolicyArg::Openai => {
-            if openai.base_urls.is_empty() {
-                bail!("--policy openai needs at least one --base-url (e.g. http://127.0.0.1:8000/v1)");
-            }
-            let config = guigym_harness::openai::OpenAiConfig {
-                base_urls: openai.base_urls.clone(),
-                model: openai.model.clone(),
-                api_key_env: Some(openai.api_key_env.clone()),
-                temperature: openai.temperature,
-                max_tokens: openai.max_tokens,
-                timeout_ms: openai.timeout_ms,
-                max_retries: openai.max_retries,
-                backoff_ms: openai.backoff_ms,
-                down_for_ms: openai.down_for_ms,
-                extra_body: match &openai.extra_body {
-                    None => serde_json::Value::Null,
-                    Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
-                        Ok(v @ serde_json::Value::Object(_)) => v,
-                        Ok(other) => bail!("--extra-body must be a JSON object, got {other}"),
-                        Err(e) => bail!("--extra-body is not valid JSON: {e}"),
-                    },
-                },
-            };
-            Arc::new(guigym_harness::openai::OpenAiFactory::new(config).map_err(|e| anyhow!(e))?)
+impl OpenAiArgs {
+    /// The settings as the `openai` policy takes them; `None` without a base URL.
+    fn config(&self) -> anyhow::Result<Option<guigym_harness::openai::OpenAiConfig>> {
+        if self.base_urls.is_empty() {
+            return Ok(None);
         }
-    })
+        Ok(Some(guigym_harness::openai::OpenAiConfig {
+            base_urls: self.base_urls.clone(),
+            model: self.model.clone(),
+            api_key_env: Some(self.api_key_env.clone()),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            timeout_ms: self.timeout_ms,
+            max_retries: self.max_retries,
+            backoff_ms: self.backoff_ms,
+            down_for_ms: self.down_for_ms,
+            extra_body: match &self.extra_body {
+                None => serde_json::Value::Null,
+                Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+                    Ok(v @ serde_json::Value::Object(_)) => v,
+                    Ok(other) => bail!("--extra-body must be a JSON object, got {other}"),
+                    Err(e) => bail!("--extra-body is not valid JSON: {e}"),
+                },
+            },
+        }))
+    }
 }
 
 pub fn harness_config(path: &Option<PathBuf>, screenshots: bool) -> anyhow::Result<guigym_harness::HarnessConfig> {
@@ -102,48 +87,18 @@ pub fn harness_config(path: &Option<PathBuf>, screenshots: bool) -> anyhow::Resu
     Ok(config)
 }
 
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum BackendArg {
-    /// The simulated phone, in-process
-    Sim,
-    /// Real headless Chromium (Debian's `chromium`)
-    Web,
-}
-
 /// Where instances come from: a manager (leasing the backend's instances from its workers),
 /// or in-process.
-pub fn env_provider(backend: BackendArg, screen: Screen, manager: Option<&str>, token: Option<String>) -> anyhow::Result<Arc<dyn EnvProvider>> {
+pub fn env_provider(backend: &str, screen: Screen, manager: Option<&str>, token: Option<String>) -> anyhow::Result<Arc<dyn EnvProvider>> {
     match manager {
         Some(url) => {
             let token = token.or_else(|| std::env::var("GUIGYM_TOKEN").ok());
-            let spec = guigym_manager::EnvSpec { backend: backend.name().into(), width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
+            let backend = registry::backend(backend)?.name;
+            let spec = guigym_manager::EnvSpec { backend: backend.into(), width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
             Ok(Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120))))
         }
-        None => provider_for(backend, screen),
+        None => registry::provider(backend, screen),
     }
-}
-
-impl BackendArg {
-    /// The backend's name in env specs and reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            BackendArg::Sim => "sim",
-            BackendArg::Web => "web",
-        }
-    }
-}
-
-/// The provider for a backend, checking up front that it can run here.
-fn provider_for(backend: BackendArg, screen: Screen) -> anyhow::Result<Arc<dyn EnvProvider>> {
-    Ok(match backend {
-        BackendArg::Sim => Arc::new(SimProvider { screen }),
-        BackendArg::Web => {
-            if guigym_web::find_chromium().is_none() {
-                bail!("the web backend needs Chromium: install Debian's `chromium` package (apt-get install chromium) or run ./scripts/setup.sh");
-            }
-            Arc::new(guigym_web::WebProvider::new(screen))
-        }
-    })
 }
 
 #[derive(Args)]
@@ -172,8 +127,10 @@ pub struct RunArgs {
     /// Suite to run (see `guigym tasks list`)
     #[arg(long, default_value = "smoke")]
     pub suite: String,
-    #[arg(long, value_enum, default_value = "golden")]
-    pub policy: PolicyArg,
+    /// golden (plays each task's walkthrough), random (seeded taps and typing), openai (an
+    /// OpenAI-compatible chat server: vLLM, SGLang, hosted APIs)
+    #[arg(long, default_value = "golden", value_parser = clap::builder::PossibleValuesParser::new(registry::POLICIES))]
+    pub policy: String,
     #[command(flatten)]
     pub openai: OpenAiArgs,
     /// Harness config (JSON or YAML): prompt, observation mode, history, codec, coordinates
@@ -182,9 +139,10 @@ pub struct RunArgs {
     /// Run only the first N tasks of the suite
     #[arg(long)]
     pub limit: Option<usize>,
-    /// Where instances run (the `miniwob` suite needs `web`)
-    #[arg(long, value_enum, default_value = "sim")]
-    pub backend: BackendArg,
+    /// Where instances run: sim (the simulated phone, in-process) or web (Chromium) [default:
+    /// the first that hosts the suite's benchmark]
+    #[arg(long, value_parser = registry::backend_names())]
+    pub backend: Option<String>,
     /// Attempts per task (n of pass@n)
     #[arg(long, default_value_t = 1)]
     pub attempts: u32,
@@ -231,7 +189,7 @@ impl RunArgs {
         if self.attempts == 0 {
             bail!("--attempts must be at least 1");
         }
-        let mut tasks = suite_tasks(&self.suite)?;
+        let (benchmark, mut tasks) = registry::suite(&self.suite)?;
         if let Some(n) = self.limit {
             tasks.truncate(n);
         }
@@ -245,10 +203,10 @@ impl RunArgs {
             ..EvalConfig::default()
         };
         let screen = self.screen.screen()?;
-        // MiniWoB++ pages only exist in a browser.
-        let backend = if self.suite == "miniwob" { BackendArg::Web } else { self.backend };
+        let backend = registry::backend_for(self.backend.as_deref(), benchmark.name())?;
         let provider = env_provider(backend, screen, self.manager.as_deref(), self.token.clone())?;
-        Ok(Prepared { tasks: Arc::new(tasks), config, provider, policy: policy(self.policy, &self.openai)?, store: Arc::new(open_store(&self.store)?) })
+        let policy = registry::policy(&self.policy, self.openai.config()?)?;
+        Ok(Prepared { tasks: Arc::new(tasks), config, provider, policy, store: Arc::new(open_store(&self.store)?) })
     }
 }
 
@@ -269,14 +227,6 @@ pub fn open_store(args: &StoreArgs) -> anyhow::Result<Store> {
     Store::open(&dir).with_context(|| format!("opening the store at {}", dir.display()))
 }
 
-pub fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
-    if name == "miniwob" {
-        let dir = guigym_web::miniwob::html_dir().ok_or_else(|| anyhow!("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)"))?;
-        return Ok(guigym_web::miniwob::suite(&dir));
-    }
-    tasks::suite(name).ok_or_else(|| anyhow!("unknown suite \"{name}\"; suites: {}, miniwob", tasks::SUITES.join(", ")))
-}
-
 struct Bar(ProgressBar);
 
 impl Progress for Bar {
@@ -292,8 +242,9 @@ impl Progress for Bar {
 /// A suite's tasks, one instance to run them on in turn, and a progress bar (hidden for JSON
 /// output): what `tasks validate` and `tasks audit` share.
 async fn one_instance_for(run: &SuiteRun) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, ProgressBar)> {
-    let tasks = suite_tasks(&run.suite)?;
-    let env = provider_for(run.backend, run.screen.screen()?)?.create().await?;
+    let (benchmark, tasks) = registry::suite(&run.suite)?;
+    let backend = registry::backend_for(run.backend.as_deref(), benchmark.name())?;
+    let env = registry::provider(backend, run.screen.screen()?)?.create().await?;
     let progress = bar(tasks.len() as u64);
     if run.json {
         progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -379,9 +330,10 @@ pub struct SuiteRun {
     suite: String,
     #[arg(long)]
     json: bool,
-    /// Where the tasks run: the simulated phone, or real Chromium
-    #[arg(long, value_enum, default_value = "sim")]
-    backend: BackendArg,
+    /// Where the tasks run: sim (the simulated phone) or web (Chromium) [default: the first
+    /// that hosts the suite's benchmark]
+    #[arg(long, value_parser = registry::backend_names())]
+    backend: Option<String>,
     #[command(flatten)]
     screen: ScreenArgs,
 }
@@ -389,7 +341,7 @@ pub struct SuiteRun {
 pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
     match command {
         TasksCommand::List { suite, json } => {
-            let tasks = suite_tasks(&suite)?;
+            let tasks = registry::suite_tasks(&suite)?;
             if json {
                 let rows: Vec<serde_json::Value> = tasks
                     .iter()
@@ -412,7 +364,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Show { id } => {
-            let task = tasks::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
+            let task = registry::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
             println!("{}", serde_json::to_string_pretty(&task)?);
             Ok(ExitCode::SUCCESS)
         }

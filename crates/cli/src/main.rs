@@ -10,6 +10,7 @@ mod buffer;
 mod collect;
 mod commands;
 mod policy_server;
+mod registry;
 mod rollouts;
 mod serve;
 mod train;

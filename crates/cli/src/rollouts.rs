@@ -89,7 +89,7 @@ fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
 
 fn resolve(task: &Value) -> Result<TaskSpec, ApiError> {
     match task {
-        Value::String(id) => guigym_apps::tasks::find_task(id)
+        Value::String(id) => crate::registry::find_task(id)
             .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "unknown_task", format!("no task \"{id}\" in the catalogue (ids are family/index)"))),
         Value::Object(_) => serde_json::from_value(task.clone()).map_err(|e| bad("bad_task", format!("task: {e}"))),
         _ => Err(bad("bad_task", "task: a task id (string) or a task spec (object)")),

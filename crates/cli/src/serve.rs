@@ -11,32 +11,7 @@ use guigym_manager::api;
 use guigym_manager::auth::Credentials;
 use guigym_manager::client::{run_agent, ApiClient, RemoteLink};
 use guigym_manager::net;
-use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, Worker, WorkerConfig};
-use guigym_sim::SimProvider;
-use guigym_ui::Screen;
-
-/// The backends this binary can host.
-pub fn backends() -> Backends {
-    Backends::new()
-        .with(
-            "sim",
-            &["mobile"],
-            Arc::new(|spec: &EnvSpec| {
-                Ok(Arc::new(SimProvider { screen: Screen { width: spec.width, height: spec.height } }) as Arc<dyn guigym_core::EnvProvider>)
-            }),
-        )
-        .with(
-            "web",
-            &["mobile"],
-            Arc::new(|spec: &EnvSpec| {
-                if guigym_web::find_chromium().is_none() {
-                    return Err("the web backend needs Chromium on this worker: apt-get install chromium".into());
-                }
-                // One browser per spec on this worker, shared by its instances.
-                Ok(Arc::new(guigym_web::WebProvider::new(Screen { width: spec.width, height: spec.height })) as Arc<dyn guigym_core::EnvProvider>)
-            }),
-        )
-}
+use guigym_manager::{EnvSpec, Manager, ManagerConfig, Worker, WorkerConfig};
 
 #[derive(Args, Clone)]
 pub struct WorkerArgs {
@@ -127,7 +102,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let mut config = ManagerConfig {
         default_ttl: Duration::from_millis(args.ttl_ms.max(1)),
         worker_timeout: Duration::from_millis(args.worker_timeout_ms),
-        backends: Some(backends()),
+        backends: Some(crate::registry::worker_backends()),
         ..ManagerConfig::default()
     };
     if args.warm > 0 {
@@ -138,7 +113,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // Rollouts lease through this same manager, as any client does.
     let rollouts = crate::rollouts::routes(crate::rollouts::state(&url, creds.client.clone()));
     let router = if args.worker.capacity > 0 {
-        let worker = Worker::with_metrics(args.worker.config(), backends(), manager.metrics.clone());
+        let worker = Worker::with_metrics(args.worker.config(), crate::registry::worker_backends(), manager.metrics.clone());
         manager.add_local_worker(worker.clone(), &advertise);
         tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
         api::embedded_router(manager.clone(), worker, creds, link, rollouts)
@@ -182,7 +157,7 @@ pub async fn worker(args: WorkerProcessArgs) -> anyhow::Result<ExitCode> {
     let creds = Arc::new(Credentials::from_env(None, args.worker_token.clone(), args.operator_token.clone()));
     let (listener, url) = bind(&args.host, args.port).await?;
     let advertise = args.advertise.clone().unwrap_or_else(|| url.clone());
-    let worker = Worker::new(args.worker.config(), backends());
+    let worker = Worker::new(args.worker.config(), crate::registry::worker_backends());
     let manager = ApiClient::new(&args.manager, creds.worker.clone(), Duration::from_secs(10));
     tokio::spawn(run_agent(manager, advertise, worker.clone(), Duration::from_millis(args.heartbeat_ms.max(50))));
     tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));

@@ -9,10 +9,11 @@ use anyhow::{anyhow, bail};
 use clap::Args;
 use guigym_core::EnvProvider;
 use guigym_harness::tokenizer::{locate, Tokenizer};
-use guigym_harness::{PolicyFactory, PolicyKind};
+use guigym_harness::PolicyFactory;
 use guigym_rollout::train::{RoundStats, TrainConfig, Trainer};
 
-use crate::commands::{env_provider, open_store, suite_tasks, BackendArg, ScreenArgs};
+use crate::commands::{env_provider, open_store, ScreenArgs};
+use crate::registry::{self, suite_tasks};
 use crate::StoreArgs;
 
 #[derive(Args)]
@@ -28,9 +29,9 @@ pub struct TrainArgs {
     tokenizer: Option<PathBuf>,
     #[command(flatten)]
     store: StoreArgs,
-    /// Where instances run
-    #[arg(long, value_enum, default_value = "sim")]
-    backend: BackendArg,
+    /// Where instances run: sim (the simulated phone, in-process) or web (Chromium)
+    #[arg(long, default_value = "sim", value_parser = registry::backend_names())]
+    backend: String,
     #[command(flatten)]
     screen: ScreenArgs,
     /// Lease instances from this manager instead of running them in-process
@@ -51,19 +52,15 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         pool.truncate(n.max(1));
     }
     // The same env path as eval: any backend, in-process or leased from a manager.
-    let provider: Arc<dyn EnvProvider> = env_provider(args.backend, args.screen.screen()?, args.manager.as_deref(), args.token.clone())?;
+    let provider: Arc<dyn EnvProvider> = env_provider(&args.backend, args.screen.screen()?, args.manager.as_deref(), args.token.clone())?;
     if let Some(learner) = &config.learner {
         return recipe(&config, learner, pool, provider, &args).await;
     }
-    let policy: Arc<dyn PolicyFactory> = match config.policy.kind.as_str() {
-        "golden" => Arc::new(PolicyKind::Golden),
-        "random" => Arc::new(PolicyKind::Random),
-        "openai" => {
-            let c = config.policy.openai.clone().ok_or_else(|| anyhow!("policy.openai is required for kind openai"))?;
-            Arc::new(guigym_harness::openai::OpenAiFactory::new(c).map_err(|e| anyhow!(e))?)
-        }
-        other => bail!("{}: policy.kind \"{other}\" is not one of golden, random, openai (learned needs a learner section)", args.config.display()),
-    };
+    if config.policy.kind == "learned" {
+        bail!("{}: policy.kind learned trains the built-in policy and needs a learner section", args.config.display());
+    }
+    let policy: Arc<dyn PolicyFactory> =
+        registry::policy(&config.policy.kind, config.policy.openai.clone()).map_err(|e| anyhow!("{}: policy: {e}", args.config.display()))?;
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
     let trainer = Trainer { config: &config, pool, provider, policy, store: Arc::new(open_store(&args.store)?), tokenizer: &tokenizer };
     println!("{:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>9} {:>8}", "round", "tasks", "attempts", "reward", "kept", "drop", "samples", "tokens", "seconds");

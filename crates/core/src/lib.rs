@@ -5,6 +5,7 @@
 //! plain data with public fields, serializable as JSON, so any layer (and any wire) can carry it.
 
 pub mod action;
+pub mod benchmark;
 pub mod env;
 pub mod error;
 pub mod observation;
@@ -14,6 +15,7 @@ pub mod trajectory;
 pub mod verdict;
 
 pub use action::{Action, Direction, Point, TerminateStatus};
+pub use benchmark::Benchmark;
 pub use env::{Env, EnvProvider, ObserveOptions, StepOutcome};
 pub use error::{retry_after_ms, EnvError, InvalidAction};
 pub use observation::{Bounds, Observation, Screenshot, UiNode};

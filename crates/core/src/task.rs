@@ -5,11 +5,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::Action;
 
+fn phone() -> String {
+    "phone".into()
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TaskSpec {
     /// Stable id, `family/seed`, e.g. `messages.send/3`.
     pub id: String,
+    /// The benchmark the task belongs to (`phone`, `miniwob`, …): which backends can host it
+    /// and how it is set up and judged.
+    #[serde(default = "phone")]
+    pub benchmark: String,
     pub family: String,
     /// What the agent is told. The only field a policy ever sees.
     pub instruction: String,

@@ -157,6 +157,7 @@ impl Family for VerifierPanics {
 pub fn verifier_panic_task() -> TaskSpec {
     TaskSpec {
         id: "check.verifier_panics/0".into(),
+        benchmark: "phone".into(),
         family: VerifierPanics.name().into(),
         instruction: "Do nothing.".into(),
         apps: Vec::new(),
@@ -231,6 +232,7 @@ pub fn task(f: &dyn Family, index: usize) -> Option<TaskSpec> {
             let steps = walkthrough.len() as u32;
             return Some(TaskSpec {
                 id: format!("{}/{}", f.name(), index),
+                benchmark: "phone".into(),
                 family: f.name().to_string(),
                 instruction: d.instruction,
                 apps: f.apps().iter().map(|s| s.to_string()).collect(),

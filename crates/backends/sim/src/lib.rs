@@ -9,16 +9,17 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use guigym_apps::tasks::{self, EpisodeLog, Family};
+use guigym_apps::benchmark::{self, PhoneBenchmark};
+use guigym_apps::tasks::{self, EpisodeLog};
 use guigym_apps::{shell, DeviceState};
 use guigym_core::{sha256_hex, Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict};
 use guigym_ui::Screen;
 
-/// A task made ready: its family and initial state.
+/// A task made ready: its benchmark and initial state.
 #[derive(Clone)]
 struct Prepared {
     spec: Arc<TaskSpec>,
-    family: &'static dyn Family,
+    benchmark: &'static dyn PhoneBenchmark,
     initial: Arc<DeviceState>,
     /// Edited by a test after setup: never reused for a plain reset.
     staged: bool,
@@ -61,8 +62,7 @@ impl SimEnv {
     /// Puts the instance straight into the task's completed state.
     pub fn apply_golden_sync(&mut self) -> Result<(), EnvError> {
         let (Some(p), Some(state)) = (&self.prepared, &mut self.state) else { return Err(EnvError::ResetNeeded("golden".into())) };
-        p.family.golden(&p.spec.params, state, &mut self.log);
-        Ok(())
+        p.benchmark.golden(&p.spec, state, &mut self.log).map_err(EnvError::BadTask)
     }
 
     fn prepare(&mut self, task: &TaskSpec) -> Result<Prepared, EnvError> {
@@ -71,9 +71,10 @@ impl SimEnv {
                 return Ok(p.clone());
             }
         }
-        let family = tasks::family(&task.family).ok_or_else(|| EnvError::BadTask(format!("unknown task family \"{}\"", task.family)))?;
-        let initial = tasks::initial_state(task).map_err(EnvError::BadTask)?;
-        Ok(Prepared { spec: Arc::new(task.clone()), family, initial: Arc::new(initial), staged: false })
+        let benchmark =
+            benchmark::find(&task.benchmark).ok_or_else(|| EnvError::BadTask(format!("the simulated phone hosts no benchmark \"{}\"", task.benchmark)))?;
+        let initial = benchmark.initial_state(task).map_err(EnvError::BadTask)?;
+        Ok(Prepared { spec: Arc::new(task.clone()), benchmark, initial: Arc::new(initial), staged: false })
     }
 
     pub fn observe_sync(&self, options: ObserveOptions) -> Result<Observation, EnvError> {
@@ -170,7 +171,7 @@ impl SimEnv {
     pub fn evaluate_sync(&self) -> Result<Verdict, EnvError> {
         let (Some(p), Some(state)) = (&self.prepared, &self.state) else { return Err(EnvError::ResetNeeded("evaluate".into())) };
         let log = &self.log;
-        catch_unwind(AssertUnwindSafe(|| tasks::verify(p.family, &p.spec.params, &p.initial, state, log)))
+        catch_unwind(AssertUnwindSafe(|| p.benchmark.verify(&p.spec, &p.initial, state, log)))
             .map_err(|_| EnvError::Infra(format!("verifier of {} panicked", p.spec.family)))
     }
 

@@ -323,7 +323,9 @@ impl Env for WebEnv {
     async fn reset(&mut self, task: &TaskSpec) -> Result<Observation, EnvError> {
         self.step = 0;
         self.log = EpisodeLog::default();
-        if task.family.starts_with("miniwob.") {
+        // The task's benchmark says how it runs: MiniWoB++ pages judge themselves, every other
+        // benchmark is a phone benchmark hosted by the simulated phone behind the page.
+        if task.benchmark == miniwob::BENCHMARK {
             let page_path = task.params.get("page").and_then(Value::as_str).ok_or_else(|| EnvError::BadTask("a MiniWoB++ task needs params.page".into()))?;
             if self.server.miniwob_dir().is_none() {
                 return Err(EnvError::BadTask("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)".into()));

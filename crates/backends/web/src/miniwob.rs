@@ -34,10 +34,39 @@ pub fn task_names(dir: &Path) -> Vec<String> {
     names
 }
 
+/// The benchmark's name, in `TaskSpec::benchmark`.
+pub const BENCHMARK: &str = "miniwob";
+
+/// MiniWoB++ as a benchmark: one suite (`miniwob`, one task per game), hosted by the web
+/// backend only (the pages run in the browser and judge themselves).
+pub struct MiniWob;
+
+impl guigym_core::Benchmark for MiniWob {
+    fn name(&self) -> &str {
+        BENCHMARK
+    }
+    fn suites(&self) -> Vec<String> {
+        vec![BENCHMARK.to_string()]
+    }
+    fn suite(&self, name: &str) -> Result<Vec<TaskSpec>, String> {
+        if name != BENCHMARK {
+            return Err(format!("MiniWoB++ has one suite, \"{BENCHMARK}\", not \"{name}\""));
+        }
+        let dir = html_dir().ok_or("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)")?;
+        Ok(suite(&dir))
+    }
+    fn task(&self, id: &str) -> Option<TaskSpec> {
+        let (name, seed) = id.strip_prefix("miniwob.")?.rsplit_once('/')?;
+        let dir = html_dir()?;
+        task_names(&dir).iter().any(|n| n == name).then(|| task(name, seed.parse().unwrap_or(0)))
+    }
+}
+
 /// A MiniWoB++ task; the seed picks the problem the page generates.
 pub fn task(name: &str, seed: u64) -> TaskSpec {
     TaskSpec {
         id: format!("miniwob.{name}/{seed}"),
+        benchmark: BENCHMARK.into(),
         family: format!("miniwob.{name}"),
         instruction: "Solve the MiniWoB++ task on the page; its instruction is the text at the top of the task area.".into(),
         apps: vec!["browser".into()],

@@ -1,0 +1,149 @@
+//! What this binary can run, in one place: its backends (with the platforms and benchmarks
+//! each hosts), its benchmarks (with their suites) and its policies. Every command (eval,
+//! collect, train, tasks, serve, worker) looks them up here, so adding one is one entry.
+
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail};
+use guigym_core::{Benchmark, EnvProvider, TaskSpec};
+use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
+use guigym_harness::{PolicyFactory, PolicyKind};
+use guigym_manager::{Backends, EnvSpec};
+use guigym_ui::Screen;
+
+/// A backend this binary hosts.
+pub struct Backend {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub platforms: &'static [&'static str],
+    /// Whether it hosts a benchmark (by name).
+    pub hosts: fn(&str) -> bool,
+    /// Why it cannot run on this machine, if it cannot.
+    pub missing: fn() -> Option<String>,
+    /// Its instances of one screen size.
+    pub provider: fn(Screen) -> Arc<dyn EnvProvider>,
+}
+
+fn phone_benchmark(name: &str) -> bool {
+    guigym_apps::benchmark::find(name).is_some()
+}
+
+/// The backends, the default first.
+pub const BACKENDS: &[Backend] = &[
+    Backend {
+        name: "sim",
+        about: "the simulated phone, in-process",
+        platforms: &["mobile"],
+        hosts: phone_benchmark,
+        missing: || None,
+        provider: |screen| Arc::new(guigym_sim::SimProvider { screen }),
+    },
+    Backend {
+        name: "web",
+        about: "real headless Chromium: the phone's apps as pages, and MiniWoB++",
+        platforms: &["mobile"],
+        hosts: |name| name == guigym_web::miniwob::BENCHMARK || phone_benchmark(name),
+        missing: || {
+            guigym_web::find_chromium()
+                .is_none()
+                .then(|| "the web backend needs Chromium: install Debian's `chromium` package (apt-get install chromium) or run ./scripts/setup.sh".into())
+        },
+        provider: |screen| Arc::new(guigym_web::WebProvider::new(screen)),
+    },
+];
+
+/// The backends' names, as the command line accepts them.
+pub fn backend_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(BACKENDS.iter().map(|b| clap::builder::PossibleValue::new(b.name).help(b.about)))
+}
+
+pub fn backend(name: &str) -> anyhow::Result<&'static Backend> {
+    let known: Vec<String> = BACKENDS.iter().map(|b| format!("{} ({})", b.name, b.about)).collect();
+    BACKENDS.iter().find(|b| b.name == name).ok_or_else(|| anyhow!("unknown backend \"{name}\"; backends: {}", known.join(", ")))
+}
+
+fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    it.collect::<Vec<_>>().join(", ")
+}
+
+/// In-process instances of a backend, checking first that it can run here.
+pub fn provider(name: &str, screen: Screen) -> anyhow::Result<Arc<dyn EnvProvider>> {
+    let b = backend(name)?;
+    if let Some(why) = (b.missing)() {
+        bail!(why);
+    }
+    Ok((b.provider)(screen))
+}
+
+/// The same backends as a worker hosts them (by env spec).
+pub fn worker_backends() -> Backends {
+    BACKENDS.iter().fold(Backends::new(), |all, b| {
+        all.with(
+            b.name,
+            b.platforms,
+            Arc::new(move |spec: &EnvSpec| {
+                if let Some(why) = (b.missing)() {
+                    return Err(why);
+                }
+                Ok((b.provider)(Screen { width: spec.width, height: spec.height }))
+            }),
+        )
+    })
+}
+
+/// Every benchmark: the phone's (the catalogue and any registered), then MiniWoB++.
+pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
+    static MINIWOB: guigym_web::miniwob::MiniWob = guigym_web::miniwob::MiniWob;
+    let phone = guigym_apps::benchmark::all().into_iter().map(|b| b as &'static dyn Benchmark);
+    phone.chain(std::iter::once(&MINIWOB as &'static dyn Benchmark)).collect()
+}
+
+/// A suite's tasks and the benchmark they belong to.
+pub fn suite(name: &str) -> anyhow::Result<(&'static dyn Benchmark, Vec<TaskSpec>)> {
+    let all = benchmarks();
+    let b = all.iter().find(|b| b.suites().iter().any(|s| s == name)).ok_or_else(|| {
+        let suites: Vec<String> = all.iter().flat_map(|b| b.suites()).collect();
+        anyhow!("unknown suite \"{name}\"; suites: {}", suites.join(", "))
+    })?;
+    Ok((*b, b.suite(name).map_err(|e| anyhow!(e))?))
+}
+
+/// A suite's tasks.
+pub fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
+    Ok(suite(name)?.1)
+}
+
+/// One task by id, from whichever benchmark has it.
+pub fn find_task(id: &str) -> Option<TaskSpec> {
+    benchmarks().iter().find_map(|b| b.task(id))
+}
+
+/// The backend to run a benchmark on: the one asked for, which must host it, or else the
+/// first that does.
+pub fn backend_for(asked: Option<&str>, benchmark: &str) -> anyhow::Result<&'static str> {
+    let hosting = || names(BACKENDS.iter().filter(|b| (b.hosts)(benchmark)).map(|b| b.name));
+    match asked {
+        Some(name) if (backend(name)?.hosts)(benchmark) => Ok(backend(name)?.name),
+        Some(name) => bail!("the {name} backend does not host benchmark \"{benchmark}\"; backends that do: {}", hosting()),
+        None => BACKENDS.iter().find(|b| (b.hosts)(benchmark)).map(|b| b.name).ok_or_else(|| anyhow!("no backend hosts benchmark \"{benchmark}\"")),
+    }
+}
+
+/// The policies: `golden` (plays each task's walkthrough), `random` (seeded taps and typing),
+/// `openai` (an OpenAI-compatible chat server, configured by `openai`).
+pub const POLICIES: &[&str] = &["golden", "random", "openai"];
+
+pub fn policy(name: &str, openai: Option<OpenAiConfig>) -> anyhow::Result<Arc<dyn PolicyFactory>> {
+    Ok(match name {
+        "golden" => Arc::new(PolicyKind::Golden),
+        "random" => Arc::new(PolicyKind::Random),
+        "openai" => {
+            let config = openai.ok_or_else(|| anyhow!("the openai policy needs its settings (a base URL at least)"))?;
+            if config.base_urls.is_empty() {
+                bail!("the openai policy needs at least one base URL (e.g. http://127.0.0.1:8000/v1)");
+            }
+            Arc::new(OpenAiFactory::new(config).map_err(|e| anyhow!(e))?)
+        }
+        other => bail!("unknown policy \"{other}\"; policies: {}", POLICIES.join(", ")),
+    })
+}
