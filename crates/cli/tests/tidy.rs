@@ -37,3 +37,65 @@ fn every_file_says_what_it_does_and_has_no_trailing_whitespace() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// A crate's direct dependencies, from its Cargo.toml's `[dependencies]` table.
+fn dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+            continue;
+        }
+        if inside && !line.is_empty() && !line.starts_with('#') {
+            out.push(line.split(['.', ' ', '=']).next().unwrap().to_string());
+        }
+    }
+    out
+}
+
+/// The layering ARCHITECTURE.md states, checked: which of our crates each crate may depend on,
+/// and which may speak HTTP (or any network protocol).
+#[test]
+fn crates_depend_only_downward_and_only_some_speak_http() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // (crate folder, our crates it may use, whether it may speak HTTP)
+    let rules: &[(&str, &[&str], bool)] = &[
+        ("core", &[], false),
+        ("ui", &["guigym-core"], false),
+        ("apps", &["guigym-core", "guigym-ui"], false),
+        ("backends/sim", &["guigym-core", "guigym-ui", "guigym-apps"], false),
+        ("backends/web", &["guigym-core", "guigym-ui", "guigym-apps", "guigym-sim"], true),
+        ("harness", &["guigym-core"], true),
+        ("rollout", &["guigym-core", "guigym-harness"], true),
+        ("manager", &["guigym-core"], true),
+        ("learner", &["guigym-core", "guigym-harness", "guigym-rollout"], false),
+    ];
+    let network = ["reqwest", "axum", "hyper", "hyper-util", "tokio-tungstenite"];
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for (dir, allowed, http) in rules {
+        let deps = dependencies(&root.join("crates").join(dir).join("Cargo.toml"));
+        seen += 1;
+        for d in &deps {
+            if d.starts_with("guigym") && !allowed.contains(&d.as_str()) {
+                problems.push(format!("crates/{dir} depends on {d}, which ARCHITECTURE.md does not allow"));
+            }
+            if !http && network.contains(&d.as_str()) {
+                problems.push(format!("crates/{dir} depends on {d}: it must not speak HTTP"));
+            }
+        }
+    }
+    // Every crate of the workspace is covered (the CLI may use them all).
+    let mut crates = Vec::new();
+    for dir in ["crates", "crates/backends"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
+            if e.path().join("Cargo.toml").is_file() {
+                crates.push(e.path());
+            }
+        }
+    }
+    assert_eq!(crates.len(), seen + 1, "a crate without a rule: add it here and to ARCHITECTURE.md");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
