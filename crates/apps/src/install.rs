@@ -125,13 +125,47 @@ pub fn empty_data() -> AppData {
 }
 
 /// Fills the apps beyond the four core ones (and adds the mail and messages that tie them to
-/// the world). Draws from its own random stream, so the core apps of a seed never change.
+/// the world): each app's installer in turn, each drawing from its own random stream (derived
+/// from the world's seed and the app's name), so adding an app, or changing how one app is
+/// filled, never changes another app's data in any world.
 pub fn every_app(w: &World, d: &mut AppData) {
-    let mut rng = Rng::derive(w.seed, "install");
-    let day = w.now.div_euclid(DAY) * DAY;
-    let person = |i: usize| w.person(i).name();
+    install_with(w, d, INSTALLERS);
+}
 
-    // Places: the world's meeting places, with addresses and travel times.
+/// Runs installers in order, each with its app's own random stream.
+pub fn install_with(w: &World, d: &mut AppData, installers: &[(&str, Installer)]) {
+    for (app, install) in installers {
+        install(w, d, &mut Rng::derive(w.seed, &format!("install:{app}")));
+    }
+}
+
+/// An app's installer: it fills its part of the data from the world, drawing from `rng`.
+pub type Installer = fn(&World, &mut AppData, &mut Rng);
+
+/// Every app's installer, by app. Adding an app is one line here (and its function).
+pub const INSTALLERS: &[(&str, Installer)] = &[
+    ("maps", maps),
+    ("notes", notes),
+    ("files", files),
+    ("settings", settings),
+    ("clock", clock),
+    ("shop", shop),
+    ("food", food),
+    ("ride", ride),
+    ("train", train),
+    ("bank", bank),
+    ("reviews", reviews),
+    ("social", social),
+    ("music", music),
+    ("mail", mail_and_messages),
+];
+
+fn person(w: &World, i: usize) -> String {
+    w.person(i).name()
+}
+
+/// Places: the world's meeting places, with addresses and travel times.
+fn maps(w: &World, d: &mut AppData, rng: &mut Rng) {
     let mut places = Table::default();
     for (i, name) in WORLD_PLACES.iter().enumerate() {
         let walk = rng.range(6, 45) as u32;
@@ -146,8 +180,10 @@ pub fn every_app(w: &World, d: &mut AppData) {
     }
     d.places = std::sync::Arc::new(places);
     d.saved_places.insert(SavedPlace { place: WORLD_PLACES[(w.seed % 10) as usize].to_string(), label: "Work".into() });
+}
 
-    // Notes: codes for places, a list for the scenario, an idea per person.
+/// Notes: codes for places, a list for the scenario, an idea per person.
+fn notes(w: &World, d: &mut AppData, _rng: &mut Rng) {
     for (place, code) in &w.codes {
         d.notes.insert(Note { title: format!("Code for {place}"), body: format!("The door code for {place} is {code}."), pinned: false });
     }
@@ -157,8 +193,10 @@ pub fn every_app(w: &World, d: &mut AppData) {
         pinned: true,
     });
     d.notes.insert(Note { title: format!("Gift idea for {}", w.person(2).first), body: "A board game or a scented candle.".into(), pinned: false });
+}
 
-    // Files: documents of the scenario and a few downloads and pictures.
+/// Files: documents of the scenario and a few downloads and pictures.
+fn files(w: &World, d: &mut AppData, rng: &mut Rng) {
     let files = [
         (format!("{} plan.pdf", capitalize(w.scenario.name())), 0),
         (format!("Invoice {}.pdf", rng.range(1000, 9999)), 0),
@@ -173,14 +211,20 @@ pub fn every_app(w: &World, d: &mut AppData) {
     for (name, folder) in files {
         d.files.insert(FileEntry { name, folder: FOLDERS[folder].to_string(), size_kb: rng.range(12, 4800) as u32, starred: false });
     }
+}
 
+fn settings(_w: &World, d: &mut AppData, rng: &mut Rng) {
     d.settings.brightness = rng.range(3, 9) as u32 * 10;
     d.settings.bluetooth = rng.chance(0.5);
+}
 
+fn clock(_w: &World, d: &mut AppData, rng: &mut Rng) {
     d.alarms.insert(Alarm { minute_of_day: 7 * 60 + rng.range(0, 3) * 15, label: "Wake up".into(), enabled: true });
     d.alarms.insert(Alarm { minute_of_day: 13 * 60 + 30, label: "Medication".into(), enabled: rng.chance(0.5) });
+}
 
-    // Shop: the catalogue with seeded prices, and two past orders.
+/// Shop: the catalogue with seeded prices, and two past orders.
+fn shop(w: &World, d: &mut AppData, rng: &mut Rng) {
     let mut products = Table::default();
     for (name, category, price) in PRODUCTS {
         let price = price + rng.range(-2, 4) * 50;
@@ -188,7 +232,7 @@ pub fn every_app(w: &World, d: &mut AppData) {
     }
     d.products = std::sync::Arc::new(products);
     for k in 0..2 {
-        let p = d.products.get(1 + rng.below(PRODUCTS.len()) as u32).cloned().expect("catalogue");
+        let Some(p) = d.products.get(1 + rng.below(PRODUCTS.len()) as u32).cloned() else { continue };
         let qty = 1 + rng.below(2) as u32;
         d.orders.insert(Order {
             number: format!("A{}", rng.range(10000, 99999)),
@@ -201,16 +245,19 @@ pub fn every_app(w: &World, d: &mut AppData) {
             return_reason: String::new(),
         });
     }
+}
 
+fn food(_w: &World, d: &mut AppData, _rng: &mut Rng) {
     let mut restaurants = Table::default();
     for (name, cuisine, menu) in RESTAURANTS {
         let menu = menu.iter().map(|(dish, price)| Product { name: dish.to_string(), category: cuisine.into(), price_cents: *price }).collect();
         restaurants.insert(Restaurant { name: name.into(), cuisine: cuisine.into(), menu });
     }
-
     d.restaurants = std::sync::Arc::new(restaurants);
+}
 
-    // Rides and tickets in the past; passengers are the user and the family.
+/// A past ride.
+fn ride(w: &World, d: &mut AppData, rng: &mut Rng) {
     let past = WORLD_PLACES[rng.below(10)];
     d.rides.insert(Ride {
         pickup: "Current location".into(),
@@ -220,6 +267,12 @@ pub fn every_app(w: &World, d: &mut AppData) {
         status: "completed".into(),
         time: w.now - 2 * DAY,
     });
+}
+
+/// Tickets: a past trip, and an upcoming family visit by train to refund, change or look up;
+/// passengers are the user and the family.
+fn train(w: &World, d: &mut AppData, rng: &mut Rng) {
+    let day = w.now.div_euclid(DAY) * DAY;
     d.passengers.push(w.user.name());
     d.passengers.extend(w.people.iter().filter(|p| p.relation == "family").map(|p| p.name()));
     let back = day - 5 * DAY;
@@ -235,8 +288,6 @@ pub fn every_app(w: &World, d: &mut AppData) {
             status: "paid".into(),
         });
     }
-
-    // An upcoming family visit by train, to refund, change or look up.
     let visit = STATIONS.iter().find(|c| **c != w.home_city && **c != w.trip_city).copied().unwrap_or("Kingsley");
     let visit_day = day + rng.range(2, 6) * DAY;
     if let Some(run) = timetable(&w.home_city, visit, visit_day).get(1 + rng.below(3)) {
@@ -253,11 +304,13 @@ pub fn every_app(w: &World, d: &mut AppData) {
             status: "paid".into(),
         });
     }
+}
 
-    // Bank: a balance and a statement of payments with people of the world.
+/// Bank: a balance and a statement of payments with people of the world.
+fn bank(w: &World, d: &mut AppData, rng: &mut Rng) {
     d.balance_cents = rng.range(800, 4200) * 100 + rng.range(0, 99);
     for k in 0..8i64 {
-        let who = person(rng.below(w.people.len()));
+        let who = person(w, rng.below(w.people.len()));
         let cents = rng.range(5, 120) * 100 + rng.range(0, 3) * 25;
         let incoming = k % 3 == 0;
         d.transactions.insert(Transaction {
@@ -267,41 +320,49 @@ pub fn every_app(w: &World, d: &mut AppData) {
             time: w.now - (k + 1) * DAY - rng.range(0, 600),
         });
     }
+}
 
-    // Reviews of the places, by people of the world.
+/// Reviews of the places, by people of the world.
+fn reviews(w: &World, d: &mut AppData, rng: &mut Rng) {
     for (i, name) in WORLD_PLACES.iter().enumerate() {
         for k in 0..2 {
             d.reviews.insert(Review {
                 place: name.to_string(),
-                author: person(i + k * 5),
+                author: person(w, i + k * 5),
                 stars: rng.range(2, 5) as u32,
                 text: ["Friendly staff.", "A bit noisy.", "Great spot.", "Would come again.", "Fine for meetings."][rng.below(5)].into(),
             });
         }
     }
+}
 
-    // Social feed: people of the world post about the scenario and its happenings.
+/// Social feed: people of the world post about the scenario and its happenings.
+fn social(w: &World, d: &mut AppData, rng: &mut Rng) {
     for (i, h) in w.happenings.iter().enumerate().take(6) {
         d.posts.insert(Post {
-            author: person(h.with),
+            author: person(w, h.with),
             text: format!("Looking forward to the {} at {}!", h.topic, h.place),
             likes: rng.range(0, 40) as u32,
             liked: false,
-            comments: if i % 2 == 0 { vec![Comment { author: person(h.with + 1), text: "Same here!".into() }] } else { Vec::new() },
+            comments: if i % 2 == 0 { vec![Comment { author: person(w, h.with + 1), text: "Same here!".into() }] } else { Vec::new() },
             time: w.now - (i as i64 + 1) * 95,
         });
     }
+}
 
+fn music(_w: &World, d: &mut AppData, rng: &mut Rng) {
     let mut songs = Table::default();
     for (title, artist) in SONGS {
         songs.insert(Song { title: title.into(), artist: artist.into(), seconds: rng.range(150, 300) as u32 });
     }
     d.songs = std::sync::Arc::new(songs);
     d.playlists.insert(Playlist { name: "Favourites".into(), songs: vec![1 + rng.below(8) as u32, 9 + rng.below(8) as u32] });
+}
 
-    // Mail and messages that tie the apps to the world.
+/// Mail and messages that tie the apps to the world.
+fn mail_and_messages(w: &World, d: &mut AppData, _rng: &mut Rng) {
     d.emails.insert(Email {
-        from_name: person(0),
+        from_name: person(w, 0),
         from: w.person(0).email.clone(),
         to: w.user.email.clone(),
         subject: "Travel plan".into(),
@@ -335,8 +396,8 @@ pub fn every_app(w: &World, d: &mut AppData) {
 /// The world's look: theme, zoom, list order, ads and which apps greet with a pop-up.
 pub fn look(w: &World) -> Look {
     let mut rng = Rng::derive(w.seed, "look");
-    let names: Vec<&str> = crate::apps::APPS.iter().map(|a| a.name).collect();
-    let popups = names.iter().filter(|_| rng.chance(0.15)).map(|n| n.to_string()).collect();
+    // Each app's pop-up is its own draw: a new app changes no other app's.
+    let popups = crate::apps::APPS.iter().filter(|a| Rng::derive(w.seed, &format!("popup:{}", a.name)).chance(0.15)).map(|a| a.name.to_string()).collect();
     Look {
         theme: rng.below(guigym_ui::Theme::variants().len()),
         zoom_pct: *rng.pick(&[90, 100, 100, 115, 130]),

@@ -524,13 +524,15 @@ fn play_all(task_id: &str, edit: impl FnOnce(Vec<Action>) -> Vec<Action>) -> gui
             // Scroll the element into view first, as the golden player does.
             if let Action::Click { element: Some(e), .. } = a {
                 for direction in [guigym_core::Direction::Down, guigym_core::Direction::Up] {
-                    for _ in 0..15 {
+                    for _ in 0..40 {
                         let obs = env.observe(ObserveOptions::default()).await.unwrap();
                         if obs.ui_tree.iter().any(|n| &n.id == e) {
                             break;
                         }
-                        let Some(list) = obs.ui_tree.iter().find(|n| n.scrollable).map(|n| n.id.clone()) else { break };
-                        env.step(&Action::Scroll { at: None, element: Some(list), direction, amount: 3 }).await.unwrap();
+                        // The main list: the largest scrollable (not a row of tabs).
+                        let scrollables = obs.ui_tree.iter().filter(|n| n.scrollable);
+                        let Some(list) = scrollables.max_by_key(|n| n.bounds.w * n.bounds.h).map(|n| n.id.clone()) else { break };
+                        env.step(&Action::Scroll { at: None, element: Some(list), direction, amount: 1 }).await.unwrap();
                     }
                 }
             }
@@ -613,13 +615,17 @@ fn collections_compare_as_multisets_unless_an_order_is_asked_for() {
     let v = play_with("food.order/0", swap("dish:1", "dish:2"));
     assert!(v.success, "{:?}", v.first_failure());
     // Shopping list items added in another order: the same order.
-    let v = play_with("long.shopping_list/0", |mut w| {
-        let at = w.iter().position(|a| *a == Action::click_element("product:2")).unwrap();
-        let block: Vec<Action> = w.drain(at..at + 3).collect();
-        for (k, a) in block.into_iter().enumerate() {
-            w.insert(1 + k, a);
-        }
-        w
+    let v = play_with("long.shopping_list/0", |w| {
+        // The list's blocks (a product opened, added, back), the first two swapped.
+        let starts: Vec<usize> =
+            w.iter().enumerate().filter(|(_, a)| matches!(a, Action::Click { element: Some(e), .. } if e.starts_with("product:"))).map(|(i, _)| i).collect();
+        let end_of = |i: usize| (i..w.len()).find(|k| w[*k] == Action::Back).unwrap() + 1;
+        let (first, second) = (starts[0]..end_of(starts[0]), starts[1]..end_of(starts[1]));
+        let mut out = w[..first.start].to_vec();
+        out.extend_from_slice(&w[second.clone()]);
+        out.extend_from_slice(&w[first]);
+        out.extend_from_slice(&w[second.end..]);
+        out
     });
     assert!(v.success, "{:?}", v.first_failure());
     // The playlist instruction says "in this order": another order fails.
