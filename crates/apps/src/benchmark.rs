@@ -68,6 +68,9 @@ impl Benchmark for Catalogue {
     fn task(&self, id: &str) -> Option<TaskSpec> {
         tasks::find_task(id)
     }
+    fn split(&self, task: &TaskSpec) -> Option<String> {
+        serde_json::to_value(tasks::split_of(task)).ok()?.as_str().map(str::to_string)
+    }
 }
 
 impl PhoneBenchmark for Catalogue {

@@ -13,6 +13,7 @@ mod policy_server;
 mod registry;
 mod rollouts;
 mod serve;
+mod task_routes;
 mod train;
 
 use std::path::PathBuf;

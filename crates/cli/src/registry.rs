@@ -75,9 +75,10 @@ pub fn provider(name: &str, screen: Screen) -> anyhow::Result<Arc<dyn EnvProvide
     Ok((b.provider)(screen))
 }
 
-/// The same backends as a worker hosts them (by env spec).
+/// The same backends as a worker hosts them (by env spec), with every benchmark's tasks by id.
 pub fn worker_backends() -> Backends {
-    BACKENDS.iter().fold(Backends::new(), |all, b| {
+    let with_tasks = Backends::new().with_tasks(Arc::new(find_task));
+    BACKENDS.iter().fold(with_tasks, |all, b| {
         all.with(
             b.name,
             b.platforms,

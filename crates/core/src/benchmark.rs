@@ -15,4 +15,8 @@ pub trait Benchmark: Send + Sync {
     fn suite(&self, name: &str) -> Result<Vec<TaskSpec>, String>;
     /// One task by id.
     fn task(&self, id: &str) -> Option<TaskSpec>;
+    /// The split a task belongs to (`train`, `test`, …), where the benchmark has splits.
+    fn split(&self, _task: &TaskSpec) -> Option<String> {
+        None
+    }
 }

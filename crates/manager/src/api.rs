@@ -335,7 +335,12 @@ pub struct LeaseOnly {
 #[serde(deny_unknown_fields)]
 pub struct ResetRequest {
     pub lease: String,
-    pub task: TaskSpec,
+    /// The full task spec, or
+    #[serde(default)]
+    pub task: Option<TaskSpec>,
+    /// a task's id (`GET /v1/tasks` lists them).
+    #[serde(default)]
+    pub task_id: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -407,7 +412,12 @@ fn worker_routes(w: Arc<Worker>) -> Router {
         .route(
             "/v1/instances/{id}/reset",
             post(|State(w): State<Arc<Worker>>, Path(id): Path<u64>, Body(r): Body<ResetRequest>| async move {
-                Ok::<_, ApiError>(Json(w.reset(id, &r.lease, &r.task).await?))
+                let task = match (r.task, r.task_id) {
+                    (Some(task), None) => task,
+                    (None, Some(task_id)) => w.task_by_id(&task_id)?,
+                    _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "give either task (a full task spec) or task_id")),
+                };
+                Ok::<_, ApiError>(Json(w.reset(id, &r.lease, &task).await?))
             }),
         )
         .route(

@@ -62,10 +62,15 @@ impl EnvSpec {
 /// Makes a provider for a spec, or says why the spec cannot be served.
 pub type ProviderFactory = Arc<dyn Fn(&EnvSpec) -> Result<Arc<dyn EnvProvider>, String> + Send + Sync>;
 
-/// The backends a worker can host, by name, with the platforms each serves.
+/// Finds a task of the benchmarks a worker hosts by its id.
+pub type TaskResolver = Arc<dyn Fn(&str) -> Option<guigym_core::TaskSpec> + Send + Sync>;
+
+/// The backends a worker can host, by name, with the platforms each serves, and the tasks of
+/// their benchmarks by id (so a client may reset to a task by id).
 #[derive(Clone, Default)]
 pub struct Backends {
     factories: BTreeMap<String, (Vec<String>, ProviderFactory)>,
+    tasks: Option<TaskResolver>,
 }
 
 impl Backends {
@@ -77,6 +82,17 @@ impl Backends {
     pub fn with(mut self, name: &str, platforms: &[&str], factory: ProviderFactory) -> Backends {
         self.factories.insert(name.to_string(), (platforms.iter().map(|p| p.to_string()).collect(), factory));
         self
+    }
+
+    /// Lets clients name tasks by id.
+    pub fn with_tasks(mut self, resolver: TaskResolver) -> Backends {
+        self.tasks = Some(resolver);
+        self
+    }
+
+    /// A task by id, where this worker knows the benchmarks' tasks.
+    pub fn task(&self, id: &str) -> Option<guigym_core::TaskSpec> {
+        self.tasks.as_ref().and_then(|find| find(id))
     }
 
     pub fn names(&self) -> Vec<String> {

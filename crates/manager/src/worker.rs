@@ -186,6 +186,11 @@ impl Worker {
         lock(&self.ready).get(spec).map(Vec::len).unwrap_or(0)
     }
 
+    /// A task named by id, from the benchmarks this worker hosts.
+    pub fn task_by_id(&self, id: &str) -> Result<TaskSpec, WorkerError> {
+        self.backends.task(id).ok_or_else(|| WorkerError::BadTask(format!("no task \"{id}\" in the benchmarks this worker hosts")))
+    }
+
     fn provider(&self, spec: &EnvSpec) -> Result<Arc<dyn EnvProvider>, WorkerError> {
         if let Some(p) = lock(&self.providers).get(spec) {
             return Ok(p.clone());
