@@ -5,9 +5,11 @@
 #  - Debian's chromium (and chromium-driver, for the Selenium side of `bench web`);
 #  - a Python venv with the `miniwob` package (MiniWoB++'s HTML tasks and the Farama
 #    gymnasium environment `bench web` compares against); its HTML is copied for the server;
-#    and the readers trainers use on our exports (pyarrow, Hugging Face tokenizers, Pillow).
+#    the readers trainers use on our exports (pyarrow, Hugging Face tokenizers, Pillow), and
+#    the guigym Python package (editable, from ./python) with pytest.
 # Everything cached goes under ${XDG_CACHE_HOME:-~/.cache}/guigym/.
 set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
 
 if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: cargo is missing; install Rust stable from https://rustup.rs" >&2
@@ -50,9 +52,10 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import miniwob, gymna
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "miniwob==1.1.0"
 fi
-if ! "$venv/bin/python" -c "import pyarrow, tokenizers, PIL" 2>/dev/null; then
-    echo "setup: adding pyarrow, tokenizers and Pillow to $venv (the trainers' readers)" >&2
+if ! "$venv/bin/python" -c "import pyarrow, tokenizers, PIL, pytest, guigym.client" 2>/dev/null; then
+    echo "setup: adding pyarrow, tokenizers and Pillow (the trainers' readers) and the guigym Python package with pytest to $venv" >&2
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pyarrow>=15,<22" "tokenizers>=0.19,<0.23" "pillow>=10"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root/python[test]"
 fi
 html="$cache/miniwob-html"
 if [ ! -f "$html/core/core.js" ]; then

@@ -5,7 +5,8 @@
 #     browser and run no long end-to-end scenario;
 #   - the full tier (tests marked `#[ignore = "full tier: …"]`): Chromium, end-to-end runs with
 #     processes killed and restarted, the learner's recipe, benchmark smoke tests.
-# `scripts/test.sh --fast` runs the checks and the fast tier only.
+#   - the Python package's tests (pytest, against a real `guigym serve`).
+# `scripts/test.sh --fast` runs the checks, the fast tier and the Python tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -16,3 +17,6 @@ if [ "${1:-}" = "--fast" ]; then
 else
     cargo test --workspace --locked -- --include-ignored
 fi
+# The Python package against the binary the tests just built.
+cargo build --locked -p guigym
+GUIGYM_BIN="$PWD/target/debug/guigym" "${XDG_CACHE_HOME:-$HOME/.cache}/guigym/venv/bin/python" -m pytest -q python/tests

@@ -353,7 +353,12 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
                         })
                     })
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&rows)?);
+                // A reader that stops early (`| head`) is not an error.
+                if let Err(e) = writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&rows)?) {
+                    if e.kind() != std::io::ErrorKind::BrokenPipe {
+                        return Err(e.into());
+                    }
+                }
             } else {
                 let mut out = std::io::stdout().lock();
                 for t in &tasks {

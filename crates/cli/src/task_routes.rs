@@ -26,26 +26,41 @@ async fn suites(_: As<Client>) -> Json<Value> {
     Json(json!({ "suites": rows }))
 }
 
+/// `?suite=S` lists a suite; `?id=ID` gives one task.
 #[derive(Deserialize)]
 struct TasksQuery {
-    suite: String,
+    suite: Option<String>,
+    id: Option<String>,
+}
+
+fn public(t: &guigym_core::TaskSpec, split: Option<String>) -> Value {
+    json!({
+        "id": t.id, "benchmark": t.benchmark, "family": t.family, "apps": t.apps, "split": split,
+        "instruction": t.instruction, "step_budget": t.step_budget, "difficulty": t.difficulty,
+    })
 }
 
 async fn tasks(_: As<Client>, Query(q): Query<TasksQuery>) -> Result<Json<Value>, ApiError> {
-    // Building a suite's tasks is pure work (worlds, walkthroughs): off the async threads.
-    let suite = q.suite.clone();
-    let found = tokio::task::spawn_blocking(move || crate::registry::suite(&suite).map(|(b, tasks)| (b, tasks)))
+    let bad = |m: &str| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", m);
+    // Building tasks is pure work (worlds, walkthroughs): off the async threads.
+    let blocking = |f: Box<dyn FnOnce() -> Result<Value, ApiError> + Send>| async move {
+        tokio::task::spawn_blocking(f).await.map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
+    };
+    match (q.suite, q.id) {
+        (Some(suite), None) => blocking(Box::new(move || {
+            let (benchmark, tasks) = crate::registry::suite(&suite).map_err(|e| ApiError::new(StatusCode::NOT_FOUND, "unknown_suite", e.to_string()))?;
+            let rows: Vec<Value> = tasks.iter().map(|t| public(t, benchmark.split(t))).collect();
+            Ok(json!({ "suite": suite, "benchmark": benchmark.name(), "tasks": rows }))
+        }))
         .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
-    let (benchmark, tasks) = found.map_err(|e| ApiError::new(StatusCode::NOT_FOUND, "unknown_suite", e.to_string()))?;
-    let rows: Vec<Value> = tasks
-        .iter()
-        .map(|t| {
-            json!({
-                "id": t.id, "benchmark": t.benchmark, "family": t.family, "apps": t.apps, "split": benchmark.split(t),
-                "instruction": t.instruction, "step_budget": t.step_budget, "difficulty": t.difficulty,
-            })
-        })
-        .collect();
-    Ok(Json(json!({ "suite": q.suite, "benchmark": benchmark.name(), "tasks": rows })))
+        .map(Json),
+        (None, Some(id)) => blocking(Box::new(move || {
+            let task = crate::registry::find_task(&id).ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "unknown_task", format!("no task \"{id}\"")))?;
+            let split = crate::registry::benchmarks().iter().find(|b| b.name() == task.benchmark).and_then(|b| b.split(&task));
+            Ok(json!({ "tasks": [public(&task, split)] }))
+        }))
+        .await
+        .map(Json),
+        _ => Err(bad("give ?suite=NAME (a suite's tasks) or ?id=TASK (one task)")),
+    }
 }
