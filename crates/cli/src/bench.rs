@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 use clap::Subcommand;
-use guigym_apps::tasks;
 use guigym_core::{Action, ObserveOptions};
 use guigym_harness::accounting::{replay, Replay};
 use guigym_harness::tokenizer::{locate, Tokenizer};
 use guigym_harness::{GoldenPolicy, HarnessConfig, HistoryPolicy, ObservationMode};
 use guigym_sim::SimEnv;
+use guigym_tasks as tasks;
 use guigym_ui::Screen;
 use serde::Serialize;
 

@@ -175,7 +175,7 @@ pub async fn run(s: Settings) -> anyhow::Result<WebFigures> {
         });
     }
     // The smoke suite's mocked apps, phone-sized.
-    let smoke = guigym_apps::tasks::suite("smoke").ok_or_else(|| anyhow!("no smoke suite"))?;
+    let smoke = guigym_tasks::suite("smoke").ok_or_else(|| anyhow!("no smoke suite"))?;
     let (mut resets, mut steps) = (Vec::new(), Vec::new());
     for (i, task) in smoke.iter().enumerate().take(s.iterations.max(10)) {
         let t = Instant::now();

@@ -111,7 +111,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
         Command::Runs { command } => commands::runs(command),
         Command::Worlds { command: WorldsCommand::Show { seed, json } } => {
-            let world = guigym_apps::World::generate(seed);
+            let world = guigym_phone::World::generate(seed);
             if json {
                 println!("{}", serde_json::to_string_pretty(&world)?);
             } else {

@@ -25,7 +25,7 @@ pub struct Backend {
 }
 
 fn phone_benchmark(name: &str) -> bool {
-    guigym_apps::benchmark::find(name).is_some()
+    guigym_tasks::phone_benchmark(name).is_some()
 }
 
 /// The backends, the default first.
@@ -92,10 +92,11 @@ pub fn worker_backends() -> Backends {
     })
 }
 
-/// Every benchmark: the phone's (the catalogue and any registered), then MiniWoB++.
+/// Every benchmark: the phone's (the catalogue, then any registered), then MiniWoB++.
 pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
     static MINIWOB: guigym_web::miniwob::MiniWob = guigym_web::miniwob::MiniWob;
-    let phone = guigym_apps::benchmark::all().into_iter().map(|b| b as &'static dyn Benchmark);
+    let registered = guigym_phone::benchmark::all().into_iter().filter(|b| b.name() != guigym_tasks::CATALOGUE.name());
+    let phone = std::iter::once(&guigym_tasks::CATALOGUE as &'static dyn Benchmark).chain(registered.map(|b| b as &'static dyn Benchmark));
     phone.chain(std::iter::once(&MINIWOB as &'static dyn Benchmark)).collect()
 }
 

@@ -1,5 +1,5 @@
 //! A new benchmark is one module and one registry line: a toy benchmark ("open the app")
-//! defined here, registered with `guigym_apps::benchmark::register`, runs through the one
+//! defined here, registered with `guigym_phone::benchmark::register`, runs through the one
 //! rollout path on the simulated phone in-process and through a manager, and is judged by its
 //! own verifier.
 
@@ -8,15 +8,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use guigym_apps::benchmark::PhoneBenchmark;
-use guigym_apps::tasks::EpisodeLog;
-use guigym_apps::{DeviceState, World};
 use guigym_core::{Action, Benchmark, Check, EnvProvider, TaskSpec, TerminateStatus, Verdict};
 use guigym_harness::PolicyKind;
 use guigym_manager::auth::Credentials;
 use guigym_manager::client::RemoteLink;
 use guigym_manager::{api, net, Backends, EnvSpec, Manager, ManagerConfig, ManagerProvider, Worker, WorkerConfig};
+use guigym_phone::benchmark::PhoneBenchmark;
+use guigym_phone::{DeviceState, World};
 use guigym_rollout::{eval, EvalConfig};
+use guigym_tasks::EpisodeLog;
 
 /// Tasks: open one of the phone's apps. Judged by which app is in front at the end.
 struct OpenTheApp;
@@ -73,7 +73,7 @@ static OPEN_THE_APP: OpenTheApp = OpenTheApp;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_toy_benchmark_runs_embedded_and_through_a_manager() {
-    guigym_apps::benchmark::register(&OPEN_THE_APP); // the one registry line
+    guigym_phone::benchmark::register(&OPEN_THE_APP); // the one registry line
     let tasks = Arc::new(OPEN_THE_APP.suite("open-the-app").unwrap());
     let config = EvalConfig { suite: "open-the-app".into(), attempts: 2, parallel: 2, ..EvalConfig::default() };
 

@@ -8,9 +8,9 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use guigym_apps::tasks;
 use guigym_core::{EnvProvider, TaskSpec};
 use guigym_rollout::check_env;
+use guigym_tasks as tasks;
 use guigym_ui::Screen;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use guigym_apps::tasks;
 use guigym_core::EnvProvider;
 use guigym_manager::{Backends, EnvSpec, Worker, WorkerConfig};
+use guigym_tasks as tasks;
 use guigym_ui::Screen;
 use guigym_web::WebProvider;
 

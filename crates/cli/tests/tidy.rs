@@ -64,9 +64,10 @@ fn crates_depend_only_downward_and_only_some_speak_http() {
     let rules: &[(&str, &[&str], bool)] = &[
         ("core", &[], false),
         ("ui", &["guigym-core"], false),
-        ("apps", &["guigym-core", "guigym-ui"], false),
-        ("backends/sim", &["guigym-core", "guigym-ui", "guigym-apps"], false),
-        ("backends/web", &["guigym-core", "guigym-ui", "guigym-apps", "guigym-sim"], true),
+        ("phone", &["guigym-core", "guigym-ui"], false),
+        ("tasks", &["guigym-core", "guigym-ui", "guigym-phone"], false),
+        ("backends/sim", &["guigym-core", "guigym-ui", "guigym-phone", "guigym-tasks"], false),
+        ("backends/web", &["guigym-core", "guigym-ui", "guigym-phone", "guigym-tasks", "guigym-sim"], true),
         ("harness", &["guigym-core"], true),
         ("rollout", &["guigym-core", "guigym-harness"], true),
         ("manager", &["guigym-core"], true),

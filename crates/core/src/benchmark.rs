@@ -1,6 +1,6 @@
 //! Benchmarks: named collections of tasks in suites. A backend declares which benchmarks it
 //! hosts; how a benchmark's tasks are set up and judged is said through the interface of the
-//! platform that hosts them (`guigym_apps::benchmark::PhoneBenchmark` for the simulated phone;
+//! platform that hosts them (`guigym_phone::benchmark::PhoneBenchmark` for the simulated phone;
 //! a web page's own reward for MiniWoB++).
 
 use crate::TaskSpec;

@@ -10,10 +10,10 @@ async fn main() -> Result<(), String> {
     // The quickstart's suites; GUIGYM_TRAIN / GUIGYM_TEST pick others (`train`, `test`).
     let train_suite = std::env::var("GUIGYM_TRAIN").unwrap_or_else(|_| "core-train".into());
     let test_suite = std::env::var("GUIGYM_TEST").unwrap_or_else(|_| "core-test".into());
-    let train = guigym_apps::tasks::suite(&train_suite).ok_or("no such train suite")?;
-    let test = guigym_apps::tasks::suite(&test_suite).ok_or("no such test suite")?;
+    let train = guigym_tasks::suite(&train_suite).ok_or("no such train suite")?;
+    let test = guigym_tasks::suite(&test_suite).ok_or("no such test suite")?;
     // Tune on validation figures, not on the test suite's.
-    let validation = guigym_apps::tasks::suite("core-validation").ok_or("no validation suite")?;
+    let validation = guigym_tasks::suite("core-validation").ok_or("no validation suite")?;
     let provider = Arc::new(guigym_sim::SimProvider::default());
     // Overrides as JSON, e.g. '{"rl_lr": 0.01, "rl_rounds": 40}'.
     let config: LearnerConfig = match std::env::args().nth(1) {

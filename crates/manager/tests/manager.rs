@@ -8,13 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use guigym_apps::tasks;
 use guigym_core::{Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use guigym_manager::api;
 use guigym_manager::auth::Credentials;
 use guigym_manager::client::{ApiClient, ClientError, RemoteLink};
 use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, ManagerProvider, Worker, WorkerConfig};
 use guigym_sim::{SimEnv, SimProvider};
+use guigym_tasks as tasks;
 use guigym_ui::Screen;
 use serde_json::{json, Value};
 

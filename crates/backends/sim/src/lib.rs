@@ -9,10 +9,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use guigym_apps::benchmark::{self, PhoneBenchmark};
-use guigym_apps::tasks::{self, EpisodeLog};
-use guigym_apps::{shell, DeviceState};
 use guigym_core::{sha256_hex, Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict};
+use guigym_phone::benchmark::PhoneBenchmark;
+use guigym_phone::{shell, DeviceState};
+use guigym_tasks::{self as tasks, EpisodeLog};
 use guigym_ui::Screen;
 
 /// A task made ready: its benchmark and initial state.
@@ -71,8 +71,8 @@ impl SimEnv {
                 return Ok(p.clone());
             }
         }
-        let benchmark =
-            benchmark::find(&task.benchmark).ok_or_else(|| EnvError::BadTask(format!("the simulated phone hosts no benchmark \"{}\"", task.benchmark)))?;
+        let benchmark = guigym_tasks::phone_benchmark(&task.benchmark)
+            .ok_or_else(|| EnvError::BadTask(format!("the simulated phone hosts no benchmark \"{}\"", task.benchmark)))?;
         let initial = benchmark.initial_state(task).map_err(EnvError::BadTask)?;
         Ok(Prepared { spec: Arc::new(task.clone()), benchmark, initial: Arc::new(initial), staged: false })
     }
@@ -96,7 +96,7 @@ impl SimEnv {
             feedback: self.feedback.clone(),
             width: self.screen.width,
             height: self.screen.height,
-            time: format!("{}T{}", guigym_apps::time::date_iso(state.now()), guigym_apps::time::time_hm(state.now())),
+            time: format!("{}T{}", guigym_phone::time::date_iso(state.now()), guigym_phone::time::time_hm(state.now())),
         })
     }
 

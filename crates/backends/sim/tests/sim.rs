@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-use guigym_apps::tasks;
 use guigym_core::{Action, Env, ObserveOptions, Point, TaskSpec};
 use guigym_sim::SimEnv;
+use guigym_tasks as tasks;
 use guigym_ui::Screen;
 
 fn smoke() -> Vec<TaskSpec> {
@@ -153,8 +153,8 @@ fn cross_app_verifier_reads_the_fact_from_the_other_app() {
         let mut env = SimEnv::new(Screen::PHONE);
         env.reset(&task).await.unwrap();
         let body = env.state().unwrap().data.emails.get(email_id).unwrap().body.clone();
-        let original = guigym_apps::time::times_in_text(&body)[0];
-        let original_hm = guigym_apps::time::time_hm(original);
+        let original = guigym_phone::time::times_in_text(&body)[0];
+        let original_hm = guigym_phone::time::time_hm(original);
         assert_ne!(original_hm, "23:59");
 
         // Stage a world where the email gives another time.
@@ -165,13 +165,13 @@ fn cross_app_verifier_reads_the_fact_from_the_other_app() {
             })
         };
         restage(&mut env).unwrap();
-        guigym_apps::apps::messages::send(env.state_mut().unwrap(), &name, &phone, &format!("It starts at {original_hm}"));
+        guigym_phone::apps::messages::send(env.state_mut().unwrap(), &name, &phone, &format!("It starts at {original_hm}"));
         let v = env.evaluate().await.unwrap();
         assert!(!v.success, "the old time no longer matches the email");
         assert!(v.checks.iter().any(|c| c.name.starts_with("threads/") && !c.passed), "{:?}", v.checks);
 
         restage(&mut env).unwrap();
-        guigym_apps::apps::messages::send(env.state_mut().unwrap(), &name, &phone, "It starts at 11:59 pm");
+        guigym_phone::apps::messages::send(env.state_mut().unwrap(), &name, &phone, "It starts at 11:59 pm");
         assert!(env.evaluate().await.unwrap().success, "the new time, in another spelling, matches");
     });
 }
@@ -205,8 +205,8 @@ fn malformed_task_params_fail_the_verifier_with_a_named_check() {
 /// A change the task did not ask for, in each app: the verifier names it as a side effect.
 #[test]
 fn every_app_rejects_side_effects() {
-    use guigym_apps::state::*;
-    let perturb = |app: &str, s: &mut guigym_apps::DeviceState| match app {
+    use guigym_phone::state::*;
+    let perturb = |app: &str, s: &mut guigym_phone::DeviceState| match app {
         "Contacts" => {
             let _ = s.data.contacts.insert(Contact { name: "Zed".into(), phone: "+1 555 000 0000".into(), email: String::new() });
         }
@@ -250,7 +250,7 @@ fn every_app_rejects_side_effects() {
         other => panic!("no perturbation for {other}"),
     };
     block_on(async {
-        for app in guigym_apps::apps::APPS {
+        for app in guigym_phone::apps::APPS {
             let f = tasks::catalog().iter().find(|f| f.apps().contains(&app.name)).unwrap_or_else(|| panic!("no family uses {}", app.name));
             let task = tasks::task(*f, 0).unwrap();
             let mut env = SimEnv::new(Screen::PHONE);
@@ -282,42 +282,42 @@ fn catalogue_cross_app_facts_follow_the_source_app() {
             })
         };
         stage(&mut env).unwrap();
-        guigym_apps::apps::bank::transfer(env.state_mut().unwrap(), &to, cents, "");
+        guigym_phone::apps::bank::transfer(env.state_mut().unwrap(), &to, cents, "");
         assert!(!env.evaluate().await.unwrap().success, "the old amount no longer matches the message");
         stage(&mut env).unwrap();
-        guigym_apps::apps::bank::transfer(env.state_mut().unwrap(), &to, 725, "");
+        guigym_phone::apps::bank::transfer(env.state_mut().unwrap(), &to, 725, "");
         assert!(env.evaluate().await.unwrap().success, "the staged amount matches");
 
         // Calendar → Ride: the event's place.
         let task = tasks::find_task("cross.event_ride/0").unwrap();
         let event = task.params["event"].as_u64().unwrap() as u32;
         let old = task.params["place"].as_str().unwrap().to_string();
-        let other = guigym_apps::world::WORLD_PLACES.iter().find(|p| **p != old).unwrap().to_string();
+        let other = guigym_phone::world::WORLD_PLACES.iter().find(|p| **p != old).unwrap().to_string();
         let stage = |env: &mut SimEnv| env.reset_staged(&task, |s| s.data.events.get_mut(event).unwrap().location = other.clone());
         stage(&mut env).unwrap();
-        guigym_apps::apps::ride::book(env.state_mut().unwrap(), &old, "Standard");
+        guigym_phone::apps::ride::book(env.state_mut().unwrap(), &old, "Standard");
         assert!(!env.evaluate().await.unwrap().success);
         stage(&mut env).unwrap();
-        guigym_apps::apps::ride::book(env.state_mut().unwrap(), &other, "Standard");
+        guigym_phone::apps::ride::book(env.state_mut().unwrap(), &other, "Standard");
         assert!(env.evaluate().await.unwrap().success);
 
         // Mail → Trains: the travel date.
         let task = tasks::find_task("cross.trip_train/0").unwrap();
         let mail = task.params["mail"].as_u64().unwrap() as u32;
         let day = task.params["day"].as_i64().unwrap();
-        let later = day + 2 * guigym_apps::time::DAY;
+        let later = day + 2 * guigym_phone::time::DAY;
         let stage = |env: &mut SimEnv| {
             env.reset_staged(&task, |s| {
                 let e = s.data.emails.get_mut(mail).unwrap();
-                e.body = format!("Please travel on {} instead.", guigym_apps::time::date_iso(later));
+                e.body = format!("Please travel on {} instead.", guigym_phone::time::date_iso(later));
             })
         };
         for (d, ok) in [(day, false), (later, true)] {
             stage(&mut env).unwrap();
             let mut p = task.params.clone();
             p["day"] = serde_json::json!(d);
-            guigym_apps::tasks::everyday::train_book_golden(&p, env.state_mut().unwrap());
-            assert_eq!(env.evaluate().await.unwrap().success, ok, "booking for {}", guigym_apps::time::date_iso(d));
+            guigym_tasks::everyday::train_book_golden(&p, env.state_mut().unwrap());
+            assert_eq!(env.evaluate().await.unwrap().success, ok, "booking for {}", guigym_phone::time::date_iso(d));
         }
     });
 }
@@ -326,7 +326,7 @@ fn catalogue_cross_app_facts_follow_the_source_app() {
 /// walkthrough of such a world dismisses it.
 #[test]
 fn looks_vary_and_popups_must_be_dismissed() {
-    let looks: Vec<_> = (0..60).map(|seed| guigym_apps::DeviceState::from_world(&guigym_apps::World::generate(seed)).ui.look).collect();
+    let looks: Vec<_> = (0..60).map(|seed| guigym_phone::DeviceState::from_world(&guigym_phone::World::generate(seed)).ui.look).collect();
     assert!(looks.iter().any(|l| l.reversed_lists) && looks.iter().any(|l| !l.reversed_lists));
     assert!(looks.iter().any(|l| l.ads) && looks.iter().any(|l| l.zoom_pct > 100) && looks.iter().any(|l| l.zoom_pct < 100));
     let themes: std::collections::BTreeSet<usize> = looks.iter().map(|l| l.theme).collect();
@@ -730,7 +730,7 @@ fn order_keys_are_on_screen() {
         let rows: Vec<&guigym_core::UiNode> = obs.ui_tree.iter().filter(|n| n.id.starts_with("order:")).collect();
         assert!(!rows.is_empty());
         for r in rows {
-            assert!(r.text.split_whitespace().any(|w| guigym_apps::time::parse_date(w).is_some()), "{}", r.text);
+            assert!(r.text.split_whitespace().any(|w| guigym_phone::time::parse_date(w).is_some()), "{}", r.text);
         }
         // Playlist entries show their position.
         let task = tasks::find_task("long.playlist/0").unwrap();
@@ -764,7 +764,7 @@ fn retyping(map: impl Fn(&str) -> Option<String>) -> impl FnOnce(Vec<Action>) ->
 
 /// `+1 555 123 4567` as `(555) 123-4567`.
 fn us_style(phone: &str) -> String {
-    let d = guigym_apps::digits(phone);
+    let d = guigym_phone::digits(phone);
     let d = &d[d.len() - 10..];
     format!("({}) {}-{}", &d[..3], &d[3..6], &d[6..])
 }
@@ -806,7 +806,7 @@ fn relayed_facts_are_judged_like_answers() {
     });
     let sent = sent.unwrap();
     let hm = sent.rsplit(' ').next().unwrap().trim_end_matches('.').to_string();
-    let minutes = guigym_apps::time::times_in_text(&hm)[0];
+    let minutes = guigym_phone::time::times_in_text(&hm)[0];
     let twelve = format!("{}:{:02} {}", (minutes / 60 + 11) % 12 + 1, minutes % 60, if minutes >= 720 { "pm" } else { "am" });
     let in_a_sentence = format!("Hi! It begins at {twelve}, see you there");
     let v = play_with("cross.mail_time_to_message/0", retyping(|t| (t == sent).then(|| in_a_sentence.clone())));

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use guigym_apps::tasks::EpisodeLog;
 use guigym_core::action::Target;
 use guigym_core::{
     sha256_hex, Action, Check, Direction, Env, EnvError, EnvProvider, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, Verdict,
 };
 use guigym_sim::SimEnv;
+use guigym_tasks::EpisodeLog;
 use guigym_ui::Screen;
 use serde_json::Value;
 

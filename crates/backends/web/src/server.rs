@@ -140,8 +140,8 @@ impl AppServer {
     fn body(&self, hosted: &Hosted) -> String {
         match hosted.sim.state() {
             Some(state) => {
-                let view = guigym_apps::shell::view(state);
-                let layout = guigym_apps::shell::layout(&view, state, hosted.sim.screen());
+                let view = guigym_phone::shell::view(state);
+                let layout = guigym_phone::shell::layout(&view, state, hosted.sim.screen());
                 guigym_ui::html::render_body(&layout, &self.theme)
             }
             None => String::new(),

@@ -4,7 +4,7 @@
 use guigym_core::Check;
 use serde_json::Value;
 
-use crate::state::AppData;
+use guigym_phone::state::AppData;
 
 /// Paths that change by merely looking (opening an email marks it read) or that leave the
 /// world as it was (a cart or basket nobody checked out, the music player): never a side effect.
@@ -146,7 +146,7 @@ fn canon(v: &Value, as_multisets: bool) -> Value {
             m.iter()
                 .filter(|(k, _)| !VOLATILE.contains(&k.as_str()))
                 .map(|(k, v)| match v {
-                    Value::String(s) if k == "phone" => (k.clone(), Value::String(crate::phone_key(s))),
+                    Value::String(s) if k == "phone" => (k.clone(), Value::String(guigym_phone::phone_key(s))),
                     _ => (k.clone(), canon(v, as_multisets)),
                 })
                 .collect(),
@@ -158,7 +158,7 @@ fn canon(v: &Value, as_multisets: bool) -> Value {
             }
             Value::Array(items)
         }
-        Value::String(s) => Value::String(crate::normalize(s)),
+        Value::String(s) => Value::String(guigym_phone::normalize(s)),
         other => other.clone(),
     }
 }

@@ -1,14 +1,16 @@
-//! Task families and suites. A family turns a world and a seed into a task (instruction,
-//! hidden parameters, walkthrough) and knows how to set it up, how to complete it directly
-//! (the golden) and how to judge it (the verifier).
+//! The phone catalogue: task families and suites over the simulated phone's apps and worlds.
+//! A family turns a world and a seed into a task (instruction, hidden parameters, walkthrough)
+//! and knows how to set it up, how to complete it directly (the golden) and how to judge it
+//! (the verifier); `catalogue::CATALOGUE` is the whole of it as a phone benchmark.
 
 use guigym_core::{Action, Rng, TaskSpec, TerminateStatus, Verdict};
 use serde::{Deserialize, Serialize};
 
-use crate::state::DeviceState;
-use crate::world::World;
+use guigym_phone::state::DeviceState;
+use guigym_phone::world::World;
 
 pub mod answer;
+pub mod catalogue;
 pub mod crossapp;
 pub mod everyday;
 pub mod families;
@@ -16,17 +18,9 @@ pub mod judge;
 pub mod reasoning;
 pub mod spec;
 
-/// What happened in an episode beyond the device state: answers, questions, termination.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct EpisodeLog {
-    pub answers: Vec<String>,
-    pub questions: Vec<String>,
-    pub terminated: Option<TerminateStatus>,
-    /// The first question came after the agent had already changed app data: asking then is
-    /// too late to matter.
-    #[serde(default)]
-    pub asked_after_a_change: bool,
-}
+pub use catalogue::{phone_benchmark, CATALOGUE};
+
+pub use guigym_phone::benchmark::EpisodeLog;
 
 /// The app data paths that changed between two states, reading (emails marked read) aside:
 /// what "the agent changed something" means for asking first and for infeasible tasks.

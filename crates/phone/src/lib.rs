@@ -1,5 +1,6 @@
-//! The simulated phone's contents: mocked apps, the device shell, worlds and task families
-//! with their verifiers.
+//! The simulated phone: the device state, the shell, 17 mocked apps, the worlds their data is
+//! drawn from, and the interface through which benchmarks (the catalogue in `guigym_tasks`,
+//! others) set up and judge tasks on it.
 //!
 //! Invariant: everything here is pure and deterministic. Apps are functions of a serde state;
 //! they know nothing of pixels, clocks, threads or HTTP. A verifier reads states and the
@@ -10,12 +11,10 @@ pub mod benchmark;
 pub mod install;
 pub mod shell;
 pub mod state;
-pub mod tasks;
 pub mod time;
 pub mod world;
 
 pub use state::DeviceState;
-pub use tasks::{catalog, family, suite, EpisodeLog, Family, SUITES};
 pub use world::World;
 
 /// Lowercase, trimmed, inner whitespace collapsed, trailing punctuation dropped: how names

@@ -5,8 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use guigym_apps::state::{AppData, DeviceState};
-use guigym_apps::tasks::{self, judge, spec, EpisodeLog, Family, FamilyKind};
+use guigym_phone::state::{AppData, DeviceState};
+use guigym_tasks::{self as tasks, judge, spec, EpisodeLog, Family, FamilyKind};
 use serde_json::{json, Value};
 
 /// Tasks per family: enough to meet every parameter shape a family produces.
@@ -74,7 +74,7 @@ fn other_values(leaf: &Value, key: &str, world: &Value) -> Vec<Value> {
         },
         Value::String(s) => {
             // A text that still holds the value (a sentence around it) is not another value.
-            let same = |x: &str| guigym_apps::normalize(x).contains(&guigym_apps::normalize(s));
+            let same = |x: &str| guigym_phone::normalize(x).contains(&guigym_phone::normalize(s));
             let mut others = Vec::new();
             values_of_key(world, key, &mut others);
             let mut out: Vec<Value> = others.into_iter().filter(|o| !same(o)).take(3).map(Value::String).collect();
@@ -170,7 +170,7 @@ fn wrong_answers(a: &Value, state: &DeviceState) -> Vec<String> {
     match a["kind"].as_str().unwrap_or("") {
         "money" => vec![with(json!(v.as_i64().unwrap_or(0) + 100))],
         "number" => vec![with(json!(v.as_f64().unwrap_or(0.0) + 1.0))],
-        "date" => vec![with(json!(v.as_i64().unwrap_or(0) + guigym_apps::time::DAY))],
+        "date" => vec![with(json!(v.as_i64().unwrap_or(0) + guigym_phone::time::DAY))],
         "time" => vec![with(json!(v.as_i64().unwrap_or(0) + 60))],
         "duration" => vec![with(json!(v.as_i64().unwrap_or(0) + 5))],
         _ => {
@@ -179,11 +179,11 @@ fn wrong_answers(a: &Value, state: &DeviceState) -> Vec<String> {
                 vec![t]
             } else {
                 let names = spec::entity_names(state, &["name", "title", "location"]);
-                let norm = guigym_apps::normalize(s);
+                let norm = guigym_phone::normalize(s);
                 names
                     .into_iter()
                     .filter(|n| {
-                        let m = guigym_apps::normalize(n);
+                        let m = guigym_phone::normalize(n);
                         !m.contains(&norm) && !norm.contains(&m)
                     })
                     .take(2)

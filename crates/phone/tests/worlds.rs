@@ -2,9 +2,9 @@
 //! changing how one is filled) changes no other app's data in any world. The data each app
 //! gets in a few worlds is pinned by hash; a change to one is deliberate and updates its pin.
 
-use guigym_apps::install::{self, Installer, INSTALLERS};
-use guigym_apps::World;
 use guigym_core::{sha256_hex, Rng};
+use guigym_phone::install::{self, Installer, INSTALLERS};
+use guigym_phone::World;
 
 /// Each app's data in a world: what its installer alone puts into empty data, hashed.
 fn app_hashes(seed: u64) -> Vec<(String, String)> {
@@ -33,7 +33,7 @@ fn every_apps_data_in_pinned_worlds_is_unchanged() {
 }
 
 /// A new app that draws heavily from its own stream, installed before all others.
-fn newcomer(_w: &World, _d: &mut guigym_apps::state::AppData, rng: &mut Rng) {
+fn newcomer(_w: &World, _d: &mut guigym_phone::state::AppData, rng: &mut Rng) {
     for _ in 0..10_000 {
         rng.next_u64();
     }

@@ -8,12 +8,12 @@ use serde_json::{json, Value};
 use super::everyday::{bank_transfer_golden, food_order_golden, food_walk, ride_book_golden, train_book_golden, train_booking, transfer_walk, upcoming_ticket};
 use super::spec::{draft, id_param, int_param, no_change, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::*};
-use crate::apps::{maps::MODES, music, reviews};
-use crate::install::ride_price;
-use crate::state::{DeviceState, Event};
-use crate::time::{self, DAY};
-use crate::world::World;
-use crate::{money, normalize};
+use guigym_phone::apps::{maps::MODES, music, reviews};
+use guigym_phone::install::ride_price;
+use guigym_phone::state::{DeviceState, Event};
+use guigym_phone::time::{self, DAY};
+use guigym_phone::world::World;
+use guigym_phone::{money, normalize};
 
 pub const FAMILIES: &[Spec] = &[
     Spec { name: "info.balance", kind: Retrieval, apps: &["Bank"], generate: balance, golden: no_change },
@@ -110,7 +110,7 @@ fn file_size(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let ids: Vec<u32> = s.data.files.iter().map(|(id, _)| id).collect();
     let id = *rng.pick(&ids);
     let f = s.data.files.get(id)?;
-    let tab = crate::apps::files::FOLDERS.iter().position(|d| *d == f.folder).unwrap_or(0);
+    let tab = guigym_phone::apps::files::FOLDERS.iter().position(|d| *d == f.folder).unwrap_or(0);
     draft(
         format!("How large is the file \"{}\", in KB?", f.name),
         json!({ "answer": amount(f.size_kb, "KB") }),
@@ -141,7 +141,7 @@ fn song_artist(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 }
 
 fn last_payment(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
-    let outgoing: Vec<(u32, &crate::state::Transaction)> = s.data.transactions.iter().filter(|(_, t)| t.amount_cents < 0).collect();
+    let outgoing: Vec<(u32, &guigym_phone::state::Transaction)> = s.data.transactions.iter().filter(|(_, t)| t.amount_cents < 0).collect();
     let (_, pick) = *rng.pick(&outgoing);
     let who = pick.counterparty.clone();
     // The most recent payment to that person.
@@ -156,7 +156,7 @@ fn last_payment(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 fn ride_quote(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let pid = 1 + rng.below(s.data.places.items.len()) as u32;
     let place = s.data.places.get(pid)?.name.clone();
-    let class = rng.pick(&crate::install::RIDE_CLASSES).0;
+    let class = rng.pick(&guigym_phone::install::RIDE_CLASSES).0;
     let cents = ride_price(&place, class);
     draft(
         format!("How much would a {class} ride to {place} cost? Don't book it."),
@@ -282,13 +282,13 @@ fn ask_alarm(_: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 }
 
 fn ask_alarm_golden(p: &Value, s: &mut DeviceState) {
-    s.data.alarms.insert(crate::state::Alarm { minute_of_day: int_param(p, "minute"), label: str_param(p, "label").into(), enabled: true });
+    s.data.alarms.insert(guigym_phone::state::Alarm { minute_of_day: int_param(p, "minute"), label: str_param(p, "label").into(), enabled: true });
 }
 
 fn ask_ride(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let pid = 1 + rng.below(s.data.places.items.len()) as u32;
     let place = s.data.places.get(pid)?.name.clone();
-    let class = rng.pick(&crate::install::RIDE_CLASSES).0;
+    let class = rng.pick(&guigym_phone::install::RIDE_CLASSES).0;
     draft(
         format!("Get me a ride to {place}. Check with me which class to book."),
         json!({ "place": place, "class": class, "user_reply": format!("{class}, please."), "must_ask": true }),

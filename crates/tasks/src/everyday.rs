@@ -6,12 +6,12 @@ use serde_json::{json, Value};
 
 use super::spec::{draft, id_param, int_param, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::*};
-use crate::apps::{files::FOLDERS, food, maps, music, reviews, ride, shop, social, train};
-use crate::install::{timetable, LANGUAGES};
-use crate::state::{Alarm, DeviceState, Note, Timer};
-use crate::time::{self, DAY};
-use crate::world::World;
-use crate::{money, state::capitalize};
+use guigym_phone::apps::{files::FOLDERS, food, maps, music, reviews, ride, shop, social, train};
+use guigym_phone::install::{timetable, LANGUAGES};
+use guigym_phone::state::{Alarm, DeviceState, Note, Timer};
+use guigym_phone::time::{self, DAY};
+use guigym_phone::world::World;
+use guigym_phone::{money, state::capitalize};
 
 pub const FAMILIES: &[Spec] = &[
     Spec { name: "notes.create", kind: Action, apps: &["Notes"], generate: notes_create, golden: notes_create_golden },
@@ -50,7 +50,7 @@ const ADDRESSES: [&str; 5] = ["12 Elm Street", "4 Harbour Road", "77 Mill Lane",
 const POSTS: [&str; 5] = ["What a week!", "Coffee first, then everything else.", "Finally some sun today.", "Reading a great book.", "Who is up for a walk?"];
 const REVIEW_TEXTS: [&str; 4] = ["Lovely place", "Quiet and clean", "Too crowded", "Friendly people"];
 
-fn pick_id<T>(t: &crate::state::Table<T>, rng: &mut Rng, keep: impl Fn(&T) -> bool) -> Option<u32> {
+fn pick_id<T>(t: &guigym_phone::state::Table<T>, rng: &mut Rng, keep: impl Fn(&T) -> bool) -> Option<u32> {
     let ids: Vec<u32> = t.iter().filter(|(_, x)| keep(x)).map(|(id, _)| id).collect();
     (!ids.is_empty()).then(|| *rng.pick(&ids))
 }
@@ -356,7 +356,7 @@ pub fn food_order_golden(p: &Value, s: &mut DeviceState) {
 fn ride_book(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let pid = pick_id(&s.data.places, rng, |_| true)?;
     let place = s.data.places.get(pid)?.name.clone();
-    let class = rng.pick(&crate::install::RIDE_CLASSES).0;
+    let class = rng.pick(&guigym_phone::install::RIDE_CLASSES).0;
     draft(
         format!("Book a {class} ride to {place}."),
         json!({ "place": place, "class": class }),
@@ -390,11 +390,11 @@ pub fn train_booking(from: &str, to: &str, day: i64, k: usize, class: &str, pass
 }
 
 fn train_book(w: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
-    let to = *rng.pick(&crate::world::STATIONS.iter().filter(|c| **c != w.home_city).copied().collect::<Vec<_>>());
+    let to = *rng.pick(&guigym_phone::world::STATIONS.iter().filter(|c| **c != w.home_city).copied().collect::<Vec<_>>());
     let day = (w.now.div_euclid(DAY) + rng.range(1, 14)) * DAY;
     let runs = timetable(&w.home_city, to, day);
     let k = rng.below(runs.len());
-    let class = rng.pick(&crate::install::SEAT_CLASSES).0;
+    let class = rng.pick(&guigym_phone::install::SEAT_CLASSES).0;
     let (params, walk) = train_booking(&w.home_city, to, day, k, class, &[0]);
     draft(
         format!(
@@ -515,7 +515,7 @@ fn bank_transfer(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 }
 
 pub fn bank_transfer_golden(p: &Value, s: &mut DeviceState) {
-    crate::apps::bank::transfer(s, str_param(p, "to"), int_param(p, "cents"), str_param(p, "note"));
+    guigym_phone::apps::bank::transfer(s, str_param(p, "to"), int_param(p, "cents"), str_param(p, "note"));
 }
 
 // ---- Maps, reviews, social, music ----

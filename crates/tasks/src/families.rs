@@ -7,11 +7,11 @@ use serde_json::{json, Value};
 
 use super::spec::{draft, id_param, int_param, no_change, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::*};
-use crate::apps::messages;
-use crate::normalize;
-use crate::state::{capitalize, Contact, DeviceState, Email, Event, Folder};
-use crate::time::{self, DAY};
-use crate::world::World;
+use guigym_phone::apps::messages;
+use guigym_phone::normalize;
+use guigym_phone::state::{capitalize, Contact, DeviceState, Email, Event, Folder};
+use guigym_phone::time::{self, DAY};
+use guigym_phone::world::World;
 
 pub const FAMILIES: &[Spec] = &[
     Spec { name: "contacts.add", kind: Action, apps: &["Contacts"], generate: add_contact, golden: add_contacts_golden },
@@ -283,7 +283,7 @@ fn email_start(e: &Email) -> Option<i64> {
 }
 
 fn happening_email<'a>(s: &'a DeviceState, w: &World, rng: &mut Rng, in_calendar: Option<bool>) -> Option<(u32, &'a Email, String)> {
-    let fits: Vec<&crate::world::Happening> = w.happenings.iter().filter(|h| in_calendar.is_none_or(|c| h.in_calendar == c)).collect();
+    let fits: Vec<&guigym_phone::world::Happening> = w.happenings.iter().filter(|h| in_calendar.is_none_or(|c| h.in_calendar == c)).collect();
     let h = *rng.pick(&fits);
     let subject = capitalize(&h.topic);
     s.data.emails.iter().find(|(_, e)| e.subject == subject).map(|(id, e)| (id, e, h.topic.clone()))

@@ -11,11 +11,11 @@ use super::everyday::{food_order_golden, food_walk, train_book_golden, train_boo
 use super::judge::money_in_text;
 use super::spec::{draft, id_param, int_param, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::CrossApp};
-use crate::apps::messages;
-use crate::money;
-use crate::state::{Alarm, DeviceState, Event, Note};
-use crate::time::{self, DAY};
-use crate::world::World;
+use guigym_phone::apps::messages;
+use guigym_phone::money;
+use guigym_phone::state::{Alarm, DeviceState, Event, Note};
+use guigym_phone::time::{self, DAY};
+use guigym_phone::world::World;
 
 // Each golden reads its fact from the state it is given (the task's initial state when the
 // verifier runs), so a fact staged differently in the source app changes what is expected.
@@ -48,7 +48,7 @@ fn add_note(s: &mut DeviceState, title: &str, body: &str) {
     s.data.notes.insert(Note { title: title.into(), body: body.into(), pinned: false });
 }
 
-fn with<T>(p: &Value, key: &str, table: &crate::state::Table<T>) -> Option<T>
+fn with<T>(p: &Value, key: &str, table: &guigym_phone::state::Table<T>) -> Option<T>
 where
     T: Clone,
 {
@@ -59,14 +59,14 @@ fn debt_golden(p: &Value, s: &mut DeviceState) {
     let Some(t) = with(p, "thread", &s.data.threads) else { return };
     let asked = t.messages.iter().rev().find(|m| !m.from_me).map(|m| money_in_text(&m.text)).and_then(|c| c.first().copied());
     if let Some(cents) = asked {
-        crate::apps::bank::transfer(s, &t.name, cents, "");
+        guigym_phone::apps::bank::transfer(s, &t.name, cents, "");
     }
 }
 
 /// The travel date an email gives (its first date).
 fn mail_date(p: &Value, s: &DeviceState) -> Option<i64> {
     let e = with(p, "mail", &s.data.emails)?;
-    crate::time::dates_in_text(&e.body, s.now()).first().map(|d| d * DAY)
+    guigym_phone::time::dates_in_text(&e.body, s.now()).first().map(|d| d * DAY)
 }
 
 fn trip_train_golden(p: &Value, s: &mut DeviceState) {
@@ -78,13 +78,13 @@ fn trip_train_golden(p: &Value, s: &mut DeviceState) {
 
 fn event_ride_golden(p: &Value, s: &mut DeviceState) {
     if let Some(e) = with(p, "event", &s.data.events) {
-        crate::apps::ride::book(s, &e.location, "Standard");
+        guigym_phone::apps::ride::book(s, &e.location, "Standard");
     }
 }
 
 fn event_place_save_golden(p: &Value, s: &mut DeviceState) {
     if let Some(e) = with(p, "event", &s.data.events) {
-        crate::apps::maps::save(s, &e.location, "Favourite");
+        guigym_phone::apps::maps::save(s, &e.location, "Favourite");
     }
 }
 
@@ -120,13 +120,13 @@ fn walk_time_golden(p: &Value, s: &mut DeviceState) {
 
 fn event_post_golden(p: &Value, s: &mut DeviceState) {
     if let Some(e) = with(p, "event", &s.data.events) {
-        crate::apps::social::publish(s, &format!("Heading to {}", e.location));
+        guigym_phone::apps::social::publish(s, &format!("Heading to {}", e.location));
     }
 }
 
 fn phone_transfer_golden(p: &Value, s: &mut DeviceState) {
     if let Some(c) = with(p, "contact", &s.data.contacts) {
-        crate::apps::bank::transfer(s, &c.name, int_param(p, "cents"), "Thanks");
+        guigym_phone::apps::bank::transfer(s, &c.name, int_param(p, "cents"), "Thanks");
     }
 }
 
@@ -139,8 +139,8 @@ fn song_message_golden(p: &Value, s: &mut DeviceState) {
 
 fn rating_note_golden(p: &Value, s: &mut DeviceState) {
     let Some(place) = with(p, "place", &s.data.places) else { return };
-    let (tenths, _) = crate::apps::reviews::rating(s, &place.name);
-    add_note(s, &format!("{} rating", place.name), &crate::apps::reviews::stars_text(tenths));
+    let (tenths, _) = guigym_phone::apps::reviews::rating(s, &place.name);
+    add_note(s, &format!("{} rating", place.name), &guigym_phone::apps::reviews::stars_text(tenths));
 }
 
 fn ticket_event_golden(p: &Value, s: &mut DeviceState) {
@@ -164,7 +164,7 @@ fn balance_message_golden(p: &Value, s: &mut DeviceState) {
 
 fn ride_review_golden(p: &Value, s: &mut DeviceState) {
     if let Some(r) = with(p, "ride", &s.data.rides) {
-        crate::apps::reviews::write(s, &r.destination, int_param(p, "stars") as u32, "Nice place");
+        guigym_phone::apps::reviews::write(s, &r.destination, int_param(p, "stars") as u32, "Nice place");
     }
 }
 
@@ -324,7 +324,7 @@ fn event_post(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 }
 
 fn phone_to_transfer(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
-    let contacts: Vec<(u32, &crate::state::Contact)> = s.data.contacts.iter().collect();
+    let contacts: Vec<(u32, &guigym_phone::state::Contact)> = s.data.contacts.iter().collect();
     let (cid, c) = *rng.pick(&contacts);
     let cents = rng.range(5, 60) * 100;
     draft(
@@ -348,9 +348,9 @@ fn song_to_message(w: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 fn rating_to_note(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let pid = 1 + rng.below(s.data.places.items.len()) as u32;
     let name = s.data.places.get(pid)?.name.clone();
-    let (tenths, n) = crate::apps::reviews::rating(s, &name);
+    let (tenths, n) = guigym_phone::apps::reviews::rating(s, &name);
     (n > 0).then_some(())?;
-    let body = crate::apps::reviews::stars_text(tenths);
+    let body = guigym_phone::apps::reviews::stars_text(tenths);
     let title = format!("{name} rating");
     draft(
         format!("Create a note titled \"{title}\" whose text is the average star rating of {name} in Reviews (like 3.5)."),

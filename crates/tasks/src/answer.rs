@@ -5,12 +5,13 @@
 //! 8747."), format variants are fine (12/24-hour times, "3.0 out of 5", "3/5" and "3" for 3.0,
 //! curly quotes, case), hedges are not ("6557 or 8747", "20 or 25 min").
 
-use crate::time::{self, Minutes};
+use guigym_phone::time::{self, Minutes};
 
 /// Text folded for comparison: curly quotes straightened, lowercase, one space between words.
 pub fn fold(s: &str) -> String {
     // Prime marks too, which some keyboards put in answers for quotes.
-    let straight = crate::plain_punctuation(s).replace('\u{2032}', "'").replace('\u{2033}', "\"").replace('½', ".5").replace('¼', ".25").replace('¾', ".75");
+    let straight =
+        guigym_phone::plain_punctuation(s).replace('\u{2032}', "'").replace('\u{2033}', "\"").replace('½', ".5").replace('¼', ".25").replace('¾', ".75");
     straight.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
@@ -473,7 +474,7 @@ pub fn tells_incoming(answer: &str) -> bool {
 /// The answer without its denied clauses: "It does not start at 17:00", "not 6557" and
 /// "No," say what the answer is not, so their values are neither the answer nor rivals.
 pub fn affirmed(answer: &str) -> String {
-    let t = crate::plain_punctuation(answer);
+    let t = guigym_phone::plain_punctuation(answer);
     let mut clauses: Vec<String> = vec![String::new()];
     let chars: Vec<char> = t.chars().collect();
     for (i, c) in chars.iter().enumerate() {
@@ -676,8 +677,8 @@ pub fn is_phone(answer: &str, phone: &str) -> bool {
             candidates.push(std::mem::take(&mut run));
         }
     }
-    let numbers: Vec<String> = candidates.iter().map(|r| crate::digits(r)).filter(|d| d.len() >= 7).collect();
-    !numbers.is_empty() && numbers.iter().all(|d| crate::same_phone(d, phone)) && !hedged(&t) && !negated(&t, &fold(phone))
+    let numbers: Vec<String> = candidates.iter().map(|r| guigym_phone::digits(r)).filter(|d| d.len() >= 7).collect();
+    !numbers.is_empty() && numbers.iter().all(|d| guigym_phone::same_phone(d, phone)) && !hedged(&t) && !negated(&t, &fold(phone))
 }
 
 /// Each number word as its digit, even beside digits (for codes said digit by digit).
@@ -789,7 +790,7 @@ mod tests {
         assert!(!is_amount("2.2 MB", 2251.0, Some("KB")));
         assert!(!is_amount("4 MB", 4329.0, Some("KB")));
         assert!(!is_amount("0.003 GB", 3134.0, Some("KB")));
-        let thursday = crate::time::at(2026, 3, 26, 0, 0);
+        let thursday = guigym_phone::time::at(2026, 3, 26, 0, 0);
         assert!(days_agree("Thursday 26 Mar at 14:00", thursday, thursday - 3 * 1440));
         assert!(days_agree("at 14:00", thursday, thursday));
         assert!(!days_agree("Friday 27 Mar at 14:00", thursday, thursday));

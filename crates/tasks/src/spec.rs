@@ -19,8 +19,8 @@ use serde_json::{json, Value};
 use super::answer;
 use super::judge::expected_checks;
 use super::{Draft, EpisodeLog, Family, FamilyKind};
-use crate::state::DeviceState;
-use crate::world::World;
+use guigym_phone::state::DeviceState;
+use guigym_phone::world::World;
 
 pub struct Spec {
     pub name: &'static str,
@@ -98,7 +98,7 @@ fn accept_free_text(rule: &Value, initial: &Value, expected: &Value, last: &mut 
     let golden: Vec<String> = changed_fields(initial, expected, field).into_iter().filter_map(|p| expected.pointer(&p)?.as_str().map(String::from)).collect();
     for pointer in changed_fields(initial, last, field) {
         let Some(Value::String(text)) = last.pointer(&pointer) else { continue };
-        if golden.iter().any(|g| crate::normalize(g) == crate::normalize(text)) {
+        if golden.iter().any(|g| guigym_phone::normalize(g) == guigym_phone::normalize(text)) {
             continue;
         }
         let fact = golden.iter().find(|g| {
@@ -137,8 +137,8 @@ fn changed_fields(a: &Value, b: &Value, field: &str) -> Vec<String> {
 /// A golden's bare fact as the value of an answer of `kind`.
 fn fact_value(kind: &str, text: &str) -> Value {
     match kind {
-        "time" => json!(crate::time::times_in_text(text).first()),
-        "money" => json!(crate::parse_money(text)),
+        "time" => json!(guigym_phone::time::times_in_text(text).first()),
+        "money" => json!(guigym_phone::parse_money(text)),
         "number" => json!(text.trim().parse::<f64>().ok()),
         _ => json!(text),
     }
@@ -152,8 +152,8 @@ fn rivals(a: &Value, state: &DeviceState) -> Vec<String> {
         _ => entity_names(state, &ENTITY_KEYS),
     };
     // What the question is about may be named in the answer without competing with it.
-    let about: Vec<String> = a["about"].as_array().into_iter().flatten().filter_map(|v| v.as_str()).map(crate::normalize).collect();
-    all.into_iter().filter(|n| !about.contains(&crate::normalize(n))).collect()
+    let about: Vec<String> = a["about"].as_array().into_iter().flatten().filter_map(|v| v.as_str()).map(guigym_phone::normalize).collect();
+    all.into_iter().filter(|n| !about.contains(&guigym_phone::normalize(n))).collect()
 }
 
 const ENTITY_KEYS: [&str; 10] = ["name", "title", "artist", "album", "author", "label", "location", "place", "subject", "restaurant"];
@@ -163,9 +163,9 @@ const PLACE_KEYS: [&str; 4] = ["location", "place", "destination", "restaurant"]
 pub fn answer_text(a: &Value) -> String {
     let v = &a["value"];
     match a["kind"].as_str().unwrap_or("") {
-        "money" => crate::money(v.as_i64().unwrap_or(0)),
-        "date" => crate::time::date_iso(v.as_i64().unwrap_or(0)),
-        "time" => crate::time::time_hm(v.as_i64().unwrap_or(0)),
+        "money" => guigym_phone::money(v.as_i64().unwrap_or(0)),
+        "date" => guigym_phone::time::date_iso(v.as_i64().unwrap_or(0)),
+        "time" => guigym_phone::time::time_hm(v.as_i64().unwrap_or(0)),
         "duration" => format!("{} min", v.as_i64().unwrap_or(0)),
         _ => match v {
             Value::String(s) => s.clone(),
@@ -177,7 +177,7 @@ pub fn answer_text(a: &Value) -> String {
 /// Compares an answer by the expected value's type, by candidates (`tasks::answer`): the
 /// expected value must be among the answer's values of that type, and no other may be.
 /// `others` are the world's names and titles, the rivals of a name or title.
-pub fn answer_matches(a: &Value, got: &str, others: &[String], now: crate::time::Minutes) -> bool {
+pub fn answer_matches(a: &Value, got: &str, others: &[String], now: guigym_phone::time::Minutes) -> bool {
     let v = &a["value"];
     match a["kind"].as_str().unwrap_or("") {
         "money" => {
@@ -190,7 +190,7 @@ pub fn answer_matches(a: &Value, got: &str, others: &[String], now: crate::time:
         "time" => {
             // With the day it falls on, any day the answer mentions must be that one.
             let day_ok = a["day"].as_i64().is_none_or(|d| answer::days_agree(got, d, now));
-            day_ok && v.as_i64().is_some_and(|t| answer::is_time(got, t.rem_euclid(crate::time::DAY)))
+            day_ok && v.as_i64().is_some_and(|t| answer::is_time(got, t.rem_euclid(guigym_phone::time::DAY)))
         }
         "duration" => v.as_i64().is_some_and(|m| answer::is_duration(got, m)),
         "phone" => v.as_str().is_some_and(|p| answer::is_phone(got, p)),

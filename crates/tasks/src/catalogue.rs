@@ -1,0 +1,62 @@
+//! The catalogue as a phone benchmark (`phone`): its suites, its tasks by id, and how the
+//! phone backends set up, complete and judge them.
+
+use guigym_core::{Benchmark, TaskSpec, Verdict};
+use guigym_phone::benchmark::{self, PhoneBenchmark};
+use guigym_phone::DeviceState;
+
+use crate::EpisodeLog;
+
+/// The phone benchmark of that name: the catalogue, or one registered with
+/// `guigym_phone::benchmark::register`. What the phone backends host.
+pub fn phone_benchmark(name: &str) -> Option<&'static dyn PhoneBenchmark> {
+    if name == CATALOGUE.name() {
+        return Some(&CATALOGUE);
+    }
+    benchmark::find(name)
+}
+
+/// The catalogue: 85 task families over 17 apps in generated worlds.
+pub struct Catalogue;
+
+pub static CATALOGUE: Catalogue = Catalogue;
+
+impl Catalogue {
+    fn family(task: &TaskSpec) -> Result<&'static dyn crate::Family, String> {
+        crate::family(&task.family).ok_or_else(|| format!("unknown task family \"{}\"", task.family))
+    }
+}
+
+impl Benchmark for Catalogue {
+    fn name(&self) -> &str {
+        "phone"
+    }
+    fn suites(&self) -> Vec<String> {
+        crate::SUITES.iter().map(|s| s.to_string()).collect()
+    }
+    fn suite(&self, name: &str) -> Result<Vec<TaskSpec>, String> {
+        crate::suite(name).ok_or_else(|| format!("the phone catalogue has no suite \"{name}\""))
+    }
+    fn task(&self, id: &str) -> Option<TaskSpec> {
+        crate::find_task(id)
+    }
+    fn split(&self, task: &TaskSpec) -> Option<String> {
+        serde_json::to_value(crate::split_of(task)).ok()?.as_str().map(str::to_string)
+    }
+}
+
+impl PhoneBenchmark for Catalogue {
+    fn initial_state(&self, task: &TaskSpec) -> Result<DeviceState, String> {
+        crate::initial_state(task)
+    }
+    fn golden(&self, task: &TaskSpec, state: &mut DeviceState, log: &mut EpisodeLog) -> Result<(), String> {
+        Self::family(task)?.golden(&task.params, state, log);
+        Ok(())
+    }
+    fn verify(&self, task: &TaskSpec, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict {
+        match Self::family(task) {
+            Ok(family) => crate::verify(family, &task.params, initial, last, log),
+            Err(_) => Verdict::default(),
+        }
+    }
+}
