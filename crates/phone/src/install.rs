@@ -5,8 +5,10 @@
 
 use guigym_core::Rng;
 
+use crate::apps::ride::ride_price;
+use crate::apps::train::{fare, timetable};
 use crate::state::*;
-use crate::time::{self, Minutes, DAY};
+use crate::time::{self, DAY};
 use crate::world::{World, STATIONS, WORLD_PLACES};
 
 pub const PRODUCTS: [(&str, &str, i64); 24] = [
@@ -78,9 +80,6 @@ const SONGS: [(&str, &str); 24] = [
 const CATEGORIES: [&str; 10] = ["Meeting room", "Cafe", "Office", "Library", "Studio", "Park", "Hotel", "Meeting room", "Government", "Restaurant"];
 const STREETS: [&str; 8] = ["Elm Street", "Harbour Road", "King's Avenue", "Mill Lane", "Station Square", "Park Row", "Oak Drive", "Bridge Street"];
 const FOLDERS: [&str; 3] = ["Documents", "Downloads", "Pictures"];
-pub const LANGUAGES: [&str; 6] = ["English", "Español", "Français", "Deutsch", "Italiano", "Português"];
-pub const RIDE_CLASSES: [(&str, i64); 3] = [("Standard", 100), ("Comfort", 135), ("XL", 170)];
-pub const SEAT_CLASSES: [(&str, i64); 3] = [("Second", 100), ("First", 160), ("Business", 250)];
 
 /// Every table empty, settings at factory defaults.
 pub fn empty_data() -> AppData {
@@ -407,60 +406,10 @@ pub fn look(w: &World) -> Look {
     }
 }
 
-/// One train of the timetable.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TrainRun {
-    pub train: String,
-    pub depart: Minutes,
-    pub arrive: Minutes,
-    /// Second-class fare; other classes multiply it (`SEAT_CLASSES`).
-    pub price_cents: i64,
-}
-
-/// The trains between two stations on a day: the same for the same inputs, different per
-/// route and day, none when the stations are equal or unknown.
-pub fn timetable(from: &str, to: &str, day: Minutes) -> Vec<TrainRun> {
-    let (Some(a), Some(b)) = (station_index(from), station_index(to)) else { return Vec::new() };
-    if a == b {
-        return Vec::new();
-    }
-    let day = day.div_euclid(DAY) * DAY;
-    let mut rng = Rng::derive(day as u64 ^ ((a * 16 + b) as u64) << 40, "timetable");
-    let distance = 40 + (a as i64 - b as i64).abs() * 35;
-    (0..5)
-        .map(|k| {
-            let depart = day + (6 + k * 3) * 60 + rng.range(0, 3) * 15;
-            let prefix = ["G", "D", "K"][rng.below(3)];
-            TrainRun {
-                train: format!("{prefix}{}", rng.range(100, 989)),
-                depart,
-                arrive: depart + distance + rng.range(0, 4) * 5,
-                price_cents: distance * 40 + rng.range(0, 8) * 100,
-            }
-        })
-        .collect()
-}
-
-pub fn station_index(name: &str) -> Option<usize> {
-    STATIONS.iter().position(|s| s.eq_ignore_ascii_case(name.trim()))
-}
-
-/// A ride's price to a destination in a class.
-pub fn ride_price(destination: &str, class: &str) -> i64 {
-    let base = 600 + (Rng::derive(0, destination).next_u64() % 1800) as i64;
-    let factor = RIDE_CLASSES.iter().find(|(c, _)| *c == class).map(|(_, f)| *f).unwrap_or(100);
-    (base * factor / 100 / 5) * 5
-}
-
-/// The price of a train seat for `passengers` people.
-pub fn fare(run: &TrainRun, class: &str, passengers: usize) -> i64 {
-    let factor = SEAT_CLASSES.iter().find(|(c, _)| *c == class).map(|(_, f)| *f).unwrap_or(100);
-    run.price_cents * factor / 100 * passengers as i64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::apps::train::station_index;
     use crate::state::DeviceState;
 
     #[test]

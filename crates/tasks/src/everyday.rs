@@ -6,8 +6,9 @@ use serde_json::{json, Value};
 
 use super::spec::{draft, id_param, int_param, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::*};
+use guigym_phone::apps::settings::LANGUAGES;
+use guigym_phone::apps::train::timetable;
 use guigym_phone::apps::{files::FOLDERS, food, maps, music, reviews, ride, shop, social, train};
-use guigym_phone::install::{timetable, LANGUAGES};
 use guigym_phone::state::{Alarm, DeviceState, Note, Timer};
 use guigym_phone::time::{self, DAY};
 use guigym_phone::world::World;
@@ -356,7 +357,7 @@ pub fn food_order_golden(p: &Value, s: &mut DeviceState) {
 fn ride_book(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let pid = pick_id(&s.data.places, rng, |_| true)?;
     let place = s.data.places.get(pid)?.name.clone();
-    let class = rng.pick(&guigym_phone::install::RIDE_CLASSES).0;
+    let class = rng.pick(&guigym_phone::apps::ride::RIDE_CLASSES).0;
     draft(
         format!("Book a {class} ride to {place}."),
         json!({ "place": place, "class": class }),
@@ -394,7 +395,7 @@ fn train_book(w: &World, _: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let day = (w.now.div_euclid(DAY) + rng.range(1, 14)) * DAY;
     let runs = timetable(&w.home_city, to, day);
     let k = rng.below(runs.len());
-    let class = rng.pick(&guigym_phone::install::SEAT_CLASSES).0;
+    let class = rng.pick(&guigym_phone::apps::train::SEAT_CLASSES).0;
     let (params, walk) = train_booking(&w.home_city, to, day, k, class, &[0]);
     draft(
         format!(

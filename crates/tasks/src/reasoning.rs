@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use super::everyday::{bank_transfer_golden, food_order_golden, food_walk, ride_book_golden, train_book_golden, train_booking, transfer_walk, upcoming_ticket};
 use super::spec::{draft, id_param, int_param, no_change, str_param, Spec, Walk};
 use super::{Draft, FamilyKind::*};
+use guigym_phone::apps::ride::ride_price;
 use guigym_phone::apps::{maps::MODES, music, reviews};
-use guigym_phone::install::ride_price;
 use guigym_phone::state::{DeviceState, Event};
 use guigym_phone::time::{self, DAY};
 use guigym_phone::world::World;
@@ -156,7 +156,7 @@ fn last_payment(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
 fn ride_quote(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let pid = 1 + rng.below(s.data.places.items.len()) as u32;
     let place = s.data.places.get(pid)?.name.clone();
-    let class = rng.pick(&guigym_phone::install::RIDE_CLASSES).0;
+    let class = rng.pick(&guigym_phone::apps::ride::RIDE_CLASSES).0;
     let cents = ride_price(&place, class);
     draft(
         format!("How much would a {class} ride to {place} cost? Don't book it."),
@@ -288,7 +288,7 @@ fn ask_alarm_golden(p: &Value, s: &mut DeviceState) {
 fn ask_ride(_: &World, s: &DeviceState, rng: &mut Rng) -> Option<Draft> {
     let pid = 1 + rng.below(s.data.places.items.len()) as u32;
     let place = s.data.places.get(pid)?.name.clone();
-    let class = rng.pick(&guigym_phone::install::RIDE_CLASSES).0;
+    let class = rng.pick(&guigym_phone::apps::ride::RIDE_CLASSES).0;
     draft(
         format!("Get me a ride to {place}. Check with me which class to book."),
         json!({ "place": place, "class": class, "user_reply": format!("{class}, please."), "must_ask": true }),

@@ -1,10 +1,10 @@
 //! Ride hailing: a destination (typed or picked from places), ride classes with prices, a
 //! booking confirmation, and trips that can be cancelled while booked. Nothing real happens.
 
+use guigym_core::Rng;
 use guigym_ui::{TextStyle, View};
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
-use crate::install::{ride_price, RIDE_CLASSES};
 use crate::money;
 use crate::state::{DeviceState, Ride};
 
@@ -152,4 +152,14 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         }
         _ => String::new(),
     }
+}
+
+/// Ride classes and their price factors (percent of Standard).
+pub const RIDE_CLASSES: [(&str, i64); 3] = [("Standard", 100), ("Comfort", 135), ("XL", 170)];
+
+/// A ride's price to a destination in a class.
+pub fn ride_price(destination: &str, class: &str) -> i64 {
+    let base = 600 + (Rng::derive(0, destination).next_u64() % 1800) as i64;
+    let factor = RIDE_CLASSES.iter().find(|(c, _)| *c == class).map(|(_, f)| *f).unwrap_or(100);
+    (base * factor / 100 / 5) * 5
 }

@@ -4,7 +4,6 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{screen, App, UiEvent};
-use crate::install::LANGUAGES;
 use crate::state::DeviceState;
 
 pub const APP: App = App { name: "Settings", glyph: "S", color: [75, 85, 99], root: "main", view, handle };
@@ -114,3 +113,6 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         _ => String::new(),
     }
 }
+
+/// The languages the phone offers.
+pub const LANGUAGES: [&str; 6] = ["English", "Español", "Français", "Deutsch", "Italiano", "Português"];

@@ -3,13 +3,13 @@
 //! to another date. Routes carry the query: `results/FROM/TO/DAY`, `run/FROM/TO/DAY/K`,
 //! `pass/FROM/TO/DAY/K/CLASS`, `ticket/ID`, `change/ID`, `changes/ID/DAY`.
 
+use guigym_core::Rng;
 use guigym_ui::{TextStyle, View};
 
 use super::{confirm, screen, App, UiEvent};
-use crate::install::{fare, station_index, timetable, TrainRun, SEAT_CLASSES};
 use crate::money;
 use crate::state::{DeviceState, Ticket};
-use crate::time::{self, DAY};
+use crate::time::{self, Minutes, DAY};
 use crate::world::STATIONS;
 
 pub const APP: App = App { name: "Trains", glyph: "Tr", color: [13, 148, 136], root: "search", view, handle };
@@ -308,4 +308,51 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         }
         _ => String::new(),
     }
+}
+
+/// Seat classes and their fare factors (percent of second class).
+pub const SEAT_CLASSES: [(&str, i64); 3] = [("Second", 100), ("First", 160), ("Business", 250)];
+
+/// One train of the timetable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainRun {
+    pub train: String,
+    pub depart: Minutes,
+    pub arrive: Minutes,
+    /// Second-class fare; other classes multiply it (`SEAT_CLASSES`).
+    pub price_cents: i64,
+}
+
+/// The trains between two stations on a day: the same for the same inputs, different per
+/// route and day, none when the stations are equal or unknown.
+pub fn timetable(from: &str, to: &str, day: Minutes) -> Vec<TrainRun> {
+    let (Some(a), Some(b)) = (station_index(from), station_index(to)) else { return Vec::new() };
+    if a == b {
+        return Vec::new();
+    }
+    let day = day.div_euclid(DAY) * DAY;
+    let mut rng = Rng::derive(day as u64 ^ ((a * 16 + b) as u64) << 40, "timetable");
+    let distance = 40 + (a as i64 - b as i64).abs() * 35;
+    (0..5)
+        .map(|k| {
+            let depart = day + (6 + k * 3) * 60 + rng.range(0, 3) * 15;
+            let prefix = ["G", "D", "K"][rng.below(3)];
+            TrainRun {
+                train: format!("{prefix}{}", rng.range(100, 989)),
+                depart,
+                arrive: depart + distance + rng.range(0, 4) * 5,
+                price_cents: distance * 40 + rng.range(0, 8) * 100,
+            }
+        })
+        .collect()
+}
+
+pub fn station_index(name: &str) -> Option<usize> {
+    STATIONS.iter().position(|s| s.eq_ignore_ascii_case(name.trim()))
+}
+
+/// The price of a train seat for `passengers` people.
+pub fn fare(run: &TrainRun, class: &str, passengers: usize) -> i64 {
+    let factor = SEAT_CLASSES.iter().find(|(c, _)| *c == class).map(|(_, f)| *f).unwrap_or(100);
+    run.price_cents * factor / 100 * passengers as i64
 }
