@@ -9,6 +9,7 @@ mod bench_web;
 mod buffer;
 mod collect;
 mod commands;
+mod dash;
 mod policy_server;
 mod registry;
 mod rollouts;
@@ -58,6 +59,8 @@ enum Command {
         #[command(subcommand)]
         command: WorldsCommand,
     },
+    /// The store in the browser: runs, trajectories with their screenshots, comparisons, training
+    Dash(dash::DashArgs),
     /// Inspect stored runs
     Runs {
         #[command(subcommand)]
@@ -110,6 +113,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Buffer { command } => runtime.block_on(buffer::run(command)),
         Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
         Command::Runs { command } => commands::runs(command),
+        Command::Dash(args) => runtime.block_on(dash::run(args)),
         Command::Worlds { command: WorldsCommand::Show { seed, json } } => {
             let world = guigym_phone::World::generate(seed);
             if json {

@@ -111,7 +111,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let manager = Manager::new(config);
     let link = RemoteLink::factory(creds.worker.clone());
     // Rollouts lease through this same manager, as any client does.
-    let rollouts = crate::rollouts::routes(crate::rollouts::state(&url, creds.client.clone())).merge(crate::task_routes::routes());
+    let rollouts = crate::rollouts::routes(crate::rollouts::state(&url, creds.client.clone()))
+        .merge(crate::task_routes::routes())
+        .merge(crate::dash::fleet_routes(manager.clone()));
     let router = if args.worker.capacity > 0 {
         let worker = Worker::with_metrics(args.worker.config(), crate::registry::worker_backends(), manager.metrics.clone());
         manager.add_local_worker(worker.clone(), &advertise);

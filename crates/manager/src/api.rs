@@ -176,8 +176,10 @@ async fn bounded_body(req: Request, next: Next) -> Response {
 async fn json_errors(req: Request, next: Next) -> Response {
     let response = next.run(req).await;
     let status = response.status();
-    let is_json = response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
+    // JSON errors are ours already; HTML ones are pages for a browser (the dashboard).
+    let typed =
+        response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json") || v.as_bytes().starts_with(b"text/html"));
+    if !(status.is_client_error() || status.is_server_error()) || typed {
         return response;
     }
     let text = axum::body::to_bytes(response.into_body(), 64 << 10).await.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();

@@ -509,3 +509,139 @@ impl Recorder for StoreRecorder<'_> {
         }
     }
 }
+
+/// One attempt as the dashboard lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct AttemptRow {
+    pub id: i64,
+    pub run_id: i64,
+    pub trajectory_id: Option<String>,
+    pub task_id: String,
+    pub family: String,
+    pub attempt_index: u32,
+    pub try_: u32,
+    /// `done` (scored), `infra` (a try lost to infrastructure), `running`.
+    pub status: String,
+    pub score: Option<f64>,
+    pub success: Option<bool>,
+    pub claimed_success: Option<bool>,
+    pub verdict: serde_json::Value,
+    pub error: Option<String>,
+    pub ended_by: Option<String>,
+    pub tokens: serde_json::Value,
+    pub steps: i64,
+    pub invalid_steps: i64,
+    pub seconds: Option<f64>,
+}
+
+/// One stored step, whole.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRow {
+    pub index: u32,
+    pub screen: String,
+    /// The screenshot's hash (its PNG is `blob_path(hash)`).
+    pub screenshot: Option<String>,
+    pub raw_output: String,
+    pub action: serde_json::Value,
+    pub feedback: Option<String>,
+    pub invalid: bool,
+    pub policy_ms: f64,
+    pub env_ms: f64,
+    pub harness_ms: f64,
+    pub usage: serde_json::Value,
+    pub endpoint: Option<String>,
+}
+
+fn json_col(t: Option<String>) -> serde_json::Value {
+    t.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(serde_json::Value::Null)
+}
+
+const ATTEMPT_COLUMNS: &str = "a.id, a.run_id, a.trajectory_id, a.task_id, a.family, a.attempt_index, a.try, a.status, a.score, a.success,
+    a.claimed_success, a.verdict, a.error, a.ended_by, a.tokens,
+    (SELECT COUNT(*) FROM steps s WHERE s.attempt_id = a.id), (SELECT COUNT(*) FROM steps s WHERE s.attempt_id = a.id AND s.invalid = 1),
+    a.finished_at - a.started_at";
+
+fn row_to_attempt(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptRow> {
+    Ok(AttemptRow {
+        id: r.get(0)?,
+        run_id: r.get(1)?,
+        trajectory_id: r.get(2)?,
+        task_id: r.get(3)?,
+        family: r.get(4)?,
+        attempt_index: r.get(5)?,
+        try_: r.get(6)?,
+        status: r.get(7)?,
+        score: r.get(8)?,
+        success: r.get(9)?,
+        claimed_success: r.get(10)?,
+        verdict: json_col(r.get(11)?),
+        error: r.get(12)?,
+        ended_by: r.get(13)?,
+        tokens: json_col(r.get(14)?),
+        steps: r.get(15)?,
+        invalid_steps: r.get(16)?,
+        seconds: r.get(17)?,
+    })
+}
+
+impl Store {
+    /// Every attempt of a run (every try, scored or not), in order.
+    pub fn attempts_of_run(&self, run_id: i64) -> Result<Vec<AttemptRow>, StoreError> {
+        self.with(|c| {
+            let mut stmt = c.prepare(&format!("SELECT {ATTEMPT_COLUMNS} FROM attempts a WHERE a.run_id = ?1 ORDER BY a.task_id, a.attempt_index, a.try"))?;
+            let rows = stmt.query_map([run_id], row_to_attempt)?;
+            rows.collect()
+        })
+    }
+
+    pub fn attempt(&self, attempt_id: i64) -> Result<Option<AttemptRow>, StoreError> {
+        self.with(|c| c.query_row(&format!("SELECT {ATTEMPT_COLUMNS} FROM attempts a WHERE a.id = ?1"), [attempt_id], row_to_attempt).optional())
+    }
+
+    /// An attempt's steps, in order.
+    pub fn attempt_steps(&self, attempt_id: i64) -> Result<Vec<StepRow>, StoreError> {
+        self.with(|c| {
+            let mut stmt = c.prepare(
+                "SELECT idx, screen, screenshot, raw_output, action, feedback, invalid, policy_ms, env_ms, harness_ms, usage, endpoint
+                 FROM steps WHERE attempt_id = ?1 ORDER BY idx",
+            )?;
+            let rows = stmt.query_map([attempt_id], |r| {
+                Ok(StepRow {
+                    index: r.get(0)?,
+                    screen: r.get(1)?,
+                    screenshot: r.get(2)?,
+                    raw_output: r.get(3)?,
+                    action: json_col(r.get(4)?),
+                    feedback: r.get(5)?,
+                    invalid: r.get(6)?,
+                    policy_ms: r.get(7)?,
+                    env_ms: r.get(8)?,
+                    harness_ms: r.get(9)?,
+                    usage: json_col(r.get(10)?),
+                    endpoint: r.get(11)?,
+                })
+            })?;
+            rows.collect()
+        })
+    }
+
+    /// The attempts of a run whose model output mentions `text` (case-insensitive).
+    pub fn attempts_mentioning(&self, run_id: i64, text: &str) -> Result<Vec<i64>, StoreError> {
+        self.with(|c| {
+            let mut stmt = c.prepare(
+                "SELECT DISTINCT a.id FROM attempts a JOIN steps s ON s.attempt_id = a.id WHERE a.run_id = ?1 AND instr(lower(s.raw_output), lower(?2)) > 0",
+            )?;
+            let rows = stmt.query_map(params![run_id, text], |r| r.get(0))?;
+            rows.collect()
+        })
+    }
+
+    /// The names of the training runs, in the order they started.
+    pub fn train_runs(&self) -> Result<Vec<String>, StoreError> {
+        self.with(|c| {
+            let mut stmt = c.prepare("SELECT name FROM train_runs ORDER BY started_at")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect()
+        })
+    }
+}

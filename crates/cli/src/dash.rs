@@ -1,0 +1,563 @@
+//! `guigym dash`: the store in the browser, server-rendered HTML with a little inline script
+//! (no build step, nothing fetched from elsewhere). Runs with their figures and filters; a run
+//! by family and attempt (filter by family, outcome, text in the model's output); a trajectory
+//! step by step (← →) with each screenshot and the action drawn on it, the model's output, the
+//! feedback, tokens and latency, and the verdict's checks; two runs compared task by task;
+//! training rounds as tables and plots. Pages read the store on every request, so a run in
+//! progress shows as it goes.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::get;
+use axum::Router;
+use clap::Args;
+use guigym_rollout::store::{AttemptRow, StepRow};
+use guigym_rollout::Store;
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Args)]
+pub struct DashArgs {
+    #[command(flatten)]
+    store: crate::StoreArgs,
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port (0 picks a free one; the address is printed)
+    #[arg(long, default_value_t = 8090)]
+    port: u16,
+}
+
+pub async fn run(args: DashArgs) -> anyhow::Result<ExitCode> {
+    let store = Arc::new(crate::commands::open_store(&args.store)?);
+    let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await.with_context(|| format!("binding {}:{}", args.host, args.port))?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let app = routes(store).route("/", get(|| async { Redirect::to("/dash") }));
+    println!("listening on {url}");
+    use std::io::Write;
+    std::io::stdout().flush()?;
+    axum::serve(listener, app).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The dashboard's pages under `/dash`.
+pub fn routes(store: Arc<Store>) -> Router {
+    Router::new()
+        .route("/dash", get(runs))
+        .route("/dash/runs/{id}", get(run_page))
+        .route("/dash/attempts/{id}", get(attempt_page))
+        .route("/dash/compare", get(compare))
+        .route("/dash/train", get(train_list))
+        .route("/dash/train/{name}", get(train_page))
+        .route("/dash/blobs/{hash}", get(blob))
+        .with_state(store)
+}
+
+/// The error page with its status.
+type Failure = (StatusCode, Html<String>);
+/// A page, or the error page.
+type Page = Result<Html<String>, Failure>;
+
+fn fail(status: StatusCode, message: impl std::fmt::Display) -> Failure {
+    (status, Html(page("guigym · error", &format!("<p class=bad>{}</p>", esc(&message.to_string())))))
+}
+
+fn store_error(e: impl std::fmt::Display) -> Failure {
+    fail(StatusCode::INTERNAL_SERVER_ERROR, e)
+}
+
+/// Text as HTML.
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map(|v| format!("{:.1} %", v * 100.0)).unwrap_or_else(|| "–".into())
+}
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        r#"<!doctype html><html><head><meta charset="utf-8"><title>{t}</title><style>
+body{{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111}} a{{color:#1d4ed8;text-decoration:none}}
+table{{border-collapse:collapse;margin:.5em 0}} th,td{{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}}
+th{{background:#f4f4f5}} .ok{{color:#15803d}} .bad{{color:#b91c1c}} .muted{{color:#6b7280}} nav a{{margin-right:1em}}
+.step{{display:flex;gap:1em;border-top:1px solid #ddd;padding:1em 0}} .step.current{{background:#fefce8}}
+.shot{{position:relative;width:360px;flex:none}} .shot img{{width:360px;display:block}} .shot svg{{position:absolute;left:0;top:0}}
+pre{{white-space:pre-wrap;background:#f8f8f8;padding:.5em;max-width:60em}} form input,form select{{margin-right:.5em}}
+</style></head><body><nav><a href="/dash">runs</a><a href="/dash/train">training</a></nav><h1>{t}</h1>{body}</body></html>"#,
+        t = esc(title)
+    )
+}
+
+#[derive(Deserialize, Default)]
+struct RunFilter {
+    kind: Option<String>,
+    suite: Option<String>,
+    policy: Option<String>,
+}
+
+async fn runs(State(store): State<Arc<Store>>, Query(f): Query<RunFilter>) -> Page {
+    let all = store.list_runs().map_err(store_error)?;
+    let keep = |want: &Option<String>, have: &str| want.as_deref().is_none_or(|w| w.is_empty() || w == have);
+    let mut body = String::from(
+        "<form>kind <input name=kind size=8> suite <input name=suite size=10> policy <input name=policy size=10> <button>filter</button></form><table><tr><th>run</th><th>kind</th><th>suite</th><th>policy</th><th>backend</th><th>attempts</th><th>success</th><th>pass@n</th><th>pass^n</th><th>infra</th><th>unscored</th><th>tokens</th><th>seconds</th></tr>",
+    );
+    for r in all.iter().rev().filter(|r| keep(&f.kind, &r.kind) && keep(&f.suite, &r.suite) && keep(&f.policy, &r.policy)) {
+        let detail = store.show_run(r.id).map_err(store_error)?;
+        let rep = detail.report.clone().unwrap_or(Value::Null);
+        let num = |k: &str| rep.get(k).and_then(Value::as_f64);
+        let tokens = detail.tokens.prompt_tokens + detail.tokens.completion_tokens;
+        let secs = r.finished_at.map(|e| format!("{:.1}", e - r.started_at)).unwrap_or_else(|| "running".into());
+        let _ = write!(
+            body,
+            "<tr><td><a href=\"/dash/runs/{id}\">{id}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{tokens}</td><td>{secs}</td></tr>",
+            esc(&r.kind),
+            esc(&r.suite),
+            esc(&r.policy),
+            esc(&r.backend),
+            r.attempts,
+            pct(num("success_rate").or((r.attempts > 0).then(|| r.successes as f64 / r.attempts as f64))),
+            pct(num("pass_at_n")),
+            pct(num("pass_hat_n")),
+            detail.infra_failures,
+            rep.get("unscored").and_then(Value::as_u64).unwrap_or(0),
+            id = r.id
+        );
+    }
+    body.push_str("</table><form action=/dash/compare>compare run <input name=a size=4> with run <input name=b size=4> <button>compare</button></form>");
+    Ok(Html(page("guigym · runs", &body)))
+}
+
+/// How an attempt ended, for filtering.
+fn outcome(a: &AttemptRow) -> &'static str {
+    match (a.status.as_str(), a.success, a.claimed_success) {
+        ("done", Some(true), _) => "success",
+        ("done", _, Some(true)) => "false completion",
+        ("done", _, _) => "failure",
+        ("infra", _, _) => "infra",
+        _ => "running",
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct AttemptFilter {
+    family: Option<String>,
+    outcome: Option<String>,
+    q: Option<String>,
+}
+
+async fn run_page(State(store): State<Arc<Store>>, Path(id): Path<i64>, Query(f): Query<AttemptFilter>) -> Page {
+    let detail = store.show_run(id).map_err(|e| fail(StatusCode::NOT_FOUND, e))?;
+    let attempts = store.attempts_of_run(id).map_err(store_error)?;
+    let mentioning: Option<Vec<i64>> = match f.q.as_deref().filter(|q| !q.is_empty()) {
+        Some(q) => Some(store.attempts_mentioning(id, q).map_err(store_error)?),
+        None => None,
+    };
+    let r = &detail.run;
+    let mut body = format!(
+        "<p>{} · suite {} · policy {} · backend {} · {} steps · <a href=\"/dash/compare?a={id}\">compare…</a></p>",
+        esc(&r.kind),
+        esc(&r.suite),
+        esc(&r.policy),
+        esc(&r.backend),
+        detail.steps
+    );
+    if let Some(families) = detail.report.as_ref().and_then(|r| r.get("by_family")).and_then(Value::as_object) {
+        body.push_str(
+            "<h2>by family</h2><table><tr><th>family</th><th>attempts</th><th>success</th><th>pass@n</th><th>false completions</th><th>infra retries</th></tr>",
+        );
+        for (name, fam) in families {
+            let n = |k: &str| fam.get(k).and_then(Value::as_f64);
+            let _ = write!(
+                body,
+                "<tr><td><a href=\"?family={q}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(name),
+                n("attempts").unwrap_or(0.0),
+                pct(n("success_rate")),
+                pct(n("pass_at_n")),
+                n("false_complete").unwrap_or(0.0),
+                n("infra_retries").unwrap_or(0.0),
+                q = esc(name)
+            );
+        }
+        body.push_str("</table>");
+    }
+    let _ = write!(
+        body,
+        "<h2>attempts</h2><form>family <input name=family value=\"{}\" size=14> outcome <select name=outcome><option></option><option>success</option><option>failure</option><option>false completion</option><option>invalid steps</option><option>infra</option></select> text in the model's output <input name=q value=\"{}\"> <button>filter</button></form>",
+        esc(f.family.as_deref().unwrap_or("")),
+        esc(f.q.as_deref().unwrap_or(""))
+    );
+    body.push_str("<table><tr><th>task</th><th>attempt</th><th>try</th><th>outcome</th><th>score</th><th>steps</th><th>invalid</th><th>seconds</th><th>first failure</th></tr>");
+    for a in attempts.iter().filter(|a| {
+        f.family.as_deref().is_none_or(|w| w.is_empty() || a.family == w)
+            && f.outcome.as_deref().is_none_or(|w| w.is_empty() || w == outcome(a) || (w == "invalid steps" && a.invalid_steps > 0))
+            && mentioning.as_ref().is_none_or(|ids| ids.contains(&a.id))
+    }) {
+        let class = if outcome(a) == "success" { "ok" } else { "bad" };
+        let why = first_failure(&a.verdict).or_else(|| a.error.clone()).unwrap_or_default();
+        let _ = write!(
+            body,
+            "<tr><td><a href=\"/dash/attempts/{}\">{}</a></td><td>{}</td><td>{}</td><td class={class}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=muted>{}</td></tr>",
+            a.id,
+            esc(&a.task_id),
+            a.attempt_index,
+            a.try_,
+            outcome(a),
+            a.score.map(|s| format!("{s:.2}")).unwrap_or_default(),
+            a.steps,
+            a.invalid_steps,
+            a.seconds.map(|s| format!("{s:.1}")).unwrap_or_default(),
+            esc(&why)
+        );
+    }
+    body.push_str("</table>");
+    Ok(Html(page(&format!("run {id}"), &body)))
+}
+
+fn first_failure(verdict: &Value) -> Option<String> {
+    let failed = verdict.get("checks")?.as_array()?.iter().find(|c| c.get("passed") == Some(&Value::Bool(false)));
+    match failed {
+        Some(c) => Some(format!("{}: {}", c.get("name")?.as_str()?, c.get("detail").and_then(Value::as_str).unwrap_or(""))),
+        None => verdict.get("unexpected_side_effects")?.as_array()?.first()?.as_str().map(|p| format!("side effect at {p}")),
+    }
+}
+
+/// The screenshot's size from its PNG header.
+fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    (bytes.len() >= 24 && &bytes[1..4] == b"PNG").then(|| {
+        let n = |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        (n(16), n(20))
+    })
+}
+
+fn point(v: &Value) -> Option<(f64, f64)> {
+    let a = v.as_array()?;
+    Some((a.first()?.as_f64()?, a.get(1)?.as_f64()?))
+}
+
+/// The action drawn over its screenshot (pixels of the screenshot): a marker where a pointer
+/// landed, an arrow for a drag or a scroll, the text typed or the key pressed.
+fn overlay(action: &Value, (w, h): (u32, u32)) -> String {
+    let kind = action.get("action").and_then(Value::as_str).unwrap_or("");
+    let r = (w.max(h) as f64 / 60.0).max(6.0);
+    let label = |text: &str| {
+        format!(
+            "<text x=\"{}\" y=\"{}\" font-size=\"{}\" fill=\"#b91c1c\" stroke=\"white\" stroke-width=\"{}\" paint-order=\"stroke\">{}</text>",
+            w as f64 * 0.04,
+            h as f64 * 0.96,
+            r * 2.4,
+            r / 3.0,
+            esc(text)
+        )
+    };
+    let shape = match kind {
+        "click" | "double_click" | "long_press" | "right_click" => match action.get("at").and_then(point) {
+            Some((x, y)) => format!("<circle cx=\"{x}\" cy=\"{y}\" r=\"{r}\" fill=\"none\" stroke=\"#dc2626\" stroke-width=\"{}\"/><circle cx=\"{x}\" cy=\"{y}\" r=\"{}\" fill=\"#dc2626\"/>", r / 2.5, r / 4.0),
+            None => label(&format!("{kind} {}", action.get("element").and_then(Value::as_str).unwrap_or(""))),
+        },
+        "drag" | "swipe" => match (action.get("from").and_then(point), action.get("to").and_then(point)) {
+            (Some((x1, y1)), Some((x2, y2))) => format!("<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"#dc2626\" stroke-width=\"{}\" marker-end=\"url(#arrow)\"/>", r / 2.0),
+            _ => label(kind),
+        },
+        "scroll" => {
+            let (cx, cy) = action.get("at").and_then(point).unwrap_or((w as f64 / 2.0, h as f64 / 2.0));
+            let d = h as f64 / 8.0;
+            let (dx, dy) = match action.get("direction").and_then(Value::as_str).unwrap_or("down") {
+                "up" => (0.0, -d),
+                "left" => (-d, 0.0),
+                "right" => (d, 0.0),
+                _ => (0.0, d),
+            };
+            format!("<line x1=\"{cx}\" y1=\"{cy}\" x2=\"{}\" y2=\"{}\" stroke=\"#dc2626\" stroke-width=\"{}\" marker-end=\"url(#arrow)\"/>", cx + dx, cy + dy, r / 2.0)
+        }
+        "type" => label(&format!("type “{}”", action.get("text").and_then(Value::as_str).unwrap_or(""))),
+        "" => String::new(),
+        other => label(&format!("{other} {}", serde_json::to_string(action).unwrap_or_default().chars().take(60).collect::<String>())),
+    };
+    format!(
+        "<svg viewBox=\"0 0 {w} {h}\" width=\"360\" height=\"{}\"><defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"5\" refY=\"5\" markerWidth=\"4\" markerHeight=\"4\" orient=\"auto-start-reverse\"><path d=\"M0,0L10,5L0,10z\" fill=\"#dc2626\"/></marker></defs>{shape}</svg>",
+        360.0 * h as f64 / w.max(1) as f64
+    )
+}
+
+fn step_html(store: &Store, s: &StepRow) -> String {
+    let shot = match &s.screenshot {
+        Some(hash) if hash.chars().all(|c| c.is_ascii_hexdigit()) => {
+            let size = std::fs::read(store.blob_path(hash)).ok().and_then(|b| png_size(&b)).unwrap_or((1080, 2400));
+            format!("<div class=shot><img src=\"/dash/blobs/{hash}\" alt=\"step {}\">{}</div>", s.index, overlay(&s.action, size))
+        }
+        _ => "<div class=shot><p class=muted>no screenshot was kept for this step (run with --screenshots)</p></div>".into(),
+    };
+    let tokens = s
+        .usage
+        .get("prompt_tokens")
+        .map(|p| format!("{} prompt / {} completion tokens · ", p, s.usage.get("completion_tokens").unwrap_or(&Value::Null)))
+        .unwrap_or_default();
+    format!(
+        "<div class=step id=\"s{i}\">{shot}<div><h3>step {i} · {screen}</h3><p><b>action</b> <code>{action}</code>{invalid}</p><p><b>feedback</b> {feedback}</p><p class=muted>{tokens}policy {p:.0} ms · env {e:.0} ms · harness {h:.1} ms{endpoint}</p><details open><summary>model output</summary><pre>{raw}</pre></details></div></div>",
+        i = s.index,
+        screen = esc(&s.screen),
+        action = if s.action.is_null() { "(none: the output held no action)".into() } else { esc(&s.action.to_string()) },
+        invalid = if s.invalid { " <span class=bad>invalid</span>" } else { "" },
+        feedback = esc(s.feedback.as_deref().unwrap_or("")),
+        p = s.policy_ms,
+        e = s.env_ms,
+        h = s.harness_ms,
+        endpoint = s.endpoint.as_deref().map(|e| format!(" · {}", esc(e))).unwrap_or_default(),
+        raw = esc(&s.raw_output),
+    )
+}
+
+async fn attempt_page(State(store): State<Arc<Store>>, Path(id): Path<i64>) -> Page {
+    let a = store.attempt(id).map_err(store_error)?.ok_or_else(|| fail(StatusCode::NOT_FOUND, format!("no attempt {id}")))?;
+    let steps = store.attempt_steps(id).map_err(store_error)?;
+    let task = crate::registry::find_task(&a.task_id);
+    let mut body = format!(
+        "<p><a href=\"/dash/runs/{run}\">run {run}</a> · attempt {} · try {} · <span class={}>{}</span> · score {}</p><p><b>instruction</b> {}</p>",
+        a.attempt_index,
+        a.try_,
+        if outcome(&a) == "success" { "ok" } else { "bad" },
+        outcome(&a),
+        a.score.map(|s| format!("{s:.2}")).unwrap_or_default(),
+        esc(task.as_ref().map(|t| t.instruction.as_str()).unwrap_or("(not in this binary's benchmarks)")),
+        run = a.run_id
+    );
+    if let Some(t) = &task {
+        // Hidden from the policy; shown to the person debugging on request.
+        let _ = write!(
+            body,
+            "<details><summary>hidden parameters and walkthrough</summary><pre>{}</pre><pre>{}</pre></details>",
+            esc(&t.params.to_string()),
+            esc(&serde_json::to_string(&t.walkthrough).unwrap_or_default())
+        );
+    }
+    body.push_str("<h2>verdict</h2><table><tr><th>check</th><th>passed</th><th>detail</th></tr>");
+    for c in a.verdict.get("checks").and_then(Value::as_array).into_iter().flatten() {
+        let passed = c.get("passed") == Some(&Value::Bool(true));
+        let _ = write!(
+            body,
+            "<tr><td>{}</td><td class={}>{}</td><td>{}</td></tr>",
+            esc(c.get("name").and_then(Value::as_str).unwrap_or("")),
+            if passed { "ok" } else { "bad" },
+            if passed { "yes" } else { "no" },
+            esc(c.get("detail").and_then(Value::as_str).unwrap_or(""))
+        );
+    }
+    body.push_str("</table>");
+    for side in a.verdict.get("unexpected_side_effects").and_then(Value::as_array).into_iter().flatten() {
+        let _ = write!(body, "<p class=bad>unexpected side effect at {}</p>", esc(side.as_str().unwrap_or("")));
+    }
+    if let Some(e) = &a.error {
+        let _ = write!(body, "<p class=bad>infrastructure failure: {}</p>", esc(e));
+    }
+    body.push_str("<h2>steps <span class=muted>(← → to move)</span></h2>");
+    for s in &steps {
+        body.push_str(&step_html(&store, s));
+    }
+    body.push_str(
+        "<script>let i=-1;const s=[...document.querySelectorAll('.step')];function go(d){if(!s.length)return;if(i>=0)s[i].classList.remove('current');i=Math.max(0,Math.min(s.length-1,i+d));s[i].classList.add('current');s[i].scrollIntoView({block:'start'});}document.addEventListener('keydown',e=>{if(e.key==='ArrowRight')go(1);if(e.key==='ArrowLeft')go(-1);});</script>",
+    );
+    Ok(Html(page(&format!("{} · attempt {}", a.task_id, a.attempt_index), &body)))
+}
+
+#[derive(Deserialize)]
+struct CompareQuery {
+    a: Option<i64>,
+    b: Option<i64>,
+}
+
+async fn compare(State(store): State<Arc<Store>>, Query(q): Query<CompareQuery>) -> Page {
+    let (Some(a), Some(b)) = (q.a, q.b) else {
+        return Ok(Html(page("compare runs", "<form>run <input name=a size=4> with run <input name=b size=4> <button>compare</button></form>")));
+    };
+    let scored = |run: i64| -> Result<BTreeMap<(String, u32), AttemptRow>, Failure> {
+        let rows = store.attempts_of_run(run).map_err(store_error)?;
+        Ok(rows.into_iter().filter(|x| x.status == "done").map(|x| ((x.task_id.clone(), x.attempt_index), x)).collect())
+    };
+    let (left, right) = (scored(a)?, scored(b)?);
+    let mut keys: Vec<&(String, u32)> = left.keys().chain(right.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let (mut gained, mut lost) = (0, 0);
+    let mut rows = String::new();
+    for k in keys {
+        let (x, y) = (left.get(k), right.get(k));
+        let ok = |r: Option<&AttemptRow>| r.and_then(|r| r.success);
+        let flipped = ok(x) != ok(y);
+        gained += (flipped && ok(y) == Some(true)) as usize;
+        lost += (flipped && ok(x) == Some(true)) as usize;
+        let cell = |r: Option<&AttemptRow>| match r {
+            Some(r) => format!("<a class={} href=\"/dash/attempts/{}\">{}</a>", if r.success == Some(true) { "ok" } else { "bad" }, r.id, outcome(r)),
+            None => "<span class=muted>–</span>".into(),
+        };
+        let _ = write!(
+            rows,
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            if flipped { " style=\"background:#fef3c7\"" } else { "" },
+            esc(&k.0),
+            k.1,
+            cell(x),
+            cell(y)
+        );
+    }
+    let body = format!("<p>run {b} against run {a}: {gained} attempts flipped to success, {lost} flipped to failure (highlighted).</p><table><tr><th>task</th><th>attempt</th><th>run {a}</th><th>run {b}</th></tr>{rows}</table>");
+    Ok(Html(page(&format!("compare runs {a} and {b}"), &body)))
+}
+
+async fn train_list(State(store): State<Arc<Store>>) -> Page {
+    let names = store.train_runs().map_err(store_error)?;
+    let mut body = String::from("<ul>");
+    for n in names {
+        let _ = write!(body, "<li><a href=\"/dash/train/{}\">{}</a></li>", esc(&n), esc(&n));
+    }
+    body.push_str("</ul>");
+    Ok(Html(page("guigym · training", &body)))
+}
+
+/// A line plot of the series (values in [0, 1]) over rounds, as SVG.
+fn plot(series: &[(String, Vec<(f64, f64)>)]) -> String {
+    let (w, h, pad) = (640.0, 240.0, 30.0);
+    let max_x = series.iter().flat_map(|(_, s)| s.iter().map(|p| p.0)).fold(1.0f64, f64::max);
+    let colors = ["#1d4ed8", "#dc2626", "#15803d", "#a21caf", "#ea580c", "#0891b2"];
+    let mut out = format!(
+        "<svg viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\"><rect x=\"{pad}\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" stroke=\"#ddd\"/>",
+        w - pad,
+        h - pad
+    );
+    for (i, (name, points)) in series.iter().enumerate() {
+        let c = colors[i % colors.len()];
+        let path: Vec<String> = points.iter().map(|(x, y)| format!("{:.1},{:.1}", pad + x / max_x * (w - pad), (1.0 - y) * (h - pad))).collect();
+        let _ = write!(
+            out,
+            "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/><text x=\"{}\" y=\"{}\" fill=\"{c}\" font-size=\"12\">{}</text>",
+            path.join(" "),
+            pad + 6.0,
+            14.0 + 14.0 * i as f64,
+            esc(name)
+        );
+    }
+    let _ = write!(out, "<text x=\"0\" y=\"12\" font-size=\"10\">1</text><text x=\"0\" y=\"{}\" font-size=\"10\">0</text><text x=\"{}\" y=\"{}\" font-size=\"10\">round {max_x}</text></svg>", h - pad, w - 60.0, h - 8.0);
+    out
+}
+
+async fn train_page(State(store): State<Arc<Store>>, Path(name): Path<String>) -> Page {
+    let rounds = store.train_rounds(&name).map_err(store_error)?;
+    if rounds.is_empty() {
+        return Err(fail(StatusCode::NOT_FOUND, format!("no rounds of a training run named {name}")));
+    }
+    // Every numeric figure a round reports is a column; those within [0, 1] are plotted.
+    let mut columns: Vec<String> = Vec::new();
+    for (_, stats) in &rounds {
+        for (k, v) in stats.as_object().into_iter().flatten() {
+            if v.is_number() && !columns.contains(k) {
+                columns.push(k.clone());
+            }
+        }
+    }
+    let series: Vec<(String, Vec<(f64, f64)>)> = columns
+        .iter()
+        .filter(|c| rounds.iter().all(|(_, s)| s.get(c.as_str()).and_then(Value::as_f64).is_none_or(|v| (0.0..=1.0).contains(&v))))
+        .filter(|c| c.as_str() != "round")
+        .map(|c| (c.clone(), rounds.iter().filter_map(|(r, s)| Some((*r as f64, s.get(c.as_str())?.as_f64()?))).collect()))
+        .collect();
+    let mut body = plot(&series);
+    body.push_str("<table><tr><th>round</th>");
+    for c in &columns {
+        let _ = write!(body, "<th>{}</th>", esc(c));
+    }
+    body.push_str("</tr>");
+    for (r, stats) in &rounds {
+        let _ = write!(body, "<tr><td>{r}</td>");
+        for c in &columns {
+            let v =
+                stats.get(c.as_str()).and_then(Value::as_f64).map(|v| if v.fract() == 0.0 { format!("{v}") } else { format!("{v:.3}") }).unwrap_or_default();
+            let _ = write!(body, "<td>{v}</td>");
+        }
+        body.push_str("</tr>");
+    }
+    body.push_str("</table>");
+    Ok(Html(page(&format!("training · {name}"), &body)))
+}
+
+async fn blob(State(store): State<Arc<Store>>, Path(hash): Path<String>) -> Response {
+    if hash.is_empty() || !hash.chars().all(|c| c.is_ascii_hexdigit()) {
+        return (StatusCode::BAD_REQUEST, "a blob is named by its sha256").into_response();
+    }
+    match std::fs::read(store.blob_path(&hash)) {
+        Ok(png) => ([(header::CONTENT_TYPE, "image/png"), (header::CACHE_CONTROL, "max-age=31536000, immutable")], png).into_response(),
+        Err(_) => (StatusCode::NOT_FOUND, "no such blob").into_response(),
+    }
+}
+
+/// The fleet page `guigym serve` mounts at `/dash/fleet` (operators' credential): workers,
+/// instances by state, leases, warm targets, and the manager's counters and latencies (its
+/// Prometheus text). A browser signs in once at `/dash/login?token=…` (a same-site cookie).
+pub fn fleet_routes(manager: Arc<guigym_manager::Manager>) -> Router {
+    Router::new()
+        .route("/dash/fleet", get(fleet))
+        .route(
+            "/dash/login",
+            get(|Query(q): Query<BTreeMap<String, String>>| async move {
+                let token = q.get("token").cloned().unwrap_or_default();
+                let cookie = format!("guigym_token={}; Path=/dash; HttpOnly; SameSite=Strict", token.replace([';', ',', ' '], ""));
+                ([(header::SET_COOKIE, cookie)], Redirect::to("/dash/fleet")).into_response()
+            }),
+        )
+        .with_state(manager)
+}
+
+async fn fleet(
+    State(m): State<Arc<guigym_manager::Manager>>,
+    axum::Extension(creds): axum::Extension<Arc<guigym_manager::auth::Credentials>>,
+    headers: axum::http::HeaderMap,
+) -> Page {
+    let bearer = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_string);
+    let cookie = headers
+        .get(header::COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|c| c.split(';').find_map(|kv| kv.trim().strip_prefix("guigym_token=").map(str::to_string)));
+    if let Err(e) = creds.check(guigym_manager::auth::Role::Operator, bearer.or(cookie).as_deref()) {
+        return Err(fail(e.status, format!("{} — sign in at /dash/login?token=OPERATOR_TOKEN", e.message)));
+    }
+    let mut body = String::from("<h2>instances</h2><table><tr>");
+    let gauges = m.gauges();
+    for (state, _) in &gauges {
+        let _ = write!(body, "<th>{}</th>", esc(state));
+    }
+    body.push_str("<th>leases</th></tr><tr>");
+    for (_, v) in &gauges {
+        let _ = write!(body, "<td>{v}</td>");
+    }
+    let _ = write!(body, "<td>{}</td></tr></table>", m.active_leases());
+    body.push_str("<h2>workers</h2><table><tr><th>worker</th><th>address</th><th>alive</th><th>local</th><th>capacity</th><th>instances</th><th>leased</th><th>ready</th><th>seen</th></tr>");
+    for w in m.workers() {
+        let ready: usize = w.status.ready.values().sum();
+        let _ = write!(
+            body,
+            "<tr><td>{}</td><td>{}</td><td class={}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{ready}</td><td>{:.1} s ago</td></tr>",
+            esc(&w.id),
+            esc(&w.data_url),
+            if w.alive { "ok" } else { "bad" },
+            if w.alive { "alive" } else { "lost" },
+            w.local,
+            w.status.capacity,
+            w.status.instances,
+            w.status.leased,
+            w.seconds_since_seen
+        );
+    }
+    body.push_str("</table><h2>warm targets</h2><ul>");
+    for (spec, n) in &m.config.warm {
+        let _ = write!(body, "<li>{} × {n}</li>", esc(&spec.key()));
+    }
+    let _ =
+        write!(body, "</ul><h2>counters and latencies</h2><pre>{}</pre><script>setTimeout(()=>location.reload(),5000)</script>", esc(&m.metrics.render(&[])));
+    Ok(Html(page("guigym · fleet", &body)))
+}

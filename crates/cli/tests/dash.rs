@@ -1,0 +1,115 @@
+//! `guigym dash` over a real store: runs, a run's families and attempts with filters, a
+//! trajectory with its screenshots and the actions drawn on them, two runs compared, a
+//! training run's rounds, and bad requests answered without a crash.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{guigym, temp, Served};
+
+fn get(url: &str) -> (u16, String) {
+    let out = std::process::Command::new("curl").args(["-s", "-o", "-", "-w", "\n%{http_code}", url]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (body, code) = text.rsplit_once('\n').unwrap();
+    (code.trim().parse().unwrap(), body.to_string())
+}
+
+#[test]
+fn the_dashboard_shows_runs_trajectories_comparisons_and_training() {
+    let dir = temp("dash");
+    let store = dir.join("store");
+    for policy in ["golden", "random"] {
+        let out = guigym().args(["eval", "--suite", "smoke", "--limit", "4", "--screenshots", "--policy", policy, "--store"]).arg(&store).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let config = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train-tiny.yaml"))
+        .unwrap()
+        .replace("output: .guigym/train-tiny", &format!("output: {}", dir.join("out").display()));
+    std::fs::write(dir.join("tiny.yaml"), config).unwrap();
+    assert!(guigym().args(["train", "--config"]).arg(dir.join("tiny.yaml")).arg("--store").arg(&store).output().unwrap().status.success());
+    let dash = Served::start(&["dash", "--port", "0", "--store", store.to_str().unwrap()]);
+    let url = format!("{}/dash", dash.url);
+
+    let (code, runs) = get(&url);
+    assert_eq!(code, 200);
+    assert!(runs.contains("href=\"/dash/runs/1\"") && runs.contains("href=\"/dash/runs/2\"") && runs.contains("random"));
+    let (_, only_random) = get(&format!("{url}?policy=random"));
+    assert!(only_random.contains("/dash/runs/2") && !only_random.contains("/dash/runs/1\""));
+
+    // The golden run: families and attempts, all successes; no failure to filter to.
+    let (_, run) = get(&format!("{url}/runs/1"));
+    assert!(run.contains("by family") && run.contains("contacts.add"));
+    let attempt: String = run.split("href=\"/dash/attempts/").nth(1).unwrap().split('"').next().unwrap().to_string();
+    let (_, failures) = get(&format!("{url}/runs/1?outcome=failure"));
+    assert!(!failures.contains("/dash/attempts/"), "the golden run has no failure");
+    let count = |outcome: &str| get(&format!("{url}/runs/2?outcome={outcome}")).1.matches("href=\"/dash/attempts/").count();
+    assert_eq!(count("failure") + count("false%20completion"), 4, "random taps fail every task, some claiming success");
+    let (_, searched) = get(&format!("{url}/runs/1?q=no-such-text-anywhere"));
+    assert!(!searched.contains("href=\"/dash/attempts/"), "text search filters by the model's output");
+    let (_, escaped) = get(&format!("{url}/runs/1?q=%3Cscript%3E"));
+    assert!(escaped.contains("&lt;script&gt;") && !escaped.contains("value=\"<script>"), "text is escaped");
+
+    // A trajectory: screenshots, the action drawn on each, the verdict's checks.
+    let (code, trajectory) = get(&format!("{url}/attempts/{attempt}"));
+    assert_eq!(code, 200);
+    assert!(trajectory.contains("<img src=\"/dash/blobs/") && trajectory.contains("<circle"), "screenshots with the tap marked");
+    assert!(trajectory.contains("verdict") && trajectory.contains("class=ok>yes"), "named checks");
+    assert!(trajectory.contains("ArrowRight"), "keyboard navigation");
+    let blob: String = trajectory.split("/dash/blobs/").nth(1).unwrap().split('"').next().unwrap().to_string();
+    let png = std::process::Command::new("curl").args(["-s", &format!("{url}/blobs/{blob}")]).output().unwrap().stdout;
+    assert_eq!(&png[1..4], b"PNG");
+
+    // The two runs side by side: every attempt flipped to failure.
+    let (_, compared) = get(&format!("{url}/compare?a=1&b=2"));
+    assert!(compared.contains("0 attempts flipped to success, 4 flipped to failure"), "{compared}");
+
+    // Training rounds: a table and a plot.
+    let (_, training) = get(&format!("{url}/train"));
+    assert!(training.contains("/dash/train/tiny"));
+    let (code, rounds) = get(&format!("{url}/train/tiny"));
+    assert_eq!(code, 200);
+    assert!(rounds.contains("<polyline") && rounds.contains("mean_reward"));
+
+    // Bad requests: clear answers, no crash.
+    assert_eq!(get(&format!("{url}/attempts/999999")).0, 404);
+    assert_eq!(get(&format!("{url}/blobs/not-a-hash")).0, 400);
+    assert_eq!(get(&format!("{url}/train/nope")).0, 404);
+    assert_eq!(get(&url).0, 200, "still serving");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `guigym serve` mounts the fleet page for operators: refused without the credential, shown
+/// after signing in (a cookie), with the workers and the instances by state.
+#[test]
+fn the_fleet_page_is_the_operators() {
+    let server = Served::start(&["serve", "--port", "0", "--token", "c", "--operator-token", "op"]);
+    let (code, _) = get(&format!("{}/dash/fleet", server.url));
+    assert_eq!(code, 401);
+    let jar = temp("fleet-cookies").join("jar");
+    let login = std::process::Command::new("curl")
+        .args([
+            "-s",
+            "-L",
+            "-c",
+            jar.to_str().unwrap(),
+            "-b",
+            jar.to_str().unwrap(),
+            "-o",
+            "-",
+            "-w",
+            "\n%{http_code}",
+            &format!("{}/dash/login?token=op", server.url),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&login.stdout).to_string();
+    let (body, code) = text.rsplit_once('\n').unwrap();
+    assert_eq!(code.trim(), "200", "{body}");
+    assert!(body.contains("workers") && body.contains("leased") && body.contains("guigym_leases_granted_total"));
+    let wrong = std::process::Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "cookie: guigym_token=nope", &format!("{}/dash/fleet", server.url)])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&wrong.stdout), "401");
+}
