@@ -38,7 +38,7 @@ pub async fn run(args: DashArgs) -> anyhow::Result<ExitCode> {
     let store = Arc::new(crate::commands::open_store(&args.store)?);
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await.with_context(|| format!("binding {}:{}", args.host, args.port))?;
     let url = format!("http://{}", listener.local_addr()?);
-    let app = routes(store).route("/", get(|| async { Redirect::to("/dash") }));
+    let app = routes(store.clone()).merge(play_routes(store)).route("/", get(|| async { Redirect::to("/dash") }));
     println!("listening on {url}");
     use std::io::Write;
     std::io::stdout().flush()?;
@@ -90,7 +90,7 @@ th{{background:#f4f4f5}} .ok{{color:#15803d}} .bad{{color:#b91c1c}} .muted{{colo
 .step{{display:flex;gap:1em;border-top:1px solid #ddd;padding:1em 0}} .step.current{{background:#fefce8}}
 .shot{{position:relative;width:360px;flex:none}} .shot img{{width:360px;display:block}} .shot svg{{position:absolute;left:0;top:0}}
 pre{{white-space:pre-wrap;background:#f8f8f8;padding:.5em;max-width:60em}} form input,form select{{margin-right:.5em}}
-</style></head><body><nav><a href="/dash">runs</a><a href="/dash/train">training</a></nav><h1>{t}</h1>{body}</body></html>"#,
+</style></head><body><nav><a href="/dash">runs</a><a href="/dash/train">training</a><a href="/dash/play">play a task</a></nav><h1>{t}</h1>{body}</body></html>"#,
         t = esc(title)
     )
 }
@@ -560,4 +560,197 @@ async fn fleet(
     let _ =
         write!(body, "</ul><h2>counters and latencies</h2><pre>{}</pre><script>setTimeout(()=>location.reload(),5000)</script>", esc(&m.metrics.render(&[])));
     Ok(Html(page("guigym · fleet", &body)))
+}
+
+/// Playing a task by hand: an instance in this process, driven from the browser. Each
+/// episode is stored as a run with policy `human` (kind `play`), its steps with their
+/// screenshots, so `collect` and the pages above treat it like any other.
+pub struct Play {
+    store: Arc<Store>,
+    sessions: tokio::sync::Mutex<BTreeMap<String, Session>>,
+}
+
+struct Session {
+    env: Box<dyn guigym_core::Env>,
+    task: guigym_core::TaskSpec,
+    run_id: i64,
+    attempt_id: i64,
+    trajectory_id: String,
+    steps: Vec<guigym_core::Step>,
+    feedback: String,
+    done: Option<guigym_core::Verdict>,
+}
+
+pub fn play_routes(store: Arc<Store>) -> Router {
+    let play = Arc::new(Play { store, sessions: tokio::sync::Mutex::new(BTreeMap::new()) });
+    Router::new()
+        .route("/dash/play", get(play_pick))
+        .route("/dash/play/start", get(play_start))
+        .route("/dash/play/{sid}", get(play_page))
+        .route("/dash/play/{sid}/screen.png", get(play_screen))
+        .route("/dash/play/{sid}/act", axum::routing::post(play_act))
+        .with_state(play)
+}
+
+#[derive(Deserialize)]
+struct PickQuery {
+    suite: Option<String>,
+}
+
+async fn play_pick(Query(q): Query<PickQuery>) -> Page {
+    let suite = q.suite.unwrap_or_else(|| "smoke".into());
+    let tasks = crate::registry::suite_tasks(&suite).map_err(|e| fail(StatusCode::NOT_FOUND, e))?;
+    let suites: Vec<String> = crate::registry::benchmarks().iter().flat_map(|b| b.suites()).collect();
+    let mut body = format!(
+        "<form>suite <select name=suite>{}</select> <button>list</button></form><table><tr><th>task</th><th>instruction</th></tr>",
+        suites.iter().map(|s| format!("<option{}>{}</option>", if *s == suite { " selected" } else { "" }, esc(s))).collect::<String>()
+    );
+    for t in tasks {
+        let _ = write!(body, "<tr><td><a href=\"/dash/play/start?task={}\">{}</a></td><td>{}</td></tr>", esc(&t.id), esc(&t.id), esc(&t.instruction));
+    }
+    body.push_str("</table>");
+    Ok(Html(page("play a task by hand", &body)))
+}
+
+#[derive(Deserialize)]
+struct StartQuery {
+    task: String,
+}
+
+async fn play_start(State(play): State<Arc<Play>>, Query(q): Query<StartQuery>) -> Result<Response, Failure> {
+    let task = crate::registry::find_task(&q.task).ok_or_else(|| fail(StatusCode::NOT_FOUND, format!("no task {}", q.task)))?;
+    let backend = crate::registry::backend_for(None, &task.benchmark).map_err(|e| fail(StatusCode::BAD_REQUEST, e))?;
+    let provider = crate::registry::provider(backend, guigym_ui::Screen::PHONE).map_err(|e| fail(StatusCode::SERVICE_UNAVAILABLE, e))?;
+    let mut env = provider.create().await.map_err(|e| fail(StatusCode::SERVICE_UNAVAILABLE, e))?;
+    env.reset(&task).await.map_err(|e| fail(StatusCode::BAD_REQUEST, e))?;
+    let run_id = play.store.create_run("play", &task.id, "human", backend, &serde_json::json!({ "task": task.id })).map_err(store_error)?;
+    let trajectory_id = guigym_rollout::new_trajectory_id();
+    let attempt_id = play.store.begin_attempt(run_id, &trajectory_id, &task.id, &task.family, 0, 0).map_err(store_error)?;
+    let sid = trajectory_id.clone();
+    let session = Session { env, task, run_id, attempt_id, trajectory_id, steps: Vec::new(), feedback: String::new(), done: None };
+    play.sessions.lock().await.insert(sid.clone(), session);
+    Ok(Redirect::to(&format!("/dash/play/{sid}")).into_response())
+}
+
+async fn play_page(State(play): State<Arc<Play>>, Path(sid): Path<String>) -> Page {
+    let sessions = play.sessions.lock().await;
+    let s = sessions.get(&sid).ok_or_else(|| fail(StatusCode::NOT_FOUND, "no such game: start one at /dash/play"))?;
+    let mut body = format!(
+        "<p><b>instruction</b> {}</p><p class=muted>step {} of {} · {}</p>",
+        esc(&s.task.instruction),
+        s.steps.len(),
+        s.task.step_budget,
+        esc(&s.feedback)
+    );
+    if let Some(v) = &s.done {
+        let _ = write!(
+            body,
+            "<p class={}>{} (score {:.2}) — stored as <a href=\"/dash/attempts/{}\">run {} · the trajectory</a></p>",
+            if v.success { "ok" } else { "bad" },
+            if v.success { "solved" } else { "not solved" },
+            v.score,
+            s.attempt_id,
+            s.run_id
+        );
+    } else {
+        body.push_str(
+            r#"<div style="display:flex;gap:1em"><img id=screen src="screen.png" style="width:360px;cursor:crosshair;border:1px solid #ddd">
+<div><p><button onclick="act({action:'back'})">back</button> <button onclick="act({action:'home'})">home</button>
+<button onclick="act({action:'scroll',direction:'down'})">scroll down</button> <button onclick="act({action:'scroll',direction:'up'})">scroll up</button></p>
+<p><input id=text size=30> <button onclick="act({action:'type',text:document.getElementById('text').value})">type</button>
+<button onclick="act({action:'answer',text:document.getElementById('text').value})">answer</button></p>
+<p><button onclick="act({action:'key',keys:['enter']})">enter</button>
+<button onclick="act({action:'terminate',status:'success'})">done</button> <button onclick="act({action:'terminate',status:'infeasible'})">impossible</button></p></div></div>
+<script>
+const img=document.getElementById('screen');
+img.addEventListener('click',e=>{const r=img.getBoundingClientRect();const k=img.naturalWidth/r.width;act({action:'click',at:[Math.round((e.clientX-r.left)*k),Math.round((e.clientY-r.top)*k)]});});
+function act(a){fetch('act',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(a)}).then(()=>location.reload());}
+</script>"#,
+        );
+    }
+    Ok(Html(page(&format!("play · {}", s.task.id), &body)))
+}
+
+async fn play_screen(State(play): State<Arc<Play>>, Path(sid): Path<String>) -> Response {
+    let mut sessions = play.sessions.lock().await;
+    let Some(s) = sessions.get_mut(&sid) else { return (StatusCode::NOT_FOUND, "no such game").into_response() };
+    match s.env.observe(guigym_core::ObserveOptions { screenshot: true }).await {
+        Ok(obs) => {
+            ([(header::CONTENT_TYPE, "image/png"), (header::CACHE_CONTROL, "no-store")], obs.screenshot.map(|x| x.png).unwrap_or_default()).into_response()
+        }
+        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+    }
+}
+
+/// One action from the browser: stored as a step (with the screenshot it was taken on), and
+/// at the end (terminate, or the step budget) judged and stored as the attempt.
+async fn play_act(State(play): State<Arc<Play>>, Path(sid): Path<String>, body: axum::body::Bytes) -> Response {
+    let mut sessions = play.sessions.lock().await;
+    let Some(s) = sessions.get_mut(&sid) else { return (StatusCode::NOT_FOUND, "no such game").into_response() };
+    if s.done.is_some() {
+        return (StatusCode::CONFLICT, "the game is over").into_response();
+    }
+    let raw = String::from_utf8_lossy(&body).to_string();
+    let action: Option<guigym_core::Action> = serde_json::from_str(&raw).ok();
+    let before = match s.env.observe(guigym_core::ObserveOptions { screenshot: true }).await {
+        Ok(o) => o,
+        Err(e) => return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+    };
+    let started = std::time::Instant::now();
+    let (feedback, invalid, done) = match &action {
+        Some(a) => match s.env.step(a).await {
+            Ok(out) => (out.feedback, out.invalid, out.done),
+            Err(e) => return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+        },
+        None => ("invalid action: not an action".to_string(), true, false),
+    };
+    let png = before.screenshot.as_ref().map(|x| x.png.clone());
+    let step = guigym_core::Step {
+        index: s.steps.len() as u32,
+        screenshot: png.as_ref().map(|p| guigym_core::sha256_hex(p)),
+        screen: before.screen.clone(),
+        raw_output: raw,
+        action: action.clone(),
+        feedback: Some(feedback.clone()),
+        invalid,
+        policy_ms: 0.0,
+        env_ms: started.elapsed().as_secs_f64() * 1e3,
+        harness_ms: 0.0,
+        usage: None,
+        completion_ids: None,
+        logprobs: None,
+        weight_version: None,
+        endpoint: Some("human".into()),
+        prompt: String::new(),
+    };
+    if let Err(e) = play.store.record_step(s.attempt_id, &step, png.as_deref()) {
+        return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response();
+    }
+    s.steps.push(step);
+    s.feedback = feedback;
+    if done || s.steps.len() as u32 >= s.task.step_budget {
+        let verdict = match s.env.evaluate().await {
+            Ok(v) => v,
+            Err(e) => return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+        };
+        let claimed = matches!(action, Some(guigym_core::Action::Terminate { status: guigym_core::TerminateStatus::Success }));
+        let attempt = guigym_core::Attempt {
+            trajectory_id: s.trajectory_id.clone(),
+            task_id: s.task.id.clone(),
+            family: s.task.family.clone(),
+            attempt_index: 0,
+            trajectory: guigym_core::Trajectory { steps: s.steps.clone() },
+            verdict: verdict.clone(),
+            claimed_success: claimed,
+            infra_retries: 0,
+            ended_by: None,
+        };
+        let report = serde_json::json!({ "success_rate": if verdict.success { 1.0 } else { 0.0 }, "attempts": 1 });
+        if let Err(e) = play.store.finish_attempt(s.attempt_id, &attempt).and_then(|_| play.store.finish_run(s.run_id, &report)) {
+            return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response();
+        }
+        let _ = s.env.release().await;
+        s.done = Some(verdict);
+    }
+    (StatusCode::OK, "ok").into_response()
 }

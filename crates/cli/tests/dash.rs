@@ -113,3 +113,44 @@ fn the_fleet_page_is_the_operators() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&wrong.stdout), "401");
 }
+
+/// A task played by hand in the browser: each action stored as a step, the episode judged and
+/// stored as a run with policy `human`.
+#[test]
+fn a_task_played_by_hand_is_judged_and_stored_as_a_human_run() {
+    let dir = temp("dash-play");
+    let store = dir.join("store");
+    let dash = Served::start(&["dash", "--port", "0", "--store", store.to_str().unwrap()]);
+    let (code, pick) = get(&format!("{}/dash/play", dash.url));
+    assert_eq!(code, 200);
+    assert!(pick.contains("/dash/play/start?task=contacts.delete/0"));
+    let start = std::process::Command::new("curl")
+        .args(["-s", "-L", "-o", "/dev/null", "-w", "%{url_effective}", &format!("{}/dash/play/start?task=contacts.delete/0", dash.url)])
+        .output()
+        .unwrap();
+    let game = String::from_utf8_lossy(&start.stdout).to_string();
+    assert!(game.contains("/dash/play/"), "{game}");
+    let (_, screen) = get(&format!("{game}/screen.png"));
+    assert!(screen.contains("PNG"));
+    let task: serde_json::Value = serde_json::from_slice(&guigym().args(["tasks", "show", "contacts.delete/0"]).output().unwrap().stdout).unwrap();
+    let post = |body: &str| {
+        let out = std::process::Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-d", body, &format!("{game}/act")])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    assert_eq!(post("not an action"), "200", "garbage is an invalid step, not an error");
+    for action in task["walkthrough"].as_array().unwrap() {
+        assert_eq!(post(&action.to_string()), "200");
+    }
+    assert_eq!(post("{\"action\":\"back\"}"), "409", "the game is over");
+    let (_, over) = get(&game);
+    assert!(over.contains("solved") && over.contains("/dash/attempts/"), "{over}");
+    let (_, runs) = get(&format!("{}/dash?policy=human", dash.url));
+    assert!(runs.contains("play") && runs.contains("100.0 %"), "{runs}");
+    let attempt: String = over.split("/dash/attempts/").nth(1).unwrap().split('"').next().unwrap().to_string();
+    let (_, trajectory) = get(&format!("{}/dash/attempts/{attempt}", dash.url));
+    assert!(trajectory.contains("<img src=\"/dash/blobs/") && trajectory.contains("invalid"), "the steps, the invalid one included");
+    let _ = std::fs::remove_dir_all(dir);
+}
