@@ -513,19 +513,40 @@ pub fn fleet_routes(manager: Arc<guigym_manager::Manager>) -> Router {
         .with_state(manager)
 }
 
-async fn fleet(
-    State(m): State<Arc<guigym_manager::Manager>>,
-    axum::Extension(creds): axum::Extension<Arc<guigym_manager::auth::Credentials>>,
-    headers: axum::http::HeaderMap,
-) -> Page {
+/// Whether a browser request carries the operators' credential: a bearer token, or the
+/// cookie `/dash/login` set.
+fn operator(creds: &guigym_manager::auth::Credentials, headers: &axum::http::HeaderMap) -> Result<(), Failure> {
     let bearer = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_string);
     let cookie = headers
         .get(header::COOKIE)
         .and_then(|v| v.to_str().ok())
         .and_then(|c| c.split(';').find_map(|kv| kv.trim().strip_prefix("guigym_token=").map(str::to_string)));
-    if let Err(e) = creds.check(guigym_manager::auth::Role::Operator, bearer.or(cookie).as_deref()) {
-        return Err(fail(e.status, format!("{} — sign in at /dash/login?token=OPERATOR_TOKEN", e.message)));
-    }
+    creds
+        .check(guigym_manager::auth::Role::Operator, bearer.or(cookie).as_deref())
+        .map_err(|e| fail(e.status, format!("{} — sign in at /dash/login?token=OPERATOR_TOKEN", e.message)))
+}
+
+/// The store's pages (and playing by hand) behind the operators' credential, as `guigym serve
+/// --store` mounts them.
+pub fn guarded_store_routes(store: Arc<Store>, creds: Arc<guigym_manager::auth::Credentials>) -> Router {
+    let pages = routes(store.clone()).merge(play_routes(store));
+    pages.layer(axum::middleware::from_fn(move |req: axum::extract::Request, next: axum::middleware::Next| {
+        let creds = creds.clone();
+        async move {
+            match operator(&creds, req.headers()) {
+                Ok(()) => next.run(req).await,
+                Err(e) => e.into_response(),
+            }
+        }
+    }))
+}
+
+async fn fleet(
+    State(m): State<Arc<guigym_manager::Manager>>,
+    axum::Extension(creds): axum::Extension<Arc<guigym_manager::auth::Credentials>>,
+    headers: axum::http::HeaderMap,
+) -> Page {
+    operator(&creds, &headers)?;
     let mut body = String::from("<h2>instances</h2><table><tr>");
     let gauges = m.gauges();
     for (state, _) in &gauges {

@@ -58,6 +58,9 @@ pub struct ServeArgs {
     /// Operators' bearer token: worker and pool listings, the golden route [env: GUIGYM_OPERATOR_TOKEN]
     #[arg(long)]
     operator_token: Option<String>,
+    /// A store to show in the dashboard (`/dash`, for operators) beside the fleet page
+    #[arg(long)]
+    store: Option<std::path::PathBuf>,
     /// URL clients use to reach this server's data routes [default: http://HOST:PORT]
     #[arg(long)]
     advertise: Option<String>,
@@ -111,9 +114,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let manager = Manager::new(config);
     let link = RemoteLink::factory(creds.worker.clone());
     // Rollouts lease through this same manager, as any client does.
-    let rollouts = crate::rollouts::routes(crate::rollouts::state(&url, creds.client.clone()))
+    let mut rollouts = crate::rollouts::routes(crate::rollouts::state(&url, creds.client.clone()))
         .merge(crate::task_routes::routes())
         .merge(crate::dash::fleet_routes(manager.clone()));
+    if let Some(dir) = &args.store {
+        let store = Arc::new(crate::commands::open_store(&crate::StoreArgs { store: Some(dir.clone()) })?);
+        rollouts = rollouts.merge(crate::dash::guarded_store_routes(store, creds.clone()));
+    }
     let router = if args.worker.capacity > 0 {
         let worker = Worker::with_metrics(args.worker.config(), crate::registry::worker_backends(), manager.metrics.clone());
         manager.add_local_worker(worker.clone(), &advertise);

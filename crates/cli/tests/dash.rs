@@ -70,6 +70,9 @@ fn the_dashboard_shows_runs_trajectories_comparisons_and_training() {
     let (code, rounds) = get(&format!("{url}/train/tiny"));
     assert_eq!(code, 200);
     assert!(rounds.contains("<polyline") && rounds.contains("mean_reward"));
+    for figure in ["advantage_abs_mean", "budget_min", "budget_mean", "budget_max", "staleness_max"] {
+        assert!(rounds.contains(figure), "rounds record {figure}");
+    }
 
     // Bad requests: clear answers, no crash.
     assert_eq!(get(&format!("{url}/attempts/999999")).0, 404);
@@ -79,13 +82,21 @@ fn the_dashboard_shows_runs_trajectories_comparisons_and_training() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// `guigym serve` mounts the fleet page for operators: refused without the credential, shown
-/// after signing in (a cookie), with the workers and the instances by state.
+/// `guigym serve` mounts the fleet page (and, with `--store`, the store's pages) for operators:
+/// refused without the credential, shown after signing in (a cookie), with the workers and the
+/// instances by state.
 #[test]
 fn the_fleet_page_is_the_operators() {
-    let server = Served::start(&["serve", "--port", "0", "--token", "c", "--operator-token", "op"]);
+    let store = temp("fleet-store");
+    let server = Served::start(&["serve", "--port", "0", "--token", "c", "--operator-token", "op", "--store", store.to_str().unwrap()]);
     let (code, _) = get(&format!("{}/dash/fleet", server.url));
     assert_eq!(code, 401);
+    assert_eq!(get(&format!("{}/dash", server.url)).0, 401, "the store's pages too");
+    let with_token = std::process::Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "authorization: Bearer op", &format!("{}/dash", server.url)])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&with_token.stdout), "200", "serve --store mounts the runs pages for operators");
     let jar = temp("fleet-cookies").join("jar");
     let login = std::process::Command::new("curl")
         .args([

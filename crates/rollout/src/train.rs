@@ -307,6 +307,20 @@ pub struct RoundStats {
     pub trained_tokens: usize,
     pub infra_failures: usize,
     pub seconds: f64,
+    /// Mean |advantage| over the round's samples (how much signal the groups carried).
+    #[serde(default)]
+    pub advantage_abs_mean: f64,
+    /// The adaptive sampler's attempts per task this round: fewest, mean, most.
+    #[serde(default)]
+    pub budget_min: u32,
+    #[serde(default)]
+    pub budget_mean: f64,
+    #[serde(default)]
+    pub budget_max: u32,
+    /// Weight versions between the trainer's current one and the oldest that sampled a reply
+    /// of this round (0 without a buffer or when all are current).
+    #[serde(default)]
+    pub staleness_max: u64,
 }
 
 type Group = Vec<(Attempt, Vec<Prompt>)>;
@@ -640,6 +654,11 @@ impl Trainer<'_> {
                 trained_tokens: samples.iter().map(|s| s.loss_mask.iter().filter(|m| **m == 1).count()).sum(),
                 infra_failures: report.infra_failures,
                 seconds: started.elapsed().as_secs_f64(),
+                advantage_abs_mean: samples.iter().map(|s| s.advantage.abs()).sum::<f64>() / samples.len().max(1) as f64,
+                budget_min: eval_config.task_attempts.iter().copied().min().unwrap_or(0),
+                budget_mean: eval_config.task_attempts.iter().map(|b| *b as f64).sum::<f64>() / eval_config.task_attempts.len().max(1) as f64,
+                budget_max: eval_config.task_attempts.iter().copied().max().unwrap_or(0),
+                staleness_max: samples.iter().map(|s| weight_version.saturating_sub(s.weight_version)).max().unwrap_or(0),
             };
             let task_rows: Vec<(String, u64, u64)> = sampler.stats.iter().map(|(t, s)| (t.clone(), s.attempts, s.successes)).collect();
             self.store.finish_train_round(&c.name, round, &serde_json::to_value(&stats).unwrap_or_default(), &task_rows).map_err(run)?;
