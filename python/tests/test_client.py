@@ -74,3 +74,29 @@ def test_without_a_url_the_client_starts_the_embedded_server(monkeypatch):
         with c.lease() as lease:
             lease.reset("messages.send/0")
             assert lease.observe().ui_tree
+
+
+def test_the_embedded_server_dies_with_its_process_even_when_killed():
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = "from guigym import Client, embedded; c = Client(); print(embedded.shared().process.pid, flush=True); import time; time.sleep(60)"
+    env = {k: v for k, v in os.environ.items() if k != "GUIGYM_URL"}
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    server_pid = int(child.stdout.readline())
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            return
+        # A zombie is gone as far as the port goes; reap it if it is ours to reap.
+        with open(f"/proc/{server_pid}/status") as f:
+            if "State:\tZ" in f.read():
+                return
+        time.sleep(0.1)
+    raise AssertionError("the embedded server outlived its killed parent")

@@ -377,6 +377,9 @@ async fn compare(State(store): State<Arc<Store>>, Query(q): Query<CompareQuery>)
     let (Some(a), Some(b)) = (q.a, q.b) else {
         return Ok(Html(page("compare runs", "<form>run <input name=a size=4> with run <input name=b size=4> <button>compare</button></form>")));
     };
+    for run in [a, b] {
+        store.show_run(run).map_err(|e| fail(StatusCode::NOT_FOUND, e))?;
+    }
     let scored = |run: i64| -> Result<BTreeMap<(String, u32), AttemptRow>, Failure> {
         let rows = store.attempts_of_run(run).map_err(store_error)?;
         Ok(rows.into_iter().filter(|x| x.status == "done").map(|x| ((x.task_id.clone(), x.attempt_index), x)).collect())
@@ -675,7 +678,7 @@ async fn play_page(State(play): State<Arc<Play>>, Path(sid): Path<String>) -> Pa
         );
     } else {
         body.push_str(
-            r#"<div style="display:flex;gap:1em"><img id=screen src="screen.png" style="width:360px;cursor:crosshair;border:1px solid #ddd">
+            &r#"<div style="display:flex;gap:1em"><img id=screen src="/dash/play/SID/screen.png" style="width:360px;cursor:crosshair;border:1px solid #ddd">
 <div><p><button onclick="act({action:'back'})">back</button> <button onclick="act({action:'home'})">home</button>
 <button onclick="act({action:'scroll',direction:'down'})">scroll down</button> <button onclick="act({action:'scroll',direction:'up'})">scroll up</button></p>
 <p><input id=text size=30> <button onclick="act({action:'type',text:document.getElementById('text').value})">type</button>
@@ -685,8 +688,9 @@ async fn play_page(State(play): State<Arc<Play>>, Path(sid): Path<String>) -> Pa
 <script>
 const img=document.getElementById('screen');
 img.addEventListener('click',e=>{const r=img.getBoundingClientRect();const k=img.naturalWidth/r.width;act({action:'click',at:[Math.round((e.clientX-r.left)*k),Math.round((e.clientY-r.top)*k)]});});
-function act(a){fetch('act',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(a)}).then(()=>location.reload());}
-</script>"#,
+function act(a){fetch('/dash/play/SID/act',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(a)}).then(()=>location.reload());}
+</script>"#
+                .replace("SID", &esc(&sid)),
         );
     }
     Ok(Html(page(&format!("play · {}", s.task.id), &body)))

@@ -58,6 +58,10 @@ pub struct ServeArgs {
     /// Operators' bearer token: worker and pool listings, the golden route [env: GUIGYM_OPERATOR_TOKEN]
     #[arg(long)]
     operator_token: Option<String>,
+    /// Exit when standard input closes: a parent that starts this server (the Python client's
+    /// embedded default) takes it down with it, even when killed
+    #[arg(long)]
+    exit_with_stdin: bool,
     /// A store to show in the dashboard (`/dash`, for operators) beside the fleet page
     #[arg(long)]
     store: Option<std::path::PathBuf>,
@@ -99,6 +103,14 @@ fn announce(url: &str) {
 }
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    if args.exit_with_stdin {
+        std::thread::spawn(|| {
+            use std::io::Read;
+            let mut sink = Vec::new();
+            let _ = std::io::stdin().read_to_end(&mut sink);
+            std::process::exit(0);
+        });
+    }
     let creds = Arc::new(Credentials::from_env(args.token.clone(), args.worker_token.clone(), args.operator_token.clone()));
     let (listener, url) = bind(&args.host, args.port).await?;
     let advertise = args.advertise.clone().unwrap_or_else(|| url.clone());

@@ -61,6 +61,7 @@ fn the_dashboard_shows_runs_trajectories_comparisons_and_training() {
     assert_eq!(&png[1..4], b"PNG");
 
     // The two runs side by side: every attempt flipped to failure.
+    assert_eq!(get(&format!("{url}/compare?a=1&b=999")).0, 404, "a run that does not exist");
     let (_, compared) = get(&format!("{url}/compare?a=1&b=2"));
     assert!(compared.contains("0 attempts flipped to success, 4 flipped to failure"), "{compared}");
 
@@ -141,7 +142,12 @@ fn a_task_played_by_hand_is_judged_and_stored_as_a_human_run() {
         .unwrap();
     let game = String::from_utf8_lossy(&start.stdout).to_string();
     assert!(game.contains("/dash/play/"), "{game}");
-    let (_, screen) = get(&format!("{game}/screen.png"));
+    // The page names its screen and its actions by absolute paths (it is served without a
+    // trailing slash), and they resolve.
+    let (_, board) = get(&game);
+    let sid = game.rsplit('/').next().unwrap();
+    assert!(board.contains(&format!("src=\"/dash/play/{sid}/screen.png\"")) && board.contains(&format!("'/dash/play/{sid}/act'")), "{board}");
+    let (_, screen) = get(&format!("{}/dash/play/{sid}/screen.png", dash.url));
     assert!(screen.contains("PNG"));
     let task: serde_json::Value = serde_json::from_slice(&guigym().args(["tasks", "show", "contacts.delete/0"]).output().unwrap().stdout).unwrap();
     let post = |body: &str| {

@@ -26,8 +26,10 @@ class EmbeddedServer:
     """A `guigym serve` process on loopback, open (no credentials: nobody else can reach it)."""
 
     def __init__(self, capacity: int = 256) -> None:
+        # The server exits when its stdin closes: when this process ends, however it ends.
         self.process = subprocess.Popen(
-            [binary(), "serve", "--port", "0", "--capacity", str(capacity)],
+            [binary(), "serve", "--port", "0", "--capacity", str(capacity), "--exit-with-stdin"],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
