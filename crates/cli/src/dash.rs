@@ -519,7 +519,7 @@ pub fn fleet_routes(manager: Arc<guigym_manager::Manager>) -> Router {
 /// Whether a browser request carries the operators' credential: a bearer token, or the
 /// cookie `/dash/login` set.
 fn operator(creds: &guigym_manager::auth::Credentials, headers: &axum::http::HeaderMap) -> Result<(), Failure> {
-    let bearer = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_string);
+    let bearer = guigym_manager::auth::bearer(headers).map(str::to_string);
     let cookie = headers
         .get(header::COOKIE)
         .and_then(|v| v.to_str().ok())

@@ -41,26 +41,21 @@ fn public(t: &guigym_core::TaskSpec, split: Option<String>) -> Value {
 }
 
 async fn tasks(_: As<Client>, Query(q): Query<TasksQuery>) -> Result<Json<Value>, ApiError> {
-    let bad = |m: &str| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", m);
     // Building tasks is pure work (worlds, walkthroughs): off the async threads.
-    let blocking = |f: Box<dyn FnOnce() -> Result<Value, ApiError> + Send>| async move {
-        tokio::task::spawn_blocking(f).await.map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
-    };
-    match (q.suite, q.id) {
-        (Some(suite), None) => blocking(Box::new(move || {
+    let listed = tokio::task::spawn_blocking(move || match (q.suite, q.id) {
+        (Some(suite), None) => {
             let (benchmark, tasks) = crate::registry::suite(&suite).map_err(|e| ApiError::new(StatusCode::NOT_FOUND, "unknown_suite", e.to_string()))?;
             let rows: Vec<Value> = tasks.iter().map(|t| public(t, benchmark.split(t))).collect();
             Ok(json!({ "suite": suite, "benchmark": benchmark.name(), "tasks": rows }))
-        }))
-        .await
-        .map(Json),
-        (None, Some(id)) => blocking(Box::new(move || {
+        }
+        (None, Some(id)) => {
             let task = crate::registry::find_task(&id).ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "unknown_task", format!("no task \"{id}\"")))?;
             let split = crate::registry::benchmarks().iter().find(|b| b.name() == task.benchmark).and_then(|b| b.split(&task));
             Ok(json!({ "tasks": [public(&task, split)] }))
-        }))
-        .await
-        .map(Json),
-        _ => Err(bad("give ?suite=NAME (a suite's tasks) or ?id=TASK (one task)")),
-    }
+        }
+        _ => Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "give ?suite=NAME (a suite's tasks) or ?id=TASK (one task)")),
+    })
+    .await
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    listed.map(Json)
 }

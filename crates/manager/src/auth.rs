@@ -13,13 +13,7 @@
 //! travels to a worker. With no credential configured the server is open (the loopback
 //! default); once any is configured, a role without its own credential is closed.
 
-use std::sync::Arc;
-
-use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
-use axum::Router;
+use axum::http::{header, HeaderMap, StatusCode};
 
 use crate::api::ApiError;
 
@@ -122,20 +116,9 @@ pub fn random_ids(prefix: &str, n: usize) -> Vec<String> {
         .collect()
 }
 
-fn bearer(req: &Request) -> Option<&str> {
-    req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "))
-}
-
-async fn require(State((creds, role)): State<(Arc<Credentials>, Role)>, req: Request, next: Next) -> Response {
-    match creds.check(role, bearer(&req)) {
-        Ok(()) => next.run(req).await,
-        Err(e) => e.into_response(),
-    }
-}
-
-/// Puts routes behind a role's credential.
-pub fn guard(routes: Router, creds: &Arc<Credentials>, role: Role) -> Router {
-    routes.layer(middleware::from_fn_with_state((creds.clone(), role), require))
+/// The bearer token a request carries, if any.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "))
 }
 
 #[cfg(test)]

@@ -676,7 +676,7 @@ fn check_worker_id(id: &str) -> Result<(), ControlError> {
 
 /// A worker's data URL: `http(s)://host[:port]`, nothing else (no user, path, query or
 /// fragment), so that it names a server and nothing can be smuggled into the requests built on it.
-pub fn check_data_url(url: &str) -> Result<(), ControlError> {
+fn check_data_url(url: &str) -> Result<(), ControlError> {
     let bad = |why: &str| Err(ControlError::BadRequest(format!("data_url {url:?}: {why}")));
     let Ok(parsed) = reqwest::Url::parse(url) else { return bad("not a URL") };
     if !matches!(parsed.scheme(), "http" | "https") {

@@ -46,8 +46,9 @@ def _action(action: Action) -> Dict[str, Any]:
     return action
 
 
-def _reset_body(lease: str, task: Task) -> Dict[str, Any]:
-    return {"lease": lease, "task_id": task} if isinstance(task, str) else {"lease": lease, "task": task}
+def _task_field(task: Task) -> Dict[str, Any]:
+    """A task in a reset request: its id, or its full spec."""
+    return {"task_id": task} if isinstance(task, str) else {"task": task}
 
 
 def _resolve(url: Optional[str], token: Optional[str]) -> tuple:
@@ -121,7 +122,7 @@ class Lease:
 
     def reset(self, task: Task) -> Observation:
         """Resets to a task: its id (as `tasks()` lists it) or a full task spec."""
-        return Observation.from_json(_raise_for(self._client._data.post(f"{self._data_url}/v1/instances/{self.instance}/reset", json=_reset_body(self.id, task))))
+        return Observation.from_json(self._op("reset", _task_field(task)))
 
     def observe(self, screenshot: bool = False) -> Observation:
         return Observation.from_json(self._op("observe", {"screenshot": screenshot}))
@@ -209,8 +210,7 @@ class AsyncLease:
         return _raise_for(await self._client._data.post(f"{self._data_url}/v1/instances/{self.instance}/{op}", json=body))
 
     async def reset(self, task: Task) -> Observation:
-        r = await self._client._data.post(f"{self._data_url}/v1/instances/{self.instance}/reset", json=_reset_body(self.id, task))
-        return Observation.from_json(_raise_for(r))
+        return Observation.from_json(await self._op("reset", _task_field(task)))
 
     async def observe(self, screenshot: bool = False) -> Observation:
         return Observation.from_json(await self._op("observe", {"screenshot": screenshot}))

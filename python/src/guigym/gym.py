@@ -26,7 +26,7 @@ from gymnasium import spaces
 
 from . import embedded
 from .client import Client, Lease
-from .types import GuigymError, Observation, StepOutcome
+from .types import GuigymError, Observation, StepOutcome, TaskInfo
 
 #: Every character a screen, an instruction or an action may hold (the Basic Multilingual
 #: Plane without surrogates), so observations always lie in their space.
@@ -77,7 +77,7 @@ class GuigymEnv(gymnasium.Env):
         self.render_mode = render_mode
         # The screenshot's size is the instance's (a MiniWoB++ page has its own viewport):
         # lease now and look once.
-        self._lease: Optional[Lease] = self.client.lease(self.spec_)
+        self._lease: Lease = self.client.lease(self.spec_)
         self._lease.reset(self.task_ids[0])
         first = self._lease.observe(screenshot=True)
         h, w = _pixels(first).shape[:2]
@@ -86,16 +86,15 @@ class GuigymEnv(gymnasium.Env):
             {"screenshot": spaces.Box(0, 255, (h, w, 3), np.uint8), "ui_tree": text, "instruction": text, "feedback": text}
         )
         self.action_space = spaces.Text(max_length=2_000, min_length=0, charset=CHARSET)
-        self._task: Optional[Dict[str, Any]] = None
+        self._task: Optional[TaskInfo] = None
         self._steps = 0
         self._last: Optional[np.ndarray] = None
         self._closed = False
 
-    def _instruction_and_budget(self, task_id: str) -> Tuple[str, int]:
+    def _info(self, task_id: str) -> TaskInfo:
         if task_id not in self._infos:
             self._infos[task_id] = self.client.task(task_id)
-        info = self._infos[task_id]
-        return info.instruction, info.step_budget
+        return self._infos[task_id]
 
     def _observe(self, obs: Observation, feedback: Optional[str]) -> Dict[str, Any]:
         image = _pixels(obs)
@@ -104,24 +103,21 @@ class GuigymEnv(gymnasium.Env):
         return {
             "screenshot": image,
             "ui_tree": tree[:MAX_TEXT],
-            "instruction": (self._task or {}).get("instruction", ""),
+            "instruction": self._task.instruction if self._task else "",
             "feedback": (feedback or obs.feedback or "")[:MAX_TEXT],
         }
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, Any], Dict[str, Any]]:
         super().reset(seed=seed)
         task_id = (options or {}).get("task_id") or self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
-        instruction, budget = self._instruction_and_budget(task_id)
-        if self._lease is None:
-            self._lease = self.client.lease(self.spec_)
+        self._task = self._info(task_id)
         self._lease.reset(task_id)
-        self._task = {"id": task_id, "instruction": instruction, "step_budget": budget}
         self._steps = 0
         obs = self._lease.observe(screenshot=True)
         return self._observe(obs, None), {"task_id": task_id}
 
     def step(self, action: Any) -> Tuple[Dict[str, Any], float, bool, bool, Dict[str, Any]]:
-        assert self._lease is not None and self._task is not None, "reset first"
+        assert self._task is not None, "reset first"
         try:
             out = self._lease.step(action)
         except (ValueError, GuigymError) as e:
@@ -131,8 +127,8 @@ class GuigymEnv(gymnasium.Env):
             out = StepOutcome(f"invalid action: {e}", True, False)
         self._steps += 1
         terminated = out.done
-        truncated = not terminated and self._steps >= self._task["step_budget"]
-        info: Dict[str, Any] = {"invalid": out.invalid, "task_id": self._task["id"]}
+        truncated = not terminated and self._steps >= self._task.step_budget
+        info: Dict[str, Any] = {"invalid": out.invalid, "task_id": self._task.id}
         reward = 0.0
         if terminated or truncated:
             verdict = self._lease.evaluate()
@@ -153,11 +149,10 @@ class GuigymEnv(gymnasium.Env):
         if self._closed:
             return
         self._closed = True
-        if self._lease is not None:
-            try:
-                self._lease.release()
-            except Exception:
-                pass
+        try:
+            self._lease.release()
+        except Exception:
+            pass
         self.client.close()
 
 
