@@ -2,62 +2,32 @@
 //! the user is). Plain serde data, so snapshot, restore, hash and diff come for free.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::time::Minutes;
 use crate::world::World;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Contact {
-    pub name: String,
-    pub phone: String,
-    pub email: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Message {
-    pub from_me: bool,
-    pub text: String,
-    pub time: Minutes,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Thread {
-    /// Display name (a contact's name, or the raw number).
-    pub name: String,
-    pub phone: String,
-    pub messages: Vec<Message>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Folder {
-    Inbox,
-    Sent,
-    Trash,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Email {
-    pub from_name: String,
-    pub from: String,
-    pub to: String,
-    pub subject: String,
-    pub body: String,
-    pub time: Minutes,
-    pub folder: Folder,
-    pub read: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Event {
-    pub title: String,
-    pub start: Minutes,
-    pub duration_min: i64,
-    pub location: String,
-}
+// Each app owns its data types (`apps::*`); they are named here too, where the state they
+// make up is defined, so a verifier imports everything it judges from one place.
+pub use crate::apps::bank::Transaction;
+pub use crate::apps::calendar::Event;
+pub use crate::apps::clock::{Alarm, Timer};
+pub use crate::apps::contacts::Contact;
+pub use crate::apps::files::FileEntry;
+pub use crate::apps::food::Restaurant;
+pub use crate::apps::mail::{Email, Folder};
+pub use crate::apps::maps::{Place, SavedPlace};
+pub use crate::apps::messages::{Message, Thread};
+pub use crate::apps::music::{Player, Playlist, Song};
+pub use crate::apps::notes::Note;
+pub use crate::apps::reviews::Review;
+pub use crate::apps::ride::Ride;
+pub use crate::apps::settings::Settings;
+pub use crate::apps::shop::{Line, Order, Product};
+pub use crate::apps::social::{Comment, Post};
+pub use crate::apps::train::Ticket;
+pub use crate::apps::AppData;
 
 /// A collection keyed by stable ids, so a diff names the item that changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,220 +61,6 @@ impl<T> Table<T> {
     pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
         self.items.iter().map(|(k, v)| (*k, v))
     }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Note {
-    pub title: String,
-    pub body: String,
-    pub pinned: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FileEntry {
-    pub name: String,
-    pub folder: String,
-    pub size_kb: u32,
-    pub starred: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Settings {
-    pub wifi: bool,
-    pub bluetooth: bool,
-    pub airplane_mode: bool,
-    pub do_not_disturb: bool,
-    pub dark_mode: bool,
-    /// Percent, 0 to 100.
-    pub brightness: u32,
-    pub language: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Alarm {
-    pub minute_of_day: i64,
-    pub label: String,
-    pub enabled: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Timer {
-    pub minutes: u32,
-    pub label: String,
-}
-
-/// Something for sale (shop) or on a menu (food delivery).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Product {
-    pub name: String,
-    pub category: String,
-    pub price_cents: i64,
-}
-
-/// One line of a cart, basket or order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Line {
-    pub item: String,
-    pub qty: u32,
-    pub price_cents: i64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Order {
-    pub number: String,
-    /// The shop, or the restaurant for food orders.
-    pub seller: String,
-    pub lines: Vec<Line>,
-    pub total_cents: i64,
-    pub address: String,
-    /// `placed`, `delivered`, `return requested`, `cancelled`.
-    pub status: String,
-    pub time: Minutes,
-    /// Why a return was requested (one of `shop::RETURN_REASONS`).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub return_reason: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Restaurant {
-    pub name: String,
-    pub cuisine: String,
-    pub menu: Vec<Product>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Ride {
-    pub pickup: String,
-    pub destination: String,
-    /// `Standard`, `Comfort`, `XL`.
-    pub class: String,
-    pub price_cents: i64,
-    /// `booked`, `cancelled`, `completed`.
-    pub status: String,
-    pub time: Minutes,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Ticket {
-    pub train: String,
-    pub from: String,
-    pub to: String,
-    pub depart: Minutes,
-    /// `Second`, `First`, `Business`.
-    pub class: String,
-    pub passengers: Vec<String>,
-    pub price_cents: i64,
-    /// `paid`, `refunded`.
-    pub status: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Transaction {
-    pub counterparty: String,
-    /// Negative when money leaves the account.
-    pub amount_cents: i64,
-    pub note: String,
-    pub time: Minutes,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Place {
-    pub name: String,
-    pub address: String,
-    pub category: String,
-    /// Walking, transit and driving times in minutes.
-    pub walk_min: u32,
-    pub transit_min: u32,
-    pub drive_min: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SavedPlace {
-    pub place: String,
-    /// `Home`, `Work`, `Favourite`.
-    pub label: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Review {
-    pub place: String,
-    pub author: String,
-    pub stars: u32,
-    pub text: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comment {
-    pub author: String,
-    pub text: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Post {
-    pub author: String,
-    pub text: String,
-    pub likes: u32,
-    pub liked: bool,
-    pub comments: Vec<Comment>,
-    pub time: Minutes,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Song {
-    pub title: String,
-    pub artist: String,
-    pub seconds: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Playlist {
-    pub name: String,
-    /// Song ids, in play order.
-    pub songs: Vec<u32>,
-}
-
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Player {
-    pub song: Option<u32>,
-    pub playing: bool,
-    pub shuffle: bool,
-}
-
-/// Everything a verifier judges.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AppData {
-    pub contacts: Table<Contact>,
-    pub threads: Table<Thread>,
-    pub emails: Table<Email>,
-    pub events: Table<Event>,
-    pub notes: Table<Note>,
-    pub files: Table<FileEntry>,
-    pub settings: Settings,
-    pub alarms: Table<Alarm>,
-    pub timers: Table<Timer>,
-    /// Catalogues (products, menus, places, songs) never change in an episode: shared, so a
-    /// reset or a new instance copies a pointer, not the catalogue.
-    pub products: Arc<Table<Product>>,
-    /// The shop's cart: leaving something in it changes nothing in the world.
-    pub cart: Vec<Line>,
-    pub orders: Table<Order>,
-    pub restaurants: Arc<Table<Restaurant>>,
-    pub basket: Vec<Line>,
-    pub basket_restaurant: Option<u32>,
-    pub food_orders: Table<Order>,
-    pub rides: Table<Ride>,
-    pub tickets: Table<Ticket>,
-    /// People the train app may book for (the user first).
-    pub passengers: Vec<String>,
-    pub balance_cents: i64,
-    pub transactions: Table<Transaction>,
-    pub places: Arc<Table<Place>>,
-    pub saved_places: Table<SavedPlace>,
-    pub reviews: Table<Review>,
-    pub posts: Table<Post>,
-    pub songs: Arc<Table<Song>>,
-    pub playlists: Table<Playlist>,
-    pub player: Player,
 }
 
 /// How a world's phone looks: theme, text size, list order, ads and pop-ups. Varies per
@@ -363,7 +119,7 @@ impl DeviceState {
 
     /// Installs a world: contacts, message threads, mail and calendar, all from its facts.
     pub fn from_world(w: &World) -> DeviceState {
-        let mut data = crate::install::empty_data();
+        let mut data = AppData::default();
         let mut people: Vec<&crate::world::Person> = w.people.iter().collect();
         people.sort_by_key(|p| p.name());
         for p in &people {

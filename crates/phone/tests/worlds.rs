@@ -3,7 +3,8 @@
 //! gets in a few worlds is pinned by hash; a change to one is deliberate and updates its pin.
 
 use guigym_core::{sha256_hex, Rng};
-use guigym_phone::install::{self, Installer, INSTALLERS};
+use guigym_phone::apps::{AppData, INSTALLERS};
+use guigym_phone::install::{self, Installer};
 use guigym_phone::World;
 
 /// Each app's data in a world: what its installer alone puts into empty data, hashed.
@@ -12,7 +13,7 @@ fn app_hashes(seed: u64) -> Vec<(String, String)> {
     INSTALLERS
         .iter()
         .map(|(app, fill)| {
-            let mut d = install::empty_data();
+            let mut d = AppData::default();
             fill(&w, &mut d, &mut Rng::derive(w.seed, &format!("install:{app}")));
             (app.to_string(), sha256_hex(serde_json::to_string(&d).unwrap_or_default().as_bytes())[..16].to_string())
         })
@@ -44,7 +45,7 @@ fn adding_an_app_leaves_every_existing_worlds_data_unchanged() {
     let with: Vec<(&str, Installer)> = std::iter::once(("newcomer", newcomer as Installer)).chain(INSTALLERS.iter().copied()).collect();
     for seed in [1, 7, 99, 424_242, 999_999] {
         let w = World::generate(seed);
-        let (mut before, mut after) = (install::empty_data(), install::empty_data());
+        let (mut before, mut after) = (AppData::default(), AppData::default());
         install::every_app(&w, &mut before);
         install::install_with(&w, &mut after, &with);
         assert_eq!(serde_json::to_string(&before).unwrap_or_default(), serde_json::to_string(&after).unwrap_or_default(), "world {seed}");

@@ -4,8 +4,38 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
-use crate::state::{DeviceState, Transaction};
+use crate::state::{AppData, DeviceState};
+use crate::time::Minutes;
+use crate::time::DAY;
+use crate::world::World;
 use crate::{money, parse_money, time};
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transaction {
+    pub counterparty: String,
+    /// Negative when money leaves the account.
+    pub amount_cents: i64,
+    pub note: String,
+    pub time: Minutes,
+}
+
+/// Bank: a balance and a statement of payments with people of the world.
+pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
+    d.balance_cents = rng.range(800, 4200) * 100 + rng.range(0, 99);
+    for k in 0..8i64 {
+        let who = w.person(rng.below(w.people.len())).name();
+        let cents = rng.range(5, 120) * 100 + rng.range(0, 3) * 25;
+        let incoming = k % 3 == 0;
+        d.transactions.insert(Transaction {
+            counterparty: who,
+            amount_cents: if incoming { cents } else { -cents },
+            note: if incoming { "Thanks!".into() } else { "Shared costs".into() },
+            time: w.now - (k + 1) * DAY - rng.range(0, 600),
+        });
+    }
+}
 
 pub const APP: App = App { name: "Bank", glyph: "$", color: [21, 128, 61], root: "home", view, handle };
 

@@ -4,8 +4,18 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{confirm, screen, split_route, App, UiEvent};
-use crate::state::{DeviceState, Event};
+use crate::state::DeviceState;
 use crate::time;
+use crate::time::Minutes;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub title: String,
+    pub start: Minutes,
+    pub duration_min: i64,
+    pub location: String,
+}
 
 pub const APP: App = App { name: "Calendar", glyph: "31", color: [168, 85, 247], root: "agenda", view, handle };
 

@@ -4,8 +4,29 @@
 use guigym_ui::View;
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
-use crate::state::{Alarm, DeviceState, Timer};
+use crate::state::{AppData, DeviceState};
 use crate::time;
+use crate::world::World;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Alarm {
+    pub minute_of_day: i64,
+    pub label: String,
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timer {
+    pub minutes: u32,
+    pub label: String,
+}
+
+pub fn install(_w: &World, d: &mut AppData, rng: &mut Rng) {
+    d.alarms.insert(Alarm { minute_of_day: 7 * 60 + rng.range(0, 3) * 15, label: "Wake up".into(), enabled: true });
+    d.alarms.insert(Alarm { minute_of_day: 13 * 60 + 30, label: "Medication".into(), enabled: rng.chance(0.5) });
+}
 
 pub const APP: App = App { name: "Clock", glyph: "Cl", color: [249, 115, 22], root: "alarms", view, handle };
 

@@ -4,7 +4,15 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{confirm, screen, split_route, App, UiEvent};
-use crate::state::{Contact, DeviceState};
+use crate::state::DeviceState;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Contact {
+    pub name: String,
+    pub phone: String,
+    pub email: String,
+}
 
 pub const APP: App = App { name: "Contacts", glyph: "C", color: [14, 165, 233], root: "list", view, handle };
 

@@ -4,7 +4,37 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
-use crate::state::{DeviceState, FileEntry};
+use crate::state::capitalize;
+use crate::state::{AppData, DeviceState};
+use crate::world::World;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileEntry {
+    pub name: String,
+    pub folder: String,
+    pub size_kb: u32,
+    pub starred: bool,
+}
+
+/// Files: documents of the scenario and a few downloads and pictures.
+pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
+    let files = [
+        (format!("{} plan.pdf", capitalize(w.scenario.name())), 0),
+        (format!("Invoice {}.pdf", rng.range(1000, 9999)), 0),
+        ("CV.docx".to_string(), 0),
+        (format!("Ticket {}.pdf", w.trip_city), 1),
+        ("setup.zip".to_string(), 1),
+        ("Menu Luigi's.pdf".to_string(), 1),
+        (format!("IMG_{}.jpg", rng.range(1000, 4999)), 2),
+        (format!("IMG_{}.jpg", rng.range(5000, 9999)), 2),
+        ("Screenshot.png".to_string(), 2),
+    ];
+    for (name, folder) in files {
+        d.files.insert(FileEntry { name, folder: FOLDERS[folder].to_string(), size_kb: rng.range(12, 4800) as u32, starred: false });
+    }
+}
 
 pub const APP: App = App { name: "Files", glyph: "F", color: [100, 116, 139], root: "folder:0", view, handle };
 

@@ -3,9 +3,41 @@
 
 use guigym_ui::{TextStyle, View};
 
+use super::shop::Product;
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::money;
-use crate::state::{DeviceState, Line, Order};
+use crate::state::{AppData, DeviceState, Line, Order, Table};
+use crate::world::World;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Restaurant {
+    pub name: String,
+    pub cuisine: String,
+    pub menu: Vec<Product>,
+}
+
+/// Name, cuisine, and a menu of dishes with prices in cents.
+type RestaurantSpec = (&'static str, &'static str, [(&'static str, i64); 4]);
+
+const RESTAURANTS: [RestaurantSpec; 6] = [
+    ("Luigi's Pizza", "Italian", [("Margherita", 1100), ("Pepperoni", 1350), ("Garlic bread", 500), ("Tiramisu", 650)]),
+    ("Sakura Sushi", "Japanese", [("Salmon roll", 900), ("Miso soup", 350), ("Bento box", 1550), ("Edamame", 450)]),
+    ("Green Bowl", "Salads", [("Caesar salad", 950), ("Quinoa bowl", 1150), ("Falafel wrap", 850), ("Lemonade", 350)]),
+    ("Burger Barn", "American", [("Cheeseburger", 1050), ("Veggie burger", 1000), ("Fries", 400), ("Milkshake", 550)]),
+    ("Spice Route", "Indian", [("Chicken curry", 1300), ("Dal", 900), ("Naan", 300), ("Mango lassi", 450)]),
+    ("Taco Stand", "Mexican", [("Beef tacos", 950), ("Burrito", 1150), ("Nachos", 750), ("Churros", 500)]),
+];
+
+pub fn install(_w: &World, d: &mut AppData, _rng: &mut Rng) {
+    let mut restaurants = Table::default();
+    for (name, cuisine, menu) in RESTAURANTS {
+        let menu = menu.iter().map(|(dish, price)| Product { name: dish.to_string(), category: cuisine.into(), price_cents: *price }).collect();
+        restaurants.insert(Restaurant { name: name.into(), cuisine: cuisine.into(), menu });
+    }
+    d.restaurants = std::sync::Arc::new(restaurants);
+}
 
 pub const APP: App = App { name: "Food", glyph: "Fo", color: [220, 38, 38], root: "home", view, handle };
 

@@ -3,9 +3,68 @@
 
 use guigym_ui::{TextStyle, View};
 
+use super::messages::{Message, Thread};
 use super::{screen, split_route, App, UiEvent};
-use crate::state::{DeviceState, Email, Folder};
+use crate::state::{AppData, DeviceState};
 use crate::time;
+use crate::time::Minutes;
+use crate::world::World;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Folder {
+    Inbox,
+    Sent,
+    Trash,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Email {
+    pub from_name: String,
+    pub from: String,
+    pub to: String,
+    pub subject: String,
+    pub body: String,
+    pub time: Minutes,
+    pub folder: Folder,
+    pub read: bool,
+}
+
+/// Mail and messages that tie the apps to the world.
+pub fn install(w: &World, d: &mut AppData, _rng: &mut Rng) {
+    d.emails.insert(Email {
+        from_name: w.person(0).name(),
+        from: w.person(0).email.clone(),
+        to: w.user.email.clone(),
+        subject: "Travel plan".into(),
+        body: format!(
+            "Hi {},\n\nFor the {}, please travel from {} to {} on {} ({}). Take the train, second class is fine.\n\nThanks,\n{}",
+            w.user.first,
+            w.scenario.name(),
+            w.home_city,
+            w.trip_city,
+            time::date_human(w.trip_day),
+            time::date_iso(w.trip_day),
+            w.person(0).first
+        ),
+        time: w.now - 25,
+        folder: Folder::Inbox,
+        read: false,
+    });
+    for debt in &w.debts {
+        let p = w.person(debt.with);
+        let text = format!("Hey! Could you send me {} for {}? No rush.", crate::money(debt.cents), debt.reason);
+        let msg = Message { from_me: false, text, time: w.now - 90 };
+        match d.threads.items.iter_mut().find(|(_, t)| t.phone == p.phone) {
+            Some((_, t)) => t.messages.push(msg),
+            None => {
+                d.threads.insert(Thread { name: p.name(), phone: p.phone.clone(), messages: vec![msg] });
+            }
+        }
+    }
+}
 
 pub const APP: App = App { name: "Mail", glyph: "@", color: [239, 68, 68], root: "inbox", view, handle };
 

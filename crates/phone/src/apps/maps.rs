@@ -4,7 +4,51 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
-use crate::state::{DeviceState, SavedPlace};
+use crate::state::{AppData, DeviceState, Table};
+use crate::world::World;
+use crate::world::WORLD_PLACES;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Place {
+    pub name: String,
+    pub address: String,
+    pub category: String,
+    /// Walking, transit and driving times in minutes.
+    pub walk_min: u32,
+    pub transit_min: u32,
+    pub drive_min: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPlace {
+    pub place: String,
+    /// `Home`, `Work`, `Favourite`.
+    pub label: String,
+}
+
+const CATEGORIES: [&str; 10] = ["Meeting room", "Cafe", "Office", "Library", "Studio", "Park", "Hotel", "Meeting room", "Government", "Restaurant"];
+
+const STREETS: [&str; 8] = ["Elm Street", "Harbour Road", "King's Avenue", "Mill Lane", "Station Square", "Park Row", "Oak Drive", "Bridge Street"];
+
+/// Places: the world's meeting places, with addresses and travel times.
+pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
+    let mut places = Table::default();
+    for (i, name) in WORLD_PLACES.iter().enumerate() {
+        let walk = rng.range(6, 45) as u32;
+        places.insert(Place {
+            name: name.to_string(),
+            address: format!("{} {}", rng.range(2, 180), STREETS[(i + w.seed as usize) % STREETS.len()]),
+            category: CATEGORIES[i].to_string(),
+            walk_min: walk,
+            transit_min: (walk / 2).max(4) + rng.range(0, 5) as u32,
+            drive_min: (walk / 3).max(3) + rng.range(0, 3) as u32,
+        });
+    }
+    d.places = std::sync::Arc::new(places);
+    d.saved_places.insert(SavedPlace { place: WORLD_PLACES[(w.seed % 10) as usize].to_string(), label: "Work".into() });
+}
 
 pub const APP: App = App { name: "Maps", glyph: "Mp", color: [34, 197, 94], root: "search", view, handle };
 

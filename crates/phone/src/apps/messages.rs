@@ -4,8 +4,25 @@
 use guigym_ui::View;
 
 use super::{screen, split_route, App, UiEvent};
-use crate::state::{DeviceState, Message, Thread};
+use crate::state::DeviceState;
 use crate::time;
+use crate::time::Minutes;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub from_me: bool,
+    pub text: String,
+    pub time: Minutes,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Thread {
+    /// Display name (a contact's name, or the raw number).
+    pub name: String,
+    pub phone: String,
+    pub messages: Vec<Message>,
+}
 
 pub const APP: App = App { name: "Messages", glyph: "M", color: [34, 197, 94], root: "threads", view, handle };
 

@@ -1,11 +1,17 @@
-//! The mocked apps. Each app is a pair of pure functions over the device state: `view`
-//! draws the current route, `handle` reacts to a UI event. Navigation, form fields, focus
-//! and scrolling are the shell's (see `crate::shell`), so an app only says what its screens
-//! show and what their buttons do.
+//! The mocked apps. Each app is one module that owns its data types, its installer (how a
+//! world fills it, from the app's own random stream) and a pair of pure functions over the
+//! device state: `view` draws the current route, `handle` reacts to a UI event. Navigation,
+//! form fields, focus and scrolling are the shell's (see `crate::shell`), so an app only says
+//! what its screens show and what their buttons do. This file is the registry: adding an app
+//! is its module plus its lines here (`mod`, `APPS`, `INSTALLERS`, its fields of `AppData`).
+
+use std::sync::Arc;
 
 use guigym_ui::View;
+use serde::{Deserialize, Serialize};
 
-use crate::state::DeviceState;
+use crate::install::Installer;
+use crate::state::{DeviceState, Table};
 
 pub mod bank;
 pub mod calendar;
@@ -68,6 +74,62 @@ pub const APPS: &[App] = &[
     social::APP,
     music::APP,
 ];
+
+/// Every app's installer, by app. Run in this order (mail last: it
+/// ties the other apps' records to the world); each draws from its own random stream.
+pub const INSTALLERS: &[(&str, Installer)] = &[
+    ("maps", maps::install),
+    ("notes", notes::install),
+    ("files", files::install),
+    ("settings", settings::install),
+    ("clock", clock::install),
+    ("shop", shop::install),
+    ("food", food::install),
+    ("ride", ride::install),
+    ("train", train::install),
+    ("bank", bank::install),
+    ("reviews", reviews::install),
+    ("social", social::install),
+    ("music", music::install),
+    ("mail", mail::install),
+];
+
+/// Everything a verifier judges.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AppData {
+    pub contacts: Table<contacts::Contact>,
+    pub threads: Table<messages::Thread>,
+    pub emails: Table<mail::Email>,
+    pub events: Table<calendar::Event>,
+    pub notes: Table<notes::Note>,
+    pub files: Table<files::FileEntry>,
+    pub settings: settings::Settings,
+    pub alarms: Table<clock::Alarm>,
+    pub timers: Table<clock::Timer>,
+    /// Catalogues (products, menus, places, songs) never change in an episode: shared, so a
+    /// reset or a new instance copies a pointer, not the catalogue.
+    pub products: Arc<Table<shop::Product>>,
+    /// The shop's cart: leaving something in it changes nothing in the world.
+    pub cart: Vec<shop::Line>,
+    pub orders: Table<shop::Order>,
+    pub restaurants: Arc<Table<food::Restaurant>>,
+    pub basket: Vec<shop::Line>,
+    pub basket_restaurant: Option<u32>,
+    pub food_orders: Table<shop::Order>,
+    pub rides: Table<ride::Ride>,
+    pub tickets: Table<train::Ticket>,
+    /// People the train app may book for (the user first).
+    pub passengers: Vec<String>,
+    pub balance_cents: i64,
+    pub transactions: Table<bank::Transaction>,
+    pub places: Arc<Table<maps::Place>>,
+    pub saved_places: Table<maps::SavedPlace>,
+    pub reviews: Table<reviews::Review>,
+    pub posts: Table<social::Post>,
+    pub songs: Arc<Table<music::Song>>,
+    pub playlists: Table<music::Playlist>,
+    pub player: music::Player,
+}
 
 pub fn find(name: &str) -> Option<&'static App> {
     APPS.iter().find(|a| a.name.eq_ignore_ascii_case(name.trim()))

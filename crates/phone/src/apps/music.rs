@@ -5,7 +5,67 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
-use crate::state::{DeviceState, Playlist};
+use crate::state::{AppData, DeviceState, Table};
+use crate::world::World;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Song {
+    pub title: String,
+    pub artist: String,
+    pub seconds: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Playlist {
+    pub name: String,
+    /// Song ids, in play order.
+    pub songs: Vec<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Player {
+    pub song: Option<u32>,
+    pub playing: bool,
+    pub shuffle: bool,
+}
+
+const SONGS: [(&str, &str); 24] = [
+    ("Morning Light", "The Harbor Lights"),
+    ("Paper Boats", "The Harbor Lights"),
+    ("City Rain", "Nova Lane"),
+    ("Echoes", "Nova Lane"),
+    ("Golden Hour", "Nova Lane"),
+    ("Slow River", "Ada Quill"),
+    ("Northern Sky", "Ada Quill"),
+    ("Runaway Train", "The Wires"),
+    ("Static", "The Wires"),
+    ("Blue Hours", "Mara Sol"),
+    ("Salt and Honey", "Mara Sol"),
+    ("Open Roads", "Jonah Fields"),
+    ("Campfire", "Jonah Fields"),
+    ("Neon Dreams", "Pixel Hearts"),
+    ("Arcade", "Pixel Hearts"),
+    ("Quiet Storm", "Lena Marsh"),
+    ("Willow", "Lena Marsh"),
+    ("First Snow", "The Cold Season"),
+    ("Lanterns", "The Cold Season"),
+    ("Satellite", "Orbit Club"),
+    ("Gravity", "Orbit Club"),
+    ("Sunday Best", "Ruby Gray"),
+    ("Midnight Bus", "Ruby Gray"),
+    ("Long Way Home", "Ruby Gray"),
+];
+
+pub fn install(_w: &World, d: &mut AppData, rng: &mut Rng) {
+    let mut songs = Table::default();
+    for (title, artist) in SONGS {
+        songs.insert(Song { title: title.into(), artist: artist.into(), seconds: rng.range(150, 300) as u32 });
+    }
+    d.songs = std::sync::Arc::new(songs);
+    d.playlists.insert(Playlist { name: "Favourites".into(), songs: vec![1 + rng.below(8) as u32, 9 + rng.below(8) as u32] });
+}
 
 pub const APP: App = App { name: "Music", glyph: "♪", color: [236, 72, 153], root: "songs", view, handle };
 

@@ -4,7 +4,31 @@
 use guigym_ui::View;
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
-use crate::state::{DeviceState, Note};
+use crate::state::capitalize;
+use crate::state::{AppData, DeviceState};
+use crate::world::World;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Note {
+    pub title: String,
+    pub body: String,
+    pub pinned: bool,
+}
+
+/// Notes: codes for places, a list for the scenario, an idea per person.
+pub fn install(w: &World, d: &mut AppData, _rng: &mut Rng) {
+    for (place, code) in &w.codes {
+        d.notes.insert(Note { title: format!("Code for {place}"), body: format!("The door code for {place} is {code}."), pinned: false });
+    }
+    d.notes.insert(Note {
+        title: format!("{} checklist", capitalize(w.scenario.name())),
+        body: w.happenings.iter().take(3).map(|h| format!("- {}", h.topic)).collect::<Vec<_>>().join("\n"),
+        pinned: true,
+    });
+    d.notes.insert(Note { title: format!("Gift idea for {}", w.person(2).first), body: "A board game or a scented candle.".into(), pinned: false });
+}
 
 pub const APP: App = App { name: "Notes", glyph: "N", color: [234, 179, 8], root: "list", view, handle };
 

@@ -4,7 +4,33 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
-use crate::state::{DeviceState, Review};
+use crate::state::{AppData, DeviceState};
+use crate::world::World;
+use crate::world::WORLD_PLACES;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Review {
+    pub place: String,
+    pub author: String,
+    pub stars: u32,
+    pub text: String,
+}
+
+/// Reviews of the places, by people of the world.
+pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
+    for (i, name) in WORLD_PLACES.iter().enumerate() {
+        for k in 0..2 {
+            d.reviews.insert(Review {
+                place: name.to_string(),
+                author: w.person(i + k * 5).name(),
+                stars: rng.range(2, 5) as u32,
+                text: ["Friendly staff.", "A bit noisy.", "Great spot.", "Would come again.", "Fine for meetings."][rng.below(5)].into(),
+            });
+        }
+    }
+}
 
 pub const APP: App = App { name: "Reviews", glyph: "★", color: [202, 138, 4], root: "list", view, handle };
 

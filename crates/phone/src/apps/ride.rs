@@ -6,7 +6,37 @@ use guigym_ui::{TextStyle, View};
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::money;
-use crate::state::{DeviceState, Ride};
+use crate::state::{AppData, DeviceState};
+use crate::time::Minutes;
+use crate::time::DAY;
+use crate::world::World;
+use crate::world::WORLD_PLACES;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ride {
+    pub pickup: String,
+    pub destination: String,
+    /// `Standard`, `Comfort`, `XL`.
+    pub class: String,
+    pub price_cents: i64,
+    /// `booked`, `cancelled`, `completed`.
+    pub status: String,
+    pub time: Minutes,
+}
+
+/// A past ride.
+pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
+    let past = WORLD_PLACES[rng.below(10)];
+    d.rides.insert(Ride {
+        pickup: "Current location".into(),
+        destination: past.into(),
+        class: "Standard".into(),
+        price_cents: ride_price(past, "Standard"),
+        status: "completed".into(),
+        time: w.now - 2 * DAY,
+    });
+}
 
 pub const APP: App = App { name: "Ride", glyph: "Rd", color: [17, 24, 39], root: "home", view, handle };
 

@@ -4,7 +4,34 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{screen, App, UiEvent};
-use crate::state::DeviceState;
+use crate::state::{AppData, DeviceState};
+use crate::world::World;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub wifi: bool,
+    pub bluetooth: bool,
+    pub airplane_mode: bool,
+    pub do_not_disturb: bool,
+    pub dark_mode: bool,
+    /// Percent, 0 to 100.
+    pub brightness: u32,
+    pub language: String,
+}
+
+/// Factory settings, before a world's installer changes some.
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings { wifi: true, bluetooth: false, airplane_mode: false, do_not_disturb: false, dark_mode: false, brightness: 60, language: "English".into() }
+    }
+}
+
+pub fn install(_w: &World, d: &mut AppData, rng: &mut Rng) {
+    d.settings.brightness = rng.range(3, 9) as u32 * 10;
+    d.settings.bluetooth = rng.chance(0.5);
+}
 
 pub const APP: App = App { name: "Settings", glyph: "S", color: [75, 85, 99], root: "main", view, handle };
 

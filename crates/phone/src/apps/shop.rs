@@ -5,7 +5,95 @@ use guigym_ui::{TextStyle, View};
 
 use super::{confirm, id_after, screen, split_route, App, UiEvent};
 use crate::money;
-use crate::state::{DeviceState, Line, Order, Product};
+use crate::state::{AppData, DeviceState, Table};
+use crate::time::Minutes;
+use crate::time::DAY;
+use crate::world::World;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+/// Something for sale (shop) or on a menu (food delivery).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Product {
+    pub name: String,
+    pub category: String,
+    pub price_cents: i64,
+}
+
+/// One line of a cart, basket or order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub item: String,
+    pub qty: u32,
+    pub price_cents: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Order {
+    pub number: String,
+    /// The shop, or the restaurant for food orders.
+    pub seller: String,
+    pub lines: Vec<Line>,
+    pub total_cents: i64,
+    pub address: String,
+    /// `placed`, `delivered`, `return requested`, `cancelled`.
+    pub status: String,
+    pub time: Minutes,
+    /// Why a return was requested (one of `shop::RETURN_REASONS`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub return_reason: String,
+}
+
+pub const PRODUCTS: [(&str, &str, i64); 24] = [
+    ("USB-C charger", "Electronics", 1999),
+    ("Wireless earbuds", "Electronics", 4999),
+    ("Phone case", "Electronics", 1299),
+    ("Power bank", "Electronics", 2999),
+    ("HDMI cable", "Electronics", 899),
+    ("Desk lamp", "Home", 3499),
+    ("Coffee mugs (set of 4)", "Home", 2499),
+    ("Bath towel", "Home", 1599),
+    ("Scented candle", "Home", 1199),
+    ("Storage boxes", "Home", 2199),
+    ("Packing tape", "Home", 499),
+    ("Moving boxes (10)", "Home", 2999),
+    ("Notebook", "Office", 599),
+    ("Gel pens (12)", "Office", 899),
+    ("Laptop stand", "Office", 3999),
+    ("Travel adapter", "Travel", 1799),
+    ("Luggage tag", "Travel", 699),
+    ("Neck pillow", "Travel", 1499),
+    ("Water bottle", "Sports", 1299),
+    ("Yoga mat", "Sports", 2599),
+    ("Running socks", "Sports", 999),
+    ("Board game", "Toys", 3299),
+    ("Birthday candles", "Party", 399),
+    ("Gift wrap", "Party", 599),
+];
+
+/// Shop: the catalogue with seeded prices, and two past orders.
+pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
+    let mut products = Table::default();
+    for (name, category, price) in PRODUCTS {
+        let price = price + rng.range(-2, 4) * 50;
+        products.insert(Product { name: name.into(), category: category.into(), price_cents: price });
+    }
+    d.products = std::sync::Arc::new(products);
+    for k in 0..2 {
+        let Some(p) = d.products.get(1 + rng.below(PRODUCTS.len()) as u32).cloned() else { continue };
+        let qty = 1 + rng.below(2) as u32;
+        d.orders.insert(Order {
+            number: format!("A{}", rng.range(10000, 99999)),
+            seller: "Shop".into(),
+            lines: vec![Line { item: p.name.clone(), qty, price_cents: p.price_cents }],
+            total_cents: p.price_cents * qty as i64,
+            address: "Home".into(),
+            status: "delivered".into(),
+            time: w.now - (k + 2) * 3 * DAY,
+            return_reason: String::new(),
+        });
+    }
+}
 
 pub const APP: App = App { name: "Shop", glyph: "Sh", color: [234, 88, 12], root: "home", view, handle };
 

@@ -4,7 +4,41 @@
 use guigym_ui::{TextStyle, View};
 
 use super::{id_after, screen, split_route, App, UiEvent};
-use crate::state::{Comment, DeviceState, Post};
+use crate::state::{AppData, DeviceState};
+use crate::time::Minutes;
+use crate::world::World;
+use guigym_core::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comment {
+    pub author: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Post {
+    pub author: String,
+    pub text: String,
+    pub likes: u32,
+    pub liked: bool,
+    pub comments: Vec<Comment>,
+    pub time: Minutes,
+}
+
+/// Social feed: people of the world post about the scenario and its happenings.
+pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
+    for (i, h) in w.happenings.iter().enumerate().take(6) {
+        d.posts.insert(Post {
+            author: w.person(h.with).name(),
+            text: format!("Looking forward to the {} at {}!", h.topic, h.place),
+            likes: rng.range(0, 40) as u32,
+            liked: false,
+            comments: if i % 2 == 0 { vec![Comment { author: w.person(h.with + 1).name(), text: "Same here!".into() }] } else { Vec::new() },
+            time: w.now - (i as i64 + 1) * 95,
+        });
+    }
+}
 
 pub const APP: App = App { name: "Social", glyph: "So", color: [59, 130, 246], root: "feed", view, handle };
 

@@ -8,9 +8,62 @@ use guigym_ui::{TextStyle, View};
 
 use super::{confirm, screen, App, UiEvent};
 use crate::money;
-use crate::state::{DeviceState, Ticket};
+use crate::state::{AppData, DeviceState};
 use crate::time::{self, Minutes, DAY};
+use crate::world::World;
 use crate::world::STATIONS;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ticket {
+    pub train: String,
+    pub from: String,
+    pub to: String,
+    pub depart: Minutes,
+    /// `Second`, `First`, `Business`.
+    pub class: String,
+    pub passengers: Vec<String>,
+    pub price_cents: i64,
+    /// `paid`, `refunded`.
+    pub status: String,
+}
+
+/// Tickets: a past trip, and an upcoming family visit by train to refund, change or look up;
+/// passengers are the user and the family.
+pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
+    let day = w.now.div_euclid(DAY) * DAY;
+    d.passengers.push(w.user.name());
+    d.passengers.extend(w.people.iter().filter(|p| p.relation == "family").map(|p| p.name()));
+    let back = day - 5 * DAY;
+    if let Some(run) = timetable(&w.trip_city, &w.home_city, back).first() {
+        d.tickets.insert(Ticket {
+            train: run.train.clone(),
+            from: w.trip_city.clone(),
+            to: w.home_city.clone(),
+            depart: run.depart,
+            class: "Second".into(),
+            passengers: vec![w.user.name()],
+            price_cents: run.price_cents,
+            status: "paid".into(),
+        });
+    }
+    let visit = STATIONS.iter().find(|c| **c != w.home_city && **c != w.trip_city).copied().unwrap_or("Kingsley");
+    let visit_day = day + rng.range(2, 6) * DAY;
+    if let Some(run) = timetable(&w.home_city, visit, visit_day).get(1 + rng.below(3)) {
+        let mut passengers = vec![w.user.name()];
+        passengers.extend(d.passengers.get(1).cloned());
+        d.tickets.insert(Ticket {
+            train: run.train.clone(),
+            from: w.home_city.clone(),
+            to: visit.to_string(),
+            depart: run.depart,
+            class: "Second".into(),
+            price_cents: fare(run, "Second", passengers.len()),
+            passengers,
+            status: "paid".into(),
+        });
+    }
+}
 
 pub const APP: App = App { name: "Trains", glyph: "Tr", color: [13, 148, 136], root: "search", view, handle };
 
