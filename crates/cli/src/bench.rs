@@ -9,7 +9,8 @@ use clap::Subcommand;
 use guigym_core::{Action, ObserveOptions};
 use guigym_harness::accounting::{replay, Replay};
 use guigym_harness::tokenizer::{locate, Tokenizer};
-use guigym_harness::{GoldenPolicy, HarnessConfig, HistoryPolicy, ObservationMode};
+use guigym_harness::{GoldenPolicy, Harness, HarnessConfig, HistoryPolicy, ObservationMode};
+use guigym_rollout::{new_trajectory_id, run_attempt, Recorder};
 use guigym_sim::SimEnv;
 use guigym_tasks as tasks;
 use guigym_ui::Screen;
@@ -175,7 +176,7 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Harness { json, trajectories, observation, tokenizer } => {
-            let figures = bench_harness(trajectories.max(1), observation.into(), tokenizer.as_deref())?;
+            let figures = bench_harness(trajectories.max(1), observation.into(), tokenizer.as_deref()).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&figures)?);
             } else {
@@ -212,6 +213,23 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Each step's observation and action, as `run_attempt` reports them.
+#[derive(Default)]
+struct ObservedSteps(Vec<(guigym_core::Observation, String)>);
+
+impl Recorder for ObservedSteps {
+    fn step(&mut self, step: &guigym_core::Step, _png: Option<&[u8]>) {
+        let action = step.action.as_ref().map(Action::to_json).unwrap_or_default();
+        self.0.push((guigym_core::Observation::default(), action));
+    }
+
+    fn prompt(&mut self, _prompt: &guigym_harness::Prompt, observation: &guigym_core::Observation) {
+        if let Some(last) = self.0.last_mut() {
+            last.0 = observation.clone();
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct HistoryFigures {
     history: String,
@@ -235,29 +253,23 @@ struct HarnessFigures {
     training_token_change: f64,
 }
 
-fn bench_harness(n: usize, observation: ObservationMode, tokenizer: Option<&std::path::Path>) -> anyhow::Result<HarnessFigures> {
+async fn bench_harness(n: usize, observation: ObservationMode, tokenizer: Option<&std::path::Path>) -> anyhow::Result<HarnessFigures> {
     let path = locate(tokenizer)?;
     let tok = Tokenizer::load(&path)?;
     let mut tasks = tasks::suite("all").ok_or_else(|| anyhow!("the all suite is missing"))?;
     // The longest walkthroughs first: history policies differ on long trajectories.
     tasks.sort_by_key(|t| std::cmp::Reverse(t.difficulty));
     tasks.truncate(n);
+    // The golden policy plays each task through the one rollout path; the recorder keeps what
+    // the harness is then replayed on: each step's observation and action.
+    let harness = Harness::new(HarnessConfig { observation, ..HarnessConfig::default() });
     let mut recorded: Vec<(String, Vec<(guigym_core::Observation, String)>)> = Vec::new();
     for task in &tasks {
         let mut env = SimEnv::new(Screen::PHONE);
-        env.reset_sync(task)?;
-        let mut golden = GoldenPolicy::new(task.walkthrough.clone());
-        let mut steps = Vec::new();
-        for _ in 0..task.step_budget {
-            let obs = env.observe_sync(ObserveOptions { screenshot: observation.screenshots() })?;
-            let action = golden.decide(&obs);
-            let outcome = env.step_sync(&action)?;
-            steps.push((obs, action.to_json()));
-            if outcome.done {
-                break;
-            }
-        }
-        recorded.push((task.instruction.clone(), steps));
+        let mut policy = GoldenPolicy::new(task.walkthrough.clone());
+        let mut steps = ObservedSteps::default();
+        run_attempt(&mut env, task, &mut policy, &harness, 0, &new_trajectory_id(), &mut steps).await.map_err(|e| anyhow!("{}: {e}", task.id))?;
+        recorded.push((task.instruction.clone(), steps.0));
     }
     let total_steps: usize = recorded.iter().map(|r| r.1.len()).sum();
     let mut policies = Vec::new();

@@ -375,13 +375,16 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
         }
         TasksCommand::Screenshot { id, steps, out, screen } => {
             let task = tasks::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
+            // The walkthrough's first steps, played by the golden policy through the one rollout
+            // path (a step budget of `steps` stops it there).
+            let played = TaskSpec { step_budget: u32::try_from(steps).unwrap_or(u32::MAX), ..task.clone() };
             let mut env = guigym_sim::SimEnv::new(screen.screen()?);
-            env.reset_sync(&task)?;
+            let harness = guigym_harness::Harness::new(guigym_harness::HarnessConfig::default());
             let mut golden = guigym_harness::GoldenPolicy::new(task.walkthrough.clone());
-            for _ in 0..steps {
-                let obs = env.observe_sync(Default::default())?;
-                env.step_sync(&golden.decide(&obs))?;
-            }
+            let id = guigym_rollout::new_trajectory_id();
+            guigym_rollout::run_attempt(&mut env, &played, &mut golden, &harness, 0, &id, &mut guigym_rollout::NullRecorder)
+                .await
+                .map_err(|e| anyhow!("playing {}: {e}", task.id))?;
             let obs = env.observe_sync(guigym_core::ObserveOptions { screenshot: true })?;
             let png = obs.screenshot.map(|s| s.png).unwrap_or_default();
             std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
