@@ -103,20 +103,23 @@ pub fn env_provider(backend: &str, screen: Screen, manager: Option<&str>, token:
 
 #[derive(Args)]
 pub struct ScreenArgs {
-    /// Screen width in pixels
-    #[arg(long, default_value_t = Screen::PHONE.width)]
-    pub width: u32,
-    /// Screen height in pixels
-    #[arg(long, default_value_t = Screen::PHONE.height)]
-    pub height: u32,
+    /// Screen width in pixels [default: the backend's: 1080 for the phone, 1920 for the desktop]
+    #[arg(long)]
+    pub width: Option<u32>,
+    /// Screen height in pixels [default: the backend's: 2400 for the phone, 1080 for the desktop]
+    #[arg(long)]
+    pub height: Option<u32>,
 }
 
 impl ScreenArgs {
-    pub fn screen(&self) -> anyhow::Result<Screen> {
-        if !(200..=8000).contains(&self.width) || !(200..=8000).contains(&self.height) {
-            bail!("screen {}×{} is out of range: width and height must be within 200..=8000", self.width, self.height);
+    /// The screen asked for, else the backend's own size.
+    pub fn screen(&self, backend: &str) -> anyhow::Result<Screen> {
+        let default = registry::backend(backend)?.screen;
+        let (width, height) = (self.width.unwrap_or(default.width), self.height.unwrap_or(default.height));
+        if !(200..=8000).contains(&width) || !(200..=8000).contains(&height) {
+            bail!("screen {width}×{height} is out of range: width and height must be within 200..=8000");
         }
-        Ok(Screen { width: self.width, height: self.height })
+        Ok(Screen { width, height })
     }
 }
 
@@ -202,8 +205,8 @@ impl RunArgs {
             outage_limit_ms: self.outage_limit_s.saturating_mul(1000),
             ..EvalConfig::default()
         };
-        let screen = self.screen.screen()?;
         let backend = registry::backend_for(self.backend.as_deref(), benchmark.name())?;
+        let screen = self.screen.screen(backend)?;
         let provider = env_provider(backend, screen, self.manager.as_deref(), self.token.clone())?;
         let policy = registry::policy(&self.policy, self.openai.config()?)?;
         Ok(Prepared { tasks: Arc::new(tasks), config, provider, policy, store: Arc::new(open_store(&self.store)?) })
@@ -244,7 +247,7 @@ impl Progress for Bar {
 async fn one_instance_for(run: &SuiteRun) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, ProgressBar)> {
     let (benchmark, tasks) = registry::suite(&run.suite)?;
     let backend = registry::backend_for(run.backend.as_deref(), benchmark.name())?;
-    let env = registry::provider(backend, run.screen.screen()?)?.create().await?;
+    let env = registry::provider(backend, run.screen.screen(backend)?)?.create().await?;
     let progress = bar(tasks.len() as u64);
     if run.json {
         progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -374,18 +377,19 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Screenshot { id, steps, out, screen } => {
-            let task = tasks::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
+            let task = registry::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
             // The walkthrough's first steps, played by the golden policy through the one rollout
             // path (a step budget of `steps` stops it there).
             let played = TaskSpec { step_budget: u32::try_from(steps).unwrap_or(u32::MAX), ..task.clone() };
-            let mut env = guigym_sim::SimEnv::new(screen.screen()?);
+            let backend = registry::backend_for(None, &task.benchmark)?;
+            let mut env = registry::provider(backend, screen.screen(backend)?)?.create().await?;
             let harness = guigym_harness::Harness::new(guigym_harness::HarnessConfig::default());
             let mut golden = guigym_harness::GoldenPolicy::new(task.walkthrough.clone());
             let id = guigym_rollout::new_trajectory_id();
-            guigym_rollout::run_attempt(&mut env, &played, &mut golden, &harness, 0, &id, &mut guigym_rollout::NullRecorder)
+            guigym_rollout::run_attempt(env.as_mut(), &played, &mut golden, &harness, 0, &id, &mut guigym_rollout::NullRecorder)
                 .await
                 .map_err(|e| anyhow!("playing {}: {e}", task.id))?;
-            let obs = env.observe_sync(guigym_core::ObserveOptions { screenshot: true })?;
+            let obs = env.observe(guigym_core::ObserveOptions { screenshot: true }).await?;
             let png = obs.screenshot.map(|s| s.png).unwrap_or_default();
             std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
             println!("{} after {steps} steps: {}", task.id, obs.screen);

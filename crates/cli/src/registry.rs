@@ -16,6 +16,8 @@ pub struct Backend {
     pub name: &'static str,
     pub about: &'static str,
     pub platforms: &'static [&'static str],
+    /// The screen its instances get unless asked otherwise.
+    pub screen: Screen,
     /// Whether it hosts a benchmark (by name).
     pub hosts: fn(&str) -> bool,
     /// Why it cannot run on this machine, if it cannot.
@@ -34,6 +36,7 @@ pub const BACKENDS: &[Backend] = &[
         name: "sim",
         about: "the simulated phone, in-process",
         platforms: &["mobile"],
+        screen: Screen::PHONE,
         hosts: phone_benchmark,
         missing: || None,
         provider: |screen| Arc::new(guigym_sim::SimProvider { screen }),
@@ -42,6 +45,7 @@ pub const BACKENDS: &[Backend] = &[
         name: "web",
         about: "real headless Chromium: the phone's apps as pages, and MiniWoB++",
         platforms: &["mobile"],
+        screen: Screen::PHONE,
         hosts: |name| name == guigym_web::miniwob::BENCHMARK || phone_benchmark(name),
         missing: || {
             guigym_web::find_chromium()
@@ -49,6 +53,15 @@ pub const BACKENDS: &[Backend] = &[
                 .then(|| "the web backend needs Chromium: install Debian's `chromium` package (apt-get install chromium) or run ./scripts/setup.sh".into())
         },
         provider: |screen| Arc::new(guigym_web::WebProvider::new(screen)),
+    },
+    Backend {
+        name: "desktop",
+        about: "real Linux applications on a virtual X server (Xvfb): LibreOffice, a text editor, a terminal, a file manager",
+        platforms: &["desktop"],
+        screen: Screen { width: guigym_desktop::DEFAULT_SIZE.0, height: guigym_desktop::DEFAULT_SIZE.1 },
+        hosts: |name| name == guigym_desktop::catalogue::BENCHMARK,
+        missing: guigym_desktop::missing,
+        provider: |screen| Arc::new(guigym_desktop::DesktopProvider::new(screen.width, screen.height)),
     },
 ];
 
@@ -92,12 +105,13 @@ pub fn worker_backends() -> Backends {
     })
 }
 
-/// Every benchmark: the phone's (the catalogue, then any registered), then MiniWoB++.
+/// Every benchmark: the phone's (the catalogue, then any registered), MiniWoB++, the desktop's.
 pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
     static MINIWOB: guigym_web::miniwob::MiniWob = guigym_web::miniwob::MiniWob;
     let registered = guigym_phone::benchmark::all().into_iter().filter(|b| b.name() != guigym_tasks::CATALOGUE.name());
     let phone = std::iter::once(&guigym_tasks::CATALOGUE as &'static dyn Benchmark).chain(registered.map(|b| b as &'static dyn Benchmark));
-    phone.chain(std::iter::once(&MINIWOB as &'static dyn Benchmark)).collect()
+    static DESKTOP: guigym_desktop::DesktopCatalogue = guigym_desktop::DesktopCatalogue;
+    phone.chain([&MINIWOB as &'static dyn Benchmark, &DESKTOP as &'static dyn Benchmark]).collect()
 }
 
 /// A suite's tasks and the benchmark they belong to.

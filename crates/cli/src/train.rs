@@ -52,7 +52,7 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         pool.truncate(n.max(1));
     }
     // The same env path as eval: any backend, in-process or leased from a manager.
-    let provider: Arc<dyn EnvProvider> = env_provider(&args.backend, args.screen.screen()?, args.manager.as_deref(), args.token.clone())?;
+    let provider: Arc<dyn EnvProvider> = env_provider(&args.backend, args.screen.screen(&args.backend)?, args.manager.as_deref(), args.token.clone())?;
     if let Some(learner) = &config.learner {
         return recipe(&config, learner, pool, provider, &args).await;
     }

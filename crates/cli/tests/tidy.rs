@@ -68,6 +68,7 @@ fn crates_depend_only_downward_and_only_some_speak_http() {
         ("tasks", &["guigym-core", "guigym-ui", "guigym-phone"], false),
         ("backends/sim", &["guigym-core", "guigym-ui", "guigym-phone", "guigym-tasks"], false),
         ("backends/web", &["guigym-core", "guigym-ui", "guigym-phone", "guigym-tasks", "guigym-sim"], true),
+        ("backends/desktop", &["guigym-core"], false),
         ("harness", &["guigym-core"], true),
         ("rollout", &["guigym-core", "guigym-harness"], true),
         ("manager", &["guigym-core"], true),

@@ -1,0 +1,475 @@
+//! Our own desktop catalogue: task families drawn from seeds, each task in OSWorld's format
+//! (set-up steps, an evaluator of OSWorld's metrics and getters) with a golden (steps that
+//! complete it directly) and a walkthrough a person would play through the GUI.
+
+use guigym_core::{Action, Rng, TaskSpec, TerminateStatus};
+use serde_json::{json, Value};
+
+use crate::task::{ConfigStep, Evaluator, OsWorldTask};
+
+pub const BENCHMARK: &str = "desktop";
+/// Tasks per family in the full suite.
+pub const PER_FAMILY: usize = 25;
+
+/// What a family draws for one seed.
+struct Draft {
+    instruction: String,
+    apps: &'static [&'static str],
+    config: Vec<ConfigStep>,
+    evaluator: Value,
+    golden: Vec<ConfigStep>,
+    walkthrough: Vec<Action>,
+}
+
+pub struct Family {
+    pub name: &'static str,
+    draw: fn(&mut Rng) -> Draft,
+}
+
+pub const FAMILIES: &[Family] = &[
+    Family { name: "files.create_folder", draw: create_folder },
+    Family { name: "files.rename", draw: rename },
+    Family { name: "files.move", draw: move_file },
+    Family { name: "files.copy", draw: copy_file },
+    Family { name: "files.delete_matching", draw: delete_matching },
+    Family { name: "text.write", draw: text_write },
+    Family { name: "text.append", draw: text_append },
+    Family { name: "text.replace", draw: text_replace },
+    Family { name: "terminal.count", draw: count_files },
+    Family { name: "terminal.sort", draw: sort_lines },
+    Family { name: "terminal.archive", draw: archive },
+    Family { name: "infeasible.system", draw: infeasible },
+];
+
+const FOLDER_NAMES: &[&str] = &["Invoices", "Travel 2026", "Recipes", "Taxes", "Project Alpha", "Reports", "Letters", "Receipts", "Course notes", "Drafts"];
+const STEMS: &[&str] = &["budget", "minutes", "agenda", "packing list", "contacts", "ideas", "todo", "reading list", "summary", "plan"];
+const WORDS: &[&str] = &["apple", "river", "copper", "meadow", "lantern", "harbor", "maple", "violet", "summit", "canyon", "falcon", "ember"];
+const PLACES: &[&str] = &["Documents", "Downloads", "Desktop"];
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn execute(command: &str) -> ConfigStep {
+    ConfigStep::new("execute", json!({"command": ["/bin/bash", "-c", command]}))
+}
+
+fn write_file(path: &str, text: &str) -> ConfigStep {
+    ConfigStep::new("write_file", json!({"path": path, "text": text}))
+}
+
+fn terminal() -> ConfigStep {
+    ConfigStep::new("launch", json!({"command": ["xterm", "-geometry", "120x36+200+150"]}))
+}
+
+fn open(path: &str) -> ConfigStep {
+    ConfigStep::new("open", json!({"path": path}))
+}
+
+/// The shell check OSWorld's `os` tasks use: a command printing markers, judged by
+/// `check_include_exclude`.
+fn shell_check(command: &str, include: &[&str], exclude: &[&str]) -> Value {
+    json!({
+        "func": "check_include_exclude",
+        "result": {"type": "vm_command_line", "command": ["/bin/bash", "-c", command]},
+        "expected": {"type": "rule", "rules": {"include": include, "exclude": exclude}}
+    })
+}
+
+/// A file's text, with a final newline added where it lacks one (editors differ), equal to
+/// `text` (which ends with one).
+fn file_equals(path: &str, text: &str) -> Value {
+    json!({
+        "func": "exact_match",
+        "result": {"type": "vm_command_line", "command": ["/bin/bash", "-c", format!("[ -f {p} ] && sed -e '$a\\' {p}", p = path)]},
+        "expected": {"type": "rule", "rules": {"expected": text}}
+    })
+}
+
+/// A walkthrough in the terminal: focus it, type the command, say done.
+fn in_terminal(command: &str) -> Vec<Action> {
+    vec![
+        Action::Click { at: None, element: Some("xterm".into()) },
+        Action::Type { text: format!("{command}\n"), element: None, clear: false },
+        Action::Wait { ms: 300 },
+        Action::Terminate { status: TerminateStatus::Success },
+    ]
+}
+
+fn key(keys: &[&str]) -> Action {
+    Action::Key { keys: keys.iter().map(|k| k.to_string()).collect() }
+}
+
+fn home(place: &str, name: &str) -> String {
+    format!("/home/user/{place}/{name}")
+}
+
+fn create_folder(rng: &mut Rng) -> Draft {
+    let name = *rng.pick(FOLDER_NAMES);
+    let place = *rng.pick(PLACES);
+    let path = home(place, name);
+    Draft {
+        instruction: format!("Create a folder named \"{name}\" in the {place} folder of your home."),
+        apps: &["Terminal"],
+        config: vec![terminal()],
+        evaluator: shell_check(&format!("[ -d {} ] && echo created || echo missing", quote(&path)), &["created"], &["missing"]),
+        golden: vec![execute(&format!("mkdir -p {}", quote(&path)))],
+        walkthrough: in_terminal(&format!("mkdir ~/{place}/{}", quote(name))),
+    }
+}
+
+/// Two different stems, as file names with an extension.
+fn two_names(rng: &mut Rng, ext: &str) -> (String, String) {
+    let a = *rng.pick(STEMS);
+    let mut b = *rng.pick(STEMS);
+    while b == a {
+        b = *rng.pick(STEMS);
+    }
+    (format!("{a}.{ext}"), format!("{b}.{ext}"))
+}
+
+fn some_lines(rng: &mut Rng, n: usize) -> Vec<String> {
+    (0..n).map(|_| format!("{} {} {}", rng.pick(WORDS), rng.range(1, 99), rng.pick(WORDS))).collect()
+}
+
+fn rename(rng: &mut Rng) -> Draft {
+    let (old, new) = two_names(rng, "txt");
+    let place = *rng.pick(PLACES);
+    let content = some_lines(rng, 3).join("\n") + "\n";
+    let (from, to) = (home(place, &old), home(place, &new));
+    Draft {
+        instruction: format!("In the {place} folder, rename the file \"{old}\" to \"{new}\"."),
+        apps: &["Terminal"],
+        config: vec![write_file(&from, &content), terminal()],
+        evaluator: shell_check(
+            &format!("[ -e {f} ] && echo old-left; [ -f {t} ] && cmp -s {t} <(printf %s {c}) && echo renamed", f = quote(&from), t = quote(&to), c = quote(&content)),
+            &["renamed"],
+            &["old-left"],
+        ),
+        golden: vec![execute(&format!("mv {} {}", quote(&from), quote(&to)))],
+        walkthrough: in_terminal(&format!("cd ~/{place} && mv {} {}", quote(&old), quote(&new))),
+    }
+}
+
+fn move_file(rng: &mut Rng) -> Draft {
+    let name = format!("{}.txt", rng.pick(STEMS));
+    let from_place = *rng.pick(PLACES);
+    let to_place = *rng.pick(&PLACES.iter().copied().filter(|p| *p != from_place).collect::<Vec<_>>());
+    let content = some_lines(rng, 2).join("\n") + "\n";
+    let (from, to) = (home(from_place, &name), home(to_place, &name));
+    Draft {
+        instruction: format!("Move \"{name}\" from the {from_place} folder to the {to_place} folder."),
+        apps: &["Terminal"],
+        config: vec![write_file(&from, &content), terminal()],
+        evaluator: shell_check(
+            &format!("[ -e {f} ] && echo still-there; [ -f {t} ] && cmp -s {t} <(printf %s {c}) && echo moved", f = quote(&from), t = quote(&to), c = quote(&content)),
+            &["moved"],
+            &["still-there"],
+        ),
+        golden: vec![execute(&format!("mv {} {}", quote(&from), quote(&to)))],
+        walkthrough: in_terminal(&format!("mv ~/{from_place}/{} ~/{to_place}/", quote(&name))),
+    }
+}
+
+fn copy_file(rng: &mut Rng) -> Draft {
+    let (name, copy) = two_names(rng, "txt");
+    let place = *rng.pick(PLACES);
+    let content = some_lines(rng, 4).join("\n") + "\n";
+    let (from, to) = (home(place, &name), home("Desktop", &copy));
+    let to = if place == "Desktop" { home("Documents", &copy) } else { to };
+    let to_place = if place == "Desktop" { "Documents" } else { "Desktop" };
+    Draft {
+        instruction: format!("Make a copy of \"{name}\" from the {place} folder in the {to_place} folder, named \"{copy}\"; keep the original."),
+        apps: &["Terminal"],
+        config: vec![write_file(&from, &content), terminal()],
+        evaluator: shell_check(
+            &format!(
+                "cmp -s {f} <(printf %s {c}) && echo original; cmp -s {t} <(printf %s {c}) && echo copied",
+                f = quote(&from),
+                t = quote(&to),
+                c = quote(&content)
+            ),
+            &["original", "copied"],
+            &[],
+        ),
+        golden: vec![execute(&format!("cp {} {}", quote(&from), quote(&to)))],
+        walkthrough: in_terminal(&format!("cp ~/{place}/{} ~/{to_place}/{}", quote(&name), quote(&copy))),
+    }
+}
+
+fn delete_matching(rng: &mut Rng) -> Draft {
+    let ext = *rng.pick(&["tmp", "log", "bak"]);
+    let n_junk = rng.range(2, 4) as usize;
+    let mut config = Vec::new();
+    let mut junk = Vec::new();
+    let mut keep = Vec::new();
+    for i in 0..n_junk {
+        let name = format!("{}-{i}.{ext}", rng.pick(WORDS));
+        config.push(write_file(&home("Downloads", &name), "scratch\n"));
+        junk.push(name);
+    }
+    for i in 0..3 {
+        let name = format!("{}-{i}.txt", rng.pick(STEMS).replace(' ', "-"));
+        config.push(write_file(&home("Downloads", &name), "keep me\n"));
+        keep.push(name);
+    }
+    config.push(terminal());
+    let listing = "ls -1 ~/Downloads; echo end";
+    let include: Vec<&str> = keep.iter().map(String::as_str).chain(["end"]).collect();
+    let exclude: Vec<&str> = junk.iter().map(String::as_str).collect();
+    Draft {
+        instruction: format!("Delete every .{ext} file in the Downloads folder, and nothing else."),
+        apps: &["Terminal"],
+        config,
+        evaluator: shell_check(listing, &include, &exclude),
+        golden: vec![execute(&format!("rm -f ~/Downloads/*.{ext}"))],
+        walkthrough: in_terminal(&format!("rm ~/Downloads/*.{ext}")),
+    }
+}
+
+/// A walkthrough in the text editor: focus it, do `keys_then_type`, save.
+fn in_editor(mut actions: Vec<Action>) -> Vec<Action> {
+    let mut all = vec![Action::Click { at: None, element: Some("mousepad".into()) }];
+    all.append(&mut actions);
+    all.push(key(&["ctrl", "s"]));
+    all.push(Action::Wait { ms: 300 });
+    all.push(Action::Terminate { status: TerminateStatus::Success });
+    all
+}
+
+fn text_write(rng: &mut Rng) -> Draft {
+    let name = format!("{}.txt", rng.pick(STEMS));
+    let line = format!("{} {} {}", rng.pick(WORDS), rng.pick(WORDS), rng.range(10, 999));
+    let path = home("Desktop", &name);
+    Draft {
+        instruction: format!("The file \"{name}\" on the Desktop is open in the text editor. Write the line \"{line}\" in it and save it."),
+        apps: &["Text Editor"],
+        config: vec![write_file(&path, ""), open(&path)],
+        evaluator: file_equals(&quote(&path), &format!("{line}\n")),
+        golden: vec![write_file(&path, &format!("{line}\n"))],
+        walkthrough: in_editor(vec![Action::Type { text: line, element: None, clear: false }]),
+    }
+}
+
+fn text_append(rng: &mut Rng) -> Draft {
+    let name = format!("{}.txt", rng.pick(STEMS));
+    let n = rng.range(2, 4) as usize;
+    let lines = some_lines(rng, n);
+    let extra = format!("{} {}", rng.pick(WORDS), rng.range(100, 999));
+    let path = home("Documents", &name);
+    let before = lines.join("\n");
+    Draft {
+        instruction: format!("Add the line \"{extra}\" at the end of \"{name}\" (open in the text editor) and save the file."),
+        apps: &["Text Editor"],
+        config: vec![write_file(&path, &before), open(&path)],
+        evaluator: file_equals(&quote(&path), &format!("{before}\n{extra}\n")),
+        golden: vec![write_file(&path, &format!("{before}\n{extra}\n"))],
+        walkthrough: in_editor(vec![key(&["ctrl", "end"]), Action::Type { text: format!("\n{extra}"), element: None, clear: false }]),
+    }
+}
+
+fn text_replace(rng: &mut Rng) -> Draft {
+    let name = format!("{}.txt", rng.pick(STEMS));
+    let old = *rng.pick(WORDS);
+    let mut new = *rng.pick(WORDS);
+    while new == old {
+        new = *rng.pick(WORDS);
+    }
+    let mut lines = some_lines(rng, 3);
+    lines.insert(rng.below(3), format!("the {old} stays with the {old}"));
+    let before = lines.join("\n") + "\n";
+    let after = before.replace(old, new);
+    let path = home("Documents", &name);
+    Draft {
+        instruction: format!("In \"{name}\" (open in the text editor), replace every \"{old}\" with \"{new}\" and save the file."),
+        apps: &["Text Editor"],
+        config: vec![write_file(&path, &before), open(&path)],
+        evaluator: file_equals(&quote(&path), &after),
+        golden: vec![write_file(&path, &after)],
+        // Select everything and type the text as it should read.
+        walkthrough: in_editor(vec![Action::Type { text: after.trim_end().to_string(), element: None, clear: true }]),
+    }
+}
+
+fn count_files(rng: &mut Rng) -> Draft {
+    let ext = *rng.pick(&["txt", "csv", "md"]);
+    let n = rng.range(2, 7) as usize;
+    let mut config = Vec::new();
+    for i in 0..n {
+        config.push(write_file(&home("Documents", &format!("{}-{i}.{ext}", rng.pick(WORDS))), "x\n"));
+    }
+    for i in 0..rng.range(1, 3) {
+        config.push(write_file(&home("Documents", &format!("other-{i}.pdf")), "x\n"));
+    }
+    config.push(terminal());
+    Draft {
+        instruction: format!("Count the .{ext} files in the Documents folder and write just the number into a new file \"count.txt\" on the Desktop."),
+        apps: &["Terminal"],
+        config,
+        evaluator: json!({
+            "func": "exact_match",
+            "result": {"type": "vm_command_line", "command": ["/bin/bash", "-c", "[ -f ~/Desktop/count.txt ] && tr -d '[:space:]' < ~/Desktop/count.txt"]},
+            "expected": {"type": "rule", "rules": {"expected": n.to_string()}}
+        }),
+        golden: vec![execute(&format!("echo {n} > ~/Desktop/count.txt"))],
+        walkthrough: in_terminal(&format!("ls ~/Documents/*.{ext} | wc -l > ~/Desktop/count.txt")),
+    }
+}
+
+fn sort_lines(rng: &mut Rng) -> Draft {
+    let mut words: Vec<String> = (0..rng.range(4, 7)).map(|i| format!("{}{}", rng.pick(WORDS), i)).collect();
+    let unsorted = words.join("\n") + "\n";
+    words.sort();
+    let sorted = words.join("\n") + "\n";
+    let name = format!("{}.txt", rng.pick(STEMS).replace(' ', "-"));
+    let (from, to) = (home("Documents", &name), home("Documents", &format!("sorted-{name}")));
+    Draft {
+        instruction: format!("Write the lines of \"{name}\" in the Documents folder, sorted alphabetically, into \"sorted-{name}\" in the same folder."),
+        apps: &["Terminal"],
+        config: vec![write_file(&from, &unsorted), terminal()],
+        evaluator: file_equals(&quote(&to), &sorted),
+        golden: vec![write_file(&to, &sorted)],
+        walkthrough: in_terminal(&format!("cd ~/Documents && LC_ALL=C sort {name} > sorted-{name}")),
+    }
+}
+
+fn archive(rng: &mut Rng) -> Draft {
+    let folder = *rng.pick(&["Pictures", "Music", "Videos"]);
+    let files: Vec<String> = (0..rng.range(2, 4)).map(|i| format!("{}-{i}.dat", rng.pick(WORDS))).collect();
+    let mut config: Vec<ConfigStep> = files.iter().map(|f| write_file(&home(folder, f), "data\n")).collect();
+    config.push(terminal());
+    let archive = format!("{}.tar.gz", folder.to_lowercase());
+    let include: Vec<String> = files.iter().map(|f| format!("{folder}/{f}")).collect();
+    let include: Vec<&str> = include.iter().map(String::as_str).collect();
+    Draft {
+        instruction: format!("Pack the {folder} folder into a gzip-compressed tar archive \"{archive}\" on the Desktop (the archive holds the folder {folder} itself)."),
+        apps: &["Terminal"],
+        config,
+        evaluator: shell_check(&format!("tar -tzf ~/Desktop/{archive} 2>/dev/null"), &include, &[]),
+        golden: vec![execute(&format!("cd ~ && tar -czf Desktop/{archive} {folder}"))],
+        walkthrough: in_terminal(&format!("cd ~ && tar -czf Desktop/{archive} {folder}")),
+    }
+}
+
+fn infeasible(rng: &mut Rng) -> Draft {
+    let asks = [
+        "Set the monitor's refresh rate to 240 Hz.",
+        "Pair the Bluetooth headphones named \"Soundcore\" with this computer.",
+        "Print \"budget.txt\" on the office printer.",
+        "Restore the version of \"plan.txt\" from last Tuesday from the cloud backup.",
+        "Turn on the laptop's keyboard backlight.",
+        "Send \"summary.txt\" to Ana by fax.",
+    ];
+    let ask = *rng.pick(&asks);
+    Draft {
+        instruction: ask.to_string(),
+        apps: &["Terminal"],
+        config: vec![terminal()],
+        evaluator: json!({"func": "infeasible"}),
+        golden: Vec::new(),
+        walkthrough: vec![Action::Terminate { status: TerminateStatus::Infeasible }],
+    }
+}
+
+/// Task `index` of a family.
+pub fn task(family: &Family, index: usize) -> TaskSpec {
+    let seed = Rng::derive(index as u64, family.name).next_u64();
+    let mut rng = Rng::new(seed);
+    let d = (family.draw)(&mut rng);
+    let id = format!("{}/{index}", family.name);
+    let evaluator: Evaluator = serde_json::from_value(d.evaluator).unwrap_or_else(|e| panic!("{id}: the catalogue wrote a bad evaluator: {e}"));
+    let task = OsWorldTask {
+        id: id.clone(),
+        instruction: d.instruction.clone(),
+        config: d.config,
+        related_apps: d.apps.iter().map(|a| a.to_lowercase()).collect(),
+        evaluator,
+        other: Default::default(),
+    };
+    let steps = d.walkthrough.len() as u32;
+    TaskSpec {
+        id,
+        benchmark: BENCHMARK.into(),
+        family: family.name.into(),
+        instruction: d.instruction,
+        apps: d.apps.iter().map(|a| a.to_string()).collect(),
+        world_seed: seed,
+        step_budget: steps * 3 + 15,
+        difficulty: steps,
+        params: json!({"task": task, "golden": d.golden}),
+        walkthrough: d.walkthrough,
+    }
+}
+
+pub fn family(name: &str) -> Option<&'static Family> {
+    FAMILIES.iter().find(|f| f.name == name)
+}
+
+/// The suites: `desktop` (every task), `desktop-smoke` (two per family).
+pub const SUITES: &[&str] = &["desktop", "desktop-smoke"];
+
+pub fn suite(name: &str) -> Option<Vec<TaskSpec>> {
+    let per = match name {
+        "desktop" => PER_FAMILY,
+        "desktop-smoke" => 2,
+        _ => return None,
+    };
+    Some(FAMILIES.iter().flat_map(|f| (0..per).map(move |i| task(f, i))).collect())
+}
+
+pub fn find_task(id: &str) -> Option<TaskSpec> {
+    let (name, index) = id.rsplit_once('/')?;
+    let index: usize = index.parse().ok()?;
+    let family = family(name)?;
+    (index < PER_FAMILY).then(|| task(family, index))
+}
+
+/// Which split a task is in: `terminal.archive` is held out as a family never trained on;
+/// of the rest, one task in five (by a hash of its id) is test.
+pub fn split(task: &TaskSpec) -> &'static str {
+    if matches!(task.family.as_str(), "terminal.archive") {
+        "test-families"
+    } else if Rng::derive(0, &task.id).next_u64().is_multiple_of(5) {
+        "test"
+    } else {
+        "train"
+    }
+}
+
+/// The desktop catalogue as a benchmark.
+pub struct DesktopCatalogue;
+
+impl guigym_core::Benchmark for DesktopCatalogue {
+    fn name(&self) -> &str {
+        BENCHMARK
+    }
+    fn suites(&self) -> Vec<String> {
+        SUITES.iter().map(|s| s.to_string()).collect()
+    }
+    fn suite(&self, name: &str) -> Result<Vec<TaskSpec>, String> {
+        suite(name).ok_or_else(|| format!("the desktop catalogue has no suite \"{name}\""))
+    }
+    fn task(&self, id: &str) -> Option<TaskSpec> {
+        find_task(id)
+    }
+    fn split(&self, task: &TaskSpec) -> Option<String> {
+        Some(split(task).to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogue_has_enough_distinct_tasks() {
+        let all = suite("desktop").unwrap();
+        assert!(FAMILIES.len() >= 12 && all.len() >= 300, "{} families, {} tasks", FAMILIES.len(), all.len());
+        let instructions: std::collections::HashSet<&str> = all.iter().map(|t| t.instruction.as_str()).collect();
+        assert!(instructions.len() * 10 >= all.len() * 6, "only {} distinct instructions", instructions.len());
+        for t in &all {
+            crate::env::task_of(t).unwrap();
+            assert_eq!(find_task(&t.id).as_ref(), Some(t));
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! `DesktopEnv`: one desktop instance behind the `Env` interface. Every blocking call (X
+//! protocol, processes, files) runs on tokio's blocking threads.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use guigym_core::action::Target;
+use guigym_core::{
+    Action, Bounds, Direction, Env, EnvError, EnvProvider, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, TerminateStatus, UiNode,
+    Verdict,
+};
+use serde_json::Value;
+
+use crate::instance::{Failure, Instance};
+use crate::task::{ConfigStep, OsWorldTask};
+use crate::x11::WindowInfo;
+
+/// The screen an instance gets unless asked otherwise (OSWorld's).
+pub const DEFAULT_SIZE: (u32, u32) = (1920, 1080);
+
+fn env_error(f: Failure) -> EnvError {
+    match f {
+        Failure::Infra(m) => EnvError::Infra(format!("desktop backend: {m}")),
+        Failure::BadTask(m) => EnvError::BadTask(m),
+    }
+}
+
+/// Makes desktop instances; the home template is made once and shared.
+pub struct DesktopProvider {
+    pub width: u32,
+    pub height: u32,
+    template: std::sync::OnceLock<Result<PathBuf, String>>,
+    /// OSWorld's asset cache, for imported tasks (`GUIGYM_OSWORLD_CACHE`).
+    pub cache: Option<PathBuf>,
+}
+
+impl DesktopProvider {
+    pub fn new(width: u32, height: u32) -> DesktopProvider {
+        let cache = std::env::var_os("GUIGYM_OSWORLD_CACHE").map(PathBuf::from);
+        DesktopProvider { width, height, template: std::sync::OnceLock::new(), cache }
+    }
+
+    fn template(&self) -> Result<PathBuf, EnvError> {
+        self.template.get_or_init(crate::home::make_template).clone().map_err(EnvError::Infra)
+    }
+}
+
+#[async_trait]
+impl EnvProvider for DesktopProvider {
+    fn backend(&self) -> String {
+        "desktop".into()
+    }
+
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        let template = self.template()?;
+        let (w, h, cache) = (self.width, self.height, self.cache.clone());
+        let instance = tokio::task::spawn_blocking(move || Instance::start(w, h, template, cache))
+            .await
+            .map_err(|e| EnvError::Infra(e.to_string()))?
+            .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))?;
+        Ok(Box::new(DesktopEnv { instance: Arc::new(Mutex::new(instance)), task: None, steps: 0, last: None, width: w, height: h }))
+    }
+}
+
+/// What a desktop task carries in `TaskSpec::params`: the task in OSWorld's format, and for
+/// our catalogue a golden (steps that put the instance into the completed state).
+pub fn task_of(spec: &TaskSpec) -> Result<(OsWorldTask, Vec<ConfigStep>), EnvError> {
+    let task: OsWorldTask =
+        serde_json::from_value(spec.params.get("task").cloned().unwrap_or(Value::Null)).map_err(|e| EnvError::BadTask(format!("{}: params.task: {e}", spec.id)))?;
+    task.metrics().map_err(|e| EnvError::BadTask(format!("{}: {e}", spec.id)))?;
+    let golden = match spec.params.get("golden") {
+        Some(g) => serde_json::from_value(g.clone()).map_err(|e| EnvError::BadTask(format!("{}: params.golden: {e}", spec.id)))?,
+        None => Vec::new(),
+    };
+    Ok((task, golden))
+}
+
+pub struct DesktopEnv {
+    instance: Arc<Mutex<Instance>>,
+    task: Option<(TaskSpec, OsWorldTask, Vec<ConfigStep>)>,
+    steps: u32,
+    /// The agent's last action (OSWorld judges infeasible tasks by it).
+    last: Option<Action>,
+    width: u32,
+    height: u32,
+}
+
+/// Applications `open_app` starts, by the names an agent may use.
+const APPS: &[(&[&str], &[&str])] = &[
+    (&["text editor", "mousepad", "editor"], &["mousepad"]),
+    (&["terminal", "xterm"], &["xterm"]),
+    (&["files", "file manager", "pcmanfm"], &["pcmanfm"]),
+    (&["calc", "libreoffice calc", "spreadsheet"], &["soffice", "--calc", "--norestore", "--nologo"]),
+    (&["writer", "libreoffice writer"], &["soffice", "--writer", "--norestore", "--nologo"]),
+    (&["impress", "libreoffice impress"], &["soffice", "--impress", "--norestore", "--nologo"]),
+];
+
+impl DesktopEnv {
+    async fn blocking<T: Send + 'static>(&self, f: impl FnOnce(&mut Instance) -> T + Send + 'static) -> Result<T, EnvError> {
+        let instance = self.instance.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut guard = instance.lock().unwrap_or_else(|p| p.into_inner());
+            f(&mut guard)
+        })
+        .await
+        .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))
+    }
+
+    fn task(&self, what: &str) -> Result<&(TaskSpec, OsWorldTask, Vec<ConfigStep>), EnvError> {
+        self.task.as_ref().ok_or_else(|| EnvError::ResetNeeded(what.into()))
+    }
+
+    fn point_of(&self, windows: &[WindowInfo], at: Option<Point>, element: Option<&str>) -> Result<(i32, i32), String> {
+        match (at, element) {
+            (Some(p), _) => Ok((p.0.round() as i32, p.1.round() as i32)),
+            (None, Some(id)) => nodes(windows, self.width, self.height)
+                .into_iter()
+                .find(|n| n.id == id)
+                .map(|n| n.bounds.center())
+                .map(|(x, y)| (x as i32, y as i32))
+                .ok_or_else(|| format!("no element \"{id}\" on the screen")),
+            (None, None) => Err("the action needs a point or an element".into()),
+        }
+    }
+}
+
+/// The UI tree: the desktop, and each window with its title (the accessibility tree is not
+/// read yet).
+fn nodes(windows: &[WindowInfo], width: u32, height: u32) -> Vec<UiNode> {
+    let mut out = vec![UiNode {
+        id: "desktop".into(),
+        role: "desktop".into(),
+        bounds: Bounds { x: 0, y: 0, w: width as i32, h: height as i32 },
+        ..UiNode::default()
+    }];
+    let mut seen: Vec<String> = Vec::new();
+    for w in windows {
+        let base = if w.instance.is_empty() { "window".to_string() } else { w.instance.to_lowercase() };
+        let n = seen.iter().filter(|s| **s == base).count();
+        seen.push(base.clone());
+        let id = if n == 0 { base } else { format!("{base}-{}", n + 1) };
+        out.push(UiNode {
+            id,
+            parent: Some(0),
+            role: "window".into(),
+            text: w.title.clone(),
+            bounds: Bounds { x: w.x, y: w.y, w: w.width as i32, h: w.height as i32 },
+            clickable: true,
+            focused: w.active,
+            ..UiNode::default()
+        });
+    }
+    out
+}
+
+fn scroll_button(d: Direction) -> u8 {
+    match d {
+        Direction::Up => 4,
+        Direction::Down => 5,
+        Direction::Left => 6,
+        Direction::Right => 7,
+    }
+}
+
+#[async_trait]
+impl Env for DesktopEnv {
+    async fn reset(&mut self, spec: &TaskSpec) -> Result<Observation, EnvError> {
+        let (task, golden) = task_of(spec)?;
+        let t = task.clone();
+        self.task = None;
+        self.blocking(move |i| i.reset(&t)).await?.map_err(env_error)?;
+        self.task = Some((spec.clone(), task, golden));
+        self.steps = 0;
+        self.last = None;
+        self.observe(ObserveOptions { screenshot: false }).await
+    }
+
+    async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
+        let (width, height, step) = (self.width, self.height, self.steps);
+        let (windows, png) = self
+            .blocking(move |i| {
+                let windows = i.display.windows();
+                let png = if options.screenshot { Some(i.display.screenshot_png()) } else { None };
+                (windows, png)
+            })
+            .await?;
+        let screenshot = match png {
+            Some(Ok(png)) => Some(Screenshot { width, height, png }),
+            Some(Err(e)) => return Err(EnvError::Infra(format!("desktop backend: {e}"))),
+            None => None,
+        };
+        let active = windows.iter().find(|w| w.active);
+        Ok(Observation {
+            step,
+            screenshot,
+            app: active.map(|w| w.class.clone()),
+            screen: active.map(|w| w.title.clone()).unwrap_or_else(|| "desktop".into()),
+            ui_tree: nodes(&windows, width, height),
+            feedback: None,
+            width,
+            height,
+            time: String::new(),
+        })
+    }
+
+    async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        self.task("step")?;
+        self.steps += 1;
+        self.last = Some(action.clone());
+        let ok = |feedback: &str| Ok(StepOutcome { feedback: feedback.into(), invalid: false, done: false });
+        let invalid = |why: String| Ok(StepOutcome { feedback: why, invalid: true, done: false });
+        let windows = self.blocking(|i| i.display.windows()).await?;
+        let pointer = |env: &DesktopEnv| -> Result<(i32, i32), String> {
+            match action.target() {
+                Ok(Some(Target::At(p))) => env.point_of(&windows, Some(p), None),
+                Ok(Some(Target::Element(id))) => env.point_of(&windows, None, Some(id)),
+                Ok(None) => Err("the action needs a point or an element".into()),
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        let input: Box<dyn FnOnce(&mut Instance) -> Result<String, String> + Send> = match action {
+            Action::Click { .. } | Action::DoubleClick { .. } | Action::RightClick { .. } => {
+                let (x, y) = match pointer(self) {
+                    Ok(p) => p,
+                    Err(e) => return invalid(e),
+                };
+                let (button, times) = match action {
+                    Action::DoubleClick { .. } => (1, 2),
+                    Action::RightClick { .. } => (3, 1),
+                    _ => (1, 1),
+                };
+                Box::new(move |i| i.display.click(x, y, button, times).map(|_| format!("clicked at ({x}, {y})")).map_err(|e| e.to_string()))
+            }
+            Action::LongPress { .. } => {
+                let (x, y) = match pointer(self) {
+                    Ok(p) => p,
+                    Err(e) => return invalid(e),
+                };
+                Box::new(move |i| {
+                    i.display.move_to(x, y).and_then(|_| i.display.button(1, true)).map_err(|e| e.to_string())?;
+                    std::thread::sleep(Duration::from_millis(600));
+                    i.display.button(1, false).map(|_| format!("pressed at ({x}, {y})")).map_err(|e| e.to_string())
+                })
+            }
+            Action::Drag { from, to } | Action::Swipe { from, to } => {
+                let (a, b) = ((from.0 as i32, from.1 as i32), (to.0 as i32, to.1 as i32));
+                Box::new(move |i| i.display.drag(a, b).map(|_| "dragged".to_string()).map_err(|e| e.to_string()))
+            }
+            Action::Scroll { direction, amount, .. } => {
+                let (x, y) = match pointer(self) {
+                    Ok(p) => p,
+                    // No point: scroll where the pointer is, the screen's centre.
+                    Err(_) => ((self.width / 2) as i32, (self.height / 2) as i32),
+                };
+                let (button, times) = (scroll_button(*direction), (*amount).clamp(1, 50));
+                Box::new(move |i| i.display.click(x, y, button, times).map(|_| format!("scrolled {times}")).map_err(|e| e.to_string()))
+            }
+            Action::Type { text, element, clear } => {
+                let at = match element {
+                    Some(id) => match self.point_of(&windows, None, Some(id)) {
+                        Ok(p) => Some(p),
+                        Err(e) => return invalid(e),
+                    },
+                    None => None,
+                };
+                let (text, clear) = (text.clone(), *clear);
+                Box::new(move |i| {
+                    if let Some((x, y)) = at {
+                        i.display.click(x, y, 1, 1).map_err(|e| e.to_string())?;
+                    }
+                    if clear {
+                        i.display.chord(&["ctrl".into(), "a".into()])?;
+                        i.display.chord(&["backspace".into()])?;
+                    }
+                    i.display.type_text(&text).map_err(|e| e.to_string())?;
+                    Ok(format!("typed {} characters", text.chars().count()))
+                })
+            }
+            Action::Key { keys } => {
+                if keys.iter().any(|k| crate::keys::keysym(k).is_none()) {
+                    let unknown: Vec<&String> = keys.iter().filter(|k| crate::keys::keysym(k).is_none()).collect();
+                    return invalid(format!("unknown key(s) {unknown:?}"));
+                }
+                let keys = keys.clone();
+                Box::new(move |i| i.display.chord(&keys).map(|_| format!("pressed {}", keys.join("+"))))
+            }
+            Action::Back | Action::Home => return invalid(format!("{} is a phone's button; a desktop has none (use a key or a click)", action.name())),
+            Action::OpenApp { name } => {
+                let wanted = name.trim().to_lowercase();
+                let Some((_, argv)) = APPS.iter().find(|(names, _)| names.contains(&wanted.as_str())) else {
+                    let known: Vec<&str> = APPS.iter().map(|(n, _)| n[0]).collect();
+                    return invalid(format!("no application \"{name}\"; applications: {}", known.join(", ")));
+                };
+                let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+                Box::new(move |i| match i.launch(&argv, false) {
+                    Ok(()) => Ok(format!("opened {}", argv[0])),
+                    Err(Failure::Infra(m)) | Err(Failure::BadTask(m)) => Err(m),
+                })
+            }
+            Action::Wait { ms } => {
+                let ms = (*ms).min(10_000);
+                Box::new(move |_| {
+                    std::thread::sleep(Duration::from_millis(ms));
+                    Ok(format!("waited {ms} ms"))
+                })
+            }
+            Action::Answer { text } => return ok(&format!("answer noted: {text}")),
+            Action::AskUser { .. } => return ok("no one is there to answer; go on with what the task says"),
+            Action::Terminate { status } => {
+                return Ok(StepOutcome { feedback: format!("terminated: {status:?}"), invalid: false, done: true });
+            }
+        };
+        match self.blocking(input).await? {
+            Ok(feedback) => {
+                // Give the application a moment to draw what the input did.
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                ok(&feedback)
+            }
+            Err(why) => invalid(why),
+        }
+    }
+
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        let (_, task, _) = self.task("evaluate")?;
+        let task = task.clone();
+        let infeasible = matches!(self.last, Some(Action::Terminate { status: TerminateStatus::Infeasible }));
+        self.blocking(move |i| i.evaluate(&task, infeasible)).await?.map_err(env_error)
+    }
+
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        let (hash, titles) = self.blocking(|i| (i.files_hash(), i.display.windows().iter().map(|w| w.title.clone()).collect::<Vec<_>>())).await?;
+        Ok(guigym_core::sha256_hex(format!("{hash}\n{}", titles.join("\n")).as_bytes()))
+    }
+
+    async fn apply_golden(&mut self) -> Result<(), EnvError> {
+        let (spec, task, golden) = self.task("apply_golden")?.clone();
+        if task.is_infeasible() {
+            self.last = Some(Action::Terminate { status: TerminateStatus::Infeasible });
+            return Ok(());
+        }
+        if golden.is_empty() {
+            return Err(EnvError::BadTask(format!("{}: no golden", spec.id)));
+        }
+        let id = spec.id.clone();
+        self.blocking(move |i| {
+            for (n, step) in golden.iter().enumerate() {
+                i.run_step(step, &format!("golden[{n}]"), &id)?;
+            }
+            Ok(())
+        })
+        .await?
+        .map_err(env_error)
+    }
+
+    async fn release(&mut self) -> Result<(), EnvError> {
+        self.task = None;
+        self.blocking(|i| i.session.end_apps()).await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,361 @@
+//! A running desktop instance (its processes and its display) and what tasks do with it:
+//! set-up steps, getters, the evaluator, a reset. Blocking; the env calls it off the async
+//! threads.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use guigym_core::{Check, Verdict};
+use serde_json::Value;
+
+use crate::metrics::{self, Got};
+use crate::session::{restore_tree, Output, Session};
+use crate::task::{ConfigStep, OsWorldTask};
+use crate::x11::{Display, WindowInfo};
+
+/// Why a step or getter failed: the instance broke (retry elsewhere), or the task is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    Infra(String),
+    BadTask(String),
+}
+
+fn bad(message: impl Into<String>) -> Failure {
+    Failure::BadTask(message.into())
+}
+
+/// How long set-up waits for an application's first window.
+const WINDOW_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest `execute` or getter command.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+
+pub struct Instance {
+    pub session: Session,
+    pub display: Display,
+    /// The home every reset starts from (skeleton folders, shell and application settings).
+    template: PathBuf,
+    /// OSWorld's asset cache: `<cache>/<task id>/<file name>`.
+    pub cache: Option<PathBuf>,
+}
+
+/// Extensions and the application that opens them (as `open` does).
+fn opener(path: &Path) -> Vec<String> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_lowercase();
+    let office = |module: &str| vec!["soffice".to_string(), format!("--{module}"), "--norestore".into(), "--nologo".into()];
+    let mut argv = match ext.as_str() {
+        "xlsx" | "xls" | "ods" | "csv" => office("calc"),
+        "docx" | "doc" | "odt" | "rtf" => office("writer"),
+        "pptx" | "ppt" | "odp" => office("impress"),
+        _ if path.is_dir() => vec!["pcmanfm".to_string()],
+        _ => vec!["mousepad".to_string()],
+    };
+    argv.push(path.display().to_string());
+    argv
+}
+
+/// A step's or getter's command: a list is an argv (run by the shell when `shell`); a string
+/// is run by the shell when `shell`, else split on whitespace (as OSWorld's controller does).
+/// OSWorld's screen placeholders are filled in.
+fn command_of(parameters: &Value, field: &str, screen: (u32, u32)) -> Result<(Vec<String>, bool), Failure> {
+    let shell = parameters.get("shell").and_then(Value::as_bool).unwrap_or(false);
+    let fill = |s: &str| {
+        s.replace("{SCREEN_WIDTH}", &screen.0.to_string())
+            .replace("{SCREEN_HEIGHT}", &screen.1.to_string())
+            .replace("{SCREEN_WIDTH_HALF}", &(screen.0 / 2).to_string())
+            .replace("{SCREEN_HEIGHT_HALF}", &(screen.1 / 2).to_string())
+    };
+    match parameters.get("command") {
+        Some(Value::String(s)) if shell => Ok((vec![fill(s)], true)),
+        Some(Value::String(s)) => Ok((s.split_whitespace().map(fill).collect(), false)),
+        Some(Value::Array(a)) => {
+            let argv: Option<Vec<String>> = a.iter().map(|v| v.as_str().map(fill)).collect();
+            argv.filter(|a| !a.is_empty()).map(|a| (a, shell)).ok_or_else(|| bad(format!("{field}.command: a list of strings is needed")))
+        }
+        _ => Err(bad(format!("{field}.command is missing"))),
+    }
+}
+
+/// Python's `uuid.uuid5(uuid.NAMESPACE_URL, name)`: how OSWorld names a downloaded asset.
+pub fn uuid5_url(name: &str) -> String {
+    use sha1::Digest;
+    const NAMESPACE_URL: [u8; 16] = [0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8];
+    let mut h = sha1::Sha1::new();
+    h.update(NAMESPACE_URL);
+    h.update(name.as_bytes());
+    let d = h.finalize();
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&d[..16]);
+    b[6] = (b[6] & 0x0f) | 0x50;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+}
+
+fn str_param<'a>(parameters: &'a Value, field: &str, name: &str) -> Result<&'a str, Failure> {
+    parameters.get(name).and_then(Value::as_str).ok_or_else(|| bad(format!("{field}.{name} is missing")))
+}
+
+impl Instance {
+    pub fn start(width: u32, height: u32, template: PathBuf, cache: Option<PathBuf>) -> Result<Instance, String> {
+        let session = Session::start(width, height)?;
+        let display = Display::connect(&session.display_name).map_err(|e| e.to_string())?;
+        session.wait_for_wm(&display, Duration::from_secs(10))?;
+        Ok(Instance { session, display, template, cache })
+    }
+
+    fn screen(&self) -> (u32, u32) {
+        (self.display.width as u32, self.display.height as u32)
+    }
+
+    /// Ends the applications, restores the home folder, runs the task's set-up and waits for
+    /// the windows it opened.
+    pub fn reset(&mut self, task: &OsWorldTask) -> Result<(), Failure> {
+        if !self.session.alive() {
+            return Err(Failure::Infra("the X server or the window manager died".into()));
+        }
+        self.session.end_apps();
+        self.wait_for(|w| w.is_empty(), Duration::from_secs(10)).map_err(|_| Failure::Infra("windows stayed open after their applications ended".into()))?;
+        restore_tree(&self.template, &self.session.home).map_err(|e| Failure::Infra(format!("restoring the home folder: {e}")))?;
+        for (i, step) in task.config.iter().enumerate() {
+            self.run_step(step, &format!("config[{i}]"), &task.id)?;
+        }
+        Ok(())
+    }
+
+    fn wait_for(&self, ready: impl Fn(&[WindowInfo]) -> bool, timeout: Duration) -> Result<Vec<WindowInfo>, Failure> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let windows = self.display.windows();
+            if ready(&windows) {
+                return Ok(windows);
+            }
+            if Instant::now() >= deadline {
+                return Err(Failure::Infra(format!("no window was ready within {} s", timeout.as_secs())));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Starts an application and waits until the window manager maps a new window of it.
+    pub fn launch(&mut self, command: &[String], shell: bool) -> Result<(), Failure> {
+        let before: Vec<u32> = self.display.windows().iter().map(|w| w.id).collect();
+        self.session.launch(command, shell).map_err(Failure::BadTask)?;
+        self.wait_for(|ws| ws.iter().any(|w| !before.contains(&w.id)), WINDOW_TIMEOUT)
+            .map_err(|_| Failure::Infra(format!("{} opened no window within {} s", command.join(" "), WINDOW_TIMEOUT.as_secs())))?;
+        Ok(())
+    }
+
+    fn find_window(&self, parameters: &Value, field: &str) -> Result<Option<WindowInfo>, Failure> {
+        let name = str_param(parameters, field, "window_name")?;
+        let strict = parameters.get("strict").and_then(Value::as_bool).unwrap_or(false);
+        let by_class = parameters.get("by_class").and_then(Value::as_bool).unwrap_or(false);
+        Ok(self.display.windows().into_iter().find(|w| {
+            let text = if by_class { &w.class } else { &w.title };
+            if strict {
+                text == name || by_class && w.instance == name
+            } else {
+                text.to_lowercase().contains(&name.to_lowercase()) || by_class && w.instance.to_lowercase().contains(&name.to_lowercase())
+            }
+        }))
+    }
+
+    /// One set-up step (OSWorld's step types, and `write_file` of ours).
+    pub fn run_step(&mut self, step: &ConfigStep, field: &str, task_id: &str) -> Result<(), Failure> {
+        let p = &step.parameters;
+        match step.kind.as_str() {
+            "launch" => {
+                let (command, shell) = command_of(p, field, self.screen())?;
+                self.launch(&command, shell)
+            }
+            "execute" | "command" => {
+                let (command, shell) = command_of(p, field, self.screen())?;
+                self.session.run(&command, shell, COMMAND_TIMEOUT).map_err(Failure::BadTask)?;
+                Ok(())
+            }
+            "open" => {
+                let path = self.session.path(str_param(p, field, "path")?);
+                if !path.exists() {
+                    return Err(bad(format!("{field}.path: {} does not exist", path.display())));
+                }
+                self.launch(&opener(&path), false)
+            }
+            "sleep" => {
+                let seconds = p.get("seconds").and_then(Value::as_f64).ok_or_else(|| bad(format!("{field}.seconds is missing")))?;
+                std::thread::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 60.0)));
+                Ok(())
+            }
+            "activate_window" | "close_window" => {
+                let Some(w) = self.find_window(p, field)? else {
+                    // OSWorld's controller logs and goes on when no window matches.
+                    return Ok(());
+                };
+                let done = if step.kind == "activate_window" { self.display.activate(w.id) } else { self.display.close(w.id) };
+                done.map_err(|e| Failure::Infra(e.to_string()))
+            }
+            "download" | "upload_file" => {
+                let files = p.get("files").and_then(Value::as_array).ok_or_else(|| bad(format!("{field}.files is missing")))?;
+                for (i, f) in files.iter().enumerate() {
+                    let dest = self.session.path(str_param(f, &format!("{field}.files[{i}]"), "path")?);
+                    let source = if step.kind == "download" {
+                        let url = str_param(f, &format!("{field}.files[{i}]"), "url")?;
+                        let base = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                        self.cached(task_id, &format!("{}_{base}", uuid5_url(url)), url)?
+                    } else {
+                        PathBuf::from(str_param(f, &format!("{field}.files[{i}]"), "local_path")?)
+                    };
+                    if let Some(parent) = dest.parent() {
+                        std::fs::create_dir_all(parent).map_err(|e| Failure::Infra(e.to_string()))?;
+                    }
+                    std::fs::copy(&source, &dest).map_err(|e| bad(format!("{field}.files[{i}]: copying {}: {e}", source.display())))?;
+                }
+                Ok(())
+            }
+            // Ours: a text file the task starts from.
+            "write_file" => {
+                let path = self.session.path(str_param(p, field, "path")?);
+                let text = str_param(p, field, "text")?;
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| Failure::Infra(e.to_string()))?;
+                }
+                std::fs::write(&path, text).map_err(|e| Failure::Infra(format!("{}: {e}", path.display())))
+            }
+            other => Err(bad(format!("{field}.type: step \"{other}\" is not supported; steps: {}", STEPS.join(", ")))),
+        }
+    }
+
+    /// OSWorld's asset cache for a task: `<cache>/<task id>/`. `download` steps keep a file as
+    /// `<uuid5(url)>_<file name>`, `cloud_file` getters as their `dest`.
+    pub fn cached(&self, task_id: &str, name: &str, url: &str) -> Result<PathBuf, Failure> {
+        let cache = self.cache.as_ref().ok_or_else(|| bad(format!("{url}: no asset cache is configured (GUIGYM_OSWORLD_CACHE)")))?;
+        let path = cache.join(task_id).join(name);
+        path.exists().then_some(path.clone()).ok_or_else(|| bad(format!("{url}: not in the asset cache ({})", path.display())))
+    }
+
+    /// A getter's value: a file copied out of the instance, a command's output, a rule.
+    pub fn get(&mut self, getter: &Value, field: &str, task_id: &str) -> Result<Got, Failure> {
+        let kind = str_param(getter, field, "type")?;
+        match kind {
+            "vm_file" => {
+                if getter.get("multi").and_then(Value::as_bool).unwrap_or(false) {
+                    return Err(bad(format!("{field}: vm_file with multi is not supported")));
+                }
+                let path = self.session.path(str_param(getter, field, "path")?);
+                let dest = str_param(getter, field, "dest").unwrap_or("result");
+                let local = self.session.dir.join("fetched").join(Path::new(dest).file_name().unwrap_or_default());
+                let _ = std::fs::create_dir_all(self.session.dir.join("fetched"));
+                match std::fs::copy(&path, &local) {
+                    Ok(_) => Ok(Got::File(local)),
+                    Err(_) => Ok(Got::Missing),
+                }
+            }
+            "vm_command_line" | "vm_command_error" => {
+                let (command, shell) = command_of(getter, field, self.screen())?;
+                let Output { stdout, stderr, .. } = self.session.run(&command, shell, COMMAND_TIMEOUT).map_err(Failure::BadTask)?;
+                Ok(Got::Text(if kind == "vm_command_line" { stdout } else { stderr }))
+            }
+            "rule" => Ok(Got::Json(getter.get("rules").cloned().unwrap_or(Value::Null))),
+            "cloud_file" => {
+                let url = str_param(getter, field, "path")?;
+                let dest = str_param(getter, field, "dest")?;
+                Ok(Got::File(self.cached(task_id, dest, url)?))
+            }
+            other => Err(bad(format!("{field}.type: getter \"{other}\" is not supported; getters: {}", GETTERS.join(", ")))),
+        }
+    }
+
+    /// Runs the evaluator: post-config steps, then each metric over its getters, combined by
+    /// `conj` as OSWorld does (`and`: 0 as soon as one metric is 0, else their mean; `or`: 1
+    /// as soon as one is 1, else the best). `declared_infeasible`: the agent's last action
+    /// said the task cannot be done.
+    pub fn evaluate(&mut self, task: &OsWorldTask, declared_infeasible: bool) -> Result<Verdict, Failure> {
+        if task.is_infeasible() {
+            let check = Check { name: "infeasible".into(), passed: declared_infeasible, detail: "the task cannot be done; the agent must say so".into() };
+            return Ok(Verdict::from_checks(vec![check], Vec::new()));
+        }
+        if declared_infeasible {
+            let check = Check { name: "feasible".into(), passed: false, detail: "the agent called a feasible task infeasible".into() };
+            return Ok(Verdict::from_checks(vec![check], Vec::new()));
+        }
+        self.settle();
+        for (i, step) in task.evaluator.postconfig.iter().enumerate() {
+            self.run_step(step, &format!("evaluator.postconfig[{i}]"), &task.id)?;
+        }
+        let metrics = task.metrics().map_err(Failure::BadTask)?;
+        let or = task.evaluator.conj.as_deref() == Some("or");
+        let mut checks = Vec::new();
+        let mut scores = Vec::new();
+        for (i, m) in metrics.iter().enumerate() {
+            let result = match &m.result {
+                Some(g) => self.get(g, &format!("evaluator.result[{i}]"), &task.id)?,
+                None => Got::Missing,
+            };
+            let expected = match &m.expected {
+                Some(g) => self.get(g, &format!("evaluator.expected[{i}]"), &task.id)?,
+                None => Got::Missing,
+            };
+            let s = metrics::run(&m.func, &result, &expected, &m.options).map_err(Failure::BadTask)?;
+            checks.push(Check { name: m.func.clone(), passed: s >= 1.0, detail: format!("{} = {s}", m.func) });
+            scores.push(s);
+            if !or && s == 0.0 || or && s >= 1.0 {
+                break;
+            }
+        }
+        let score = if or { scores.iter().cloned().fold(0.0, f64::max) } else { scores.iter().sum::<f64>() / scores.len().max(1) as f64 };
+        let mut verdict = Verdict::from_checks(checks, Vec::new());
+        // `and` over partial scores can land between 0 and 1: the verdict carries it.
+        verdict.score = if or && score >= 1.0 || !or && scores.iter().all(|s| *s >= 1.0) { 1.0 } else { score as f32 };
+        verdict.success = verdict.score >= 1.0;
+        Ok(verdict)
+    }
+
+    /// Waits until the user's files stop changing (an application finishing a save, a shell
+    /// finishing a command), at most a few seconds.
+    pub fn settle(&self) {
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let mut last = self.files_hash();
+        loop {
+            std::thread::sleep(Duration::from_millis(100));
+            let now = self.files_hash();
+            if now == last || Instant::now() >= deadline {
+                return;
+            }
+            last = now;
+        }
+    }
+
+    /// A hash of the user's files (names, sizes, contents), leaving out applications' own
+    /// settings and caches (hidden folders at the top of the home).
+    pub fn files_hash(&self) -> String {
+        let mut entries = Vec::new();
+        walk(&self.session.home, &self.session.home, &mut entries);
+        entries.sort();
+        guigym_core::sha256_hex(entries.join("\n").as_bytes())
+    }
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(read) = std::fs::read_dir(dir) else { return };
+    for entry in read.flatten() {
+        let path = entry.path();
+        let rel = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+        if dir == root && rel.starts_with('.') {
+            continue;
+        }
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => {
+                out.push(format!("{rel}/"));
+                walk(root, &path, out);
+            }
+            Ok(_) => {
+                let content = std::fs::read(&path).map(|b| guigym_core::sha256_hex(&b)).unwrap_or_default();
+                out.push(format!("{rel} {content}"));
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// The set-up steps this runner knows.
+pub const STEPS: &[&str] = &["launch", "execute", "command", "open", "sleep", "activate_window", "close_window", "download", "upload_file", "write_file"];
+/// The getters this runner knows.
+pub const GETTERS: &[&str] = &["vm_file", "vm_command_line", "vm_command_error", "rule", "cloud_file"];

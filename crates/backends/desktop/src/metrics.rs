@@ -1,0 +1,197 @@
+//! OSWorld's metric functions, in Rust: each compares what a getter fetched from the instance
+//! with what is expected and gives 0 or 1. Their semantics follow OSWorld's own (a missing
+//! result scores 0); where our catalogue needed a check OSWorld lacks, it is named apart.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// What a getter fetched.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Got {
+    /// Nothing (the file is not there, the getter found nothing).
+    Missing,
+    Text(String),
+    /// A local copy of a file of the instance (or of the cache).
+    File(PathBuf),
+    /// A getter's structured value (`rule`'s rules, a listing).
+    Json(Value),
+}
+
+impl Got {
+    fn text(&self) -> Option<String> {
+        match self {
+            Got::Text(s) => Some(s.clone()),
+            Got::Json(Value::String(s)) => Some(s.clone()),
+            Got::File(p) => std::fs::read(p).ok().map(|b| String::from_utf8_lossy(&b).into_owned()),
+            _ => None,
+        }
+    }
+
+    fn rules(&self) -> Value {
+        match self {
+            Got::Json(v) => v.clone(),
+            _ => Value::Null,
+        }
+    }
+
+    fn file(&self) -> Option<&PathBuf> {
+        match self {
+            Got::File(p) if p.exists() => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// The metrics implemented here, for error messages and the importer.
+pub const METRICS: &[&str] = &[
+    "exact_match",
+    "check_include_exclude",
+    "infeasible",
+    "compare_text_file",
+    "literal_match",
+    "is_in_list",
+    "file_exists",
+    "text_contains",
+];
+
+fn bool_opt(options: &Value, name: &str) -> bool {
+    options.get(name).and_then(Value::as_bool).unwrap_or(false)
+}
+
+fn score(b: bool) -> f64 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// Runs one metric. `Err` only for a metric we do not know or arguments it cannot take (a
+/// bad task); a wrong or missing result is a 0.
+pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<f64, String> {
+    Ok(match func {
+        // The result equals `rules.expected` exactly.
+        "exact_match" => {
+            let want = expected.rules().get("expected").cloned().ok_or("exact_match: expected.rules.expected is missing")?;
+            match (result.text(), &want) {
+                (Some(got), Value::String(w)) => score(got == *w),
+                (None, _) => 0.0,
+                (Some(got), w) => score(Value::String(got) == *w),
+            }
+        }
+        // Every `include` string is in the result and no `exclude` string is.
+        "check_include_exclude" => {
+            let Some(got) = result.text() else { return Ok(0.0) };
+            let rules = expected.rules();
+            let list = |k: &str| -> Vec<String> {
+                rules.get(k).and_then(Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default()
+            };
+            score(list("include").iter().all(|s| got.contains(s.as_str())) && list("exclude").iter().all(|s| !got.contains(s.as_str())))
+        }
+        // Judged by the agent's last action, not by a getter (see `evaluate`).
+        "infeasible" => 0.0,
+        // Two text files with the same content; `ignore_blanks` collapses whitespace,
+        // `ignore_case` folds case.
+        "compare_text_file" => {
+            let (Some(a), Some(b)) = (result.file(), expected.file()) else { return Ok(0.0) };
+            let (Ok(a), Ok(b)) = (std::fs::read(a), std::fs::read(b)) else { return Ok(0.0) };
+            let norm = |bytes: Vec<u8>| {
+                let mut s = String::from_utf8_lossy(&bytes).into_owned();
+                if bool_opt(options, "ignore_blanks") {
+                    s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+                }
+                if bool_opt(options, "ignore_case") {
+                    s = s.to_lowercase();
+                }
+                s
+            };
+            score(norm(a) == norm(b))
+        }
+        // The result equals the expected value (`expected.rules.expected` or the value itself),
+        // case-folded under `ignore_case`.
+        "literal_match" => {
+            let want = match expected {
+                Got::Json(v) => v.get("expected").cloned().unwrap_or_else(|| v.clone()),
+                other => other.text().map(Value::String).unwrap_or(Value::Null),
+            };
+            let got = match result {
+                Got::Json(v) => v.clone(),
+                other => other.text().map(Value::String).unwrap_or(Value::Null),
+            };
+            if got.is_null() {
+                return Ok(0.0);
+            }
+            if bool_opt(options, "ignore_case") {
+                let fold = |v: &Value| Value::String(v.as_str().map(str::to_lowercase).unwrap_or_else(|| v.to_string().to_lowercase()));
+                score(fold(&got) == fold(&want))
+            } else {
+                score(got == want)
+            }
+        }
+        // `rules.expected` is one of the result's lines (or elements).
+        "is_in_list" => {
+            let want = expected.rules().get("expected").cloned().ok_or("is_in_list: expected.rules.expected is missing")?;
+            let items: Vec<Value> = match result {
+                Got::Json(Value::Array(a)) => a.clone(),
+                other => match other.text() {
+                    Some(t) => t.lines().map(|l| Value::String(l.trim().to_string())).collect(),
+                    None => return Ok(0.0),
+                },
+            };
+            score(items.contains(&want))
+        }
+        // Ours: a getter found the file (`vm_file`'s result is there).
+        "file_exists" => score(result.file().is_some()),
+        // Ours: the result holds every string in `rules.include` (case-folded under `ignore_case`).
+        "text_contains" => {
+            let Some(mut got) = result.text() else { return Ok(0.0) };
+            let rules = expected.rules();
+            let mut include: Vec<String> =
+                rules.get("include").and_then(Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default();
+            if bool_opt(options, "ignore_case") {
+                got = got.to_lowercase();
+                include = include.iter().map(|s| s.to_lowercase()).collect();
+            }
+            score(include.iter().all(|s| got.contains(s.as_str())))
+        }
+        other => return Err(format!("metric \"{other}\" is not implemented; metrics: {}", METRICS.join(", "))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn metrics_score_right_and_wrong_results() {
+        let rule = |v: Value| Got::Json(v);
+        let none = json!({});
+        assert_eq!(run("exact_match", &Got::Text("yes".into()), &rule(json!({"expected": "yes"})), &none).unwrap(), 1.0);
+        assert_eq!(run("exact_match", &Got::Text("yes\n".into()), &rule(json!({"expected": "yes"})), &none).unwrap(), 0.0);
+        assert_eq!(run("exact_match", &Got::Missing, &rule(json!({"expected": "yes"})), &none).unwrap(), 0.0);
+        let rules = rule(json!({"include": ["a", "b"], "exclude": ["c"]}));
+        assert_eq!(run("check_include_exclude", &Got::Text("a b".into()), &rules, &none).unwrap(), 1.0);
+        assert_eq!(run("check_include_exclude", &Got::Text("a b c".into()), &rules, &none).unwrap(), 0.0);
+        assert_eq!(run("check_include_exclude", &Got::Text("a".into()), &rules, &none).unwrap(), 0.0);
+        assert_eq!(run("is_in_list", &Got::Text("x\ny\n".into()), &rule(json!({"expected": "y"})), &none).unwrap(), 1.0);
+        assert_eq!(run("literal_match", &Got::Text("Yes".into()), &rule(json!({"expected": "yes"})), &json!({"ignore_case": true})).unwrap(), 1.0);
+        assert_eq!(run("literal_match", &Got::Text("Yes".into()), &rule(json!({"expected": "yes"})), &none).unwrap(), 0.0);
+        assert!(run("no_such_metric", &Got::Missing, &Got::Missing, &none).unwrap_err().contains("not implemented"));
+    }
+
+    #[test]
+    fn text_files_compare_with_their_options() {
+        let dir = std::env::temp_dir().join(format!("guigym-metrics-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+        std::fs::write(&a, "Hello  World\n").unwrap();
+        std::fs::write(&b, "hello world").unwrap();
+        let (fa, fb) = (Got::File(a.clone()), Got::File(b.clone()));
+        assert_eq!(run("compare_text_file", &fa, &fb, &json!({})).unwrap(), 0.0);
+        assert_eq!(run("compare_text_file", &fa, &fb, &json!({"ignore_blanks": true, "ignore_case": true})).unwrap(), 1.0);
+        assert_eq!(run("compare_text_file", &Got::File(dir.join("missing")), &fb, &json!({})).unwrap(), 0.0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

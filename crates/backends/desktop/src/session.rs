@@ -1,0 +1,307 @@
+//! One desktop instance's processes and files: an Xvfb display, a window manager (openbox),
+//! a session D-Bus, a home folder, and the applications a task starts. Each process runs in
+//! its own process group, so ending an application ends everything it started; dropping the
+//! session ends them all and removes its folder.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use std::os::unix::process::CommandExt;
+
+use crate::x11::Display;
+
+/// The home folder OSWorld's tasks name; paths under it are the instance's own home.
+pub const TASK_HOME: &str = "/home/user";
+
+/// What a command run inside the instance printed.
+#[derive(Debug, Clone, Default)]
+pub struct Output {
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub struct Session {
+    /// The instance's own folder (home, runtime dir, fetched files); removed on drop.
+    pub dir: PathBuf,
+    pub home: PathBuf,
+    pub display_name: String,
+    pub bus_address: String,
+    xvfb: Child,
+    wm: Option<Child>,
+    bus: Option<Child>,
+    apps: Vec<Child>,
+}
+
+/// Where instance folders live: tmpfs when there is one (resets copy a home folder).
+pub fn base_dir() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        shm.join("guigym-desktop")
+    } else {
+        std::env::temp_dir().join("guigym-desktop")
+    }
+}
+
+fn fresh_dir() -> std::io::Result<PathBuf> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = base_dir().join(name);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// The programs an instance needs, and the Debian packages that bring them.
+pub const REQUIRED: &[(&str, &str)] = &[("Xvfb", "xvfb"), ("openbox", "openbox"), ("dbus-daemon", "dbus")];
+
+pub fn which(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(program)).find(|p| p.is_file())
+}
+
+/// Why instances cannot start here, if they cannot.
+pub fn missing() -> Option<String> {
+    let lacking: Vec<&str> = REQUIRED.iter().filter(|(p, _)| which(p).is_none()).map(|(_, pkg)| *pkg).collect();
+    (!lacking.is_empty()).then(|| format!("the desktop backend needs Debian's {} (run ./scripts/setup.sh)", lacking.join(", ")))
+}
+
+fn kill_group(child: &mut Child) {
+    if let Some(pid) = i32::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+impl Session {
+    /// Starts a display of `width`×`height`, its window manager and its session bus.
+    pub fn start(width: u32, height: u32) -> Result<Session, String> {
+        if let Some(why) = missing() {
+            return Err(why);
+        }
+        let dir = fresh_dir().map_err(|e| format!("cannot make the instance folder: {e}"))?;
+        let home = dir.join("home");
+        let runtime = dir.join("run");
+        for d in [&home, &runtime] {
+            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        }
+        let _ = std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700));
+        // Xvfb picks a free display and writes its number on the descriptor we name (stdout).
+        let mut xvfb = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp", "-noreset", "+extension", "XTEST"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot start Xvfb: {e}"))?;
+        let mut line = String::new();
+        if let Some(out) = xvfb.stdout.take() {
+            let _ = BufReader::new(out).read_line(&mut line);
+        }
+        let Ok(number) = line.trim().parse::<u32>() else {
+            kill_group(&mut xvfb);
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(format!("Xvfb did not report a display (it said {line:?})"));
+        };
+        let display_name = format!(":{number}");
+        let mut session = Session {
+            dir,
+            home,
+            display_name,
+            bus_address: String::new(),
+            wm: None,
+            xvfb,
+            bus: None,
+            apps: Vec::new(),
+        };
+        // The session bus: applications that look for one find it here, never the host's.
+        let mut bus = session
+            .command("dbus-daemon", &["--session", "--nofork", "--nopidfile", "--print-address=1"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start dbus-daemon: {e}"))?;
+        let mut address = String::new();
+        if let Some(out) = bus.stdout.take() {
+            let _ = BufReader::new(out).read_line(&mut address);
+        }
+        session.bus_address = address.trim().to_string();
+        session.bus = Some(bus);
+        session.wm = Some(session.command("openbox", &["--sm-disable"]).spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
+        Ok(session)
+    }
+
+    /// The environment every process of the instance gets: its display, home, bus and
+    /// runtime folder, nothing of the host's session.
+    pub fn env(&self) -> Vec<(String, String)> {
+        let home = self.home.display().to_string();
+        let mut env = vec![
+            ("DISPLAY".to_string(), self.display_name.clone()),
+            ("HOME".into(), home.clone()),
+            ("USER".into(), "user".into()),
+            ("LOGNAME".into(), "user".into()),
+            ("SHELL".into(), "/bin/bash".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("XDG_RUNTIME_DIR".into(), self.dir.join("run").display().to_string()),
+            ("XDG_CONFIG_HOME".into(), format!("{home}/.config")),
+            ("XDG_DATA_HOME".into(), format!("{home}/.local/share")),
+            ("XDG_CACHE_HOME".into(), format!("{home}/.cache")),
+            // GTK applications otherwise wait for an accessibility bus that is not there.
+            ("NO_AT_BRIDGE".into(), "1".into()),
+            ("PATH".into(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),
+        ];
+        if !self.bus_address.is_empty() {
+            env.push(("DBUS_SESSION_BUS_ADDRESS".into(), self.bus_address.clone()));
+        }
+        env
+    }
+
+    /// A command inside the instance: its environment, its home as working folder, its own
+    /// process group.
+    fn command(&self, program: &str, args: &[&str]) -> Command {
+        let mut c = Command::new(program);
+        c.args(args).env_clear().envs(self.env()).current_dir(&self.home).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
+        c
+    }
+
+    /// The argv of a task's command: a list, or one string run by the shell.
+    fn argv(command: &[String], shell: bool) -> Vec<String> {
+        if shell || command.len() == 1 && command[0].contains(' ') {
+            vec!["/bin/sh".into(), "-c".into(), command.join(" ")]
+        } else {
+            command.to_vec()
+        }
+    }
+
+    /// Starts an application and leaves it running (until the next reset).
+    pub fn launch(&mut self, command: &[String], shell: bool) -> Result<(), String> {
+        let argv = Self::argv(&self.in_home(command), shell);
+        let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let child = self.command(program, &args).spawn().map_err(|e| format!("cannot launch {program}: {e}"))?;
+        self.apps.push(child);
+        Ok(())
+    }
+
+    /// Runs a command to its end (or `timeout`, when it is killed) and returns what it printed.
+    pub fn run(&mut self, command: &[String], shell: bool, timeout: Duration) -> Result<Output, String> {
+        let argv = Self::argv(&self.in_home(command), shell);
+        let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut child =
+            self.command(program, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run {program}: {e}"))?;
+        let (mut out, mut err) = (child.stdout.take(), child.stderr.take());
+        let reader = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            if let Some(o) = out.as_mut() {
+                let _ = o.take(16 << 20).read_to_end(&mut s);
+            }
+            s
+        });
+        let err_reader = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            if let Some(e) = err.as_mut() {
+                let _ = e.take(1 << 20).read_to_end(&mut s);
+            }
+            s
+        });
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status.code(),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                _ => {
+                    kill_group(&mut child);
+                    break None;
+                }
+            }
+        };
+        // What the command left running in its group (a daemon it started) stays an app of
+        // the instance, ended at the next reset.
+        let stdout = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
+        let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+        self.apps.push(child);
+        Ok(Output { status, stdout, stderr })
+    }
+
+    /// OSWorld's paths (`/home/user/...`) as this instance's.
+    pub fn in_home(&self, command: &[String]) -> Vec<String> {
+        command.iter().map(|a| self.path_text(a)).collect()
+    }
+
+    pub fn path_text(&self, text: &str) -> String {
+        text.replace(TASK_HOME, &self.home.display().to_string())
+    }
+
+    /// A task path as a path of this instance (`~` and `/home/user` are its home).
+    pub fn path(&self, path: &str) -> PathBuf {
+        if let Some(rest) = path.strip_prefix("~/") {
+            return self.home.join(rest);
+        }
+        PathBuf::from(self.path_text(path))
+    }
+
+    /// Ends every application of the instance (and whatever each started).
+    pub fn end_apps(&mut self) {
+        for mut child in self.apps.drain(..) {
+            kill_group(&mut child);
+        }
+    }
+
+    /// Whether the X server and the window manager still run.
+    pub fn alive(&mut self) -> bool {
+        let running = |c: &mut Child| matches!(c.try_wait(), Ok(None));
+        running(&mut self.xvfb) && self.wm.as_mut().is_some_and(running)
+    }
+
+    /// Waits for the window manager to manage the root window (EWMH check window set).
+    pub fn wait_for_wm(&self, display: &Display, timeout: Duration) -> Result<(), String> {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if display.wm_running() {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Err("the window manager did not start".into())
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.end_apps();
+        for child in [self.wm.as_mut(), self.bus.as_mut()].into_iter().flatten() {
+            kill_group(child);
+        }
+        kill_group(&mut self.xvfb);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Replaces a folder's content with a copy of `template` (files and folders; links as links).
+pub fn restore_tree(template: &Path, target: &Path) -> std::io::Result<()> {
+    if target.exists() {
+        std::fs::remove_dir_all(target)?;
+    }
+    copy_tree(template, target)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let dest = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &dest)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &dest)?;
+        } else {
+            std::fs::copy(entry.path(), &dest)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,324 @@
+//! One X display, spoken to over the X protocol (x11rb, pure Rust): input through XTEST,
+//! screenshots from the root window, and the window map (EWMH properties the window manager
+//! keeps). Blocking calls; the env runs them off the async threads.
+
+use std::collections::HashMap;
+
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{
+    AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, ImageFormat, Keycode, Keysym, Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT,
+    KEY_PRESS_EVENT, KEY_RELEASE_EVENT, MOTION_NOTIFY_EVENT,
+};
+use x11rb::protocol::xtest::ConnectionExt as _;
+use x11rb::rust_connection::RustConnection;
+
+use crate::keys;
+
+#[derive(Debug, thiserror::Error)]
+#[error("X display {display}: {message}")]
+pub struct XError {
+    pub display: String,
+    pub message: String,
+}
+
+/// A top-level window as the window manager lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowInfo {
+    pub id: u32,
+    pub title: String,
+    /// `WM_CLASS` instance and class (`mousepad`, `Mousepad`).
+    pub instance: String,
+    pub class: String,
+    /// Position on the screen and size, in pixels.
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+    pub active: bool,
+}
+
+pub struct Display {
+    name: String,
+    conn: RustConnection,
+    root: Window,
+    pub width: u16,
+    pub height: u16,
+    atoms: HashMap<&'static str, u32>,
+    /// The keyboard map: keysyms per keycode, from `min_keycode`.
+    min_keycode: Keycode,
+    per_keycode: u8,
+    keysyms: Vec<Keysym>,
+    /// Keycodes with no symbol, lent to characters the map lacks (round robin).
+    spare: Vec<Keycode>,
+    next_spare: usize,
+}
+
+const ATOMS: [&str; 8] = ["_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING", "_NET_CLOSE_WINDOW", "WM_CLASS", "_NET_FRAME_EXTENTS"];
+
+impl Display {
+    pub fn connect(name: &str) -> Result<Display, XError> {
+        let err = |message: String| XError { display: name.to_string(), message };
+        let (conn, screen) = x11rb::connect(Some(name)).map_err(|e| err(format!("cannot connect: {e}")))?;
+        let (root, width, height) = {
+            let s = &conn.setup().roots[screen];
+            (s.root, s.width_in_pixels, s.height_in_pixels)
+        };
+        conn.xtest_get_version(2, 2).map_err(|e| err(e.to_string()))?.reply().map_err(|e| err(format!("no XTEST extension: {e}")))?;
+        let mut atoms = HashMap::new();
+        for a in ATOMS {
+            let atom = conn.intern_atom(false, a.as_bytes()).map_err(|e| err(e.to_string()))?.reply().map_err(|e| err(e.to_string()))?.atom;
+            atoms.insert(a, atom);
+        }
+        let (min, max) = (conn.setup().min_keycode, conn.setup().max_keycode);
+        let map = conn.get_keyboard_mapping(min, max - min + 1).map_err(|e| err(e.to_string()))?.reply().map_err(|e| err(e.to_string()))?;
+        let per = map.keysyms_per_keycode.max(1);
+        let spare: Vec<Keycode> = (0..=(max - min))
+            .filter(|i| map.keysyms[*i as usize * per as usize..(*i as usize + 1) * per as usize].iter().all(|k| *k == 0))
+            .map(|i| min + i)
+            .collect();
+        Ok(Display {
+            name: name.to_string(),
+            conn,
+            root,
+            width,
+            height,
+            atoms,
+            min_keycode: min,
+            per_keycode: per,
+            keysyms: map.keysyms,
+            spare,
+            next_spare: 0,
+        })
+    }
+
+    fn err(&self, message: impl std::fmt::Display) -> XError {
+        XError { display: self.name.clone(), message: message.to_string() }
+    }
+
+    /// Waits until the server has handled every request sent so far.
+    pub fn sync(&self) -> Result<(), XError> {
+        self.conn.get_input_focus().map_err(|e| self.err(e))?.reply().map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    fn fake(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<(), XError> {
+        self.conn.xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, self.root, x, y, 0).map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    pub fn move_to(&self, x: i32, y: i32) -> Result<(), XError> {
+        let (x, y) = self.clamp(x, y);
+        self.fake(MOTION_NOTIFY_EVENT, 0, x, y)
+    }
+
+    fn clamp(&self, x: i32, y: i32) -> (i16, i16) {
+        (x.clamp(0, self.width as i32 - 1) as i16, y.clamp(0, self.height as i32 - 1) as i16)
+    }
+
+    /// Presses and releases a button (1 left, 2 middle, 3 right, 4–7 wheel) `times` times.
+    pub fn click(&self, x: i32, y: i32, button: u8, times: u32) -> Result<(), XError> {
+        self.move_to(x, y)?;
+        for _ in 0..times {
+            self.fake(BUTTON_PRESS_EVENT, button, 0, 0)?;
+            self.fake(BUTTON_RELEASE_EVENT, button, 0, 0)?;
+        }
+        self.sync()
+    }
+
+    pub fn button(&self, button: u8, down: bool) -> Result<(), XError> {
+        self.fake(if down { BUTTON_PRESS_EVENT } else { BUTTON_RELEASE_EVENT }, button, 0, 0)?;
+        self.sync()
+    }
+
+    /// A drag in small moves, so applications that track motion see a path.
+    pub fn drag(&self, from: (i32, i32), to: (i32, i32)) -> Result<(), XError> {
+        self.move_to(from.0, from.1)?;
+        self.fake(BUTTON_PRESS_EVENT, 1, 0, 0)?;
+        let steps = 12;
+        for i in 1..=steps {
+            let x = from.0 + (to.0 - from.0) * i / steps;
+            let y = from.1 + (to.1 - from.1) * i / steps;
+            self.move_to(x, y)?;
+            self.sync()?;
+        }
+        self.fake(BUTTON_RELEASE_EVENT, 1, 0, 0)?;
+        self.sync()
+    }
+
+    /// The keycode and whether Shift is needed for a keysym; a spare keycode is remapped to
+    /// a keysym the map lacks (any Unicode character can be typed).
+    fn keycode_for(&mut self, keysym: Keysym) -> Result<(Keycode, bool), XError> {
+        let per = self.per_keycode as usize;
+        for (i, chunk) in self.keysyms.chunks(per).enumerate() {
+            for (level, k) in chunk.iter().take(2).enumerate() {
+                if *k == keysym {
+                    return Ok((self.min_keycode + i as u8, level == 1));
+                }
+            }
+        }
+        if self.spare.is_empty() {
+            return Err(self.err(format!("no spare keycode to map keysym {keysym:#x}")));
+        }
+        let code = self.spare[self.next_spare % self.spare.len()];
+        self.next_spare += 1;
+        let mut syms = vec![0; per];
+        syms[0] = keysym;
+        if per > 1 {
+            syms[1] = keysym;
+        }
+        self.conn.change_keyboard_mapping(1, code, per as u8, &syms).map_err(|e| self.err(e))?;
+        let at = (code - self.min_keycode) as usize * per;
+        self.keysyms[at..at + per].copy_from_slice(&syms);
+        self.sync()?;
+        Ok((code, false))
+    }
+
+    fn key_event(&self, code: Keycode, down: bool) -> Result<(), XError> {
+        self.fake(if down { KEY_PRESS_EVENT } else { KEY_RELEASE_EVENT }, code, 0, 0)
+    }
+
+    /// Presses keys together (a chord, `ctrl`+`s`) and releases them in reverse order.
+    pub fn chord(&mut self, names: &[String]) -> Result<(), String> {
+        let mut codes = Vec::new();
+        for name in names {
+            let sym = keys::keysym(name).ok_or_else(|| format!("unknown key \"{name}\""))?;
+            let (code, shift) = self.keycode_for(sym).map_err(|e| e.to_string())?;
+            if shift && names.len() == 1 {
+                codes.push(self.keycode_for(keys::SHIFT).map_err(|e| e.to_string())?.0);
+            }
+            codes.push(code);
+        }
+        for c in &codes {
+            self.key_event(*c, true).map_err(|e| e.to_string())?;
+        }
+        for c in codes.iter().rev() {
+            self.key_event(*c, false).map_err(|e| e.to_string())?;
+        }
+        self.sync().map_err(|e| e.to_string())
+    }
+
+    /// Types text character by character (Shift where the map needs it).
+    pub fn type_text(&mut self, text: &str) -> Result<(), XError> {
+        let shift = self.keycode_for(keys::SHIFT)?.0;
+        for ch in text.chars() {
+            let (code, shifted) = self.keycode_for(keys::char_keysym(ch))?;
+            if shifted {
+                self.key_event(shift, true)?;
+            }
+            self.key_event(code, true)?;
+            self.key_event(code, false)?;
+            if shifted {
+                self.key_event(shift, false)?;
+            }
+            // One round trip per character: clients read each key against the map it was
+            // typed with, even when the next character remaps a spare keycode.
+            self.sync()?;
+        }
+        Ok(())
+    }
+
+    /// The whole screen as packed RGB.
+    pub fn capture_rgb(&self) -> Result<Vec<u8>, XError> {
+        let reply = self
+            .conn
+            .get_image(ImageFormat::Z_PIXMAP, self.root, 0, 0, self.width, self.height, !0)
+            .map_err(|e| self.err(e))?
+            .reply()
+            .map_err(|e| self.err(e))?;
+        let pixels = self.width as usize * self.height as usize;
+        if reply.data.len() < pixels * 4 {
+            return Err(self.err(format!("unexpected image: {} bytes at depth {}", reply.data.len(), reply.depth)));
+        }
+        let mut rgb = Vec::with_capacity(pixels * 3);
+        for px in reply.data.chunks_exact(4).take(pixels) {
+            // 24-bit TrueColor in 32-bit pixels, little-endian: B, G, R, unused.
+            rgb.extend_from_slice(&[px[2], px[1], px[0]]);
+        }
+        Ok(rgb)
+    }
+
+    /// The screen as PNG (fast compression: a screenshot is taken every step).
+    pub fn screenshot_png(&self) -> Result<Vec<u8>, XError> {
+        let rgb = self.capture_rgb()?;
+        let mut out = Vec::with_capacity(rgb.len() / 8);
+        {
+            let mut enc = png::Encoder::new(&mut out, self.width as u32, self.height as u32);
+            enc.set_color(png::ColorType::Rgb);
+            enc.set_depth(png::BitDepth::Eight);
+            enc.set_compression(png::Compression::Fast);
+            enc.set_filter(png::FilterType::Sub);
+            let mut w = enc.write_header().map_err(|e| self.err(e))?;
+            w.write_image_data(&rgb).map_err(|e| self.err(e))?;
+        }
+        Ok(out)
+    }
+
+    fn property(&self, window: Window, name: &'static str, kind: u32) -> Option<Vec<u8>> {
+        let atom = *self.atoms.get(name)?;
+        let reply = self.conn.get_property(false, window, atom, kind, 0, 1 << 16).ok()?.reply().ok()?;
+        (reply.format != 0).then_some(reply.value)
+    }
+
+    fn window_list(&self, name: &'static str) -> Vec<Window> {
+        self.property(self.root, name, AtomEnum::WINDOW.into())
+            .map(|v| v.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect())
+            .unwrap_or_default()
+    }
+
+    /// Whether a window manager runs (it names its check window on the root, EWMH).
+    pub fn wm_running(&self) -> bool {
+        !self.window_list("_NET_SUPPORTING_WM_CHECK").is_empty()
+    }
+
+    /// The managed top-level windows, oldest first, as the window manager lists them.
+    pub fn windows(&self) -> Vec<WindowInfo> {
+        let active = self.window_list("_NET_ACTIVE_WINDOW").first().copied();
+        let utf8 = self.atoms["UTF8_STRING"];
+        let mut out = Vec::new();
+        for w in self.window_list("_NET_CLIENT_LIST") {
+            let title = self
+                .property(w, "_NET_WM_NAME", utf8)
+                .or_else(|| {
+                    let reply = self.conn.get_property(false, w, AtomEnum::WM_NAME, AtomEnum::STRING, 0, 1 << 12).ok()?.reply().ok()?;
+                    Some(reply.value)
+                })
+                .map(|v| String::from_utf8_lossy(&v).into_owned())
+                .unwrap_or_default();
+            let class = self.property(w, "WM_CLASS", AtomEnum::STRING.into()).unwrap_or_default();
+            let mut parts = class.split(|b| *b == 0).map(|p| String::from_utf8_lossy(p).into_owned());
+            let (instance, class) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+            let Some(geometry) = self.conn.get_geometry(w).ok().and_then(|c| c.reply().ok()) else { continue };
+            let Some(at) = self.conn.translate_coordinates(w, self.root, 0, 0).ok().and_then(|c| c.reply().ok()) else { continue };
+            out.push(WindowInfo {
+                id: w,
+                title,
+                instance,
+                class,
+                x: at.dst_x as i32,
+                y: at.dst_y as i32,
+                width: geometry.width as u32,
+                height: geometry.height as u32,
+                active: Some(w) == active,
+            });
+        }
+        out
+    }
+
+    fn client_message(&self, window: Window, name: &'static str, data: [u32; 5]) -> Result<(), XError> {
+        let event = ClientMessageEvent::new(32, window, self.atoms[name], data);
+        let mask = EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY;
+        self.conn.send_event(false, self.root, mask, event).map_err(|e| self.err(e))?;
+        self.conn.flush().map_err(|e| self.err(e))?;
+        self.sync()
+    }
+
+    /// Asks the window manager to raise and focus a window (as a pager would).
+    pub fn activate(&self, window: Window) -> Result<(), XError> {
+        self.client_message(window, "_NET_ACTIVE_WINDOW", [2, x11rb::CURRENT_TIME, 0, 0, 0])
+    }
+
+    /// Asks the window manager to close a window (as its close button would).
+    pub fn close(&self, window: Window) -> Result<(), XError> {
+        self.client_message(window, "_NET_CLOSE_WINDOW", [x11rb::CURRENT_TIME, 2, 0, 0, 0])
+    }
+}
