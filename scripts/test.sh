@@ -17,6 +17,10 @@ if [ "${1:-}" = "--fast" ]; then
 else
     cargo test --workspace --locked -- --include-ignored
 fi
+# The fixture's pinned verdicts are still what OSWorld's own metrics give (the Rust parity
+# test holds our metrics to the same file).
+"${XDG_CACHE_HOME:-$HOME/.cache}/guigym/osworld-venv/bin/python" scripts/osworld_parity.py --quiet \
+    --cases crates/backends/desktop/tests/parity/cases.json --check crates/backends/desktop/tests/parity/expected.json
 # The Python package against the binary the tests just built.
 cargo build --locked -p guigym
 GUIGYM_BIN="$PWD/target/debug/guigym" "${XDG_CACHE_HOME:-$HOME/.cache}/guigym/venv/bin/python" -m pytest -q python/tests

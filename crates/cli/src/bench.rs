@@ -46,6 +46,21 @@ pub enum BenchCommand {
     },
     /// The manager over HTTP: thousands of leased sim instances across worker processes
     Manager(ManagerBenchArgs),
+    /// The desktop backend (Xvfb, real applications): reset per application, step, observe,
+    /// memory per instance, concurrent LibreOffice instances
+    Desktop {
+        #[arg(long)]
+        json: bool,
+        /// Timed resets per application
+        #[arg(long, default_value_t = 10)]
+        resets: usize,
+        /// Timed steps and observations
+        #[arg(long, default_value_t = 50)]
+        iterations: usize,
+        /// Instances started at once, each with LibreOffice Calc open
+        #[arg(long, default_value_t = 8)]
+        instances: usize,
+    },
     /// The harness: prefix-cache hits, prompt and training tokens, overhead per step, for
     /// window-wise against last-k history on the same trajectories
     Harness {
@@ -158,6 +173,15 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Web { json, iterations, seconds, no_python } => {
             let settings = crate::bench_web::Settings { iterations: iterations.max(3), seconds: seconds.max(0.5), python: !no_python };
             let figures = crate::bench_web::run(settings).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&figures)?);
+            } else {
+                print!("{}", figures.text());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BenchCommand::Desktop { json, resets, iterations, instances } => {
+            let figures = crate::bench_desktop::bench_desktop(&crate::bench_desktop::Settings { resets, iterations, instances }).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&figures)?);
             } else {

@@ -93,8 +93,9 @@ pub fn env_provider(backend: &str, screen: Screen, manager: Option<&str>, token:
     match manager {
         Some(url) => {
             let token = token.or_else(|| std::env::var("GUIGYM_TOKEN").ok());
-            let backend = registry::backend(backend)?.name;
-            let spec = guigym_manager::EnvSpec { backend: backend.into(), width: screen.width, height: screen.height, ..guigym_manager::EnvSpec::sim() };
+            let backend = registry::backend(backend)?;
+            let platform = backend.platforms.first().copied().unwrap_or("mobile");
+            let spec = guigym_manager::EnvSpec { backend: backend.name.into(), platform: platform.into(), width: screen.width, height: screen.height };
             Ok(Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120))))
         }
         None => registry::provider(backend, screen),

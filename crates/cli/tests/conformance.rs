@@ -1,5 +1,6 @@
 //! One conformance suite (`guigym_rollout::check_env`) for every backend: the sim in-process,
-//! the web backend in Chromium, and an `EnvClient` leasing from a manager process.
+//! the web backend in Chromium, the desktop backend on Xvfb, and an `EnvClient` leasing from a
+//! manager process.
 
 #![allow(clippy::unwrap_used)]
 
@@ -40,6 +41,18 @@ fn the_sim_backend_keeps_the_contract() {
 fn the_web_backend_keeps_the_contract() {
     assert!(guigym_web::find_chromium().is_some(), "Chromium is missing: run ./scripts/setup.sh");
     check(Arc::new(guigym_web::WebProvider::new(Screen::PHONE)));
+}
+
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn the_desktop_backend_keeps_the_contract() {
+    assert!(guigym_desktop::missing().is_none(), "the desktop applications are missing: run ./scripts/setup.sh");
+    let tasks: Vec<TaskSpec> = guigym_desktop::catalogue::suite("desktop-smoke").unwrap().into_iter().step_by(5).collect();
+    let provider = guigym_desktop::DesktopProvider::new(1280, 800);
+    let result = block_on(async { check_env(&provider, &tasks, None).await });
+    if let Err(broken) = result {
+        panic!("the desktop backend broke the contract:\n{}", broken.join("\n"));
+    }
 }
 
 #[test]

@@ -142,7 +142,12 @@ fn rename(rng: &mut Rng) -> Draft {
         apps: &["Terminal"],
         config: vec![write_file(&from, &content), terminal()],
         evaluator: shell_check(
-            &format!("[ -e {f} ] && echo old-left; [ -f {t} ] && cmp -s {t} <(printf %s {c}) && echo renamed", f = quote(&from), t = quote(&to), c = quote(&content)),
+            &format!(
+                "[ -e {f} ] && echo old-left; [ -f {t} ] && cmp -s {t} <(printf %s {c}) && echo renamed",
+                f = quote(&from),
+                t = quote(&to),
+                c = quote(&content)
+            ),
             &["renamed"],
             &["old-left"],
         ),
@@ -162,7 +167,12 @@ fn move_file(rng: &mut Rng) -> Draft {
         apps: &["Terminal"],
         config: vec![write_file(&from, &content), terminal()],
         evaluator: shell_check(
-            &format!("[ -e {f} ] && echo still-there; [ -f {t} ] && cmp -s {t} <(printf %s {c}) && echo moved", f = quote(&from), t = quote(&to), c = quote(&content)),
+            &format!(
+                "[ -e {f} ] && echo still-there; [ -f {t} ] && cmp -s {t} <(printf %s {c}) && echo moved",
+                f = quote(&from),
+                t = quote(&to),
+                c = quote(&content)
+            ),
             &["moved"],
             &["still-there"],
         ),
@@ -342,7 +352,9 @@ fn archive(rng: &mut Rng) -> Draft {
     let include: Vec<String> = files.iter().map(|f| format!("{folder}/{f}")).collect();
     let include: Vec<&str> = include.iter().map(String::as_str).collect();
     Draft {
-        instruction: format!("Pack the {folder} folder into a gzip-compressed tar archive \"{archive}\" on the Desktop (the archive holds the folder {folder} itself)."),
+        instruction: format!(
+            "Pack the {folder} folder into a gzip-compressed tar archive \"{archive}\" on the Desktop (the archive holds the folder {folder} itself)."
+        ),
         apps: &["Terminal"],
         config,
         evaluator: shell_check(&format!("tar -tzf ~/Desktop/{archive} 2>/dev/null"), &include, &[]),

@@ -54,21 +54,28 @@ impl EnvProvider for DesktopProvider {
     }
 
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        Ok(Box::new(self.start().await?))
+    }
+}
+
+impl DesktopProvider {
+    /// A new instance, as its concrete type (benchmarks read its memory).
+    pub async fn start(&self) -> Result<DesktopEnv, EnvError> {
         let template = self.template()?;
         let (w, h, cache) = (self.width, self.height, self.cache.clone());
         let instance = tokio::task::spawn_blocking(move || Instance::start(w, h, template, cache))
             .await
             .map_err(|e| EnvError::Infra(e.to_string()))?
             .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))?;
-        Ok(Box::new(DesktopEnv { instance: Arc::new(Mutex::new(instance)), task: None, steps: 0, last: None, width: w, height: h }))
+        Ok(DesktopEnv { instance: Arc::new(Mutex::new(instance)), task: None, steps: 0, last: None, ended: false, width: w, height: h })
     }
 }
 
 /// What a desktop task carries in `TaskSpec::params`: the task in OSWorld's format, and for
 /// our catalogue a golden (steps that put the instance into the completed state).
 pub fn task_of(spec: &TaskSpec) -> Result<(OsWorldTask, Vec<ConfigStep>), EnvError> {
-    let task: OsWorldTask =
-        serde_json::from_value(spec.params.get("task").cloned().unwrap_or(Value::Null)).map_err(|e| EnvError::BadTask(format!("{}: params.task: {e}", spec.id)))?;
+    let task: OsWorldTask = serde_json::from_value(spec.params.get("task").cloned().unwrap_or(Value::Null))
+        .map_err(|e| EnvError::BadTask(format!("{}: params.task: {e}", spec.id)))?;
     task.metrics().map_err(|e| EnvError::BadTask(format!("{}: {e}", spec.id)))?;
     let golden = match spec.params.get("golden") {
         Some(g) => serde_json::from_value(g.clone()).map_err(|e| EnvError::BadTask(format!("{}: params.golden: {e}", spec.id)))?,
@@ -83,6 +90,8 @@ pub struct DesktopEnv {
     steps: u32,
     /// The agent's last action (OSWorld judges infeasible tasks by it).
     last: Option<Action>,
+    /// The agent terminated: later steps are refused.
+    ended: bool,
     width: u32,
     height: u32,
 }
@@ -98,6 +107,22 @@ const APPS: &[(&[&str], &[&str])] = &[
 ];
 
 impl DesktopEnv {
+    /// The instance's memory (PSS of all its processes), in bytes.
+    pub async fn memory_pss(&self) -> Result<u64, EnvError> {
+        self.blocking(|i| i.session.memory_pss()).await
+    }
+
+    /// The screen's pixels straight from the X server (no PNG): what a screenshot costs
+    /// before encoding.
+    pub async fn capture_rgb(&self) -> Result<Vec<u8>, EnvError> {
+        self.blocking(|i| i.display.capture_rgb()).await?.map_err(|e| EnvError::Infra(e.to_string()))
+    }
+
+    /// The processes of the instance (its display, window manager, bus and applications).
+    pub async fn pids(&self) -> Result<Vec<u32>, EnvError> {
+        self.blocking(|i| i.session.pids()).await
+    }
+
     async fn blocking<T: Send + 'static>(&self, f: impl FnOnce(&mut Instance) -> T + Send + 'static) -> Result<T, EnvError> {
         let instance = self.instance.clone();
         tokio::task::spawn_blocking(move || {
@@ -129,12 +154,8 @@ impl DesktopEnv {
 /// The UI tree: the desktop, and each window with its title (the accessibility tree is not
 /// read yet).
 fn nodes(windows: &[WindowInfo], width: u32, height: u32) -> Vec<UiNode> {
-    let mut out = vec![UiNode {
-        id: "desktop".into(),
-        role: "desktop".into(),
-        bounds: Bounds { x: 0, y: 0, w: width as i32, h: height as i32 },
-        ..UiNode::default()
-    }];
+    let mut out =
+        vec![UiNode { id: "desktop".into(), role: "desktop".into(), bounds: Bounds { x: 0, y: 0, w: width as i32, h: height as i32 }, ..UiNode::default() }];
     let mut seen: Vec<String> = Vec::new();
     for w in windows {
         let base = if w.instance.is_empty() { "window".to_string() } else { w.instance.to_lowercase() };
@@ -174,18 +195,22 @@ impl Env for DesktopEnv {
         self.task = Some((spec.clone(), task, golden));
         self.steps = 0;
         self.last = None;
+        self.ended = false;
         self.observe(ObserveOptions { screenshot: false }).await
     }
 
     async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
+        self.task("observe")?;
         let (width, height, step) = (self.width, self.height, self.steps);
         let (windows, png) = self
             .blocking(move |i| {
-                let windows = i.display.windows();
+                i.check_health()?;
+                let windows = i.windows();
                 let png = if options.screenshot { Some(i.display.screenshot_png()) } else { None };
-                (windows, png)
+                Ok((windows, png))
             })
-            .await?;
+            .await?
+            .map_err(env_error)?;
         let screenshot = match png {
             Some(Ok(png)) => Some(Screenshot { width, height, png }),
             Some(Err(e)) => return Err(EnvError::Infra(format!("desktop backend: {e}"))),
@@ -207,13 +232,19 @@ impl Env for DesktopEnv {
 
     async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         self.task("step")?;
+        if self.ended {
+            return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true });
+        }
         self.steps += 1;
         self.last = Some(action.clone());
         let ok = |feedback: &str| Ok(StepOutcome { feedback: feedback.into(), invalid: false, done: false });
         let invalid = |why: String| Ok(StepOutcome { feedback: why, invalid: true, done: false });
-        let windows = self.blocking(|i| i.display.windows()).await?;
+        let windows = self.blocking(|i| i.check_health().map(|_| i.windows())).await?.map_err(env_error)?;
+        let (width, height) = (self.width as f32, self.height as f32);
+        let off_screen = |p: &Point| p.0 < 0.0 || p.1 < 0.0 || p.0 >= width || p.1 >= height;
         let pointer = |env: &DesktopEnv| -> Result<(i32, i32), String> {
             match action.target() {
+                Ok(Some(Target::At(p))) if off_screen(&p) => Err(format!("({}, {}) is off the {}×{} screen", p.0, p.1, env.width, env.height)),
                 Ok(Some(Target::At(p))) => env.point_of(&windows, Some(p), None),
                 Ok(Some(Target::Element(id))) => env.point_of(&windows, None, Some(id)),
                 Ok(None) => Err("the action needs a point or an element".into()),
@@ -245,14 +276,20 @@ impl Env for DesktopEnv {
                 })
             }
             Action::Drag { from, to } | Action::Swipe { from, to } => {
+                if off_screen(from) || off_screen(to) {
+                    return invalid(format!("the {} leaves the {}×{} screen", action.name(), self.width, self.height));
+                }
                 let (a, b) = ((from.0 as i32, from.1 as i32), (to.0 as i32, to.1 as i32));
                 Box::new(move |i| i.display.drag(a, b).map(|_| "dragged".to_string()).map_err(|e| e.to_string()))
             }
-            Action::Scroll { direction, amount, .. } => {
-                let (x, y) = match pointer(self) {
-                    Ok(p) => p,
-                    // No point: scroll where the pointer is, the screen's centre.
-                    Err(_) => ((self.width / 2) as i32, (self.height / 2) as i32),
+            Action::Scroll { direction, amount, at, element } => {
+                let (x, y) = match (at, element) {
+                    // No point: scroll at the screen's centre.
+                    (None, None) => ((self.width / 2) as i32, (self.height / 2) as i32),
+                    _ => match pointer(self) {
+                        Ok(p) => p,
+                        Err(e) => return invalid(e),
+                    },
                 };
                 let (button, times) = (scroll_button(*direction), (*amount).clamp(1, 50));
                 Box::new(move |i| i.display.click(x, y, button, times).map(|_| format!("scrolled {times}")).map_err(|e| e.to_string()))
@@ -279,6 +316,9 @@ impl Env for DesktopEnv {
                 })
             }
             Action::Key { keys } => {
+                if keys.is_empty() {
+                    return invalid("a key action needs at least one key".into());
+                }
                 if keys.iter().any(|k| crate::keys::keysym(k).is_none()) {
                     let unknown: Vec<&String> = keys.iter().filter(|k| crate::keys::keysym(k).is_none()).collect();
                     return invalid(format!("unknown key(s) {unknown:?}"));
@@ -309,8 +349,14 @@ impl Env for DesktopEnv {
             Action::Answer { text } => return ok(&format!("answer noted: {text}")),
             Action::AskUser { .. } => return ok("no one is there to answer; go on with what the task says"),
             Action::Terminate { status } => {
+                self.ended = true;
                 return Ok(StepOutcome { feedback: format!("terminated: {status:?}"), invalid: false, done: true });
             }
+        };
+        let input = move |i: &mut Instance| {
+            let done = input(i);
+            i.last_input = std::time::Instant::now();
+            done
         };
         match self.blocking(input).await? {
             Ok(feedback) => {
@@ -330,7 +376,8 @@ impl Env for DesktopEnv {
     }
 
     async fn state_hash(&mut self) -> Result<String, EnvError> {
-        let (hash, titles) = self.blocking(|i| (i.files_hash(), i.display.windows().iter().map(|w| w.title.clone()).collect::<Vec<_>>())).await?;
+        self.task("state_hash")?;
+        let (hash, titles) = self.blocking(|i| (i.files_hash(), i.windows().iter().map(|w| w.title.clone()).collect::<Vec<_>>())).await?;
         Ok(guigym_core::sha256_hex(format!("{hash}\n{}", titles.join("\n")).as_bytes()))
     }
 

@@ -21,5 +21,40 @@ pub fn make_template() -> Result<PathBuf, String> {
         Ok(())
     };
     build().map_err(|e| format!("making the home template in {}: {e}", dir.display()))?;
+    office_profile(&dir)?;
     Ok(dir)
+}
+
+/// LibreOffice's user profile, made once in the template: without it every reset would be a
+/// first start (profile creation, a welcome dialog, tips), seconds slower and unlike the next.
+fn office_profile(home: &std::path::Path) -> Result<(), String> {
+    if crate::session::which("soffice").is_none() {
+        return Ok(());
+    }
+    let status = std::process::Command::new("soffice")
+        .args(["--headless", "--terminate_after_init", "--norestore", "--nologo"])
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("LANG", "C.UTF-8")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("making LibreOffice's profile: {e}"))?;
+    let registry = home.join(".config/libreoffice/4/user/registrymodifications.xcu");
+    let text = std::fs::read_to_string(&registry).map_err(|e| format!("LibreOffice made no profile ({status}): {}: {e}", registry.display()))?;
+    let quiet = [
+        ("/org.openoffice.Office.Common/Misc", "ShowTipOfTheDay", "false"),
+        ("/org.openoffice.Office.Common/Misc", "FirstRun", "false"),
+        ("/org.openoffice.Setup/Office", "ooSetupInstCompleted", "true"),
+        ("/org.openoffice.Office.Common/Save/Document", "WarnAlienFormat", "false"),
+        ("/org.openoffice.Office.Recovery/AutoSave", "Enabled", "false"),
+    ];
+    let items: String = quiet
+        .iter()
+        .map(|(path, name, value)| format!("<item oor:path=\"{path}\"><prop oor:name=\"{name}\" oor:op=\"fuse\"><value>{value}</value></prop></item>\n"))
+        .collect();
+    let text = text.replacen("</oor:items>", &format!("{items}</oor:items>"), 1);
+    std::fs::write(&registry, text).map_err(|e| format!("{}: {e}", registry.display()))
 }

@@ -36,7 +36,13 @@ pub struct Instance {
     template: PathBuf,
     /// OSWorld's asset cache: `<cache>/<task id>/<file name>`.
     pub cache: Option<PathBuf>,
+    /// When the agent's last input reached the X server.
+    pub last_input: Instant,
 }
+
+/// How long after the agent's last input the evaluator first looks: applications (a shell
+/// running a command, an editor saving) finish what the input started.
+const QUIET_AFTER_INPUT: Duration = Duration::from_millis(500);
 
 /// Extensions and the application that opens them (as `open` does).
 fn opener(path: &Path) -> Vec<String> {
@@ -100,7 +106,7 @@ impl Instance {
         let session = Session::start(width, height)?;
         let display = Display::connect(&session.display_name).map_err(|e| e.to_string())?;
         session.wait_for_wm(&display, Duration::from_secs(10))?;
-        Ok(Instance { session, display, template, cache })
+        Ok(Instance { session, display, template, cache, last_input: Instant::now() })
     }
 
     fn screen(&self) -> (u32, u32) {
@@ -120,6 +126,29 @@ impl Instance {
             self.run_step(step, &format!("config[{i}]"), &task.id)?;
         }
         Ok(())
+    }
+
+    /// Fails when the instance broke under the agent: an application crashed, or the X server
+    /// or window manager died.
+    pub fn check_health(&mut self) -> Result<(), Failure> {
+        if !self.session.alive() {
+            return Err(Failure::Infra("the X server or the window manager died".into()));
+        }
+        match self.session.crashed() {
+            Some(why) => Err(Failure::Infra(why)),
+            None => Ok(()),
+        }
+    }
+
+    /// The windows, their titles naming paths as the task does (`/home/user/…`), so every
+    /// instance shows the same.
+    pub fn windows(&self) -> Vec<WindowInfo> {
+        let home = self.session.home.display().to_string();
+        let mut windows = self.display.windows();
+        for w in &mut windows {
+            w.title = w.title.replace(&home, crate::session::TASK_HOME);
+        }
+        windows
     }
 
     fn wait_for(&self, ready: impl Fn(&[WindowInfo]) -> bool, timeout: Duration) -> Result<Vec<WindowInfo>, Failure> {
@@ -149,7 +178,7 @@ impl Instance {
         let name = str_param(parameters, field, "window_name")?;
         let strict = parameters.get("strict").and_then(Value::as_bool).unwrap_or(false);
         let by_class = parameters.get("by_class").and_then(Value::as_bool).unwrap_or(false);
-        Ok(self.display.windows().into_iter().find(|w| {
+        Ok(self.windows().into_iter().find(|w| {
             let text = if by_class { &w.class } else { &w.title };
             if strict {
                 text == name || by_class && w.instance == name
@@ -268,6 +297,7 @@ impl Instance {
     /// as soon as one is 1, else the best). `declared_infeasible`: the agent's last action
     /// said the task cannot be done.
     pub fn evaluate(&mut self, task: &OsWorldTask, declared_infeasible: bool) -> Result<Verdict, Failure> {
+        self.check_health()?;
         if task.is_infeasible() {
             let check = Check { name: "infeasible".into(), passed: declared_infeasible, detail: "the task cannot be done; the agent must say so".into() };
             return Ok(Verdict::from_checks(vec![check], Vec::new()));
@@ -308,17 +338,20 @@ impl Instance {
         Ok(verdict)
     }
 
-    /// Waits until the user's files stop changing (an application finishing a save, a shell
-    /// finishing a command), at most a few seconds.
+    /// Waits until a moment has passed since the agent's last input and the user's files have
+    /// stopped changing (an application finishing a save, a shell finishing a command): two
+    /// equal looks in a row, at most a few seconds.
     pub fn settle(&self) {
-        let deadline = Instant::now() + Duration::from_secs(3);
+        if let Some(rest) = QUIET_AFTER_INPUT.checked_sub(self.last_input.elapsed()) {
+            std::thread::sleep(rest);
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
         let mut last = self.files_hash();
-        loop {
-            std::thread::sleep(Duration::from_millis(100));
+        let mut same = 0;
+        while same < 2 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(150));
             let now = self.files_hash();
-            if now == last || Instant::now() >= deadline {
-                return;
-            }
+            same = if now == last { same + 1 } else { 0 };
             last = now;
         }
     }

@@ -32,7 +32,11 @@ pub struct Session {
     xvfb: Child,
     wm: Option<Child>,
     bus: Option<Child>,
-    apps: Vec<Child>,
+    /// Applications a task launched, by program name.
+    apps: Vec<(String, Child)>,
+    /// Process groups of commands that ran to their end (what they left running dies with them
+    /// at the next reset).
+    finished: Vec<u32>,
 }
 
 /// Where instance folders live: tmpfs when there is one (resets copy a home folder).
@@ -108,16 +112,7 @@ impl Session {
             return Err(format!("Xvfb did not report a display (it said {line:?})"));
         };
         let display_name = format!(":{number}");
-        let mut session = Session {
-            dir,
-            home,
-            display_name,
-            bus_address: String::new(),
-            wm: None,
-            xvfb,
-            bus: None,
-            apps: Vec::new(),
-        };
+        let mut session = Session { dir, home, display_name, bus_address: String::new(), wm: None, xvfb, bus: None, apps: Vec::new(), finished: Vec::new() };
         // The session bus: applications that look for one find it here, never the host's.
         let mut bus = session
             .command("dbus-daemon", &["--session", "--nofork", "--nopidfile", "--print-address=1"])
@@ -182,7 +177,7 @@ impl Session {
         let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let child = self.command(program, &args).spawn().map_err(|e| format!("cannot launch {program}: {e}"))?;
-        self.apps.push(child);
+        self.apps.push((program.clone(), child));
         Ok(())
     }
 
@@ -191,8 +186,7 @@ impl Session {
         let argv = Self::argv(&self.in_home(command), shell);
         let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut child =
-            self.command(program, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run {program}: {e}"))?;
+        let mut child = self.command(program, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run {program}: {e}"))?;
         let (mut out, mut err) = (child.stdout.take(), child.stderr.take());
         let reader = std::thread::spawn(move || {
             let mut s = Vec::new();
@@ -223,7 +217,7 @@ impl Session {
         // the instance, ended at the next reset.
         let stdout = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
         let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
-        self.apps.push(child);
+        self.finished.push(child.id());
         Ok(Output { status, stdout, stderr })
     }
 
@@ -246,9 +240,58 @@ impl Session {
 
     /// Ends every application of the instance (and whatever each started).
     pub fn end_apps(&mut self) {
-        for mut child in self.apps.drain(..) {
+        for (_, mut child) in self.apps.drain(..) {
             kill_group(&mut child);
         }
+        for group in self.finished.drain(..) {
+            if let Some(pid) = i32::try_from(group).ok().and_then(rustix::process::Pid::from_raw) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+
+    /// An application that died of a signal (a crash, or killed from outside): not the
+    /// agent's doing as far as the instance can tell, so the attempt cannot be judged.
+    pub fn crashed(&mut self) -> Option<String> {
+        use std::os::unix::process::ExitStatusExt;
+        for (name, child) in &mut self.apps {
+            if let Ok(Some(status)) = child.try_wait() {
+                if let Some(signal) = status.signal() {
+                    return Some(format!("{name} (pid {}) died of signal {signal}", child.id()));
+                }
+            }
+        }
+        None
+    }
+
+    /// Every process of the instance (the members of its process groups).
+    pub fn pids(&self) -> Vec<u32> {
+        let mut groups: Vec<u32> = [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref()].into_iter().flatten().map(Child::id).collect();
+        groups.extend(self.apps.iter().map(|(_, c)| c.id()));
+        groups.extend(&self.finished);
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                // Field 5 of /proc/PID/stat is the process group (after the parenthesized name).
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+                after.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()).is_some_and(|g| groups.contains(&g))
+            })
+            .collect()
+    }
+
+    /// The instance's memory: the proportional set size of all its processes, in bytes.
+    pub fn memory_pss(&self) -> u64 {
+        self.pids()
+            .iter()
+            .filter_map(|pid| {
+                let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+                let line = rollup.lines().find(|l| l.starts_with("Pss:"))?;
+                line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
+            })
+            .sum()
     }
 
     /// Whether the X server and the window manager still run.

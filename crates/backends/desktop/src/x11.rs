@@ -53,7 +53,16 @@ pub struct Display {
     next_spare: usize,
 }
 
-const ATOMS: [&str; 8] = ["_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING", "_NET_CLOSE_WINDOW", "WM_CLASS", "_NET_FRAME_EXTENTS"];
+const ATOMS: [&str; 8] = [
+    "_NET_SUPPORTING_WM_CHECK",
+    "_NET_CLIENT_LIST",
+    "_NET_ACTIVE_WINDOW",
+    "_NET_WM_NAME",
+    "UTF8_STRING",
+    "_NET_CLOSE_WINDOW",
+    "WM_CLASS",
+    "_NET_FRAME_EXTENTS",
+];
 
 impl Display {
     pub fn connect(name: &str) -> Result<Display, XError> {
@@ -76,19 +85,7 @@ impl Display {
             .filter(|i| map.keysyms[*i as usize * per as usize..(*i as usize + 1) * per as usize].iter().all(|k| *k == 0))
             .map(|i| min + i)
             .collect();
-        Ok(Display {
-            name: name.to_string(),
-            conn,
-            root,
-            width,
-            height,
-            atoms,
-            min_keycode: min,
-            per_keycode: per,
-            keysyms: map.keysyms,
-            spare,
-            next_spare: 0,
-        })
+        Ok(Display { name: name.to_string(), conn, root, width, height, atoms, min_keycode: min, per_keycode: per, keysyms: map.keysyms, spare, next_spare: 0 })
     }
 
     fn err(&self, message: impl std::fmt::Display) -> XError {

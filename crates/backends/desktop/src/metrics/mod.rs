@@ -2,7 +2,12 @@
 //! with what is expected and gives 0 or 1. Their semantics follow OSWorld's own (a missing
 //! result scores 0); where our catalogue needed a check OSWorld lacks, it is named apart.
 
-use std::path::PathBuf;
+mod docs;
+mod slides;
+mod table;
+mod xml;
+
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -35,7 +40,7 @@ impl Got {
         }
     }
 
-    fn file(&self) -> Option<&PathBuf> {
+    fn file(&self) -> Option<&Path> {
         match self {
             Got::File(p) if p.exists() => Some(p),
             _ => None,
@@ -49,14 +54,22 @@ pub const METRICS: &[&str] = &[
     "check_include_exclude",
     "infeasible",
     "compare_text_file",
+    "compare_table",
+    "compare_docx_files",
+    "compare_pptx_files",
     "literal_match",
     "is_in_list",
     "file_exists",
     "text_contains",
 ];
 
+/// A boolean option, with its default when absent.
+fn opt(options: &Value, name: &str, default: bool) -> bool {
+    options.get(name).and_then(Value::as_bool).unwrap_or(default)
+}
+
 fn bool_opt(options: &Value, name: &str) -> bool {
-    options.get(name).and_then(Value::as_bool).unwrap_or(false)
+    opt(options, name, false)
 }
 
 fn score(b: bool) -> f64 {
@@ -91,15 +104,15 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         }
         // Judged by the agent's last action, not by a getter (see `evaluate`).
         "infeasible" => 0.0,
-        // Two text files with the same content; `ignore_blanks` collapses whitespace,
-        // `ignore_case` folds case.
+        // Two text files with the same content, read as text (CRLF is LF); `ignore_blanks`
+        // collapses whitespace, `ignore_case` folds case.
         "compare_text_file" => {
             let (Some(a), Some(b)) = (result.file(), expected.file()) else { return Ok(0.0) };
             let (Ok(a), Ok(b)) = (std::fs::read(a), std::fs::read(b)) else { return Ok(0.0) };
             let norm = |bytes: Vec<u8>| {
-                let mut s = String::from_utf8_lossy(&bytes).into_owned();
+                let mut s = String::from_utf8_lossy(&bytes).replace("\r\n", "\n").replace('\r', "\n");
                 if bool_opt(options, "ignore_blanks") {
-                    s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+                    s = docs::collapse(&s);
                 }
                 if bool_opt(options, "ignore_case") {
                     s = s.to_lowercase();
@@ -141,6 +154,9 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
             };
             score(items.contains(&want))
         }
+        "compare_table" => table::compare_table(result.file(), expected.file(), options)?,
+        "compare_docx_files" => docs::compare_docx_files(result.file(), expected.file(), options)?,
+        "compare_pptx_files" => slides::compare_pptx_files(result.file(), expected.file(), options)?,
         // Ours: a getter found the file (`vm_file`'s result is there).
         "file_exists" => score(result.file().is_some()),
         // Ours: the result holds every string in `rules.include` (case-folded under `ignore_case`).

@@ -1,0 +1,141 @@
+//! `compare_docx_files`: two word-processor documents (docx, or odt) with the same text, as
+//! OSWorld judges it. The text is the body's paragraphs (not tables, headers or tracked
+//! insertions); by default whitespace is collapsed across the whole document.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::xml::{Element, Node, Package};
+use super::{opt, score};
+
+/// The body's paragraph texts of a docx: direct `w:p` children of `w:body`, each the text of
+/// its direct runs and hyperlinks (tabs as `\t`, line breaks as `\n`).
+fn docx_paragraphs(path: &Path) -> Result<Vec<String>, String> {
+    let mut package = Package::open(path)?;
+    let document = package.xml("word/document.xml")?.ok_or("docx without word/document.xml")?;
+    let body = document.child("body").ok_or("docx without a body")?;
+    Ok(body.all("p").map(docx_paragraph_text).collect())
+}
+
+fn docx_paragraph_text(p: &Element) -> String {
+    let mut text = String::new();
+    for e in p.elements() {
+        match e.name.as_str() {
+            "r" => docx_run_text(e, &mut text),
+            "hyperlink" => e.all("r").for_each(|r| docx_run_text(r, &mut text)),
+            _ => {}
+        }
+    }
+    text
+}
+
+fn docx_run_text(r: &Element, out: &mut String) {
+    for e in r.elements() {
+        match e.name.as_str() {
+            "t" => out.push_str(&e.own_text()),
+            "tab" | "ptab" => out.push('\t'),
+            // Page and column breaks are not text; a plain (text-wrapping) break is a newline.
+            "br" if matches!(e.attr("type"), None | Some("textWrapping")) => out.push('\n'),
+            "cr" => out.push('\n'),
+            "noBreakHyphen" => out.push('-'),
+            _ => {}
+        }
+    }
+}
+
+/// Every `text:p` of an odt's content (tables included, as OSWorld reads them), each its
+/// direct text plus the direct text of its direct spans.
+fn odt_paragraphs(path: &Path) -> Result<Vec<String>, String> {
+    let mut package = Package::open(path)?;
+    let content = package.xml("content.xml")?.ok_or("odt without content.xml")?;
+    let mut ps = Vec::new();
+    content.descendants_all("p", &mut ps);
+    Ok(ps
+        .into_iter()
+        .map(|p| {
+            p.children
+                .iter()
+                .map(|c| match c {
+                    Node::Text(t) => t.clone(),
+                    Node::Element(span) if span.name == "span" => span.own_text(),
+                    Node::Element(_) => String::new(),
+                })
+                .collect()
+        })
+        .collect())
+}
+
+fn extension(path: &Path) -> String {
+    path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
+}
+
+/// Collapses every run of whitespace to one space and trims, as `re.sub(r"\s+", " ", ...)`.
+pub(super) fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// rapidfuzz's `fuzz.ratio` / 100: the normalized indel similarity, 2·LCS / (|a| + |b|).
+pub(super) fn ratio(a: &str, b: &str) -> f64 {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let mut row = vec![0usize; b.len() + 1];
+    for ca in &a {
+        let mut diagonal = 0;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == cb { diagonal + 1 } else { above.max(row[j]) };
+            diagonal = above;
+        }
+    }
+    2.0 * row[b.len()] as f64 / (a.len() + b.len()) as f64
+}
+
+pub fn compare_docx_files(result: Option<&Path>, expected: Option<&Path>, options: &Value) -> Result<f64, String> {
+    let ignore_blanks = opt(options, "ignore_blanks", true);
+    let ignore_case = opt(options, "ignore_case", false);
+    let ignore_order = opt(options, "ignore_order", false);
+    let content_only = opt(options, "content_only", false);
+    let fuzzy = opt(options, "fuzzy_match", false);
+    let delete_empty_lines = opt(options, "delete_empty_lines", false);
+    let (Some(a), Some(b)) = (result, expected) else { return Ok(0.0) };
+    let (mut p1, mut p2) = match (extension(a).as_str(), extension(b).as_str()) {
+        // A file that does not open scores 0, as in OSWorld.
+        ("docx", "docx") => match (docx_paragraphs(a), docx_paragraphs(b)) {
+            (Ok(x), Ok(y)) => (x, y),
+            _ => return Ok(0.0),
+        },
+        ("odt", "odt") => (odt_paragraphs(a)?, odt_paragraphs(b)?),
+        _ => return Ok(0.0),
+    };
+    if delete_empty_lines {
+        p1.retain(|p| !p.trim().is_empty());
+        p2.retain(|p| !p.trim().is_empty());
+    }
+    if ignore_order {
+        p1.sort();
+        p2.sort();
+    }
+    let fold = |s: String| if ignore_case { s.to_lowercase() } else { s };
+    if content_only || ignore_blanks {
+        let (t1, t2) = (fold(collapse(&p1.join("\n"))), fold(collapse(&p2.join("\n"))));
+        if content_only || fuzzy {
+            return Ok(ratio(&t1, &t2));
+        }
+        return Ok(score(t1 == t2));
+    }
+    if p1.len() != p2.len() {
+        return Ok(0.0);
+    }
+    if fuzzy {
+        if p1.is_empty() {
+            return Ok(1.0);
+        }
+        let n = p1.len() as f64;
+        let total: f64 = p1.into_iter().zip(p2).map(|(x, y)| ratio(&fold(x), &fold(y))).sum();
+        return Ok(total / n);
+    }
+    Ok(score(p1.into_iter().zip(p2).all(|(x, y)| fold(x) == fold(y))))
+}

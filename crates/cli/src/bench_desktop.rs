@@ -1,0 +1,217 @@
+//! `guigym bench desktop`: the desktop backend's reset per application, step, observe with
+//! and without a screenshot, memory per instance, and how many LibreOffice instances run at
+//! once on this machine.
+
+use std::time::Instant;
+
+use anyhow::{anyhow, Context};
+use guigym_core::{Action, Env, ObserveOptions, Point, TaskSpec};
+use guigym_desktop::task::{ConfigStep, Evaluator, OneOrMany, OsWorldTask};
+use guigym_desktop::DesktopProvider;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::bench::percentile;
+
+pub struct Settings {
+    pub resets: usize,
+    pub iterations: usize,
+    pub instances: usize,
+}
+
+#[derive(Serialize)]
+pub struct ResetFigures {
+    pub application: String,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+}
+
+#[derive(Serialize)]
+pub struct DesktopFigures {
+    pub width: u32,
+    pub height: u32,
+    pub instance_start_ms: f64,
+    pub resets: Vec<ResetFigures>,
+    /// A click on the desktop (XTEST, then a round trip).
+    pub step_p50_ms: f64,
+    pub observe_p50_ms: f64,
+    pub observe_screenshot_p50_ms: f64,
+    pub observe_screenshot_p99_ms: f64,
+    /// The pixels from the X server alone (GetImage, no MIT-SHM), before PNG encoding.
+    pub capture_p50_ms: f64,
+    pub screenshot_png_kib: f64,
+    /// PSS of all an instance's processes, with the text editor and with LibreOffice Calc open.
+    pub memory_editor_mib: f64,
+    pub memory_calc_mib: f64,
+    /// Instances started at once, each reset into LibreOffice Calc: how many came up, and the
+    /// time until the last was ready.
+    pub concurrent_asked: usize,
+    pub concurrent_ready: usize,
+    pub concurrent_ready_ms: f64,
+    pub concurrent_memory_mib: f64,
+    /// Memory available to instances, and how many Calc instances it holds at the measured size.
+    pub mem_available_mib: f64,
+    pub calc_instances_that_fit: u64,
+}
+
+impl DesktopFigures {
+    pub fn text(&self) -> String {
+        let mut out = format!("desktop backend at {}×{}, instance start {:.0} ms\n", self.width, self.height, self.instance_start_ms);
+        out.push_str("  reset              p50 ms     p99 ms\n");
+        for r in &self.resets {
+            out.push_str(&format!("  {:<16} {:>8.0} {:>10.0}\n", r.application, r.p50_ms, r.p99_ms));
+        }
+        out.push_str(&format!("  step (click)         p50 {:.2} ms\n", self.step_p50_ms));
+        out.push_str(&format!("  observe, no image    p50 {:.2} ms\n", self.observe_p50_ms));
+        out.push_str(&format!(
+            "  observe + screenshot p50 {:.1} ms, p99 {:.1} ms ({:.0} KiB PNG)\n",
+            self.observe_screenshot_p50_ms, self.observe_screenshot_p99_ms, self.screenshot_png_kib
+        ));
+        out.push_str(&format!("  of which X capture   p50 {:.1} ms (the rest is PNG encoding)\n", self.capture_p50_ms));
+        out.push_str(&format!("  memory per instance  {:.0} MiB with the text editor, {:.0} MiB with Calc\n", self.memory_editor_mib, self.memory_calc_mib));
+        out.push_str(&format!(
+            "  concurrent Calc      {}/{} ready in {:.0} ms, {:.0} MiB together\n",
+            self.concurrent_ready, self.concurrent_asked, self.concurrent_ready_ms, self.concurrent_memory_mib
+        ));
+        out.push_str(&format!("  fit in {:.0} MiB available: {} Calc instances\n", self.mem_available_mib, self.calc_instances_that_fit));
+        out
+    }
+}
+
+/// A task that only opens an application (the bench's resets).
+fn opening(name: &str, config: Vec<ConfigStep>) -> TaskSpec {
+    let task = OsWorldTask {
+        id: format!("bench.{name}"),
+        instruction: format!("open {name}"),
+        config,
+        related_apps: vec![name.into()],
+        evaluator: Evaluator { func: OneOrMany::One("infeasible".into()), conj: None, result: None, expected: None, options: None, postconfig: Vec::new() },
+        other: Default::default(),
+    };
+    TaskSpec {
+        id: format!("bench.{name}/0"),
+        benchmark: guigym_desktop::catalogue::BENCHMARK.into(),
+        family: format!("bench.{name}"),
+        instruction: task.instruction.clone(),
+        apps: vec![name.into()],
+        world_seed: 0,
+        step_budget: 10,
+        difficulty: 0,
+        params: json!({"task": task}),
+        walkthrough: Vec::new(),
+    }
+}
+
+fn launch(argv: &[&str]) -> ConfigStep {
+    ConfigStep::new("launch", json!({ "command": argv }))
+}
+
+fn applications(office: bool) -> Vec<(&'static str, TaskSpec)> {
+    let text = vec![
+        ConfigStep::new("write_file", json!({"path": "/home/user/Desktop/notes.txt", "text": "hello\n"})),
+        ConfigStep::new("open", json!({"path": "/home/user/Desktop/notes.txt"})),
+    ];
+    let mut apps = vec![("text editor", opening("text editor", text)), ("terminal", opening("terminal", vec![launch(&["xterm"])]))];
+    if office {
+        for (name, module) in [("calc", "--calc"), ("writer", "--writer"), ("impress", "--impress")] {
+            apps.push((name, opening(name, vec![launch(&["soffice", module, "--norestore", "--nologo"])])));
+        }
+    }
+    apps
+}
+
+fn mem_available() -> u64 {
+    let info = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    info.lines().find(|l| l.starts_with("MemAvailable:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|kb| kb.parse::<u64>().ok()).unwrap_or(0) * 1024
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+pub async fn bench_desktop(s: &Settings) -> anyhow::Result<DesktopFigures> {
+    if let Some(why) = guigym_desktop::missing() {
+        return Err(anyhow!(why));
+    }
+    let (width, height) = guigym_desktop::DEFAULT_SIZE;
+    let provider = DesktopProvider::new(width, height);
+    let office = guigym_desktop::session::which("soffice").is_some();
+    let started = Instant::now();
+    let mut env = provider.start().await.context("starting an instance")?;
+    let instance_start_ms = started.elapsed().as_secs_f64() * 1e3;
+    let mut resets = Vec::new();
+    let (mut memory_editor, mut memory_calc) = (0u64, 0u64);
+    for (name, task) in applications(office) {
+        env.reset(&task).await.with_context(|| format!("first reset into {name}"))?;
+        let mut samples = Vec::new();
+        for _ in 0..s.resets.max(1) {
+            let t = Instant::now();
+            env.reset(&task).await.with_context(|| format!("resetting into {name}"))?;
+            samples.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        match name {
+            "text editor" => memory_editor = env.memory_pss().await?,
+            "calc" => memory_calc = env.memory_pss().await?,
+            _ => {}
+        }
+        resets.push(ResetFigures { application: name.into(), p50_ms: percentile(&mut samples.clone(), 50.0), p99_ms: percentile(&mut samples, 99.0) });
+    }
+    // Step and observe on the text editor's screen.
+    env.reset(&applications(false)[0].1).await?;
+    let (mut step, mut plain, mut shot, mut capture) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut png_bytes = 0usize;
+    for _ in 0..s.iterations.max(1) {
+        let t = Instant::now();
+        env.step(&Action::Click { at: Some(Point(5.0, 5.0)), element: None }).await?;
+        step.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        env.observe(ObserveOptions { screenshot: false }).await?;
+        plain.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        let obs = env.observe(ObserveOptions { screenshot: true }).await?;
+        shot.push(t.elapsed().as_secs_f64() * 1e3);
+        png_bytes = obs.screenshot.map(|s| s.png.len()).unwrap_or(0);
+        let t = Instant::now();
+        env.capture_rgb().await?;
+        capture.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    drop(env);
+    // Instances at once, each with Calc open (the text editor where LibreOffice is missing).
+    let available = mem_available();
+    let task = applications(office).into_iter().find(|(n, _)| *n == "calc").unwrap_or_else(|| applications(false).remove(0)).1;
+    let t = Instant::now();
+    let started = futures_util::future::join_all((0..s.instances).map(|_| {
+        let (provider, task) = (&provider, task.clone());
+        async move {
+            let mut env = provider.start().await?;
+            env.reset(&task).await?;
+            Ok::<_, guigym_core::EnvError>(env)
+        }
+    }))
+    .await;
+    let concurrent_ready_ms = t.elapsed().as_secs_f64() * 1e3;
+    let ready: Vec<_> = started.into_iter().filter_map(Result::ok).collect();
+    let mut together = 0u64;
+    for env in &ready {
+        together += env.memory_pss().await?;
+    }
+    let per = if ready.is_empty() { memory_calc.max(memory_editor) } else { together / ready.len() as u64 };
+    Ok(DesktopFigures {
+        width,
+        height,
+        instance_start_ms,
+        resets,
+        step_p50_ms: percentile(&mut step, 50.0),
+        observe_p50_ms: percentile(&mut plain, 50.0),
+        observe_screenshot_p50_ms: percentile(&mut shot.clone(), 50.0),
+        observe_screenshot_p99_ms: percentile(&mut shot, 99.0),
+        capture_p50_ms: percentile(&mut capture, 50.0),
+        screenshot_png_kib: png_bytes as f64 / 1024.0,
+        memory_editor_mib: memory_editor as f64 / MIB,
+        memory_calc_mib: memory_calc as f64 / MIB,
+        concurrent_asked: s.instances,
+        concurrent_ready: ready.len(),
+        concurrent_ready_ms,
+        concurrent_memory_mib: together as f64 / MIB,
+        mem_available_mib: available as f64 / MIB,
+        calc_instances_that_fit: available.checked_div(per.max(1)).unwrap_or(0),
+    })
+}

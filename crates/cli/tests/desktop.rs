@@ -1,0 +1,101 @@
+//! The desktop backend from the command line: `eval --backend desktop` through a manager
+//! equals the embedded run, and an application killed mid-episode is an infrastructure
+//! failure, re-run and scored once.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{guigym, temp, Served};
+
+/// The tests here each run desktops at full size: one at a time, so neither starves the
+/// other's applications of the machine's two cores.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn report(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn eval_args(out: &std::path::Path, store: &std::path::Path, limit: usize, parallel: usize) -> Vec<String> {
+    let mut v: Vec<String> = ["eval", "--suite", "desktop-smoke", "--backend", "desktop", "--attempts", "1"].iter().map(|s| s.to_string()).collect();
+    v.extend([
+        "--parallel".into(),
+        parallel.to_string(),
+        "--limit".into(),
+        limit.to_string(),
+        "--out".into(),
+        out.display().to_string(),
+        "--store".into(),
+        store.display().to_string(),
+    ]);
+    v
+}
+
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn desktop_eval_through_a_manager_equals_the_embedded_one() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    assert!(guigym_desktop::missing().is_none(), "run ./scripts/setup.sh");
+    let dir = temp("desktop-manager");
+    let server = Served::start(&["serve", "--port", "0"]);
+    let (embedded, remote) = (dir.join("embedded.json"), dir.join("remote.json"));
+    let out = guigym().args(eval_args(&embedded, &dir.join("s1"), 24, 2)).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = guigym().args(eval_args(&remote, &dir.join("s2"), 24, 2)).args(["--manager", &server.url]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (a, b) = (report(&embedded), report(&remote));
+    assert_eq!(a["success_rate"], 1.0, "{a:#}");
+    assert_eq!(a, b);
+}
+
+/// Processes whose parent chain leads to `ancestor`, named `name`.
+fn descendants_named(ancestor: u32, name: &str) -> Vec<u32> {
+    let parent = |pid: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+    };
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        if std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim() != name {
+            continue;
+        }
+        let mut p = pid;
+        while let Some(up) = parent(p).filter(|u| *u > 1) {
+            if up == ancestor {
+                found.push(pid);
+                break;
+            }
+            p = up;
+        }
+    }
+    found
+}
+
+#[test]
+#[ignore = "full tier: real X server and applications, a process killed"]
+fn an_application_killed_mid_episode_is_rerun_and_scored_once() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    assert!(guigym_desktop::missing().is_none(), "run ./scripts/setup.sh");
+    let dir = temp("desktop-kill");
+    let out = dir.join("r.json");
+    // The first tasks of the smoke suite play in the terminal (xterm): kill the first one seen.
+    let mut eval = guigym().args(eval_args(&out, &dir.join("s"), 4, 1)).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut killed = false;
+    while !killed && Instant::now() < deadline && eval.try_wait().unwrap().is_none() {
+        if let Some(pid) = descendants_named(eval.id(), "xterm").first() {
+            killed = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap().success();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(killed, "no xterm was seen to kill");
+    assert!(eval.wait().unwrap().success());
+    let r = report(&out);
+    assert_eq!(r["infra_failures"], 1, "{r:#}");
+    assert_eq!(r["unscored"], 0, "{r:#}");
+    assert_eq!(r["attempts"], 4, "every task scored once: {r:#}");
+    assert_eq!(r["success_rate"], 1.0, "the re-run is judged as if nothing happened: {r:#}");
+}
