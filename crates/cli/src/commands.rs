@@ -325,6 +325,25 @@ pub enum TasksCommand {
     /// Check that every task scores 0 after reset, 1 after its golden, 0 after reset again,
     /// and 1 after its walkthrough is played through the GUI
     Validate(SuiteRun),
+    /// Import another benchmark's task files: `osworld DIR` keeps the OSWorld tasks the
+    /// desktop backend can run (applications here, steps, getters and metrics implemented,
+    /// assets in the cache) as suite `osworld`, and says for each other task why it was skipped
+    Import {
+        #[arg(value_parser = ["osworld"])]
+        format: String,
+        /// The folder of task files (searched recursively for *.json)
+        dir: PathBuf,
+        /// OSWorld's asset cache: `<cache>/<task id>/<file>`, as OSWorld's runner lays it out
+        /// [default: $GUIGYM_OSWORLD_CACHE]
+        #[arg(long)]
+        cache: Option<PathBuf>,
+        /// Where to keep the imported tasks [default: $GUIGYM_OSWORLD_TASKS, else
+        /// ~/.local/share/guigym/osworld-tasks.json]
+        #[arg(long)]
+        to: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A suite played task by task on one instance (`tasks validate`, `tasks audit`).
@@ -394,6 +413,32 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             let png = obs.screenshot.map(|s| s.png).unwrap_or_default();
             std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
             println!("{} after {steps} steps: {}", task.id, obs.screen);
+            Ok(ExitCode::SUCCESS)
+        }
+        TasksCommand::Import { format: _, dir, cache, to, json } => {
+            let cache = cache.or_else(|| std::env::var_os("GUIGYM_OSWORLD_CACHE").map(PathBuf::from)).map(|c| std::path::absolute(&c).unwrap_or(c));
+            let imported = guigym_desktop::osworld::import(&dir, cache.as_deref()).map_err(|e| anyhow!(e))?;
+            let to = to.unwrap_or_else(guigym_desktop::osworld::store_path);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+            }
+            std::fs::write(&to, serde_json::to_string_pretty(&imported.kept)?).with_context(|| format!("writing {}", to.display()))?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &serde_json::json!({"kept": imported.kept.iter().map(|t| &t.id).collect::<Vec<_>>(), "skipped": imported.skipped, "to": to})
+                    )?
+                );
+            } else {
+                for t in &imported.kept {
+                    println!("kept     {}", t.id);
+                }
+                for s in &imported.skipped {
+                    println!("skipped  {} ({}): {}", s.id.as_deref().unwrap_or("?"), s.file.display(), s.reason);
+                }
+                println!("{} kept, {} skipped; kept tasks are suite \"osworld\" ({})", imported.kept.len(), imported.skipped.len(), to.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Audit(run) => {

@@ -59,7 +59,7 @@ pub const BACKENDS: &[Backend] = &[
         about: "real Linux applications on a virtual X server (Xvfb): LibreOffice, a text editor, a terminal, a file manager",
         platforms: &["desktop"],
         screen: Screen { width: guigym_desktop::DEFAULT_SIZE.0, height: guigym_desktop::DEFAULT_SIZE.1 },
-        hosts: |name| name == guigym_desktop::catalogue::BENCHMARK,
+        hosts: |name| name == guigym_desktop::catalogue::BENCHMARK || name == guigym_desktop::osworld::BENCHMARK,
         missing: guigym_desktop::missing,
         provider: |screen| Arc::new(guigym_desktop::DesktopProvider::new(screen.width, screen.height)),
     },
@@ -105,13 +105,15 @@ pub fn worker_backends() -> Backends {
     })
 }
 
-/// Every benchmark: the phone's (the catalogue, then any registered), MiniWoB++, the desktop's.
+/// Every benchmark: the phone's (the catalogue, then any registered), MiniWoB++, the desktop's
+/// catalogue, and OSWorld's tasks once imported (`tasks import osworld`).
 pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
     static MINIWOB: guigym_web::miniwob::MiniWob = guigym_web::miniwob::MiniWob;
     let registered = guigym_phone::benchmark::all().into_iter().filter(|b| b.name() != guigym_tasks::CATALOGUE.name());
     let phone = std::iter::once(&guigym_tasks::CATALOGUE as &'static dyn Benchmark).chain(registered.map(|b| b as &'static dyn Benchmark));
     static DESKTOP: guigym_desktop::DesktopCatalogue = guigym_desktop::DesktopCatalogue;
-    phone.chain([&MINIWOB as &'static dyn Benchmark, &DESKTOP as &'static dyn Benchmark]).collect()
+    static OSWORLD: guigym_desktop::ImportedOsWorld = guigym_desktop::ImportedOsWorld;
+    phone.chain([&MINIWOB as &'static dyn Benchmark, &DESKTOP, &OSWORLD]).collect()
 }
 
 /// A suite's tasks and the benchmark they belong to.

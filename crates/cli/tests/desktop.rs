@@ -99,3 +99,59 @@ fn an_application_killed_mid_episode_is_rerun_and_scored_once() {
     assert_eq!(r["attempts"], 4, "every task scored once: {r:#}");
     assert_eq!(r["success_rate"], 1.0, "the re-run is judged as if nothing happened: {r:#}");
 }
+
+fn osworld_fixture() -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../backends/desktop/tests/osworld");
+    (dir.join("examples"), dir.join("cache"))
+}
+
+/// `tasks import osworld` writes the kept tasks where the `osworld` suite reads them.
+fn import_fixture(tasks: &std::path::Path) -> serde_json::Value {
+    let (examples, cache) = osworld_fixture();
+    let out = guigym().args(["tasks", "import", "osworld"]).arg(&examples).arg("--cache").arg(&cache).arg("--to").arg(tasks).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn imported_osworld_tasks_become_a_suite() {
+    let dir = temp("osworld-import");
+    let tasks = dir.join("osworld-tasks.json");
+    let report = import_fixture(&tasks);
+    assert_eq!(report["kept"].as_array().unwrap().len(), 6, "{report:#}");
+    assert_eq!(report["skipped"].as_array().unwrap().len(), 7, "{report:#}");
+    assert!(report["skipped"].as_array().unwrap().iter().all(|s| !s["reason"].as_str().unwrap().is_empty()));
+    let listed = guigym().args(["tasks", "list", "--suite", "osworld", "--json"]).env("GUIGYM_OSWORLD_TASKS", &tasks).output().unwrap();
+    assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(rows.len(), 6);
+    let calc = guigym().args(["tasks", "list", "--suite", "osworld.libreoffice_calc", "--json"]).env("GUIGYM_OSWORLD_TASKS", &tasks).output().unwrap();
+    assert_eq!(serde_json::from_slice::<Vec<serde_json::Value>>(&calc.stdout).unwrap().len(), 1);
+    // Before any import, the suite says what to do.
+    let none = guigym().args(["tasks", "list", "--suite", "osworld"]).env("GUIGYM_OSWORLD_TASKS", dir.join("absent.json")).output().unwrap();
+    assert!(!none.status.success());
+    assert!(String::from_utf8_lossy(&none.stderr).contains("tasks import osworld"), "{}", String::from_utf8_lossy(&none.stderr));
+}
+
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn imported_osworld_tasks_run_through_eval() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    assert!(guigym_desktop::missing().is_none(), "run ./scripts/setup.sh");
+    let dir = temp("osworld-eval");
+    let tasks = dir.join("osworld-tasks.json");
+    import_fixture(&tasks);
+    let out = dir.join("report.json");
+    let status = guigym()
+        .args(["eval", "--suite", "osworld", "--backend", "desktop", "--policy", "random", "--attempts", "1", "--out"])
+        .arg(&out)
+        .arg("--store")
+        .arg(dir.join("store"))
+        .env("GUIGYM_OSWORLD_TASKS", &tasks)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let r = report(&out);
+    assert_eq!(r["attempts"], 6, "{r:#}");
+    assert_eq!(r["infra_failures"], 0, "{r:#}");
+}

@@ -190,8 +190,14 @@ impl Env for DesktopEnv {
     async fn reset(&mut self, spec: &TaskSpec) -> Result<Observation, EnvError> {
         let (task, golden) = task_of(spec)?;
         let t = task.clone();
+        let cache = spec.params.get("cache").and_then(Value::as_str).map(PathBuf::from);
         self.task = None;
-        self.blocking(move |i| i.reset(&t)).await?.map_err(env_error)?;
+        self.blocking(move |i| {
+            i.task_cache = cache;
+            i.reset(&t)
+        })
+        .await?
+        .map_err(env_error)?;
         self.task = Some((spec.clone(), task, golden));
         self.steps = 0;
         self.last = None;
@@ -390,7 +396,8 @@ impl Env for DesktopEnv {
         if golden.is_empty() {
             return Err(EnvError::BadTask(format!("{}: no golden", spec.id)));
         }
-        let id = spec.id.clone();
+        // Steps name assets by the OSWorld task's id, as the cache is laid out.
+        let id = task.id.clone();
         self.blocking(move |i| {
             for (n, step) in golden.iter().enumerate() {
                 i.run_step(step, &format!("golden[{n}]"), &id)?;

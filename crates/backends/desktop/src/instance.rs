@@ -36,6 +36,8 @@ pub struct Instance {
     template: PathBuf,
     /// OSWorld's asset cache: `<cache>/<task id>/<file name>`.
     pub cache: Option<PathBuf>,
+    /// The cache the current task was imported against, which comes first.
+    pub task_cache: Option<PathBuf>,
     /// When the agent's last input reached the X server.
     pub last_input: Instant,
 }
@@ -106,7 +108,7 @@ impl Instance {
         let session = Session::start(width, height)?;
         let display = Display::connect(&session.display_name).map_err(|e| e.to_string())?;
         session.wait_for_wm(&display, Duration::from_secs(10))?;
-        Ok(Instance { session, display, template, cache, last_input: Instant::now() })
+        Ok(Instance { session, display, template, cache, task_cache: None, last_input: Instant::now() })
     }
 
     fn screen(&self) -> (u32, u32) {
@@ -255,7 +257,8 @@ impl Instance {
     /// OSWorld's asset cache for a task: `<cache>/<task id>/`. `download` steps keep a file as
     /// `<uuid5(url)>_<file name>`, `cloud_file` getters as their `dest`.
     pub fn cached(&self, task_id: &str, name: &str, url: &str) -> Result<PathBuf, Failure> {
-        let cache = self.cache.as_ref().ok_or_else(|| bad(format!("{url}: no asset cache is configured (GUIGYM_OSWORLD_CACHE)")))?;
+        let cache =
+            self.task_cache.as_ref().or(self.cache.as_ref()).ok_or_else(|| bad(format!("{url}: no asset cache is configured (GUIGYM_OSWORLD_CACHE)")))?;
         let path = cache.join(task_id).join(name);
         path.exists().then_some(path.clone()).ok_or_else(|| bad(format!("{url}: not in the asset cache ({})", path.display())))
     }
@@ -269,7 +272,8 @@ impl Instance {
                     return Err(bad(format!("{field}: vm_file with multi is not supported")));
                 }
                 let path = self.session.path(str_param(getter, field, "path")?);
-                let dest = str_param(getter, field, "dest").unwrap_or("result");
+                let path_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result".into());
+                let dest = str_param(getter, field, "dest").unwrap_or(&path_name);
                 let local = self.session.dir.join("fetched").join(Path::new(dest).file_name().unwrap_or_default());
                 let _ = std::fs::create_dir_all(self.session.dir.join("fetched"));
                 match std::fs::copy(&path, &local) {

@@ -7,7 +7,7 @@
 //! Layers, bottom up: `x11` (the X protocol: input, screenshots, windows), `session` (the
 //! instance's processes and files), `instance` (set-up steps, getters, the evaluator),
 //! `env` (the `Env` interface). `task` and `metrics` are OSWorld's task format and metric
-//! functions; `catalogue` is our own desktop benchmark.
+//! functions; `catalogue` is our own desktop benchmark; `osworld` imports OSWorld's task files.
 
 pub mod catalogue;
 pub mod env;
@@ -15,10 +15,12 @@ pub mod home;
 pub mod instance;
 pub mod keys;
 pub mod metrics;
+pub mod osworld;
 pub mod session;
 pub mod task;
 pub mod x11;
 
 pub use catalogue::DesktopCatalogue;
 pub use env::{DesktopEnv, DesktopProvider, DEFAULT_SIZE};
+pub use osworld::ImportedOsWorld;
 pub use session::missing;

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+pub use table::RULES as TABLE_RULES;
+
 /// What a getter fetched.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Got {

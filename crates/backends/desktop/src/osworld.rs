@@ -1,0 +1,256 @@
+//! OSWorld's own task files, imported: which of them this backend can run as they are, and
+//! why not the others. A task is kept when its applications are here, every set-up step,
+//! getter, metric (and `compare_table` rule) is implemented, and every asset it downloads is
+//! in the local cache in OSWorld's layout. Kept tasks become the `osworld` benchmark.
+
+use std::path::{Path, PathBuf};
+
+use guigym_core::TaskSpec;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::instance::{uuid5_url, GETTERS, STEPS};
+use crate::task::{ConfigStep, OsWorldTask};
+
+pub const BENCHMARK: &str = "osworld";
+/// OSWorld's default step budget.
+pub const STEP_BUDGET: u32 = 15;
+
+/// OSWorld's application names this backend has; `os` is the desktop itself.
+pub const APPS: &[&str] = &["os", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager"];
+
+/// One task file left out, and why.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Skipped {
+    pub file: PathBuf,
+    pub id: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Imported {
+    pub kept: Vec<TaskSpec>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Every `*.json` under `dir`, in a stable order.
+fn task_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            task_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Imports every OSWorld task file under `dir`; `cache` is OSWorld's asset cache
+/// (`<cache>/<task id>/…`).
+pub fn import(dir: &Path, cache: Option<&Path>) -> Result<Imported, String> {
+    let mut files = Vec::new();
+    task_files(dir, &mut files)?;
+    if files.is_empty() {
+        return Err(format!("{}: no task files (*.json)", dir.display()));
+    }
+    let mut imported = Imported::default();
+    for file in files {
+        let text = match std::fs::read_to_string(&file) {
+            Ok(t) => t,
+            Err(e) => {
+                imported.skipped.push(Skipped { file, id: None, reason: format!("unreadable: {e}") });
+                continue;
+            }
+        };
+        let task = match OsWorldTask::parse(&text) {
+            Ok(t) => t,
+            Err(e) => {
+                let id = serde_json::from_str::<Value>(&text).ok().and_then(|v| v.get("id").and_then(Value::as_str).map(String::from));
+                imported.skipped.push(Skipped { file, id, reason: format!("not an OSWorld task: {e}") });
+                continue;
+            }
+        };
+        match unsupported(&task, cache) {
+            Some(reason) => imported.skipped.push(Skipped { file, id: Some(task.id.clone()), reason }),
+            None => imported.kept.push(spec(&task, &file, dir, cache)),
+        }
+    }
+    Ok(imported)
+}
+
+/// The task as a `TaskSpec`: it carries the whole OSWorld task (and the cache it was checked
+/// against), so it runs wherever the spec goes.
+fn spec(task: &OsWorldTask, file: &Path, dir: &Path, cache: Option<&Path>) -> TaskSpec {
+    // The folder the file sits in names its family (OSWorld groups tasks by application).
+    let family = file
+        .parent()
+        .filter(|p| *p != dir)
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .or_else(|| task.related_apps.first().cloned())
+        .unwrap_or_else(|| "os".into());
+    TaskSpec {
+        id: format!("{BENCHMARK}/{}", task.id),
+        benchmark: BENCHMARK.into(),
+        family,
+        instruction: task.instruction.clone(),
+        apps: task.related_apps.clone(),
+        world_seed: 0,
+        step_budget: STEP_BUDGET,
+        difficulty: 0,
+        params: json!({"task": task, "cache": cache, "source": file}),
+        walkthrough: Vec::new(),
+    }
+}
+
+/// Why the task cannot run here, or `None` when it can.
+pub fn unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<String> {
+    if let Some(app) = task.related_apps.iter().find(|a| !APPS.contains(&a.as_str())) {
+        return Some(format!("needs the application \"{app}\", which this backend does not have (it has: {})", APPS.join(", ")));
+    }
+    let steps = task.config.iter().map(|s| ("config", s)).chain(task.evaluator.postconfig.iter().map(|s| ("postconfig", s)));
+    for (field, step) in steps {
+        if let Some(why) = step_unsupported(task, step, cache) {
+            return Some(format!("{field}: {why}"));
+        }
+    }
+    let metrics = match task.metrics() {
+        Ok(m) => m,
+        Err(e) => return Some(e),
+    };
+    for m in metrics {
+        if !crate::metrics::METRICS.contains(&m.func.as_str()) {
+            return Some(format!("metric \"{}\" is not implemented", m.func));
+        }
+        if m.func == "compare_table" {
+            let rules = m.options.get("rules").and_then(Value::as_array).cloned().unwrap_or_default();
+            if let Some(kind) = rules.iter().filter_map(|r| r.get("type").and_then(Value::as_str)).find(|k| !crate::metrics::TABLE_RULES.contains(k)) {
+                return Some(format!("compare_table rule \"{kind}\" is not implemented"));
+            }
+        }
+        for getter in m.result.iter().chain(&m.expected) {
+            if let Some(why) = getter_unsupported(task, getter, cache) {
+                return Some(why);
+            }
+        }
+    }
+    None
+}
+
+fn step_unsupported(task: &OsWorldTask, step: &ConfigStep, cache: Option<&Path>) -> Option<String> {
+    if !STEPS.contains(&step.kind.as_str()) {
+        return Some(format!("set-up step \"{}\" is not supported", step.kind));
+    }
+    let p = &step.parameters;
+    match step.kind.as_str() {
+        // A program to start must be installed (a shell line is the shell's business).
+        "launch" | "execute" | "command" if !p.get("shell").and_then(Value::as_bool).unwrap_or(false) => {
+            let program = match p.get("command") {
+                Some(Value::Array(a)) => a.first().and_then(Value::as_str).map(String::from),
+                Some(Value::String(s)) => s.split_whitespace().next().map(String::from),
+                _ => None,
+            }?;
+            (!on_path(&program)).then(|| format!("step \"{}\" runs \"{program}\", which is not installed", step.kind))
+        }
+        "download" => {
+            let files = p.get("files").and_then(Value::as_array)?;
+            files.iter().find_map(|f| {
+                let url = f.get("url").and_then(Value::as_str)?;
+                let base = Path::new(f.get("path").and_then(Value::as_str)?).file_name()?.to_string_lossy().into_owned();
+                asset_missing(task, cache, &format!("{}_{base}", uuid5_url(url)), url)
+            })
+        }
+        "upload_file" => {
+            let files = p.get("files").and_then(Value::as_array)?;
+            files.iter().find_map(|f| {
+                let local = f.get("local_path").and_then(Value::as_str)?;
+                (!Path::new(local).exists()).then(|| format!("upload_file: {local} does not exist here"))
+            })
+        }
+        _ => None,
+    }
+}
+
+fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) -> Option<String> {
+    let kind = getter.get("type").and_then(Value::as_str)?;
+    if !GETTERS.contains(&kind) {
+        return Some(format!("getter \"{kind}\" is not supported"));
+    }
+    if getter.get("multi").and_then(Value::as_bool).unwrap_or(false) {
+        return Some(format!("getter \"{kind}\" with multi is not supported"));
+    }
+    if kind == "cloud_file" {
+        let url = getter.get("path").and_then(Value::as_str).unwrap_or_default();
+        let dest = getter.get("dest").and_then(Value::as_str).unwrap_or_default();
+        return asset_missing(task, cache, dest, url);
+    }
+    None
+}
+
+fn asset_missing(task: &OsWorldTask, cache: Option<&Path>, name: &str, url: &str) -> Option<String> {
+    let Some(cache) = cache else { return Some(format!("needs the asset {url}, and no cache was given (--cache)")) };
+    let path = cache.join(&task.id).join(name);
+    (!path.is_file()).then(|| format!("the asset {url} is not in the cache (looked for {})", path.display()))
+}
+
+fn on_path(program: &str) -> bool {
+    if program.contains('/') {
+        return Path::new(program).is_file();
+    }
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+/// Where imported tasks are kept: `$GUIGYM_OSWORLD_TASKS`, else
+/// `${XDG_DATA_HOME:-~/.local/share}/guigym/osworld-tasks.json`.
+pub fn store_path() -> PathBuf {
+    if let Some(p) = std::env::var_os("GUIGYM_OSWORLD_TASKS") {
+        return PathBuf::from(p);
+    }
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".local/share"));
+    data.join("guigym/osworld-tasks.json")
+}
+
+/// The imported tasks, as a benchmark: suite `osworld` (every kept task) and one suite per
+/// family (`osworld.<family>`).
+pub struct ImportedOsWorld;
+
+impl ImportedOsWorld {
+    fn tasks(&self) -> Result<Vec<TaskSpec>, String> {
+        let path = store_path();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("no imported OSWorld tasks at {} ({e}); run `guigym tasks import osworld DIR` first", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+impl guigym_core::Benchmark for ImportedOsWorld {
+    fn name(&self) -> &str {
+        BENCHMARK
+    }
+    fn suites(&self) -> Vec<String> {
+        let mut suites = vec![BENCHMARK.to_string()];
+        let mut families: Vec<String> = self.tasks().unwrap_or_default().into_iter().map(|t| format!("{BENCHMARK}.{}", t.family)).collect();
+        families.sort();
+        families.dedup();
+        suites.extend(families);
+        suites
+    }
+    fn suite(&self, name: &str) -> Result<Vec<TaskSpec>, String> {
+        let tasks = self.tasks()?;
+        if name == BENCHMARK {
+            return Ok(tasks);
+        }
+        let family = name.strip_prefix("osworld.").ok_or_else(|| format!("no suite \"{name}\" among the imported OSWorld tasks"))?;
+        Ok(tasks.into_iter().filter(|t| t.family == family).collect())
+    }
+    fn task(&self, id: &str) -> Option<TaskSpec> {
+        if !id.starts_with("osworld/") {
+            return None;
+        }
+        self.tasks().ok()?.into_iter().find(|t| t.id == id)
+    }
+}

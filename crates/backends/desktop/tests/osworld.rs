@@ -1,0 +1,97 @@
+//! `tasks import osworld` on a fixture of OSWorld-format task files we wrote (`osworld/`):
+//! which tasks are kept and why the others are skipped; then every kept task runs on a real
+//! desktop instance: 0 after reset, 1 once solved (a set-up step copying the gold file into
+//! place, or saying the task is infeasible).
+
+use std::path::{Path, PathBuf};
+
+use guigym_core::{Action, EnvProvider, TerminateStatus};
+use guigym_desktop::osworld;
+use serde_json::json;
+
+fn fixture() -> (PathBuf, PathBuf) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/osworld");
+    (dir.join("examples"), dir.join("cache"))
+}
+
+const KEPT: &[(&str, &str)] = &[
+    ("000000000001", "os"),
+    ("000000000002", "os"),
+    ("000000000003", "libreoffice_calc"),
+    ("000000000004", "libreoffice_writer"),
+    ("000000000005", "libreoffice_impress"),
+    ("000000000006", "os"),
+];
+
+/// Each skipped task and a word its reason must hold.
+const SKIPPED: &[(&str, &str)] = &[
+    ("000000000007", "application \"chrome\""),
+    ("000000000008", "rule \"style\""),
+    ("000000000009", "getter \"accessibility_tree\""),
+    ("000000000010", "not in the cache"),
+    ("000000000011", "metric \"check_python_file_by_test_suite\""),
+    ("000000000012", "application \"vs_code\""),
+    ("000000000013", "not an OSWorld task"),
+];
+
+fn id(tail: &str) -> String {
+    format!("0f6c1b2a-4d1e-4f5a-9a10-{tail}")
+}
+
+#[test]
+fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
+    let (examples, cache) = fixture();
+    let imported = osworld::import(&examples, Some(&cache)).unwrap();
+    let mut kept: Vec<(String, String)> = imported.kept.iter().map(|t| (t.id.clone(), t.family.clone())).collect();
+    kept.sort();
+    let want: Vec<(String, String)> = KEPT.iter().map(|(t, f)| (format!("osworld/{}", id(t)), f.to_string())).collect();
+    assert_eq!(kept, want);
+    assert_eq!(imported.skipped.len(), SKIPPED.len(), "{:#?}", imported.skipped);
+    for (tail, why) in SKIPPED {
+        let s = imported.skipped.iter().find(|s| s.id.as_deref() == Some(id(tail).as_str())).unwrap_or_else(|| panic!("{tail} is not skipped"));
+        assert!(s.reason.contains(why), "{tail}: {}", s.reason);
+    }
+    // Without a cache, every task that needs an asset is skipped for it.
+    let bare = osworld::import(&examples, None).unwrap();
+    assert_eq!(bare.kept.len(), 2, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
+    assert!(bare.skipped.iter().any(|s| s.reason.contains("no cache was given")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
+    if let Some(why) = guigym_desktop::missing() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let (examples, cache) = fixture();
+    let imported = osworld::import(&examples, Some(&cache)).unwrap();
+    let mut env = guigym_desktop::DesktopProvider::new(1280, 800).create().await.unwrap();
+    for mut task in imported.kept {
+        let tail = task.id.rsplit('-').next().unwrap().to_string();
+        // The solution, as a step run on the instance: the gold file copied over the agent's.
+        let gold = |name: &str, to: &str| json!([{"type": "execute", "parameters": {"command": ["cp", cache.join(id(&tail)).join(name), to]}}]);
+        let solution = match tail.as_str() {
+            "000000000001" => json!([{"type": "execute", "parameters": {"command": ["mkdir", "/home/user/reports"]}}]),
+            "000000000002" => json!([{"type": "execute", "parameters": {"command": "sed -i s/cat/dog/g /home/user/Desktop/notes.txt", "shell": true}}]),
+            "000000000003" => gold("report_gold.xlsx", "/home/user/Desktop/report.xlsx"),
+            "000000000004" => gold("report_gold.docx", "/home/user/Desktop/report.docx"),
+            "000000000005" => gold("report_gold.pptx", "/home/user/Desktop/report.pptx"),
+            _ => json!(null),
+        };
+        if !solution.is_null() {
+            task.params["golden"] = solution.clone();
+        }
+        env.reset(&task).await.unwrap_or_else(|e| panic!("{}: {e}", task.id));
+        let before = env.evaluate().await.unwrap();
+        assert_eq!(before.score, 0.0, "{} scores 0 after reset: {before:?}", task.id);
+        if solution.is_null() {
+            env.step(&Action::Terminate { status: TerminateStatus::Infeasible }).await.unwrap();
+        } else {
+            env.apply_golden().await.unwrap();
+        }
+        let after = env.evaluate().await.unwrap();
+        assert_eq!(after.score, 1.0, "{} scores 1 once solved: {after:?}", task.id);
+    }
+    env.release().await.unwrap();
+}
