@@ -39,6 +39,11 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "terminal.sort", draw: sort_lines },
     Family { name: "terminal.archive", draw: archive },
     Family { name: "infeasible.system", draw: infeasible },
+    Family { name: "calc.fill_cell", draw: calc_fill_cell },
+    Family { name: "calc.sum_column", draw: calc_sum_column },
+    Family { name: "calc.sort_rows", draw: calc_sort_rows },
+    Family { name: "writer.append_paragraph", draw: writer_append },
+    Family { name: "writer.replace_word", draw: writer_replace },
 ];
 
 const FOLDER_NAMES: &[&str] = &["Invoices", "Travel 2026", "Recipes", "Taxes", "Project Alpha", "Reports", "Letters", "Receipts", "Course notes", "Drafts"];
@@ -380,6 +385,219 @@ fn infeasible(rng: &mut Rng) -> Draft {
         evaluator: json!({"func": "infeasible"}),
         golden: Vec::new(),
         walkthrough: vec![Action::Terminate { status: TerminateStatus::Infeasible }],
+    }
+}
+
+const ITEMS: &[&str] = &["apples", "bread", "coffee", "dates", "eggs", "flour", "grapes", "honey", "lemons", "milk", "nuts", "olives", "pears", "rice"];
+const PEOPLE: &[&str] = &["Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam"];
+const DAYS: &[&str] = &["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"];
+
+fn rows_json(rows: &[Vec<Value>]) -> Value {
+    Value::Array(rows.iter().map(|r| Value::Array(r.clone())).collect())
+}
+
+fn write_table(path: &str, rows: &[Vec<Value>]) -> ConfigStep {
+    ConfigStep::new("write_table", json!({"path": path, "rows": rows_json(rows)}))
+}
+
+fn write_document(path: &str, paragraphs: &[String]) -> ConfigStep {
+    ConfigStep::new("write_document", json!({"path": path, "paragraphs": paragraphs}))
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// OSWorld's sheet check: the agent's workbook against one holding `rows`, made at
+/// evaluation time.
+fn table_equals(path: &str, rows: &[Vec<Value>]) -> Value {
+    json!({
+        "func": "compare_table",
+        "result": {"type": "vm_file", "path": path, "dest": file_name(path)},
+        "expected": {"type": "table_file", "rows": rows_json(rows), "dest": format!("expected-{}", file_name(path))},
+        "options": {"rules": [{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}]}
+    })
+}
+
+/// OSWorld's document check (its defaults: whitespace-insensitive text of the paragraphs).
+fn document_equals(path: &str, paragraphs: &[String]) -> Value {
+    json!({
+        "func": "compare_docx_files",
+        "result": {"type": "vm_file", "path": path, "dest": file_name(path)},
+        "expected": {"type": "document_file", "paragraphs": paragraphs, "dest": format!("expected-{}", file_name(path))}
+    })
+}
+
+/// Keys pressed `n` times.
+fn presses(k: &str, n: usize) -> Vec<Action> {
+    (0..n).map(|_| key(&[k])).collect()
+}
+
+fn typed(text: &str) -> Action {
+    Action::Type { text: text.to_string(), element: None, clear: false }
+}
+
+/// A walkthrough in an office document already open and focused: the actions, then save
+/// (in the file's own format) and say done.
+fn in_office(mut actions: Vec<Action>) -> Vec<Action> {
+    actions.push(key(&["ctrl", "s"]));
+    actions.push(Action::Wait { ms: 1500 });
+    actions.push(Action::Terminate { status: TerminateStatus::Success });
+    actions
+}
+
+/// `n` distinct picks from a list.
+fn distinct<'a>(rng: &mut Rng, items: &[&'a str], n: usize) -> Vec<&'a str> {
+    let mut all = items.to_vec();
+    rng.shuffle(&mut all);
+    all.truncate(n);
+    all
+}
+
+fn calc_fill_cell(rng: &mut Rng) -> Draft {
+    let n = rng.range(3, 7) as usize;
+    let items = distinct(rng, ITEMS, n);
+    let mut rows: Vec<Vec<Value>> = vec![vec![json!("Item"), json!("Quantity"), json!("Price")]];
+    rows.extend(items.iter().map(|i| vec![json!(i), json!(rng.range(1, 50)), json!(rng.range(1, 20))]));
+    let k = rng.below(n);
+    let quantity = rows[k + 1][1].clone();
+    let mut start = rows.clone();
+    start[k + 1][1] = Value::Null;
+    let path = home("Documents", &format!("{}.xlsx", rng.pick(&["stock", "order", "pantry", "shopping"])));
+    let mut walk = vec![key(&["ctrl", "home"])];
+    walk.extend(presses("down", k + 1));
+    walk.push(key(&["right"]));
+    walk.push(typed(&format!("{quantity}\n")));
+    Draft {
+        instruction: format!(
+            "The spreadsheet \"{}\" is open in Calc. The quantity of {} is missing: enter {quantity} in its Quantity cell and save the file (keep its format).",
+            file_name(&path),
+            items[k]
+        ),
+        apps: &["Calc"],
+        config: vec![write_table(&path, &start), open(&path)],
+        evaluator: table_equals(&path, &rows),
+        golden: vec![write_table(&path, &rows)],
+        walkthrough: in_office(walk),
+    }
+}
+
+fn calc_sum_column(rng: &mut Rng) -> Draft {
+    let n = rng.range(3, 8) as usize;
+    let people = distinct(rng, PEOPLE, n);
+    let mut rows: Vec<Vec<Value>> = vec![vec![json!("Name"), json!("Amount")]];
+    let amounts: Vec<i64> = (0..n).map(|_| rng.range(5, 500)).collect();
+    rows.extend(people.iter().zip(&amounts).map(|(p, a)| vec![json!(p), json!(a)]));
+    let start = rows.clone();
+    rows.push(vec![json!("Total"), json!(amounts.iter().sum::<i64>())]);
+    let path = home("Documents", &format!("{}.xlsx", rng.pick(&["expenses", "donations", "invoices", "tips"])));
+    let mut walk = vec![key(&["ctrl", "home"])];
+    walk.extend(presses("down", n + 1));
+    walk.push(typed(&format!("Total\t=SUM(B2:B{})\n", n + 1)));
+    Draft {
+        instruction: format!(
+            "In \"{}\" (open in Calc), add a row right below the table with \"Total\" in column A and the sum of the amounts in column B, then save the file (keep its format).",
+            file_name(&path)
+        ),
+        apps: &["Calc"],
+        config: vec![write_table(&path, &start), open(&path)],
+        evaluator: table_equals(&path, &rows),
+        golden: vec![write_table(&path, &rows)],
+        walkthrough: in_office(walk),
+    }
+}
+
+fn calc_sort_rows(rng: &mut Rng) -> Draft {
+    let n = rng.range(3, 7) as usize;
+    let people = distinct(rng, PEOPLE, n);
+    let mut scores: Vec<i64> = Vec::new();
+    while scores.len() < n {
+        let s = rng.range(10, 100);
+        if !scores.contains(&s) {
+            scores.push(s);
+        }
+    }
+    let start_rows: Vec<(&str, i64)> = people.iter().copied().zip(scores.iter().copied()).collect();
+    let mut sorted = start_rows.clone();
+    sorted.sort_by_key(|(_, s)| std::cmp::Reverse(*s));
+    let mut start = start_rows.clone();
+    if start == sorted {
+        start.reverse();
+    }
+    let table = |body: &[(&str, i64)]| -> Vec<Vec<Value>> {
+        std::iter::once(vec![json!("Name"), json!("Score")]).chain(body.iter().map(|(p, s)| vec![json!(p), json!(s)])).collect()
+    };
+    let path = home("Documents", &format!("{}.xlsx", rng.pick(&["scores", "results", "ranking", "quiz"])));
+    // A person sorts by hand here: the rows typed again in order over the old ones.
+    let mut walk = vec![key(&["ctrl", "home"]), key(&["down"])];
+    walk.push(typed(&sorted.iter().map(|(p, s)| format!("{p}\t{s}\n")).collect::<String>()));
+    Draft {
+        instruction: format!(
+            "Sort the rows of \"{}\" (open in Calc) by Score from highest to lowest, keeping the header row first, then save the file (keep its format).",
+            file_name(&path)
+        ),
+        apps: &["Calc"],
+        config: vec![write_table(&path, &table(&start)), open(&path)],
+        evaluator: table_equals(&path, &table(&sorted)),
+        golden: vec![write_table(&path, &table(&sorted))],
+        walkthrough: in_office(walk),
+    }
+}
+
+fn sentence(rng: &mut Rng) -> String {
+    match rng.below(4) {
+        0 => format!("Please send the {} report to {} by {}.", rng.pick(WORDS), rng.pick(PEOPLE), rng.pick(DAYS)),
+        1 => format!("The {} meeting moves to {} at {} o'clock.", rng.pick(WORDS), rng.pick(DAYS), rng.range(8, 17)),
+        2 => format!("{} will bring {} {} for the team.", rng.pick(PEOPLE), rng.range(2, 12), rng.pick(ITEMS)),
+        _ => format!("Remember to water the {} plants on {}.", rng.pick(WORDS), rng.pick(DAYS)),
+    }
+}
+
+fn writer_append(rng: &mut Rng) -> Draft {
+    let paragraphs: Vec<String> = (0..rng.range(2, 4)).map(|_| sentence(rng)).collect();
+    let mut new = sentence(rng);
+    while paragraphs.contains(&new) {
+        new = sentence(rng);
+    }
+    let mut done = paragraphs.clone();
+    done.push(new.clone());
+    let path = home("Documents", &format!("{}.docx", rng.pick(&["memo", "notes", "letter", "minutes"])));
+    let walk = vec![key(&["ctrl", "end"]), key(&["enter"]), typed(&new)];
+    Draft {
+        instruction: format!(
+            "Add a new last paragraph to \"{}\" (open in Writer) that reads: {new} Then save the document (keep its format).",
+            file_name(&path)
+        ),
+        apps: &["Writer"],
+        config: vec![write_document(&path, &paragraphs), open(&path)],
+        evaluator: document_equals(&path, &done),
+        golden: vec![write_document(&path, &done)],
+        walkthrough: in_office(walk),
+    }
+}
+
+fn writer_replace(rng: &mut Rng) -> Draft {
+    let old = *rng.pick(PEOPLE);
+    let mut new = *rng.pick(PEOPLE);
+    while new == old {
+        new = *rng.pick(PEOPLE);
+    }
+    let mut paragraphs: Vec<String> = (0..rng.range(1, 3)).map(|_| sentence(rng).replace(old, new)).collect();
+    paragraphs.insert(rng.below(paragraphs.len() + 1), format!("{old} asked {} to call {old} back.", rng.pick(PEOPLE).replace(old, new)));
+    let done: Vec<String> = paragraphs.iter().map(|p| p.replace(old, new)).collect();
+    let path = home("Documents", &format!("{}.docx", rng.pick(&["memo", "notes", "letter", "minutes"])));
+    // Select everything and type the text as it should read, paragraph by paragraph.
+    let walk = vec![key(&["ctrl", "a"]), typed(&done.join("\n"))];
+    Draft {
+        instruction: format!(
+            "In \"{}\" (open in Writer), replace the name {old} with {new} everywhere, then save the document (keep its format).",
+            file_name(&path)
+        ),
+        apps: &["Writer"],
+        config: vec![write_document(&path, &paragraphs), open(&path)],
+        evaluator: document_equals(&path, &done),
+        golden: vec![write_document(&path, &done)],
+        walkthrough: in_office(walk),
     }
 }
 

@@ -50,6 +50,18 @@ fn office_profile(home: &std::path::Path) -> Result<(), String> {
         ("/org.openoffice.Setup/Office", "ooSetupInstCompleted", "true"),
         ("/org.openoffice.Office.Common/Save/Document", "WarnAlienFormat", "false"),
         ("/org.openoffice.Office.Recovery/AutoSave", "Enabled", "false"),
+        // Typing goes in as typed: no completion from the column's other entries or the
+        // document's words, no autocorrection.
+        ("/org.openoffice.Office.Calc/Input", "AutoInput", "false"),
+        ("/org.openoffice.Office.Writer/AutoFunction/Completion", "Enable", "false"),
+        ("/org.openoffice.Office.Writer/AutoFunction/Format/Option", "CapitalStartSentence", "false"),
+        ("/org.openoffice.Office.Common/AutoCorrect", "TwoCapitalsAtStart", "false"),
+        ("/org.openoffice.Office.Common/AutoCorrect", "CapitalAtStartSentence", "false"),
+        ("/org.openoffice.Office.Common/AutoCorrect", "ChangeUnderlineWeight", "false"),
+        ("/org.openoffice.Office.Common/AutoCorrect", "SetInetAttribute", "false"),
+        ("/org.openoffice.Office.Common/AutoCorrect", "ChangeOrdinalNumber", "false"),
+        ("/org.openoffice.Office.Common/AutoCorrect", "ChangeDash", "false"),
+        ("/org.openoffice.Office.Common/AutoCorrect", "UseReplacementTable", "false"),
     ];
     let items: String = quiet
         .iter()

@@ -9,6 +9,7 @@ use guigym_core::{Check, Verdict};
 use serde_json::Value;
 
 use crate::metrics::{self, Got};
+use crate::office;
 use crate::session::{restore_tree, Output, Session};
 use crate::task::{ConfigStep, OsWorldTask};
 use crate::x11::{Display, WindowInfo};
@@ -173,7 +174,27 @@ impl Instance {
         self.session.launch(command, shell).map_err(Failure::BadTask)?;
         self.wait_for(|ws| ws.iter().any(|w| !before.contains(&w.id)), WINDOW_TIMEOUT)
             .map_err(|_| Failure::Infra(format!("{} opened no window within {} s", command.join(" "), WINDOW_TIMEOUT.as_secs())))?;
-        Ok(())
+        // A mapped window may still be drawing (LibreOffice loads the document into it and
+        // only then takes keys): ready when the screen stops changing.
+        self.wait_still_screen(WINDOW_TIMEOUT)
+    }
+
+    /// Waits until two looks at the screen 100 ms apart are the same.
+    fn wait_still_screen(&self, timeout: Duration) -> Result<(), Failure> {
+        let deadline = Instant::now() + timeout;
+        let look = || self.display.capture_rgb().map(|px| guigym_core::sha256_hex(&px)).map_err(|e| Failure::Infra(e.to_string()));
+        let mut last = look()?;
+        loop {
+            std::thread::sleep(Duration::from_millis(100));
+            let now = look()?;
+            if now == last {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(Failure::Infra(format!("the screen kept changing for {} s", timeout.as_secs())));
+            }
+            last = now;
+        }
     }
 
     fn find_window(&self, parameters: &Value, field: &str) -> Result<Option<WindowInfo>, Failure> {
@@ -250,6 +271,19 @@ impl Instance {
                 }
                 std::fs::write(&path, text).map_err(|e| Failure::Infra(format!("{}: {e}", path.display())))
             }
+            // Ours: a workbook or a document the task starts from, written from data.
+            "write_table" | "write_document" => {
+                let path = self.session.path(str_param(p, field, "path")?);
+                let written = if step.kind == "write_table" {
+                    let rows = office::rows_param(&p["rows"]).ok_or_else(|| bad(format!("{field}.rows: a list of rows (lists) is needed")))?;
+                    office::write_xlsx(&path, &rows)
+                } else {
+                    let paragraphs =
+                        office::paragraphs_param(&p["paragraphs"]).ok_or_else(|| bad(format!("{field}.paragraphs: a list of strings is needed")))?;
+                    office::write_docx(&path, &paragraphs)
+                };
+                written.map_err(Failure::Infra)
+            }
             other => Err(bad(format!("{field}.type: step \"{other}\" is not supported; steps: {}", STEPS.join(", ")))),
         }
     }
@@ -291,6 +325,21 @@ impl Instance {
                 let url = str_param(getter, field, "path")?;
                 let dest = str_param(getter, field, "dest")?;
                 Ok(Got::File(self.cached(task_id, dest, url)?))
+            }
+            // Ours: the expected file, made from data at evaluation time.
+            "table_file" | "document_file" => {
+                let dest = str_param(getter, field, "dest")?;
+                let local = self.session.dir.join("fetched").join(Path::new(dest).file_name().unwrap_or_default());
+                let written = if kind == "table_file" {
+                    let rows = office::rows_param(&getter["rows"]).ok_or_else(|| bad(format!("{field}.rows: a list of rows (lists) is needed")))?;
+                    office::write_xlsx(&local, &rows)
+                } else {
+                    let paragraphs =
+                        office::paragraphs_param(&getter["paragraphs"]).ok_or_else(|| bad(format!("{field}.paragraphs: a list of strings is needed")))?;
+                    office::write_docx(&local, &paragraphs)
+                };
+                written.map_err(Failure::Infra)?;
+                Ok(Got::File(local))
             }
             other => Err(bad(format!("{field}.type: getter \"{other}\" is not supported; getters: {}", GETTERS.join(", ")))),
         }
@@ -393,6 +442,19 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
 }
 
 /// The set-up steps this runner knows.
-pub const STEPS: &[&str] = &["launch", "execute", "command", "open", "sleep", "activate_window", "close_window", "download", "upload_file", "write_file"];
+pub const STEPS: &[&str] = &[
+    "launch",
+    "execute",
+    "command",
+    "open",
+    "sleep",
+    "activate_window",
+    "close_window",
+    "download",
+    "upload_file",
+    "write_file",
+    "write_table",
+    "write_document",
+];
 /// The getters this runner knows.
-pub const GETTERS: &[&str] = &["vm_file", "vm_command_line", "vm_command_error", "rule", "cloud_file"];
+pub const GETTERS: &[&str] = &["vm_file", "vm_command_line", "vm_command_error", "rule", "cloud_file", "table_file", "document_file"];

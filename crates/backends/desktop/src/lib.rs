@@ -15,6 +15,7 @@ pub mod home;
 pub mod instance;
 pub mod keys;
 pub mod metrics;
+pub mod office;
 pub mod osworld;
 pub mod session;
 pub mod task;

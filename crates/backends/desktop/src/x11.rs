@@ -197,8 +197,15 @@ impl Display {
     /// Types text character by character (Shift where the map needs it).
     pub fn type_text(&mut self, text: &str) -> Result<(), XError> {
         let shift = self.keycode_for(keys::SHIFT)?.0;
+        let mut previous = None;
         for ch in text.chars() {
             let (code, shifted) = self.keycode_for(keys::char_keysym(ch))?;
+            // The same key again at once reads as the key's auto-repeat to some toolkits
+            // (LibreOffice drops it): the second press comes a few milliseconds later.
+            if previous == Some(code) {
+                std::thread::sleep(std::time::Duration::from_millis(15));
+            }
+            previous = Some(code);
             if shifted {
                 self.key_event(shift, true)?;
             }

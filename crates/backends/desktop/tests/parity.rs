@@ -9,8 +9,10 @@ use std::path::{Path, PathBuf};
 use guigym_desktop::metrics::{run, Got};
 use serde_json::Value;
 
+/// The fixture folder; `GUIGYM_PARITY_DIR` points the test at another one of the same layout
+/// (for probing the metrics with new pairs before they join the fixture).
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity")
+    std::env::var_os("GUIGYM_PARITY_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity"))
 }
 
 #[test]
@@ -18,7 +20,7 @@ fn metrics_agree_with_osworld_on_every_fixture_pair() {
     let dir = fixture();
     let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.join("cases.json")).unwrap()).unwrap();
     let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
-    assert!(cases.len() >= 40, "the fixture holds at least 40 pairs");
+    assert!(cases.len() >= 40 || std::env::var_os("GUIGYM_PARITY_DIR").is_some(), "the fixture holds at least 40 pairs");
     let file = |v: &Value| match v.as_str() {
         Some(name) => Got::File(dir.join("files").join(name)),
         None => Got::Missing,
