@@ -50,6 +50,7 @@ Usage:
         [--write-expected crates/backends/desktop/tests/parity/expected.json] [--verbose]
 """
 import argparse
+import warnings
 import contextlib
 import importlib.metadata
 import importlib.util
@@ -158,6 +159,7 @@ def main():
 
     if not args.verbose:
         logging.disable(logging.CRITICAL)
+        warnings.simplefilter("ignore")
         # compare_pptx_files(enable_debug=True by default) attaches a StreamHandler to
         # this logger unless it already has one.
         logging.getLogger("desktopenv.metric.slides.debug").addHandler(logging.NullHandler())

@@ -19,8 +19,10 @@ else
 fi
 # The fixture's pinned verdicts are still what OSWorld's own metrics give (the Rust parity
 # test holds our metrics to the same file).
-"${XDG_CACHE_HOME:-$HOME/.cache}/guigym/osworld-venv/bin/python" scripts/osworld_parity.py --quiet \
-    --cases crates/backends/desktop/tests/parity/cases.json --check crates/backends/desktop/tests/parity/expected.json
+for fixture in crates/backends/desktop/tests/parity crates/backends/desktop/tests/parity/adversarial; do
+    "${XDG_CACHE_HOME:-$HOME/.cache}/guigym/osworld-venv/bin/python" scripts/osworld_parity.py --quiet \
+        --cases "$fixture/cases.json" --check "$fixture/expected.json"
+done
 # The Python package against the binary the tests just built.
 cargo build --locked -p guigym
 GUIGYM_BIN="$PWD/target/debug/guigym" "${XDG_CACHE_HOME:-$HOME/.cache}/guigym/venv/bin/python" -m pytest -q python/tests

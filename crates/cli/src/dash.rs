@@ -424,9 +424,10 @@ async fn train_list(State(store): State<Arc<Store>>) -> Page {
     Ok(Html(page("guigym · training", &body)))
 }
 
-/// A line plot of the series (values in [0, 1]) over rounds, as SVG.
-fn plot(series: &[(String, Vec<(f64, f64)>)]) -> String {
-    let (w, h, pad) = (640.0, 240.0, 30.0);
+/// A line plot of the series over rounds, as SVG, on the y range `lo..hi`.
+fn plot(series: &[(String, Vec<(f64, f64)>)], (lo, hi): (f64, f64), h: f64) -> String {
+    let (w, pad) = (640.0, 30.0);
+    let span = if hi > lo { hi - lo } else { 1.0 };
     let max_x = series.iter().flat_map(|(_, s)| s.iter().map(|p| p.0)).fold(1.0f64, f64::max);
     let colors = ["#1d4ed8", "#dc2626", "#15803d", "#a21caf", "#ea580c", "#0891b2"];
     let mut out = format!(
@@ -436,7 +437,7 @@ fn plot(series: &[(String, Vec<(f64, f64)>)]) -> String {
     );
     for (i, (name, points)) in series.iter().enumerate() {
         let c = colors[i % colors.len()];
-        let path: Vec<String> = points.iter().map(|(x, y)| format!("{:.1},{:.1}", pad + x / max_x * (w - pad), (1.0 - y) * (h - pad))).collect();
+        let path: Vec<String> = points.iter().map(|(x, y)| format!("{:.1},{:.1}", pad + x / max_x * (w - pad), (1.0 - (y - lo) / span) * (h - pad))).collect();
         let _ = write!(
             out,
             "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/><text x=\"{}\" y=\"{}\" fill=\"{c}\" font-size=\"12\">{}</text>",
@@ -446,7 +447,16 @@ fn plot(series: &[(String, Vec<(f64, f64)>)]) -> String {
             esc(name)
         );
     }
-    let _ = write!(out, "<text x=\"0\" y=\"12\" font-size=\"10\">1</text><text x=\"0\" y=\"{}\" font-size=\"10\">0</text><text x=\"{}\" y=\"{}\" font-size=\"10\">round {max_x}</text></svg>", h - pad, w - 60.0, h - 8.0);
+    let label = |v: f64| if v.fract() == 0.0 { format!("{v}") } else { format!("{v:.3}") };
+    let _ = write!(
+        out,
+        "<text x=\"0\" y=\"12\" font-size=\"10\">{}</text><text x=\"0\" y=\"{}\" font-size=\"10\">{}</text><text x=\"{}\" y=\"{}\" font-size=\"10\">round {max_x}</text></svg>",
+        label(hi),
+        h - pad,
+        label(lo),
+        w - 60.0,
+        h - 8.0
+    );
     out
 }
 
@@ -455,7 +465,9 @@ async fn train_page(State(store): State<Arc<Store>>, Path(name): Path<String>) -
     if rounds.is_empty() {
         return Err(fail(StatusCode::NOT_FOUND, format!("no rounds of a training run named {name}")));
     }
-    // Every numeric figure a round reports is a column; those within [0, 1] are plotted.
+    // Every numeric figure a round reports is a column and is plotted: those within [0, 1]
+    // (success, reward) together, each other one (KL, advantages, budgets, staleness) on a
+    // scale of its own.
     let mut columns: Vec<String> = Vec::new();
     for (_, stats) in &rounds {
         for (k, v) in stats.as_object().into_iter().flatten() {
@@ -464,13 +476,17 @@ async fn train_page(State(store): State<Arc<Store>>, Path(name): Path<String>) -
             }
         }
     }
-    let series: Vec<(String, Vec<(f64, f64)>)> = columns
-        .iter()
-        .filter(|c| rounds.iter().all(|(_, s)| s.get(c.as_str()).and_then(Value::as_f64).is_none_or(|v| (0.0..=1.0).contains(&v))))
-        .filter(|c| c.as_str() != "round")
-        .map(|c| (c.clone(), rounds.iter().filter_map(|(r, s)| Some((*r as f64, s.get(c.as_str())?.as_f64()?))).collect()))
-        .collect();
-    let mut body = plot(&series);
+    let points = |c: &str| -> Vec<(f64, f64)> { rounds.iter().filter_map(|(r, s)| Some((*r as f64, s.get(c)?.as_f64()?))).collect() };
+    let unit = |c: &str| points(c).iter().all(|(_, v)| (0.0..=1.0).contains(v));
+    let plotted = columns.iter().filter(|c| c.as_str() != "round");
+    let series: Vec<(String, Vec<(f64, f64)>)> = plotted.clone().filter(|c| unit(c)).map(|c| (c.clone(), points(c))).collect();
+    let mut body = plot(&series, (0.0, 1.0), 240.0);
+    for c in plotted.filter(|c| !unit(c)) {
+        let p = points(c);
+        let lo = p.iter().map(|(_, v)| *v).fold(f64::INFINITY, f64::min).min(0.0);
+        let hi = p.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
+        body.push_str(&plot(&[(c.clone(), p)], (lo, hi), 120.0));
+    }
     body.push_str("<table><tr><th>round</th>");
     for c in &columns {
         let _ = write!(body, "<th>{}</th>", esc(c));
@@ -594,8 +610,15 @@ pub struct Play {
     sessions: tokio::sync::Mutex<BTreeMap<String, Session>>,
 }
 
+/// How long a game may sit without an action before its instance is released and its run
+/// closed as abandoned.
+const PLAY_IDLE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+/// Games in play at once: each holds a live instance (a browser page, a desktop).
+const PLAY_MAX: usize = 8;
+
 struct Session {
     env: Box<dyn guigym_core::Env>,
+    last_active: std::time::Instant,
     task: guigym_core::TaskSpec,
     run_id: i64,
     attempt_id: i64,
@@ -641,17 +664,57 @@ struct StartQuery {
     task: String,
 }
 
+impl Play {
+    /// Ends the games nobody has touched for `PLAY_IDLE` (finished ones included): their
+    /// instances are released, and an unfinished one's run is closed as abandoned, so no run
+    /// stays "running" for ever.
+    async fn sweep(&self) {
+        let mut sessions = self.sessions.lock().await;
+        let idle: Vec<String> = sessions.iter().filter(|(_, s)| s.last_active.elapsed() >= PLAY_IDLE).map(|(k, _)| k.clone()).collect();
+        for sid in idle {
+            let Some(mut s) = sessions.remove(&sid) else { continue };
+            if s.done.is_none() {
+                let _ = s.env.release().await;
+                let report = serde_json::json!({ "attempts": 0, "abandoned": true, "steps": s.steps.len(),
+                    "reason": format!("no action for {} minutes", PLAY_IDLE.as_secs() / 60) });
+                if let Err(e) = self.store.finish_run(s.run_id, &report) {
+                    tracing::warn!("closing abandoned game {sid}: {e}");
+                }
+            }
+        }
+    }
+}
+
 async fn play_start(State(play): State<Arc<Play>>, Query(q): Query<StartQuery>) -> Result<Response, Failure> {
+    play.sweep().await;
+    if play.sessions.lock().await.values().filter(|s| s.done.is_none()).count() >= PLAY_MAX {
+        return Err(fail(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{PLAY_MAX} games are in play; finish one or wait until one sits idle for {} minutes", PLAY_IDLE.as_secs() / 60),
+        ));
+    }
     let task = crate::registry::find_task(&q.task).ok_or_else(|| fail(StatusCode::NOT_FOUND, format!("no task {}", q.task)))?;
     let backend = crate::registry::backend_for(None, &task.benchmark).map_err(|e| fail(StatusCode::BAD_REQUEST, e))?;
-    let provider = crate::registry::provider(backend, guigym_ui::Screen::PHONE).map_err(|e| fail(StatusCode::SERVICE_UNAVAILABLE, e))?;
+    // The backend's own screen: a phone's for the phone, a desktop's for the desktop.
+    let screen = crate::registry::backend(backend).map_err(|e| fail(StatusCode::BAD_REQUEST, e))?.screen;
+    let provider = crate::registry::provider(backend, screen).map_err(|e| fail(StatusCode::SERVICE_UNAVAILABLE, e))?;
     let mut env = provider.create().await.map_err(|e| fail(StatusCode::SERVICE_UNAVAILABLE, e))?;
     env.reset(&task).await.map_err(|e| fail(StatusCode::BAD_REQUEST, e))?;
     let run_id = play.store.create_run("play", &task.id, "human", backend, &serde_json::json!({ "task": task.id })).map_err(store_error)?;
     let trajectory_id = guigym_rollout::new_trajectory_id();
     let attempt_id = play.store.begin_attempt(run_id, &trajectory_id, &task.id, &task.family, 0, 0).map_err(store_error)?;
     let sid = trajectory_id.clone();
-    let session = Session { env, task, run_id, attempt_id, trajectory_id, steps: Vec::new(), feedback: String::new(), done: None };
+    let session = Session {
+        env,
+        last_active: std::time::Instant::now(),
+        task,
+        run_id,
+        attempt_id,
+        trajectory_id,
+        steps: Vec::new(),
+        feedback: String::new(),
+        done: None,
+    };
     play.sessions.lock().await.insert(sid.clone(), session);
     Ok(Redirect::to(&format!("/dash/play/{sid}")).into_response())
 }
@@ -699,6 +762,7 @@ function act(a){fetch('/dash/play/SID/act',{method:'POST',headers:{'content-type
 async fn play_screen(State(play): State<Arc<Play>>, Path(sid): Path<String>) -> Response {
     let mut sessions = play.sessions.lock().await;
     let Some(s) = sessions.get_mut(&sid) else { return (StatusCode::NOT_FOUND, "no such game").into_response() };
+    s.last_active = std::time::Instant::now();
     match s.env.observe(guigym_core::ObserveOptions { screenshot: true }).await {
         Ok(obs) => {
             ([(header::CONTENT_TYPE, "image/png"), (header::CACHE_CONTROL, "no-store")], obs.screenshot.map(|x| x.png).unwrap_or_default()).into_response()
@@ -712,6 +776,7 @@ async fn play_screen(State(play): State<Arc<Play>>, Path(sid): Path<String>) -> 
 async fn play_act(State(play): State<Arc<Play>>, Path(sid): Path<String>, body: axum::body::Bytes) -> Response {
     let mut sessions = play.sessions.lock().await;
     let Some(s) = sessions.get_mut(&sid) else { return (StatusCode::NOT_FOUND, "no such game").into_response() };
+    s.last_active = std::time::Instant::now();
     if s.done.is_some() {
         return (StatusCode::CONFLICT, "the game is over").into_response();
     }

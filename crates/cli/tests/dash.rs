@@ -74,6 +74,8 @@ fn the_dashboard_shows_runs_trajectories_comparisons_and_training() {
     for figure in ["advantage_abs_mean", "budget_min", "budget_mean", "budget_max", "staleness_max"] {
         assert!(rounds.contains(figure), "rounds record {figure}");
     }
+    // Figures beyond [0, 1] (attempt budgets) are plotted too, each on its own scale.
+    assert!(rounds.contains(">budget_max</text>"), "budget_max has its plot");
 
     // Bad requests: clear answers, no crash.
     assert_eq!(get(&format!("{url}/attempts/999999")).0, 404);

@@ -3,6 +3,8 @@
 //! desktop instance: 0 after reset, 1 once solved (a set-up step copying the gold file into
 //! place, or saying the task is infeasible).
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 use guigym_core::{Action, EnvProvider, TerminateStatus};

@@ -4,23 +4,40 @@
 //! case. `scripts/osworld_parity.py` re-derives the verdicts from OSWorld's code (the full
 //! test command runs it in the test venv); see `parity/README.md`.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 use guigym_desktop::metrics::{run, Got};
 use serde_json::Value;
 
-/// The fixture folder; `GUIGYM_PARITY_DIR` points the test at another one of the same layout
-/// (for probing the metrics with new pairs before they join the fixture).
-fn fixture() -> PathBuf {
-    std::env::var_os("GUIGYM_PARITY_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity"))
+/// The fixture folders: the hand-made pairs and the adversarial ones (files saved by
+/// LibreOffice, odd headers, dates, python-pptx's side effects). `GUIGYM_PARITY_DIR` points
+/// the test at another folder of the same layout instead (for probing the metrics with new
+/// pairs before they join the fixture).
+fn fixtures() -> Vec<PathBuf> {
+    match std::env::var_os("GUIGYM_PARITY_DIR") {
+        Some(dir) => vec![PathBuf::from(dir)],
+        None => {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity");
+            vec![dir.clone(), dir.join("adversarial")]
+        }
+    }
 }
 
 #[test]
 fn metrics_agree_with_osworld_on_every_fixture_pair() {
-    let dir = fixture();
+    let mut total = 0;
+    for dir in fixtures() {
+        total += agree_on(&dir);
+    }
+    assert!(total >= 40 || std::env::var_os("GUIGYM_PARITY_DIR").is_some(), "the fixture holds at least 40 pairs");
+}
+
+/// Checks one fixture folder; the number of cases.
+fn agree_on(dir: &Path) -> usize {
     let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.join("cases.json")).unwrap()).unwrap();
     let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
-    assert!(cases.len() >= 40 || std::env::var_os("GUIGYM_PARITY_DIR").is_some(), "the fixture holds at least 40 pairs");
     let file = |v: &Value| match v.as_str() {
         Some(name) => Got::File(dir.join("files").join(name)),
         None => Got::Missing,
@@ -40,5 +57,6 @@ fn metrics_agree_with_osworld_on_every_fixture_pair() {
             disagreements.push(format!("{name} ({func}): OSWorld {theirs}, ours {ours:?}"));
         }
     }
-    assert!(disagreements.is_empty(), "{} of {} cases disagree:\n{}", disagreements.len(), cases.len(), disagreements.join("\n"));
+    assert!(disagreements.is_empty(), "{}: {} of {} cases disagree:\n{}", dir.display(), disagreements.len(), cases.len(), disagreements.join("\n"));
+    cases.len()
 }

@@ -44,12 +44,17 @@ fn docx_run_text(r: &Element, out: &mut String) {
     }
 }
 
-/// Every `text:p` of an odt's content (tables included, as OSWorld reads them), each its
-/// direct text plus the direct text of its direct spans.
+/// Every `text:p` of an odt as odfpy finds them (styles first: headers, footers and the
+/// styles' own text; then the content, tables included), each its direct text plus the direct
+/// text of its direct spans.
 fn odt_paragraphs(path: &Path) -> Result<Vec<String>, String> {
     let mut package = Package::open(path)?;
+    let styles = package.xml("styles.xml")?;
     let content = package.xml("content.xml")?.ok_or("odt without content.xml")?;
     let mut ps = Vec::new();
+    if let Some(styles) = &styles {
+        styles.descendants_all("p", &mut ps);
+    }
     content.descendants_all("p", &mut ps);
     Ok(ps
         .into_iter()
@@ -66,13 +71,19 @@ fn odt_paragraphs(path: &Path) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// The extension as OSWorld tests it (`endswith(".docx")`: case matters).
 fn extension(path: &Path) -> String {
-    path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
+    path.extension().and_then(|e| e.to_str()).unwrap_or("").to_string()
+}
+
+/// Python's `\s` (and `str.isspace`): Unicode whitespace plus the separators U+001C–U+001F.
+fn python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// Collapses every run of whitespace to one space and trims, as `re.sub(r"\s+", " ", ...)`.
 pub(super) fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split(python_space).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 /// rapidfuzz's `fuzz.ratio` / 100: the normalized indel similarity, 2·LCS / (|a| + |b|).
@@ -107,7 +118,10 @@ pub fn compare_docx_files(result: Option<&Path>, expected: Option<&Path>, option
             (Ok(x), Ok(y)) => (x, y),
             _ => return Ok(0.0),
         },
-        ("odt", "odt") => (odt_paragraphs(a)?, odt_paragraphs(b)?),
+        ("odt", "odt") => match (odt_paragraphs(a), odt_paragraphs(b)) {
+            (Ok(x), Ok(y)) => (x, y),
+            _ => return Ok(0.0),
+        },
         _ => return Ok(0.0),
     };
     if delete_empty_lines {

@@ -65,9 +65,18 @@ pub const METRICS: &[&str] = &[
     "text_contains",
 ];
 
-/// A boolean option, with its default when absent.
+/// A boolean option, with its default when absent; any other value counts as Python would
+/// count it in an `if` (0, "", null, [] are false).
 fn opt(options: &Value, name: &str, default: bool) -> bool {
-    options.get(name).and_then(Value::as_bool).unwrap_or(default)
+    match options.get(name) {
+        None => default,
+        Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+    }
 }
 
 fn bool_opt(options: &Value, name: &str) -> bool {

@@ -202,22 +202,13 @@ fn same_flag(a: Option<bool>, b: Option<bool>) -> bool {
     a.unwrap_or(false) == b.unwrap_or(false)
 }
 
-/// Underline as OSWorld compares it: two set values must be equal; unset differs only from
-/// a plain single underline.
+/// Underline as OSWorld compares it: two set values (`none` False, `sng` True, or another
+/// style) must be equal; unset differs only from a plain single underline.
 fn same_underline(a: &Option<String>, b: &Option<String>) -> bool {
     match (a.as_deref(), b.as_deref()) {
-        (Some(x), Some(y)) => underline_value(x) == underline_value(y),
-        (None, Some(x)) | (Some(x), None) => underline_value(x) != Some(true),
+        (Some(x), Some(y)) => x == y,
+        (None, Some(x)) | (Some(x), None) => x != "sng",
         (None, None) => true,
-    }
-}
-
-/// `none` is False, `sng` True, any other style itself.
-fn underline_value(v: &str) -> Option<bool> {
-    match v {
-        "none" => Some(false),
-        "sng" => Some(true),
-        _ => None,
     }
 }
 
@@ -231,7 +222,10 @@ fn approx(a: Option<i64>, b: Option<i64>, tolerance: f64) -> bool {
 
 /// The slide's bullets: for every paragraph with text, (level, bullet character, text).
 /// `None` when the slide has an empty `a:t`, on which OSWorld's extraction fails and is skipped.
-fn bullets(root: &Element) -> Option<Vec<(String, String, String)>> {
+/// `touched` paragraphs are those python-pptx has already given an empty `a:pPr` by the time
+/// OSWorld reads the bullets (reading a paragraph's alignment or level adds one), so they
+/// count as having properties.
+fn bullets(root: &Element, touched: &[&Element]) -> Option<Vec<(String, String, String)>> {
     let mut ps = Vec::new();
     root.descendants_all("p", &mut ps);
     let mut out = Vec::new();
@@ -247,6 +241,7 @@ fn bullets(root: &Element) -> Option<Vec<(String, String, String)>> {
         }
         let (level, char) = match p.child("pPr") {
             Some(pr) => (pr.attr("lvl").unwrap_or("0").to_string(), pr.child("buChar").and_then(|b| b.attr("char")).unwrap_or("No Bullet").to_string()),
+            None if touched.iter().any(|t| std::ptr::eq(*t, p)) => ("0".to_string(), "No Bullet".to_string()),
             None => ("No Level".to_string(), "No Bullet".to_string()),
         };
         out.push((level, char, text));
@@ -325,7 +320,7 @@ fn same_table(c: &Checks, s1: &Element, s2: &Element) -> bool {
     })
 }
 
-fn compare_slide(c: &Checks, s1: &Slide, s2: &Slide) -> bool {
+fn compare_slide<'a>(c: &Checks, s1: &'a Slide, s2: &'a Slide) -> bool {
     if c.background && s1.background != s2.background {
         return false;
     }
@@ -337,7 +332,7 @@ fn compare_slide(c: &Checks, s1: &Slide, s2: &Slide) -> bool {
     if shapes1.len() != shapes2.len() {
         return false;
     }
-    let mut check_bullets = false;
+    let (mut touched1, mut touched2): (Vec<&Element>, Vec<&Element>) = (Vec::new(), Vec::new());
     for (i, (a, b)) in shapes1.iter().zip(&shapes2).enumerate() {
         let (g1, g2) = (s1.geometry[i], s2.geometry[i]);
         if c.shape && !(0..4).all(|k| approx(g1[k], g2[k], c.tolerance)) {
@@ -357,7 +352,11 @@ fn compare_slide(c: &Checks, s1: &Slide, s2: &Slide) -> bool {
         if p1.len() != p2.len() {
             return false;
         }
-        for (q, r) in p1.iter().zip(&p2) {
+        let originals = |body: Option<&'a Element>| -> Vec<&'a Element> { body.map(|b| b.all("p").collect()).unwrap_or_default() };
+        let (o1, o2) = (originals(body1), originals(body2));
+        for (k, (q, r)) in p1.iter().zip(&p2).enumerate() {
+            touched1.extend(o1.get(k));
+            touched2.extend(o2.get(k));
             if c.alignment && alignment(q) != alignment(r) {
                 return false;
             }
@@ -371,15 +370,14 @@ fn compare_slide(c: &Checks, s1: &Slide, s2: &Slide) -> bool {
             if !same_runs(c, &r1, &r2, true) {
                 return false;
             }
-            check_bullets |= !r1.is_empty();
-        }
-    }
-    // OSWorld checks the whole slide's bullets from inside its run loop: only when some
-    // paragraph pair has runs, and not at all when its extraction fails.
-    if c.bullets && check_bullets {
-        if let (Some(b1), Some(b2)) = (bullets(&s1.root), bullets(&s2.root)) {
-            if b1 != b2 {
-                return false;
+            // OSWorld checks the whole slide's bullets from inside its run loop (so only at a
+            // paragraph with runs), and skips the check when its extraction fails.
+            if c.bullets && !r1.is_empty() {
+                if let (Some(b1), Some(b2)) = (bullets(&s1.root, &touched1), bullets(&s2.root, &touched2)) {
+                    if b1 != b2 {
+                        return false;
+                    }
+                }
             }
         }
     }

@@ -19,8 +19,33 @@ enum Cell {
     Float(f64),
     Bool(bool),
     Str(String),
-    /// A date or time, as Excel's serial number.
-    Date(f64),
+    /// A date, time or duration as openpyxl reads it: its kind, and milliseconds (openpyxl
+    /// rounds a serial's fraction of a day to the millisecond, so a serial written to 15
+    /// digits by LibreOffice equals the same instant written in full).
+    Date(Moment, i64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Moment {
+    DateTime,
+    /// A serial in [0, 1): a time of day (a Python `time`, so an object column).
+    Time,
+    Duration,
+}
+
+/// openpyxl's `from_excel`: the day and the millisecond-rounded fraction; serials below 60
+/// shift a day (Excel's phantom 1900-02-29).
+fn moment(serial: f64, duration: bool) -> Cell {
+    let day = serial.floor();
+    let ms = ((serial - day) * 86_400_000.0).round() as i64;
+    if duration {
+        return Cell::Date(Moment::Duration, (serial * 86_400_000.0).round() as i64);
+    }
+    if (0.0..1.0).contains(&serial) && ms < 86_400_000 {
+        return Cell::Date(Moment::Time, ms);
+    }
+    let day = if serial > 0.0 && serial < 60.0 { day + 1.0 } else { day };
+    Cell::Date(Moment::DateTime, day as i64 * 86_400_000 + ms)
 }
 
 impl Cell {
@@ -31,7 +56,7 @@ impl Cell {
             _ => match (self, other) {
                 (Cell::Nan, Cell::Nan) => true,
                 (Cell::Str(a), Cell::Str(b)) => a == b,
-                (Cell::Date(a), Cell::Date(b)) => a == b,
+                (Cell::Date(k, a), Cell::Date(l, b)) => k == l && a == b,
                 _ => false,
             },
         }
@@ -54,6 +79,7 @@ enum Dtype {
     Float,
     Bool,
     Date,
+    Duration,
     Object,
 }
 
@@ -81,19 +107,20 @@ fn convert(data: &Data) -> Cell {
     match data {
         Data::Empty | Data::Error(_) => Cell::Nan,
         Data::Int(i) => Cell::Int(*i),
-        Data::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Cell::Int(*f as i64),
+        Data::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Cell::Int(*f as i64),
         Data::Float(f) => Cell::Float(*f),
         Data::Bool(b) => Cell::Bool(*b),
         Data::String(s) if NA_STRINGS.contains(&s.as_str()) => Cell::Nan,
         Data::String(s) => Cell::Str(s.clone()),
-        Data::DateTime(d) => Cell::Date(d.as_f64()),
+        Data::DateTime(d) => moment(d.as_f64(), d.is_duration()),
         Data::DateTimeIso(s) | Data::DurationIso(s) => Cell::Str(s.clone()),
     }
 }
 
 /// A string pandas' numeric conversion accepts, as that number.
 fn parse_number(s: &str) -> Option<Cell> {
-    let t = s.trim();
+    // pandas skips ASCII whitespace only (not a no-break space).
+    let t = s.trim_matches(|c: char| c.is_ascii_whitespace());
     if let Ok(i) = t.parse::<i64>() {
         return Some(Cell::Int(i));
     }
@@ -104,22 +131,42 @@ fn parse_number(s: &str) -> Option<Cell> {
     None
 }
 
-/// Infers a column's dtype as pandas' parser does: numeric when every value converts
-/// (numeric strings included), bool when every value is a bool, else object, unchanged.
+/// A text pandas' parser reads as a boolean.
+fn text_bool(s: &str) -> Option<bool> {
+    match s {
+        "True" | "TRUE" | "true" => Some(true),
+        "False" | "FALSE" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// Infers a column's dtype as pandas' parser does: bool when every value is a boolean (or
+/// reads as one) and none is missing; datetime or timedelta when every present value is one;
+/// numeric when every value converts (numeric strings included, booleans as 1/0); else object,
+/// values unchanged.
 fn infer(values: Vec<Cell>) -> (Dtype, Vec<Cell>) {
     let present: Vec<&Cell> = values.iter().filter(|c| **c != Cell::Nan).collect();
-    if !present.is_empty() && present.iter().all(|c| matches!(c, Cell::Bool(_))) && present.len() == values.len() {
-        return (Dtype::Bool, values);
+    let as_bool = |c: &Cell| match c {
+        Cell::Bool(b) => Some(*b),
+        Cell::Str(s) => text_bool(s),
+        _ => None,
+    };
+    if !values.is_empty() && values.iter().all(|c| as_bool(c).is_some()) {
+        return (Dtype::Bool, values.iter().filter_map(as_bool).map(Cell::Bool).collect());
     }
-    if !present.is_empty() && present.iter().all(|c| matches!(c, Cell::Date(_))) {
+    if !present.is_empty() && present.iter().all(|c| matches!(c, Cell::Date(Moment::DateTime, _))) {
         return (Dtype::Date, values);
+    }
+    if !present.is_empty() && present.iter().all(|c| matches!(c, Cell::Date(Moment::Duration, _))) {
+        return (Dtype::Duration, values);
     }
     let numeric: Option<Vec<Cell>> = values
         .iter()
         .map(|c| match c {
             Cell::Nan | Cell::Int(_) | Cell::Float(_) => Some(c.clone()),
+            Cell::Bool(b) => Some(Cell::Int(i64::from(*b))),
             Cell::Str(s) => parse_number(s),
-            Cell::Bool(_) | Cell::Date(_) => None,
+            Cell::Date(..) => None,
         })
         .collect();
     let Some(numeric) = numeric else { return (Dtype::Object, values) };
@@ -134,6 +181,48 @@ fn infer(values: Vec<Cell>) -> (Dtype, Vec<Cell>) {
         })
         .collect();
     (Dtype::Float, floats)
+}
+
+/// A header name as Python formats it in `f"{name}.{n}"`.
+fn python_str(c: &Cell) -> String {
+    match c {
+        Cell::Str(s) => s.clone(),
+        Cell::Int(i) => i.to_string(),
+        Cell::Float(f) if f.fract() == 0.0 && f.is_finite() => format!("{f:.1}"),
+        Cell::Float(f) => f.to_string(),
+        Cell::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+        Cell::Nan => "nan".to_string(),
+        Cell::Date(_, ms) => ms.to_string(),
+    }
+}
+
+/// Duplicate header names numbered as pandas' python parser numbers them: each repeat
+/// becomes `name.n` with the first `n` not already a name (`a, a, a.1` → `a, a.2, a.1`);
+/// unnamed columns last; names equal as Python values (`1`, `1.0`, `True`) collide.
+fn dedup(names: &mut [Cell], unnamed: &[usize]) {
+    let mut counts: Vec<(Cell, usize)> = Vec::new();
+    let count = |counts: &Vec<(Cell, usize)>, c: &Cell| counts.iter().find(|(k, _)| k.loose_eq(c)).map_or(0, |(_, n)| *n);
+    let set = |counts: &mut Vec<(Cell, usize)>, c: &Cell, n: usize| match counts.iter_mut().find(|(k, _)| k.loose_eq(c)) {
+        Some(entry) => entry.1 = n,
+        None => counts.push((c.clone(), n)),
+    };
+    let order: Vec<usize> = (0..names.len()).filter(|i| !unnamed.contains(i)).chain(unnamed.iter().copied()).collect();
+    for i in order {
+        let old = names[i].clone();
+        let mut col = old.clone();
+        let mut cur = count(&counts, &col);
+        while cur > 0 {
+            set(&mut counts, &old, cur + 1);
+            col = Cell::Str(format!("{}.{cur}", python_str(&old)));
+            if names.iter().any(|n| n.loose_eq(&col)) {
+                cur += 1;
+            } else {
+                cur = count(&counts, &col);
+            }
+        }
+        names[i] = col.clone();
+        set(&mut counts, &col, cur + 1);
+    }
 }
 
 impl Frame {
@@ -161,39 +250,26 @@ impl Frame {
         for row in &mut grid {
             row.resize(width, Data::Empty);
         }
-        // The header keeps strings as they are (no missing-value strings there).
-        let header: Vec<Cell> = grid
-            .remove(0)
+        // The header keeps strings as they are (no missing-value strings there); an empty
+        // cell is `Unnamed: i`, an error cell NaN.
+        let header_data = grid.remove(0);
+        let unnamed: Vec<usize> = header_data.iter().enumerate().filter(|(_, d)| matches!(d, Data::Empty)).map(|(i, _)| i).collect();
+        let mut names: Vec<Cell> = header_data
             .iter()
-            .map(|d| match d {
-                Data::String(s) if !s.is_empty() => Cell::Str(s.clone()),
+            .enumerate()
+            .map(|(i, d)| match d {
+                Data::Empty => Cell::Str(format!("Unnamed: {i}")),
+                Data::String(s) => Cell::Str(s.clone()),
                 other => convert(other),
             })
             .collect();
-        let mut grid: Vec<Vec<Cell>> = grid.iter().map(|row| row.iter().map(convert).collect()).collect();
-        // A blank data row is dropped only in a one-column sheet (pandas keeps wider blank rows).
-        if width == 1 {
-            grid.retain(|row| row[0] != Cell::Nan);
-        }
-        let mut seen: Vec<String> = Vec::new();
-        let columns = header
+        dedup(&mut names, &unnamed);
+        // Blank rows stay (read_excel keeps them as rows of NaN).
+        let grid: Vec<Vec<Cell>> = grid.iter().map(|row| row.iter().map(convert).collect()).collect();
+        let columns = names
             .into_iter()
             .enumerate()
             .map(|(i, name)| {
-                let name = match name {
-                    Cell::Nan => Cell::Str(format!("Unnamed: {i}")),
-                    other => other,
-                };
-                // Duplicate names are numbered as pandas mangles them: "a", "a.1".
-                let key = format!("{name:?}");
-                let copies = seen.iter().filter(|k| **k == key).count();
-                seen.push(key);
-                let name = match (copies, name) {
-                    (0, n) => n,
-                    (k, Cell::Str(s)) => Cell::Str(format!("{s}.{k}")),
-                    (k, Cell::Int(v)) => Cell::Str(format!("{v}.{k}")),
-                    (_, n) => n,
-                };
                 let (dtype, values) = infer(grid.iter().map(|row| row[i].clone()).collect());
                 Column { name, dtype, values }
             })
@@ -201,13 +277,16 @@ impl Frame {
         Frame { columns, rows: grid.len() }
     }
 
-    /// `DataFrame.round(precision)`: float columns only, half to even as numpy rounds.
+    /// `DataFrame.round(precision)`: float columns, half to even as numpy rounds; with a
+    /// negative precision integer columns too.
     fn round(&mut self, precision: i32) {
         let scale = 10f64.powi(precision);
-        for column in self.columns.iter_mut().filter(|c| c.dtype == Dtype::Float) {
+        for column in &mut self.columns {
             for v in &mut column.values {
-                if let Cell::Float(f) = v {
-                    *f = (*f * scale).round_ties_even() / scale;
+                match v {
+                    Cell::Float(f) if column.dtype == Dtype::Float => *f = (*f * scale).round_ties_even() / scale,
+                    Cell::Int(i) if column.dtype == Dtype::Int && precision < 0 => *i = ((*i as f64 * scale).round_ties_even() / scale) as i64,
+                    _ => {}
                 }
             }
         }
@@ -236,7 +315,9 @@ struct Book {
 impl Book {
     fn open(path: &Path) -> Result<Book, String> {
         let workbook = calamine::open_workbook_auto(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(Book { sheets: workbook.sheet_names(), workbook })
+        // pandas lists worksheets only (not chart sheets).
+        let sheets = workbook.sheets_metadata().iter().filter(|s| s.typ == calamine::SheetType::WorkSheet).map(|s| s.name.clone()).collect();
+        Ok(Book { sheets, workbook })
     }
 
     fn frame(&mut self, name: &str) -> Result<Option<Frame>, String> {
@@ -249,19 +330,27 @@ impl Book {
 }
 
 /// Which book a rule's sheet reference names, and the sheet's name (`""` when an index is out
-/// of range). An int or `RI<n>` is the result's n-th sheet, `RN<name>` a result sheet by name,
-/// `EI<n>` / `EN<name>` the same in the expected book.
+/// of range or unreadable, which then scores as a missing sheet). An int (or bool, as Python
+/// has it) or `RI<n>` is the result's n-th sheet (negative from the end), `RN<name>` a result
+/// sheet by name, `EI<n>` / `EN<name>` the same in the expected book.
 fn sheet_ref(reference: &Value, result: &Book, expected: &Book) -> Result<(bool, String), String> {
-    let nth = |sheets: &[String], n: i64| usize::try_from(n).ok().and_then(|n| sheets.get(n)).cloned().unwrap_or_default();
-    if let Some(n) = reference.as_i64() {
-        return Ok((true, nth(&result.sheets, n)));
+    let nth = |sheets: &[String], n: Option<i64>| -> String {
+        let Some(n) = n else { return String::new() };
+        let i = if n < 0 { sheets.len() as i64 + n } else { n };
+        usize::try_from(i).ok().and_then(|i| sheets.get(i)).cloned().unwrap_or_default()
+    };
+    match reference {
+        Value::Bool(b) => return Ok((true, nth(&result.sheets, Some(i64::from(*b))))),
+        Value::Number(n) => return Ok((true, nth(&result.sheets, n.as_i64()))),
+        _ => {}
     }
     let s = reference.as_str().ok_or_else(|| format!("compare_table: sheet reference {reference} is neither a number nor a string"))?;
-    let index = |rest: &str| rest.parse::<i64>().map_err(|_| format!("compare_table: bad sheet index {s:?}"));
+    // Python's int(): surrounding whitespace and a sign allowed.
+    let index = |rest: &str| rest.trim().parse::<i64>().ok();
     match s.get(..2) {
-        Some("RI") => Ok((true, nth(&result.sheets, index(&s[2..])?))),
+        Some("RI") => Ok((true, nth(&result.sheets, index(&s[2..])))),
         Some("RN") => Ok((true, s[2..].to_string())),
-        Some("EI") => Ok((false, nth(&expected.sheets, index(&s[2..])?))),
+        Some("EI") => Ok((false, nth(&expected.sheets, index(&s[2..])))),
         Some("EN") => Ok((false, s[2..].to_string())),
         _ => Err(format!("compare_table: bad sheet reference {s:?}")),
     }
@@ -270,8 +359,19 @@ fn sheet_ref(reference: &Value, result: &Book, expected: &Book) -> Result<(bool,
 /// The rule types implemented; a task using another one is not supported.
 pub const RULES: &[&str] = &["sheet_name", "sheet_data"];
 
+fn is_ods(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ods"))
+}
+
 pub fn compare_table(result: Option<&Path>, expected: Option<&Path>, options: &Value) -> Result<f64, String> {
     let Some(result) = result else { return Ok(0.0) };
+    // OSWorld opens the result with openpyxl, which takes xlsx only: anything else scores 0.
+    // An ods result against an ods expected file (our extension) is read the same way.
+    let both_ods = is_ods(result) && expected.is_some_and(is_ods);
+    let xlsx = result.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "xlsx" | "xlsm" | "xltx" | "xltm"));
+    if !xlsx && !both_ods {
+        return Ok(0.0);
+    }
     let mut result = match Book::open(result) {
         Ok(b) => b,
         // A result that is not a workbook is a wrong answer, not a bad task.
@@ -284,7 +384,10 @@ pub fn compare_table(result: Option<&Path>, expected: Option<&Path>, options: &V
         let ok = match kind {
             "sheet_name" => result.sheets == expected.sheets,
             "sheet_data" => {
-                let precision = rule.get("precision").and_then(Value::as_i64).unwrap_or(4) as i32;
+                let precision = match rule.get("precision") {
+                    None => 4,
+                    Some(p) => p.as_i64().ok_or_else(|| format!("compare_table: precision must be an integer, not {p}"))? as i32,
+                };
                 let mut load = |reference: &Value| -> Result<Option<Frame>, String> {
                     let (in_result, name) = sheet_ref(reference, &result, &expected)?;
                     (if in_result { &mut result } else { &mut expected }).frame(&name)
