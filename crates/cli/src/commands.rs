@@ -93,9 +93,7 @@ pub fn env_provider(backend: &str, screen: Screen, manager: Option<&str>, token:
     match manager {
         Some(url) => {
             let token = token.or_else(|| std::env::var("GUIGYM_TOKEN").ok());
-            let backend = registry::backend(backend)?;
-            let platform = backend.platforms.first().copied().unwrap_or("mobile");
-            let spec = guigym_manager::EnvSpec { backend: backend.name.into(), platform: platform.into(), width: screen.width, height: screen.height };
+            let spec = registry::env_spec(backend, screen)?;
             Ok(Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120))))
         }
         None => registry::provider(backend, screen),
@@ -246,7 +244,13 @@ impl Progress for Bar {
 /// A suite's tasks, one instance to run them on in turn, and a progress bar (hidden for JSON
 /// output): what `tasks validate` and `tasks audit` share.
 async fn one_instance_for(run: &SuiteRun) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, ProgressBar)> {
-    let (benchmark, tasks) = registry::suite(&run.suite)?;
+    let (benchmark, mut tasks) = registry::suite(&run.suite)?;
+    if !run.tasks.is_empty() {
+        if let Some(missing) = run.tasks.iter().find(|id| !tasks.iter().any(|t| t.id == **id)) {
+            bail!("suite {} has no task \"{missing}\"", run.suite);
+        }
+        tasks.retain(|t| run.tasks.contains(&t.id));
+    }
     let backend = registry::backend_for(run.backend.as_deref(), benchmark.name())?;
     let env = registry::provider(backend, run.screen.screen(backend)?)?.create().await?;
     let progress = bar(tasks.len() as u64);
@@ -351,6 +355,9 @@ pub enum TasksCommand {
 pub struct SuiteRun {
     #[arg(long, default_value = "all")]
     suite: String,
+    /// Only these tasks of the suite (repeatable)
+    #[arg(long = "task")]
+    tasks: Vec<String>,
     #[arg(long)]
     json: bool,
     /// Where the tasks run: sim (the simulated phone) or web (Chromium) [default: the first

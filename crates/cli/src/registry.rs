@@ -80,6 +80,13 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
 }
 
 /// In-process instances of a backend, checking first that it can run here.
+/// What a manager is asked for: an instance of a backend, on its platform, at a screen size.
+pub fn env_spec(name: &str, screen: Screen) -> anyhow::Result<guigym_manager::EnvSpec> {
+    let b = backend(name)?;
+    let platform = b.platforms.first().copied().unwrap_or("mobile");
+    Ok(guigym_manager::EnvSpec { backend: b.name.into(), platform: platform.into(), width: screen.width, height: screen.height })
+}
+
 pub fn provider(name: &str, screen: Screen) -> anyhow::Result<Arc<dyn EnvProvider>> {
     let b = backend(name)?;
     if let Some(why) = (b.missing)() {

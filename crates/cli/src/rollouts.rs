@@ -17,7 +17,7 @@ use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
 use guigym_harness::tokenizer::Tokenizer;
 use guigym_harness::{Harness, HarnessConfig, HistoryPolicy, PolicyFactory, Prompt};
 use guigym_manager::api::{ApiError, As, Body, Client};
-use guigym_manager::{EnvSpec, ManagerProvider};
+use guigym_manager::ManagerProvider;
 use guigym_rollout::attempt::{new_trajectory_id, run_attempt, AttemptError, Recorder};
 use guigym_rollout::buffer::{to_slime, to_verl};
 use guigym_rollout::train::pack_attempt;
@@ -131,7 +131,9 @@ async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<
     // must never read one of them and carry it to the caller's URL.
     let model = OpenAiConfig { api_key_env: None, ..req.model.clone() };
     let factory = OpenAiFactory::new(model).map_err(|e| bad("bad_model", format!("model: {e}")))?;
-    let spec = EnvSpec { backend: req.backend.clone(), ..EnvSpec::sim() };
+    // The backend's own platform and screen (a desktop is not a phone).
+    let screen = crate::registry::backend(&req.backend).map_err(|e| bad("bad_backend", e.to_string()))?.screen;
+    let spec = crate::registry::env_spec(&req.backend, screen).map_err(|e| bad("bad_backend", e.to_string()))?;
     let provider = ManagerProvider::new(&s.manager_url, s.token.clone(), spec, Duration::from_secs(600));
     let infra = |e: String| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "infrastructure", format!("{e} (not the agent's failure: retry)"));
     let mut env = guigym_core::EnvProvider::create(&provider).await.map_err(|e| match e {

@@ -11,7 +11,7 @@ use guigym_manager::api;
 use guigym_manager::auth::Credentials;
 use guigym_manager::client::{run_agent, ApiClient, RemoteLink};
 use guigym_manager::net;
-use guigym_manager::{EnvSpec, Manager, ManagerConfig, Worker, WorkerConfig};
+use guigym_manager::{Manager, ManagerConfig, Worker, WorkerConfig};
 
 #[derive(Args, Clone)]
 pub struct WorkerArgs {
@@ -71,9 +71,13 @@ pub struct ServeArgs {
     /// Default lease TTL
     #[arg(long, default_value_t = 300_000)]
     ttl_ms: u64,
-    /// Ready sim instances (default screen) kept ahead of demand, spread over workers
+    /// Ready instances (of --warm-backend, at its default screen) kept ahead of demand,
+    /// spread over workers
     #[arg(long, default_value_t = 0)]
     warm: usize,
+    /// The backend whose instances are kept warm
+    #[arg(long, default_value = "sim", value_parser = crate::registry::backend_names())]
+    warm_backend: String,
     /// A remote worker silent this long is declared lost
     #[arg(long, default_value_t = 5_000)]
     worker_timeout_ms: u64,
@@ -121,7 +125,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         ..ManagerConfig::default()
     };
     if args.warm > 0 {
-        config.warm.push((EnvSpec::sim(), args.warm));
+        let screen = crate::registry::backend(&args.warm_backend)?.screen;
+        config.warm.push((crate::registry::env_spec(&args.warm_backend, screen)?, args.warm));
     }
     let manager = Manager::new(config);
     let link = RemoteLink::factory(creds.worker.clone());

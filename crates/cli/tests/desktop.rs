@@ -39,7 +39,18 @@ fn desktop_eval_through_a_manager_equals_the_embedded_one() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     assert!(guigym_desktop::missing().is_none(), "run ./scripts/setup.sh");
     let dir = temp("desktop-manager");
-    let server = Served::start(&["serve", "--port", "0"]);
+    // Two desktops kept warm, ready before the first lease.
+    let server = Served::start(&["serve", "--port", "0", "--warm", "2", "--warm-backend", "desktop"]);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, pools) = common::http("GET", &format!("{}/v1/pools", server.url), None, None);
+        if pools["instances"]["ready"].as_f64() >= Some(2.0) {
+            assert_eq!(pools["warm_targets"][0]["spec"]["backend"], "desktop", "{pools:#}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no warm desktops: {pools:#}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
     let (embedded, remote) = (dir.join("embedded.json"), dir.join("remote.json"));
     let out = guigym().args(eval_args(&embedded, &dir.join("s1"), 24, 2)).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -62,6 +62,8 @@ fn office_profile(home: &std::path::Path) -> Result<(), String> {
         ("/org.openoffice.Office.Common/AutoCorrect", "ChangeOrdinalNumber", "false"),
         ("/org.openoffice.Office.Common/AutoCorrect", "ChangeDash", "false"),
         ("/org.openoffice.Office.Common/AutoCorrect", "UseReplacementTable", "false"),
+        ("/org.openoffice.Office.Common/AutoCorrect", "ReplaceSingleQuote", "false"),
+        ("/org.openoffice.Office.Common/AutoCorrect", "ReplaceDoubleQuote", "false"),
     ];
     let items: String = quiet
         .iter()

@@ -233,10 +233,12 @@ impl Display {
         if reply.data.len() < pixels * 4 {
             return Err(self.err(format!("unexpected image: {} bytes at depth {}", reply.data.len(), reply.depth)));
         }
-        let mut rgb = Vec::with_capacity(pixels * 3);
-        for px in reply.data.chunks_exact(4).take(pixels) {
-            // 24-bit TrueColor in 32-bit pixels, little-endian: B, G, R, unused.
-            rgb.extend_from_slice(&[px[2], px[1], px[0]]);
+        let mut rgb = vec![0u8; pixels * 3];
+        // 24-bit TrueColor in 32-bit pixels, little-endian: B, G, R, unused.
+        for (out, px) in rgb.chunks_exact_mut(3).zip(reply.data.chunks_exact(4)) {
+            out[0] = px[2];
+            out[1] = px[1];
+            out[2] = px[0];
         }
         Ok(rgb)
     }
