@@ -179,8 +179,15 @@ impl Instance {
         self.wait_still_screen(WINDOW_TIMEOUT)
     }
 
-    /// Waits until two looks at the screen 100 ms apart are the same.
+    /// Waits until nothing has been drawn for 100 ms (by the X server's DAMAGE reports, or
+    /// else until two looks at the screen 100 ms apart are the same).
     fn wait_still_screen(&self, timeout: Duration) -> Result<(), Failure> {
+        match self.display.wait_quiet(Duration::from_millis(100), timeout) {
+            Some(Ok(true)) => return Ok(()),
+            Some(Ok(false)) => return Err(Failure::Infra(format!("the screen kept changing for {} s", timeout.as_secs()))),
+            Some(Err(e)) => return Err(Failure::Infra(e.to_string())),
+            None => {}
+        }
         let deadline = Instant::now() + timeout;
         let look = || self.display.capture_rgb().map(|px| guigym_core::sha256_hex(&px)).map_err(|e| Failure::Infra(e.to_string()));
         let mut last = look()?;

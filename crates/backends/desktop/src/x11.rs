@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use x11rb::connection::Connection;
+use x11rb::protocol::damage::{ConnectionExt as _, ReportLevel};
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, ImageFormat, Keycode, Keysym, Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT,
     KEY_PRESS_EVENT, KEY_RELEASE_EVENT, MOTION_NOTIFY_EVENT,
@@ -51,6 +52,9 @@ pub struct Display {
     /// Keycodes with no symbol, lent to characters the map lacks (round robin).
     spare: Vec<Keycode>,
     next_spare: usize,
+    /// A DAMAGE object on the root window (where the server has the extension): it reports
+    /// when anything is drawn, so readiness is a quiet spell rather than comparing screenshots.
+    damage: Option<u32>,
 }
 
 const ATOMS: [&str; 8] = [
@@ -85,7 +89,60 @@ impl Display {
             .filter(|i| map.keysyms[*i as usize * per as usize..(*i as usize + 1) * per as usize].iter().all(|k| *k == 0))
             .map(|i| min + i)
             .collect();
-        Ok(Display { name: name.to_string(), conn, root, width, height, atoms, min_keycode: min, per_keycode: per, keysyms: map.keysyms, spare, next_spare: 0 })
+        let damage = Self::watch_damage(&conn, root);
+        Ok(Display {
+            name: name.to_string(),
+            conn,
+            root,
+            width,
+            height,
+            atoms,
+            min_keycode: min,
+            per_keycode: per,
+            keysyms: map.keysyms,
+            spare,
+            next_spare: 0,
+            damage,
+        })
+    }
+
+    fn watch_damage(conn: &RustConnection, root: Window) -> Option<u32> {
+        conn.damage_query_version(1, 1).ok()?.reply().ok()?;
+        let id = conn.generate_id().ok()?;
+        conn.damage_create(id, root, ReportLevel::NON_EMPTY).ok()?.check().ok()?;
+        Some(id)
+    }
+
+    /// Waits until nothing has been drawn for `quiet`; false when drawing goes on past
+    /// `timeout`. `None` when the server has no DAMAGE extension.
+    pub fn wait_quiet(&self, quiet: std::time::Duration, timeout: std::time::Duration) -> Option<Result<bool, XError>> {
+        let damage = self.damage?;
+        let run = || -> Result<bool, XError> {
+            let start = std::time::Instant::now();
+            let mut last_drawn = start;
+            // Re-arm: the next drawing sends a notification.
+            self.conn.damage_subtract(damage, x11rb::NONE, x11rb::NONE).map_err(|e| self.err(e))?;
+            self.conn.flush().map_err(|e| self.err(e))?;
+            loop {
+                let mut drawn = false;
+                while let Some(event) = self.conn.poll_for_event().map_err(|e| self.err(e))? {
+                    drawn |= matches!(event, x11rb::protocol::Event::DamageNotify(_));
+                }
+                let now = std::time::Instant::now();
+                if drawn {
+                    last_drawn = now;
+                    self.conn.damage_subtract(damage, x11rb::NONE, x11rb::NONE).map_err(|e| self.err(e))?;
+                    self.conn.flush().map_err(|e| self.err(e))?;
+                } else if now - last_drawn >= quiet {
+                    return Ok(true);
+                }
+                if now - start >= timeout {
+                    return Ok(false);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        };
+        Some(run())
     }
 
     fn err(&self, message: impl std::fmt::Display) -> XError {
