@@ -446,6 +446,30 @@ fn in_office(mut actions: Vec<Action>) -> Vec<Action> {
     actions
 }
 
+/// A Calc task: the workbook starts as `start`, open in Calc, and must end as `done`.
+fn calc_draft(instruction: String, path: &str, start: &[Vec<Value>], done: &[Vec<Value>], walk: Vec<Action>) -> Draft {
+    Draft {
+        instruction,
+        apps: &["Calc"],
+        config: vec![write_table(path, start), open(path)],
+        evaluator: table_equals(path, done),
+        golden: vec![write_table(path, done)],
+        walkthrough: in_office(walk),
+    }
+}
+
+/// A Writer task: the document starts as `start`, open in Writer, and must end as `done`.
+fn writer_draft(instruction: String, path: &str, start: &[String], done: &[String], walk: Vec<Action>) -> Draft {
+    Draft {
+        instruction,
+        apps: &["Writer"],
+        config: vec![write_document(path, start), open(path)],
+        evaluator: document_equals(path, done),
+        golden: vec![write_document(path, done)],
+        walkthrough: in_office(walk),
+    }
+}
+
 /// `n` distinct picks from a list.
 fn distinct<'a>(rng: &mut Rng, items: &[&'a str], n: usize) -> Vec<&'a str> {
     let mut all = items.to_vec();
@@ -468,18 +492,17 @@ fn calc_fill_cell(rng: &mut Rng) -> Draft {
     walk.extend(presses("down", k + 1));
     walk.push(key(&["right"]));
     walk.push(typed(&format!("{quantity}\n")));
-    Draft {
-        instruction: format!(
+    calc_draft(
+        format!(
             "The spreadsheet \"{}\" is open in Calc. The quantity of {} is missing: enter {quantity} in its Quantity cell and save the file (keep its format).",
             file_name(&path),
             items[k]
         ),
-        apps: &["Calc"],
-        config: vec![write_table(&path, &start), open(&path)],
-        evaluator: table_equals(&path, &rows),
-        golden: vec![write_table(&path, &rows)],
-        walkthrough: in_office(walk),
-    }
+        &path,
+        &start,
+        &rows,
+        walk,
+    )
 }
 
 fn calc_sum_column(rng: &mut Rng) -> Draft {
@@ -494,17 +517,10 @@ fn calc_sum_column(rng: &mut Rng) -> Draft {
     let mut walk = vec![key(&["ctrl", "home"])];
     walk.extend(presses("down", n + 1));
     walk.push(typed(&format!("Total\t=SUM(B2:B{})\n", n + 1)));
-    Draft {
-        instruction: format!(
+    calc_draft(format!(
             "In \"{}\" (open in Calc), add a row right below the table with \"Total\" in column A and the sum of the amounts in column B, then save the file (keep its format).",
             file_name(&path)
-        ),
-        apps: &["Calc"],
-        config: vec![write_table(&path, &start), open(&path)],
-        evaluator: table_equals(&path, &rows),
-        golden: vec![write_table(&path, &rows)],
-        walkthrough: in_office(walk),
-    }
+        ), &path, &start, &rows, walk)
 }
 
 fn calc_sort_rows(rng: &mut Rng) -> Draft {
@@ -531,17 +547,16 @@ fn calc_sort_rows(rng: &mut Rng) -> Draft {
     // A person sorts by hand here: the rows typed again in order over the old ones.
     let mut walk = vec![key(&["ctrl", "home"]), key(&["down"])];
     walk.push(typed(&sorted.iter().map(|(p, s)| format!("{p}\t{s}\n")).collect::<String>()));
-    Draft {
-        instruction: format!(
+    calc_draft(
+        format!(
             "Sort the rows of \"{}\" (open in Calc) by Score from highest to lowest, keeping the header row first, then save the file (keep its format).",
             file_name(&path)
         ),
-        apps: &["Calc"],
-        config: vec![write_table(&path, &table(&start)), open(&path)],
-        evaluator: table_equals(&path, &table(&sorted)),
-        golden: vec![write_table(&path, &table(&sorted))],
-        walkthrough: in_office(walk),
-    }
+        &path,
+        &table(&start),
+        &table(&sorted),
+        walk,
+    )
 }
 
 fn sentence(rng: &mut Rng) -> String {
@@ -563,17 +578,13 @@ fn writer_append(rng: &mut Rng) -> Draft {
     done.push(new.clone());
     let path = home("Documents", &format!("{}.docx", rng.pick(&["memo", "notes", "letter", "minutes"])));
     let walk = vec![key(&["ctrl", "end"]), key(&["enter"]), typed(&new)];
-    Draft {
-        instruction: format!(
-            "Add a new last paragraph to \"{}\" (open in Writer) that reads: {new} Then save the document (keep its format).",
-            file_name(&path)
-        ),
-        apps: &["Writer"],
-        config: vec![write_document(&path, &paragraphs), open(&path)],
-        evaluator: document_equals(&path, &done),
-        golden: vec![write_document(&path, &done)],
-        walkthrough: in_office(walk),
-    }
+    writer_draft(
+        format!("Add a new last paragraph to \"{}\" (open in Writer) that reads: {new} Then save the document (keep its format).", file_name(&path)),
+        &path,
+        &paragraphs,
+        &done,
+        walk,
+    )
 }
 
 fn writer_replace(rng: &mut Rng) -> Draft {
@@ -588,17 +599,13 @@ fn writer_replace(rng: &mut Rng) -> Draft {
     let path = home("Documents", &format!("{}.docx", rng.pick(&["memo", "notes", "letter", "minutes"])));
     // Select everything and type the text as it should read, paragraph by paragraph.
     let walk = vec![key(&["ctrl", "a"]), typed(&done.join("\n"))];
-    Draft {
-        instruction: format!(
-            "In \"{}\" (open in Writer), replace the name {old} with {new} everywhere, then save the document (keep its format).",
-            file_name(&path)
-        ),
-        apps: &["Writer"],
-        config: vec![write_document(&path, &paragraphs), open(&path)],
-        evaluator: document_equals(&path, &done),
-        golden: vec![write_document(&path, &done)],
-        walkthrough: in_office(walk),
-    }
+    writer_draft(
+        format!("In \"{}\" (open in Writer), replace the name {old} with {new} everywhere, then save the document (keep its format).", file_name(&path)),
+        &path,
+        &paragraphs,
+        &done,
+        walk,
+    )
 }
 
 /// Task `index` of a family.
