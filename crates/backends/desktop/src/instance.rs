@@ -27,6 +27,8 @@ fn bad(message: impl Into<String>) -> Failure {
 
 /// How long set-up waits for an application's first window.
 const WINDOW_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a new window may stay untitled before it is taken as ready anyway.
+const UNTITLED_WAIT: Duration = Duration::from_secs(5);
 /// Longest `execute` or getter command.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -174,6 +176,10 @@ impl Instance {
         self.session.launch(command, shell).map_err(Failure::BadTask)?;
         self.wait_for(|ws| ws.iter().any(|w| !before.contains(&w.id)), WINDOW_TIMEOUT)
             .map_err(|_| Failure::Infra(format!("{} opened no window within {} s", command.join(" "), WINDOW_TIMEOUT.as_secs())))?;
+        // LibreOffice maps its window untitled and names it once the document is loaded; a
+        // window that never gets a title is taken as it is after a while.
+        let titled = |ws: &[WindowInfo]| ws.iter().filter(|w| !before.contains(&w.id)).all(|w| !w.title.is_empty());
+        let _ = self.wait_for(titled, UNTITLED_WAIT);
         // A mapped window may still be drawing (LibreOffice loads the document into it and
         // only then takes keys): ready when the screen stops changing.
         self.wait_still_screen(WINDOW_TIMEOUT)
@@ -417,7 +423,7 @@ impl Instance {
     }
 
     /// A hash of the user's files (names, sizes, contents), leaving out applications' own
-    /// settings and caches (hidden folders at the top of the home).
+    /// settings and caches (hidden folders at the top of the home) and lock files.
     pub fn files_hash(&self) -> String {
         let mut entries = Vec::new();
         walk(&self.session.home, &self.session.home, &mut entries);
@@ -432,6 +438,11 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
         let path = entry.path();
         let rel = path.strip_prefix(root).unwrap_or(&path).display().to_string();
         if dir == root && rel.starts_with('.') {
+            continue;
+        }
+        // LibreOffice's lock file beside an open document (`.~lock.name#`) holds the time it
+        // was opened: bookkeeping, not the user's data.
+        if entry.file_name().to_string_lossy().starts_with(".~lock.") {
             continue;
         }
         match entry.file_type() {
