@@ -287,15 +287,7 @@ impl Instance {
             // Ours: a workbook or a document the task starts from, written from data.
             "write_table" | "write_document" => {
                 let path = self.session.path(str_param(p, field, "path")?);
-                let written = if step.kind == "write_table" {
-                    let rows = office::rows_param(&p["rows"]).ok_or_else(|| bad(format!("{field}.rows: a list of rows (lists) is needed")))?;
-                    office::write_xlsx(&path, &rows)
-                } else {
-                    let paragraphs =
-                        office::paragraphs_param(&p["paragraphs"]).ok_or_else(|| bad(format!("{field}.paragraphs: a list of strings is needed")))?;
-                    office::write_docx(&path, &paragraphs)
-                };
-                written.map_err(Failure::Infra)
+                write_office_file(step.kind == "write_table", p, field, &path)
             }
             other => Err(bad(format!("{field}.type: step \"{other}\" is not supported; steps: {}", STEPS.join(", ")))),
         }
@@ -310,6 +302,14 @@ impl Instance {
         path.exists().then_some(path.clone()).ok_or_else(|| bad(format!("{url}: not in the asset cache ({})", path.display())))
     }
 
+    /// Where a getter keeps its copy of a file named `dest`: the instance's own folder, out of
+    /// the agent's home.
+    fn fetched(&self, dest: &str) -> PathBuf {
+        let dir = self.session.dir.join("fetched");
+        let _ = std::fs::create_dir_all(&dir);
+        dir.join(Path::new(dest).file_name().unwrap_or_default())
+    }
+
     /// A getter's value: a file copied out of the instance, a command's output, a rule.
     pub fn get(&mut self, getter: &Value, field: &str, task_id: &str) -> Result<Got, Failure> {
         let kind = str_param(getter, field, "type")?;
@@ -321,8 +321,7 @@ impl Instance {
                 let path = self.session.path(str_param(getter, field, "path")?);
                 let path_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result".into());
                 let dest = str_param(getter, field, "dest").unwrap_or(&path_name);
-                let local = self.session.dir.join("fetched").join(Path::new(dest).file_name().unwrap_or_default());
-                let _ = std::fs::create_dir_all(self.session.dir.join("fetched"));
+                let local = self.fetched(dest);
                 match std::fs::copy(&path, &local) {
                     Ok(_) => Ok(Got::File(local)),
                     Err(_) => Ok(Got::Missing),
@@ -341,17 +340,8 @@ impl Instance {
             }
             // Ours: the expected file, made from data at evaluation time.
             "table_file" | "document_file" => {
-                let dest = str_param(getter, field, "dest")?;
-                let local = self.session.dir.join("fetched").join(Path::new(dest).file_name().unwrap_or_default());
-                let written = if kind == "table_file" {
-                    let rows = office::rows_param(&getter["rows"]).ok_or_else(|| bad(format!("{field}.rows: a list of rows (lists) is needed")))?;
-                    office::write_xlsx(&local, &rows)
-                } else {
-                    let paragraphs =
-                        office::paragraphs_param(&getter["paragraphs"]).ok_or_else(|| bad(format!("{field}.paragraphs: a list of strings is needed")))?;
-                    office::write_docx(&local, &paragraphs)
-                };
-                written.map_err(Failure::Infra)?;
+                let local = self.fetched(str_param(getter, field, "dest")?);
+                write_office_file(kind == "table_file", getter, field, &local)?;
                 Ok(Got::File(local))
             }
             other => Err(bad(format!("{field}.type: getter \"{other}\" is not supported; getters: {}", GETTERS.join(", ")))),
@@ -457,6 +447,18 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
             Err(_) => {}
         }
     }
+}
+
+/// Writes a workbook from `params.rows` (`table`) or a document from `params.paragraphs`.
+fn write_office_file(table: bool, params: &Value, field: &str, path: &Path) -> Result<(), Failure> {
+    let written = if table {
+        let rows = office::rows_param(&params["rows"]).ok_or_else(|| bad(format!("{field}.rows: a list of rows (lists) is needed")))?;
+        office::write_xlsx(path, &rows)
+    } else {
+        let paragraphs = office::paragraphs_param(&params["paragraphs"]).ok_or_else(|| bad(format!("{field}.paragraphs: a list of strings is needed")))?;
+        office::write_docx(path, &paragraphs)
+    };
+    written.map_err(Failure::Infra)
 }
 
 /// The set-up steps this runner knows.
