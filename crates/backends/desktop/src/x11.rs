@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use x11rb::connection::Connection;
 use x11rb::protocol::damage::{ConnectionExt as _, ReportLevel};
+use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, ImageFormat, Keycode, Keysym, Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT,
     KEY_PRESS_EVENT, KEY_RELEASE_EVENT, MOTION_NOTIFY_EVENT,
@@ -55,7 +56,81 @@ pub struct Display {
     /// A DAMAGE object on the root window (where the server has the extension): it reports
     /// when anything is drawn, so readiness is a quiet spell rather than comparing screenshots.
     damage: Option<u32>,
+    /// The shared-memory segment screenshots go through, made on the first capture
+    /// (`None` inside: the server cannot share one, so captures use the socket).
+    shm: std::sync::OnceLock<Option<SharedImage>>,
 }
+
+/// A MIT-SHM segment backed by a file of our own in `/dev/shm`, handed to the server by
+/// file descriptor (MIT-SHM 1.2). The server writes the image into it and we read it back
+/// with `pread`: no socket transfer of 8 MB, and no `mmap` (so no `unsafe` here).
+struct SharedImage {
+    segment: u32,
+    file: std::fs::File,
+    /// The block the image is read back through, a few rows at a time.
+    scratch: std::sync::Mutex<Vec<u8>>,
+}
+
+impl SharedImage {
+    fn attach(conn: &RustConnection, size: usize) -> Option<SharedImage> {
+        let version = conn.shm_query_version().ok()?.reply().ok()?;
+        if (version.major_version, version.minor_version) < (1, 2) {
+            return None;
+        }
+        let dir = std::path::Path::new("/dev/shm");
+        let dir = if dir.is_dir() { dir.to_path_buf() } else { std::env::temp_dir() };
+        let path = dir.join(format!("guigym-shm-{}-{}", std::process::id(), NEXT_SEGMENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+        let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path).ok();
+        // The name is only needed to open it: both ends keep their descriptors.
+        let _ = std::fs::remove_file(&path);
+        let file = file?;
+        file.set_len(size as u64).ok()?;
+        let fd = std::os::fd::OwnedFd::from(file.try_clone().ok()?);
+        let segment = conn.generate_id().ok()?;
+        conn.shm_attach_fd(segment, fd, false).ok()?.check().ok()?;
+        Some(SharedImage { segment, file, scratch: std::sync::Mutex::new(vec![0; 64 << 10]) })
+    }
+
+    /// The screen into `into` as packed RGB.
+    fn capture(&self, conn: &RustConnection, root: Window, width: u16, height: u16, into: &mut [u8]) -> Result<(), String> {
+        use std::os::unix::fs::FileExt as _;
+        let reply = conn
+            .shm_get_image(root, 0, 0, width, height, !0, ImageFormat::Z_PIXMAP.into(), self.segment, 0)
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|e| e.to_string())?;
+        if reply.depth != 24 {
+            return Err(format!("unexpected image depth {}", reply.depth));
+        }
+        let size = reply.size as usize;
+        if size < into.len() / 3 * 4 {
+            return Err(format!("unexpected image: {size} bytes for {} pixels", into.len() / 3));
+        }
+        // Read back in blocks that stay in the cache, converting each as it comes: the
+        // image crosses memory once instead of three times.
+        let mut block = self.scratch.lock().map_err(|_| "the capture buffer was poisoned".to_string())?;
+        let pixels = into.len() / 3;
+        let mut done = 0;
+        while done < pixels {
+            let n = (block.len() / 4).min(pixels - done);
+            self.file.read_exact_at(&mut block[..n * 4], (done * 4) as u64).map_err(|e| format!("reading the shared image: {e}"))?;
+            bgrx_to_rgb(&block[..n * 4], &mut into[done * 3..(done + n) * 3]);
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+/// 24-bit TrueColor in 32-bit pixels, little-endian (B, G, R, unused) to packed RGB.
+fn bgrx_to_rgb(bgrx: &[u8], rgb: &mut [u8]) {
+    for (out, px) in rgb.chunks_exact_mut(3).zip(bgrx.chunks_exact(4)) {
+        out[0] = px[2];
+        out[1] = px[1];
+        out[2] = px[0];
+    }
+}
+
+static NEXT_SEGMENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 const ATOMS: [&str; 8] = [
     "_NET_SUPPORTING_WM_CHECK",
@@ -103,6 +178,7 @@ impl Display {
             spare,
             next_spare: 0,
             damage,
+            shm: std::sync::OnceLock::new(),
         })
     }
 
@@ -278,26 +354,42 @@ impl Display {
         Ok(())
     }
 
-    /// The whole screen as packed RGB.
+    /// The whole screen as packed RGB: through a shared-memory segment where the server
+    /// offers MIT-SHM with file descriptors, else through the socket (GetImage).
     pub fn capture_rgb(&self) -> Result<Vec<u8>, XError> {
+        let pixels = self.width as usize * self.height as usize;
+        let mut rgb = vec![0u8; pixels * 3];
+        match self.shm.get_or_init(|| SharedImage::attach(&self.conn, pixels * 4)) {
+            Some(shm) => shm.capture(&self.conn, self.root, self.width, self.height, &mut rgb).map_err(|e| self.err(e))?,
+            None => {
+                let bgrx = self.capture_through_socket()?;
+                if bgrx.len() < pixels * 4 {
+                    return Err(self.err(format!("unexpected image: {} bytes for {pixels} pixels", bgrx.len())));
+                }
+                bgrx_to_rgb(&bgrx, &mut rgb);
+            }
+        }
+        Ok(rgb)
+    }
+
+    /// Whether captures go through a shared-memory segment (made on the first capture).
+    pub fn shares_memory(&self) -> bool {
+        let pixels = self.width as usize * self.height as usize;
+        self.shm.get_or_init(|| SharedImage::attach(&self.conn, pixels * 4)).is_some()
+    }
+
+    /// The screen as the server's 32-bit pixels, copied through the socket (GetImage).
+    pub fn capture_through_socket(&self) -> Result<Vec<u8>, XError> {
         let reply = self
             .conn
             .get_image(ImageFormat::Z_PIXMAP, self.root, 0, 0, self.width, self.height, !0)
             .map_err(|e| self.err(e))?
             .reply()
             .map_err(|e| self.err(e))?;
-        let pixels = self.width as usize * self.height as usize;
-        if reply.data.len() < pixels * 4 {
-            return Err(self.err(format!("unexpected image: {} bytes at depth {}", reply.data.len(), reply.depth)));
+        if reply.depth != 24 {
+            return Err(self.err(format!("unexpected image depth {}", reply.depth)));
         }
-        let mut rgb = vec![0u8; pixels * 3];
-        // 24-bit TrueColor in 32-bit pixels, little-endian: B, G, R, unused.
-        for (out, px) in rgb.chunks_exact_mut(3).zip(reply.data.chunks_exact(4)) {
-            out[0] = px[2];
-            out[1] = px[1];
-            out[2] = px[0];
-        }
-        Ok(rgb)
+        Ok(reply.data)
     }
 
     /// The screen as PNG (fast compression: a screenshot is taken every step).

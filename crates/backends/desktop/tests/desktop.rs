@@ -30,3 +30,30 @@ async fn every_family_validates_through_the_gui() {
     assert!(obs.screenshot.is_some_and(|s| s.png.starts_with(b"\x89PNG")));
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn shared_memory_captures_the_same_pixels_as_the_socket() {
+    use guigym_desktop::{session::Session, x11::Display};
+    use std::time::Duration;
+    if let Some(why) = guigym_desktop::missing() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let mut session = Session::start(640, 480).expect("a display starts");
+    let display = Display::connect(&session.display_name).expect("the display connects");
+    session.launch(&["xterm".to_string(), "-e".to_string(), "echo shared memory; sleep 30".to_string()], false).expect("xterm starts");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while display.windows().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!display.windows().is_empty(), "xterm's window appears");
+    let _ = display.wait_quiet(Duration::from_millis(200), Duration::from_secs(5));
+    // Xvfb offers MIT-SHM with descriptors: screenshots must take the fast path.
+    assert!(display.shares_memory(), "captures go through shared memory");
+    let through_memory = display.capture_rgb().expect("a capture");
+    let through_socket: Vec<u8> = display.capture_through_socket().expect("a capture").chunks_exact(4).flat_map(|p| [p[2], p[1], p[0]]).collect();
+    assert_eq!(through_memory.len(), 640 * 480 * 3);
+    assert!(through_memory.iter().any(|b| *b != 0), "the window is drawn");
+    assert!(through_memory == through_socket, "both paths give the same pixels");
+}
