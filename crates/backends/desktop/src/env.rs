@@ -13,6 +13,7 @@ use guigym_core::{
 };
 use serde_json::Value;
 
+use crate::a11y;
 use crate::instance::{Failure, Instance};
 use crate::task::{ConfigStep, OsWorldTask};
 use crate::x11::WindowInfo;
@@ -67,7 +68,19 @@ impl DesktopProvider {
             .await
             .map_err(|e| EnvError::Infra(e.to_string()))?
             .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))?;
-        Ok(DesktopEnv { instance: Arc::new(Mutex::new(instance)), task: None, steps: 0, last: None, ended: false, width: w, height: h })
+        let bus_address = instance.session.bus_address.clone();
+        Ok(DesktopEnv {
+            instance: Arc::new(Mutex::new(instance)),
+            task: None,
+            steps: 0,
+            last: None,
+            ended: false,
+            width: w,
+            height: h,
+            bus_address,
+            a11y: None,
+            tree: Vec::new(),
+        })
     }
 }
 
@@ -94,6 +107,12 @@ pub struct DesktopEnv {
     ended: bool,
     width: u32,
     height: u32,
+    /// The instance's session bus, through which the accessibility bus is found.
+    bus_address: String,
+    /// The accessibility bus, connected on the first observation (and again after an error).
+    a11y: Option<a11y::Client>,
+    /// The last observation's UI tree: element ids in actions are looked up in it.
+    tree: Vec<UiNode>,
 }
 
 /// Applications `open_app` starts, by the names an agent may use.
@@ -118,6 +137,11 @@ impl DesktopEnv {
         self.blocking(|i| i.display.capture_rgb()).await?.map_err(|e| EnvError::Infra(e.to_string()))
     }
 
+    /// A screenshot alone (X capture and PNG), as `observe` takes it.
+    pub async fn screenshot_png(&self) -> Result<Vec<u8>, EnvError> {
+        self.blocking(|i| i.display.screenshot_png()).await?.map_err(|e| EnvError::Infra(e.to_string()))
+    }
+
     /// The processes of the instance (its display, window manager, bus and applications).
     pub async fn pids(&self) -> Result<Vec<u32>, EnvError> {
         self.blocking(|i| i.session.pids()).await
@@ -140,8 +164,10 @@ impl DesktopEnv {
     fn point_of(&self, windows: &[WindowInfo], at: Option<Point>, element: Option<&str>) -> Result<(i32, i32), String> {
         match (at, element) {
             (Some(p), _) => Ok((p.0.round() as i32, p.1.round() as i32)),
-            (None, Some(id)) => nodes(windows, self.width, self.height)
+            // A window where it is now; anything inside one where the last observation saw it.
+            (None, Some(id)) => nodes(windows, self.width, self.height, &[])
                 .into_iter()
+                .chain(self.tree.iter().cloned())
                 .find(|n| n.id == id)
                 .map(|n| n.bounds.center())
                 .map(|(x, y)| (x as i32, y as i32))
@@ -149,11 +175,27 @@ impl DesktopEnv {
             (None, None) => Err("the action needs a point or an element".into()),
         }
     }
+
+    /// The accessibility tree of what is on the screen; empty when the bus cannot be read
+    /// (the window map still describes the screen then).
+    async fn accessible(&mut self) -> Vec<a11y::Node> {
+        if self.a11y.is_none() && !self.bus_address.is_empty() {
+            self.a11y = a11y::Client::connect(&self.bus_address).await.ok();
+        }
+        let Some(client) = &self.a11y else { return Vec::new() };
+        match client.tree(&a11y::Limits::default()).await {
+            Ok(tree) => tree,
+            Err(_) => {
+                self.a11y = None;
+                Vec::new()
+            }
+        }
+    }
 }
 
-/// The UI tree: the desktop, and each window with its title (the accessibility tree is not
-/// read yet).
-fn nodes(windows: &[WindowInfo], width: u32, height: u32) -> Vec<UiNode> {
+/// The UI tree: the desktop, each window with its title, and inside a window what its
+/// application's accessibility tree shows (ids `<window>.<n>`, in reading order).
+fn nodes(windows: &[WindowInfo], width: u32, height: u32, accessible: &[a11y::Node]) -> Vec<UiNode> {
     let mut out =
         vec![UiNode { id: "desktop".into(), role: "desktop".into(), bounds: Bounds { x: 0, y: 0, w: width as i32, h: height as i32 }, ..UiNode::default() }];
     let mut seen: Vec<String> = Vec::new();
@@ -173,7 +215,61 @@ fn nodes(windows: &[WindowInfo], width: u32, height: u32) -> Vec<UiNode> {
             ..UiNode::default()
         });
     }
+    // Where each accessible node went in `out`, and for each node of `out` its window.
+    let mut placed: Vec<Option<usize>> = vec![None; accessible.len()];
+    let mut window_of: Vec<usize> = (0..out.len()).collect();
+    let mut counts = vec![0usize; out.len()];
+    for (k, node) in accessible.iter().enumerate() {
+        let parent = match node.parent {
+            // An application's top-level window is the X window it draws: its children go
+            // under that window's node.
+            None => {
+                placed[k] = window_for(windows, node).map(|w| w + 1);
+                continue;
+            }
+            Some(p) => match placed.get(p).copied().flatten() {
+                Some(parent) => parent,
+                None => continue,
+            },
+        };
+        let window = window_of[parent];
+        counts[window] += 1;
+        let (x, y, w, h) = node.bounds;
+        out.push(UiNode {
+            id: format!("{}.{}", out[window].id, counts[window]),
+            parent: Some(parent),
+            role: node.role.clone(),
+            text: if node.text.is_empty() { node.name.clone() } else { node.text.clone() },
+            hint: if node.text.is_empty() { String::new() } else { node.name.clone() },
+            bounds: Bounds { x, y, w, h },
+            clickable: node.clickable(),
+            editable: node.editable(),
+            focused: node.focused(),
+            checked: node.checked(),
+            selected: node.selected(),
+            scrollable: node.scrollable(),
+            enabled: node.enabled(),
+        });
+        window_of.push(window);
+        counts.push(0);
+        placed[k] = Some(out.len() - 1);
+    }
     out
+}
+
+/// The X window an accessible top-level window is: the one with its title, else the one it
+/// overlaps most.
+fn window_for(windows: &[WindowInfo], node: &a11y::Node) -> Option<usize> {
+    let (x, y, w, h) = node.bounds;
+    let overlap = |win: &WindowInfo| {
+        let dx = (x + w).min(win.x + win.width as i32) - x.max(win.x);
+        let dy = (y + h).min(win.y + win.height as i32) - y.max(win.y);
+        dx.max(0) as i64 * dy.max(0) as i64
+    };
+    windows
+        .iter()
+        .position(|win| !node.name.is_empty() && win.title == node.name && overlap(win) > 0)
+        .or_else(|| windows.iter().enumerate().filter(|(_, win)| overlap(win) > 0).max_by_key(|(_, win)| overlap(win)).map(|(i, _)| i))
 }
 
 fn scroll_button(d: Direction) -> u8 {
@@ -222,13 +318,16 @@ impl Env for DesktopEnv {
             Some(Err(e)) => return Err(EnvError::Infra(format!("desktop backend: {e}"))),
             None => None,
         };
+        let accessible = self.accessible().await;
+        let ui_tree = nodes(&windows, width, height, &accessible);
+        self.tree = ui_tree.clone();
         let active = windows.iter().find(|w| w.active);
         Ok(Observation {
             step,
             screenshot,
             app: active.map(|w| w.class.clone()),
             screen: active.map(|w| w.title.clone()).unwrap_or_else(|| "desktop".into()),
-            ui_tree: nodes(&windows, width, height),
+            ui_tree,
             feedback: None,
             width,
             height,

@@ -9,6 +9,7 @@
 //! `env` (the `Env` interface). `task` and `metrics` are OSWorld's task format and metric
 //! functions; `catalogue` is our own desktop benchmark; `osworld` imports OSWorld's task files.
 
+pub mod a11y;
 pub mod catalogue;
 pub mod env;
 pub mod home;

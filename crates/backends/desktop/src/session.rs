@@ -144,8 +144,9 @@ impl Session {
             ("XDG_CONFIG_HOME".into(), format!("{home}/.config")),
             ("XDG_DATA_HOME".into(), format!("{home}/.local/share")),
             ("XDG_CACHE_HOME".into(), format!("{home}/.cache")),
-            // GTK applications otherwise wait for an accessibility bus that is not there.
-            ("NO_AT_BRIDGE".into(), "1".into()),
+            // GTK 2 applications (the file manager) load their accessibility bridge only
+            // when asked; GTK 3 ones always do. The bus is the session's own (see `a11y`).
+            ("GTK_MODULES".into(), "gail:atk-bridge".into()),
             ("PATH".into(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),
         ];
         if !self.bus_address.is_empty() {

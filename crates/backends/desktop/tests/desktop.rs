@@ -57,3 +57,44 @@ fn shared_memory_captures_the_same_pixels_as_the_socket() {
     assert!(through_memory.iter().any(|b| *b != 0), "the window is drawn");
     assert!(through_memory == through_socket, "both paths give the same pixels");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn the_ui_tree_holds_what_the_accessibility_bus_shows() {
+    use guigym_core::{Action, Observation};
+    let Some(provider) = provider() else { return };
+    let mut env = provider.create().await.expect("an instance starts");
+    let family = catalogue::FAMILIES.iter().find(|f| f.name == "text.append").expect("the family");
+    env.reset(&catalogue::task(family, 0)).await.expect("reset");
+    let observe = |obs: &Observation| obs.ui_tree.iter().map(|n| format!("{} {} {:?}", n.id, n.role, n.text)).collect::<Vec<_>>().join("\n");
+
+    // The editor's document is a node inside the editor's window, holding what was typed.
+    env.step(&Action::Type { text: " kestrel".into(), element: None, clear: false }).await.expect("typing");
+    let obs = env.observe(ObserveOptions { screenshot: false }).await.unwrap();
+    let window = obs.ui_tree.iter().position(|n| n.role == "window" && n.id == "mousepad").unwrap_or_else(|| panic!("{}", observe(&obs)));
+    let document = obs.ui_tree.iter().find(|n| n.role == "text" && n.editable && n.focused).unwrap_or_else(|| panic!("no document:\n{}", observe(&obs)));
+    assert!(document.text.contains(" kestrel"), "{:?}", document.text);
+    assert!(document.id.starts_with("mousepad."));
+    let mut ancestor = document.parent;
+    while let Some(a) = ancestor.filter(|a| *a != window) {
+        ancestor = obs.ui_tree[a].parent;
+    }
+    assert_eq!(ancestor, Some(window), "the document sits in the editor's window");
+    assert!(document.bounds.w > 0 && document.bounds.h > 0);
+
+    // A closed menu's items are not on the screen; clicking the menu by its id shows them.
+    assert!(!obs.ui_tree.iter().any(|n| n.role == "menu-item" && n.text.contains("Save")), "{}", observe(&obs));
+    let file = obs.ui_tree.iter().find(|n| n.role == "menu" && n.text == "File").unwrap_or_else(|| panic!("no File menu:\n{}", observe(&obs)));
+    let outcome = env.step(&Action::Click { at: None, element: Some(file.id.clone()) }).await.expect("a click");
+    assert!(!outcome.invalid, "{}", outcome.feedback);
+    // The menu opens as the application gets to it: look a few times.
+    let mut obs = env.observe(ObserveOptions { screenshot: false }).await.unwrap();
+    for _ in 0..20 {
+        if obs.ui_tree.iter().any(|n| n.role == "menu-item" && n.text.starts_with("Save")) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        obs = env.observe(ObserveOptions { screenshot: false }).await.unwrap();
+    }
+    assert!(obs.ui_tree.iter().any(|n| n.role == "menu-item" && n.text.starts_with("Save")), "the open menu's items:\n{}", observe(&obs));
+}
