@@ -179,13 +179,17 @@ impl DesktopEnv {
     /// The accessibility tree of what is on the screen; empty when the bus cannot be read
     /// (the window map still describes the screen then).
     async fn accessible(&mut self) -> Vec<a11y::Node> {
+        // Bounded as a whole too: a bus or an application that stops answering costs one
+        // observation its tree, never the step.
+        let limits = a11y::Limits::default();
+        let deadline = limits.budget + limits.call_timeout * 2;
         if self.a11y.is_none() && !self.bus_address.is_empty() {
-            self.a11y = a11y::Client::connect(&self.bus_address).await.ok();
+            self.a11y = tokio::time::timeout(deadline, a11y::Client::connect(&self.bus_address)).await.ok().and_then(Result::ok);
         }
         let Some(client) = &self.a11y else { return Vec::new() };
-        match client.tree(&a11y::Limits::default()).await {
-            Ok(tree) => tree,
-            Err(_) => {
+        match tokio::time::timeout(deadline, client.tree(&limits)).await {
+            Ok(Ok(tree)) => tree,
+            _ => {
                 self.a11y = None;
                 Vec::new()
             }
@@ -339,6 +343,11 @@ impl Env for DesktopEnv {
         self.task("step")?;
         if self.ended {
             return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true });
+        }
+        // Out of bounds (20,000 characters to type, a chord of 50 keys): refused before
+        // anything reaches the screen, as every backend does.
+        if let Err(e) = action.check() {
+            return Ok(StepOutcome { feedback: e.message, invalid: true, done: false });
         }
         self.steps += 1;
         self.last = Some(action.clone());
