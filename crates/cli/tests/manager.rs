@@ -56,13 +56,16 @@ fn killing_a_worker_mid_eval_reruns_its_attempts_and_changes_no_score() {
         std::thread::sleep(Duration::from_millis(50));
     }
 
+    // 16 tasks × 2 attempts keep both workers busy past the kill; screenshots make the
+    // attempts heavier (more in flight when it lands) and change no score, so only the chaos
+    // run takes them.
     let reference = dir.join("reference.json");
-    assert!(guigym().args(eval_args(&reference, &dir.join("s1"))).args(["--screenshots"]).output().unwrap().status.success());
+    assert!(guigym().args(eval_args(&reference, &dir.join("s1"))).args(["--limit", "16"]).output().unwrap().status.success());
 
     let chaos = dir.join("chaos.json");
     let mut eval = guigym()
         .args(eval_args(&chaos, &dir.join("s2")))
-        .args(["--screenshots", "--manager", &manager.url])
+        .args(["--limit", "16", "--screenshots", "--manager", &manager.url])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
