@@ -150,7 +150,8 @@ impl Client {
         let started = Instant::now();
         let mut frontier: Vec<(Ref, Option<usize>)> = Vec::new();
         for app in self.applications().await? {
-            if let Some(Ok(children)) = self.timed(limits, self.children(&app)).await {
+            let children = call::<_, Vec<Ref>>(&self.bus, &app, ACCESSIBLE, "GetChildren", &());
+            if let Ok(Ok(children)) = tokio::time::timeout(limits.call_timeout, children).await {
                 frontier.extend(children.into_iter().map(|c| (c, None)));
             }
         }
@@ -189,14 +190,6 @@ impl Client {
             frontier = next;
         }
         Ok(nodes)
-    }
-
-    async fn timed<T>(&self, limits: &Limits, f: impl std::future::Future<Output = T>) -> Option<T> {
-        tokio::time::timeout(limits.call_timeout, f).await.ok()
-    }
-
-    async fn children(&self, object: &Ref) -> Result<Vec<Ref>, String> {
-        call(&self.bus, object, ACCESSIBLE, "GetChildren", &()).await
     }
 }
 

@@ -67,9 +67,10 @@ pub struct Display {
 struct SharedImage {
     segment: u32,
     file: std::fs::File,
-    /// The block the image is read back through, a few rows at a time.
-    scratch: std::sync::Mutex<Vec<u8>>,
 }
+
+/// How much of the image is read back at once: a few rows, small enough to stay in the cache.
+const READ_BLOCK: usize = 64 << 10;
 
 impl SharedImage {
     fn attach(conn: &RustConnection, size: usize) -> Option<SharedImage> {
@@ -88,7 +89,7 @@ impl SharedImage {
         let fd = std::os::fd::OwnedFd::from(file.try_clone().ok()?);
         let segment = conn.generate_id().ok()?;
         conn.shm_attach_fd(segment, fd, false).ok()?.check().ok()?;
-        Some(SharedImage { segment, file, scratch: std::sync::Mutex::new(vec![0; 64 << 10]) })
+        Some(SharedImage { segment, file })
     }
 
     /// The screen into `into` as packed RGB.
@@ -108,7 +109,7 @@ impl SharedImage {
         }
         // Read back in blocks that stay in the cache, converting each as it comes: the
         // image crosses memory once instead of three times.
-        let mut block = self.scratch.lock().map_err(|_| "the capture buffer was poisoned".to_string())?;
+        let mut block = vec![0u8; READ_BLOCK];
         let pixels = into.len() / 3;
         let mut done = 0;
         while done < pixels {
@@ -359,7 +360,7 @@ impl Display {
     pub fn capture_rgb(&self) -> Result<Vec<u8>, XError> {
         let pixels = self.width as usize * self.height as usize;
         let mut rgb = vec![0u8; pixels * 3];
-        match self.shm.get_or_init(|| SharedImage::attach(&self.conn, pixels * 4)) {
+        match self.shared_image() {
             Some(shm) => shm.capture(&self.conn, self.root, self.width, self.height, &mut rgb).map_err(|e| self.err(e))?,
             None => {
                 let bgrx = self.capture_through_socket()?;
@@ -374,8 +375,12 @@ impl Display {
 
     /// Whether captures go through a shared-memory segment (made on the first capture).
     pub fn shares_memory(&self) -> bool {
-        let pixels = self.width as usize * self.height as usize;
-        self.shm.get_or_init(|| SharedImage::attach(&self.conn, pixels * 4)).is_some()
+        self.shared_image().is_some()
+    }
+
+    fn shared_image(&self) -> Option<&SharedImage> {
+        let bytes = self.width as usize * self.height as usize * 4;
+        self.shm.get_or_init(|| SharedImage::attach(&self.conn, bytes)).as_ref()
     }
 
     /// The screen as the server's 32-bit pixels, copied through the socket (GetImage).
