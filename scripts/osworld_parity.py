@@ -65,6 +65,7 @@ FUNC_MODULE = {
     "compare_docx_files": "docs",
     "compare_pptx_files": "slides",
     "compare_text_file": "vscode",
+    "check_accessibility_tree": "general",
 }
 FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode"]
 PKG = "desktop_env.evaluators.metrics"
@@ -90,7 +91,8 @@ def _stub_optional_imports():
         sk.color = skc
         sys.modules["skimage"] = sk
         sys.modules["skimage.color"] = skc
-    for name in ("formulas", "tldextract", "PyPDF2"):
+    # general.py (check_accessibility_tree) imports pdfplumber and yaml for other metrics.
+    for name in ("formulas", "tldextract", "PyPDF2", "pdfplumber", "yaml"):
         if not _installed(name):
             sys.modules[name] = types.ModuleType(name)
 
@@ -178,6 +180,14 @@ def main():
             continue
         result = os.path.join(files, c["result"]) if c.get("result") else None
         expected = os.path.join(files, c["expected"]) if c.get("expected") else None
+        # Metrics that take a getter's text or a rule rather than a file path
+        # (check_accessibility_tree: the tree's XML, then the rules).
+        if result and c.get("result_as") == "text":
+            with open(result) as f:
+                result = f.read()
+        if expected and c.get("expected_as") == "json":
+            with open(expected) as f:
+                expected = json.load(f)
         out = {"name": c["name"]}
         try:
             fn = metrics.func(c["func"])

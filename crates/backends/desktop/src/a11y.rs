@@ -39,6 +39,13 @@ pub struct Limits {
     pub max_text: usize,
 }
 
+impl Limits {
+    /// For an evaluator reading the tree once: more nodes and more time than an observation.
+    pub fn whole() -> Limits {
+        Limits { max_nodes: 20_000, max_depth: 60, call_timeout: Duration::from_secs(2), budget: Duration::from_secs(10), max_text: 100_000 }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits { max_nodes: 2000, max_depth: 40, call_timeout: Duration::from_millis(500), budget: Duration::from_secs(2), max_text: 2000 }
@@ -58,6 +65,8 @@ pub struct Node {
     pub text: String,
     /// Screen coordinates: x, y, width, height.
     pub bounds: (i32, i32, i32, i32),
+    /// The application's name, on an application's top-level windows only.
+    pub application: String,
     states: u64,
 }
 
@@ -110,6 +119,14 @@ pub struct Client {
 
 type Ref = (String, OwnedObjectPath);
 
+/// What a node being read hangs under: an application (top-level windows) or a node read
+/// before it.
+#[derive(Clone, Copy)]
+enum Parent {
+    Application(usize),
+    Node(usize),
+}
+
 const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 
 impl Client {
@@ -148,11 +165,13 @@ impl Client {
     /// first (parents always come before their children).
     pub async fn tree(&self, limits: &Limits) -> Result<Vec<Node>, String> {
         let started = Instant::now();
-        let mut frontier: Vec<(Ref, Option<usize>)> = Vec::new();
+        let mut frontier: Vec<(Ref, Parent)> = Vec::new();
+        let mut names: Vec<String> = Vec::new();
         for app in self.applications().await? {
-            let children = call::<_, Vec<Ref>>(&self.bus, &app, ACCESSIBLE, "GetChildren", &());
-            if let Ok(Ok(children)) = tokio::time::timeout(limits.call_timeout, children).await {
-                frontier.extend(children.into_iter().map(|c| (c, None)));
+            let read = async { tokio::join!(name_of(&self.bus, &app), call::<_, Vec<Ref>>(&self.bus, &app, ACCESSIBLE, "GetChildren", &())) };
+            if let Ok((name, Ok(children))) = tokio::time::timeout(limits.call_timeout, read).await {
+                names.push(name);
+                frontier.extend(children.into_iter().map(|c| (c, Parent::Application(names.len() - 1))));
             }
         }
         let mut nodes: Vec<Node> = Vec::new();
@@ -180,11 +199,14 @@ impl Client {
                 if !node.has(state::SHOWING) {
                     continue;
                 }
-                node.parent = parent;
+                match parent {
+                    Parent::Application(a) => node.application = names[a].clone(),
+                    Parent::Node(p) => node.parent = Some(p),
+                }
                 let index = nodes.len();
                 nodes.push(node);
                 if !nodes[index].has(state::MANAGES_DESCENDANTS) && depth + 1 < limits.max_depth {
-                    next.extend(children.into_iter().map(|c| (c, Some(index))));
+                    next.extend(children.into_iter().map(|c| (c, Parent::Node(index))));
                 }
             }
             frontier = next;
@@ -202,12 +224,17 @@ where
     reply.body().deserialize().map_err(|e| e.to_string())
 }
 
+async fn name_of(bus: &Connection, object: &Ref) -> String {
+    let name = call::<_, OwnedValue>(bus, object, "org.freedesktop.DBus.Properties", "Get", &(ACCESSIBLE, "Name")).await;
+    name.ok().and_then(|v| String::try_from(v).ok()).unwrap_or_default()
+}
+
 /// Everything one node says about itself, asked at once (the calls are pipelined on the
 /// one connection), plus its children's references.
 async fn read_node(bus: &Connection, object: &Ref, max_text: usize) -> Result<(Node, Vec<Ref>), String> {
     let (role, name, states, extents, children) = tokio::join!(
         call::<_, String>(bus, object, ACCESSIBLE, "GetRoleName", &()),
-        call::<_, OwnedValue>(bus, object, "org.freedesktop.DBus.Properties", "Get", &(ACCESSIBLE, "Name")),
+        name_of(bus, object),
         call::<_, Vec<u32>>(bus, object, ACCESSIBLE, "GetState", &()),
         call::<_, (i32, i32, i32, i32)>(bus, object, "org.a11y.atspi.Component", "GetExtents", &(0u32,)),
         call::<_, Vec<Ref>>(bus, object, ACCESSIBLE, "GetChildren", &()),
@@ -216,9 +243,10 @@ async fn read_node(bus: &Connection, object: &Ref, max_text: usize) -> Result<(N
     let mut node = Node {
         parent: None,
         role: role?.replace(' ', "-"),
-        name: name.ok().and_then(|v| String::try_from(v).ok()).unwrap_or_default(),
+        name,
         text: String::new(),
         bounds: extents.unwrap_or_default(),
+        application: String::new(),
         states: states.first().copied().unwrap_or(0) as u64 | (states.get(1).copied().unwrap_or(0) as u64) << 32,
     };
     // A text node's content is its value: an editor's document, an entry's text.
@@ -228,4 +256,158 @@ async fn read_node(bus: &Connection, object: &Ref, max_text: usize) -> Result<(N
         }
     }
     Ok((node, children.unwrap_or_default()))
+}
+
+/// AT-SPI's state names in the order of their bits, as OSWorld writes them (`st:showing`).
+const STATE_NAMES: [&str; 44] = [
+    "invalid",
+    "active",
+    "armed",
+    "busy",
+    "checked",
+    "collapsed",
+    "defunct",
+    "editable",
+    "enabled",
+    "expandable",
+    "expanded",
+    "focusable",
+    "focused",
+    "has_tooltip",
+    "horizontal",
+    "iconified",
+    "modal",
+    "multi_line",
+    "multiselectable",
+    "opaque",
+    "pressed",
+    "resizable",
+    "selectable",
+    "selected",
+    "sensitive",
+    "showing",
+    "single_line",
+    "stale",
+    "transient",
+    "vertical",
+    "visible",
+    "manages_descendants",
+    "indeterminate",
+    "required",
+    "truncated",
+    "animated",
+    "invalid_entry",
+    "supports_autocompletion",
+    "selectable_text",
+    "is_default",
+    "visited",
+    "checkable",
+    "has_popup",
+    "read_only",
+];
+
+/// OSWorld's namespaces for the Ubuntu accessibility tree (its `check_accessibility_tree`
+/// selectors name them).
+pub const NAMESPACES: &[(&str, &str)] = &[
+    ("st", "https://accessibility.ubuntu.example.org/ns/state"),
+    ("attr", "https://accessibility.ubuntu.example.org/ns/attributes"),
+    ("cp", "https://accessibility.ubuntu.example.org/ns/component"),
+    ("doc", "https://accessibility.ubuntu.example.org/ns/document"),
+    ("docattr", "https://accessibility.ubuntu.example.org/ns/document/attributes"),
+    ("txt", "https://accessibility.ubuntu.example.org/ns/text"),
+    ("val", "https://accessibility.ubuntu.example.org/ns/value"),
+    ("act", "https://accessibility.ubuntu.example.org/ns/action"),
+];
+
+/// Text as XML 1.0 allows it, escaped (OSWorld also drops the object replacement and
+/// replacement characters from texts).
+fn xml_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\u{fffc}' | '\u{fffd}' => {}
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The tree as the XML OSWorld's `/accessibility` endpoint gives: a `desktop-frame` holding an
+/// `application` per application, each node an element named by its role, with its name, its
+/// states (`st:<state>="true"`), its position and size (`cp:screencoord`, `cp:size`) and its
+/// text as the element's text.
+pub fn osworld_xml(nodes: &[Node]) -> String {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    let mut applications: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        match node.parent {
+            Some(p) if p < nodes.len() => children[p].push(i),
+            _ => match applications.iter_mut().find(|(name, _)| *name == node.application) {
+                Some((_, tops)) => tops.push(i),
+                None => applications.push((&node.application, vec![i])),
+            },
+        }
+    }
+    fn write(out: &mut String, nodes: &[Node], children: &[Vec<usize>], i: usize) {
+        let node = &nodes[i];
+        let role = if node.role.is_empty() { "unknown".to_string() } else { node.role.replace(|c: char| !c.is_alphanumeric() && c != '-' && c != '_', "-") };
+        out.push_str(&format!("<{role} name=\"{}\"", xml_text(&node.name)));
+        for (bit, state) in STATE_NAMES.iter().enumerate() {
+            if node.has(bit as u32) {
+                out.push_str(&format!(" st:{state}=\"true\""));
+            }
+        }
+        let (x, y, w, h) = node.bounds;
+        out.push_str(&format!(" cp:screencoord=\"({x}, {y})\" cp:size=\"({w}, {h})\">{}", xml_text(&node.text)));
+        for &c in &children[i] {
+            write(out, nodes, children, c);
+        }
+        out.push_str(&format!("</{role}>"));
+    }
+    let namespaces: String = NAMESPACES.iter().map(|(prefix, uri)| format!(" xmlns:{prefix}=\"{uri}\"")).collect();
+    let mut out = format!("<desktop-frame{namespaces} name=\"main\">");
+    for (name, tops) in applications {
+        out.push_str(&format!("<application name=\"{}\">", xml_text(name)));
+        for i in tops {
+            write(&mut out, nodes, &children, i);
+        }
+        out.push_str("</application>");
+    }
+    out.push_str("</desktop-frame>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_osworld_xml_nests_nodes_under_their_application() {
+        let node = |parent, role: &str, name: &str, text: &str, application: &str, states: u64| Node {
+            parent,
+            role: role.into(),
+            name: name.into(),
+            text: text.into(),
+            bounds: (1, 2, 30, 40),
+            application: application.into(),
+            states,
+        };
+        let nodes = vec![
+            node(None, "frame", "notes.txt - Mousepad", "", "mousepad", 1 << state::SHOWING),
+            node(Some(0), "text", "", "a < b & \u{fffc}c\u{1}", "", 1 << state::EDITABLE | 1 << state::FOCUSED),
+            node(None, "frame", "Files", "", "pcmanfm", 0),
+        ];
+        let xml = osworld_xml(&nodes);
+        assert!(xml.starts_with("<desktop-frame xmlns:st=\"https://accessibility.ubuntu.example.org/ns/state\""), "{xml}");
+        assert!(xml.contains(
+            "<application name=\"mousepad\"><frame name=\"notes.txt - Mousepad\" st:showing=\"true\" cp:screencoord=\"(1, 2)\" cp:size=\"(30, 40)\"><text name=\"\" st:editable=\"true\" st:focused=\"true\" cp:screencoord=\"(1, 2)\" cp:size=\"(30, 40)\">a &lt; b &amp; c</text></frame></application><application name=\"pcmanfm\">"
+        ), "{xml}");
+        crate::metrics::xml::parse(&xml).unwrap();
+    }
 }

@@ -5,6 +5,7 @@
 use guigym_core::{Action, Rng, TaskSpec, TerminateStatus};
 use serde_json::{json, Value};
 
+use crate::office::SlideText;
 use crate::task::{ConfigStep, Evaluator, OsWorldTask};
 
 pub const BENCHMARK: &str = "desktop";
@@ -44,6 +45,8 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "calc.sort_rows", draw: calc_sort_rows },
     Family { name: "writer.append_paragraph", draw: writer_append },
     Family { name: "writer.replace_word", draw: writer_replace },
+    Family { name: "impress.move_slide", draw: impress_move_slide },
+    Family { name: "impress.add_slide", draw: impress_add_slide },
 ];
 
 const FOLDER_NAMES: &[&str] = &["Invoices", "Travel 2026", "Recipes", "Taxes", "Project Alpha", "Reports", "Letters", "Receipts", "Course notes", "Drafts"];
@@ -468,6 +471,115 @@ fn writer_draft(instruction: String, path: &str, start: &[String], done: &[Strin
         golden: vec![write_document(path, done)],
         walkthrough: in_office(walk),
     }
+}
+
+fn write_presentation(path: &str, slides: &[SlideText]) -> ConfigStep {
+    ConfigStep::new("write_presentation", json!({"path": path, "slides": slides}))
+}
+
+/// OSWorld's deck check on what a deck says: the slides in order, each shape's text and
+/// paragraphs. Geometry, fonts, colours and bullets are left out: LibreOffice writes its own
+/// where our file had none, and these tasks are about content.
+fn presentation_equals(path: &str, slides: &[SlideText]) -> Value {
+    let off = [
+        "shape",
+        "indent",
+        "font_name",
+        "font_size",
+        "font_bold",
+        "font_italic",
+        "color_rgb",
+        "font_underline",
+        "strike_through",
+        "alignment",
+        "bullets",
+        "background_color",
+    ];
+    let options: serde_json::Map<String, Value> = off.iter().map(|k| (format!("examine_{k}"), json!(false))).collect();
+    json!({
+        "func": "compare_pptx_files",
+        "result": {"type": "vm_file", "path": path, "dest": file_name(path)},
+        "expected": {"type": "presentation_file", "slides": slides, "dest": format!("expected-{}", file_name(path))},
+        "options": options
+    })
+}
+
+/// An Impress task: the deck starts as `start`, open in Impress, and must end as `done`.
+fn impress_draft(instruction: String, path: &str, start: &[SlideText], done: &[SlideText], walk: Vec<Action>) -> Draft {
+    Draft {
+        instruction,
+        apps: &["Impress"],
+        config: vec![write_presentation(path, start), open(path)],
+        evaluator: presentation_equals(path, done),
+        golden: vec![write_presentation(path, done)],
+        walkthrough: in_office(walk),
+    }
+}
+
+const TOPICS: &[&str] = &["Agenda", "Goals", "Timeline", "Budget", "Risks", "Team", "Results", "Next steps", "Questions", "Customers", "Roadmap", "Summary"];
+
+/// A deck of `n` slides with distinct titles, each with a line or two of body text.
+fn deck(rng: &mut Rng, n: usize) -> Vec<SlideText> {
+    distinct(rng, TOPICS, n)
+        .into_iter()
+        .map(|title| SlideText { title: title.to_string(), body: (0..rng.range(1, 3)).map(|_| sentence(rng)).collect() })
+        .collect()
+}
+
+fn deck_path(rng: &mut Rng) -> String {
+    home("Documents", &format!("{}.pptx", rng.pick(&["review", "kickoff", "pitch", "update", "workshop"])))
+}
+
+fn impress_move_slide(rng: &mut Rng) -> Draft {
+    let n = rng.range(3, 5) as usize;
+    let start = deck(rng, n);
+    let k = rng.range(1, n as i64 - 1) as usize;
+    let mut done = start.clone();
+    let moved = done.remove(k);
+    done.insert(0, moved.clone());
+    let path = deck_path(rng);
+    // Nothing selected, down to slide k, then Slide ▸ Move ▸ Slide to Start by its keys.
+    let mut walk = vec![Action::Wait { ms: 1000 }, key(&["escape"])];
+    walk.extend(presses("pagedown", k));
+    walk.push(key(&["alt", "shift", "home"]));
+    impress_draft(
+        format!(
+            "In the presentation \"{}\" (open in Impress), move the slide titled \"{}\" so that it becomes the first slide, keeping the others in their order, then save the file (keep its format).",
+            file_name(&path),
+            moved.title
+        ),
+        &path,
+        &start,
+        &done,
+        walk,
+    )
+}
+
+fn impress_add_slide(rng: &mut Rng) -> Draft {
+    let n = rng.range(2, 4) as usize;
+    let mut all = deck(rng, n + 1);
+    let new = all.pop().expect("a deck of n + 1 slides");
+    let new = SlideText { title: new.title, body: new.body[..1].to_vec() };
+    let start = all.clone();
+    all.push(new.clone());
+    let path = deck_path(rng);
+    // Nothing selected, the last slide, a new slide after it (the same layout), then its
+    // title and its text box by keyboard: Tab selects the next box, Enter edits it.
+    let mut walk = vec![Action::Wait { ms: 1000 }, key(&["escape"]), key(&["end"]), key(&["ctrl", "m"])];
+    walk.extend([key(&["tab"]), key(&["enter"]), typed(&new.title), key(&["escape"])]);
+    walk.extend([key(&["tab"]), key(&["enter"]), typed(&new.body[0]), key(&["escape"])]);
+    impress_draft(
+        format!(
+            "Add a slide at the end of the presentation \"{}\" (open in Impress) with the title \"{}\" and the text \"{}\" in its content box, then save the file (keep its format).",
+            file_name(&path),
+            new.title,
+            new.body[0]
+        ),
+        &path,
+        &start,
+        &all,
+        walk,
+    )
 }
 
 /// `n` distinct picks from a list.

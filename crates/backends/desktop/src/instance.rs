@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use guigym_core::{Check, Verdict};
 use serde_json::Value;
 
+use crate::a11y;
 use crate::metrics::{self, Got};
 use crate::office;
 use crate::session::{restore_tree, Output, Session};
@@ -29,6 +30,8 @@ fn bad(message: impl Into<String>) -> Failure {
 const WINDOW_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a new window may stay untitled before it is taken as ready anyway.
 const UNTITLED_WAIT: Duration = Duration::from_secs(5);
+/// How long a new window may stay one flat colour before it is taken as it is.
+const BLANK_WAIT: Duration = Duration::from_secs(10);
 /// Longest `execute` or getter command.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -181,8 +184,35 @@ impl Instance {
         let titled = |ws: &[WindowInfo]| ws.iter().filter(|w| !before.contains(&w.id)).all(|w| !w.title.is_empty());
         let _ = self.wait_for(titled, UNTITLED_WAIT);
         // A mapped window may still be drawing (LibreOffice loads the document into it and
-        // only then takes keys): ready when the screen stops changing.
-        self.wait_still_screen(WINDOW_TIMEOUT)
+        // only then takes keys): ready when the screen stops changing and the new windows
+        // show more than one flat colour. LibreOffice pauses between naming its window and
+        // drawing its toolbars and document, long enough to pass for still: an agent's first
+        // screenshot would be an empty grey window.
+        let deadline = Instant::now() + BLANK_WAIT;
+        loop {
+            self.wait_still_screen(WINDOW_TIMEOUT)?;
+            let fresh: Vec<WindowInfo> = self.display.windows().into_iter().filter(|w| !before.contains(&w.id)).collect();
+            if Instant::now() >= deadline || !self.any_blank(&fresh)? {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether one of these windows is a single colour all over (mapped, not drawn yet).
+    fn any_blank(&self, windows: &[WindowInfo]) -> Result<bool, Failure> {
+        let screen = self.display.capture_rgb().map_err(|e| Failure::Infra(e.to_string()))?;
+        let (sw, sh) = (self.display.width as i64, self.display.height as i64);
+        Ok(windows.iter().any(|w| {
+            let (x0, y0) = (i64::from(w.x).clamp(0, sw), i64::from(w.y).clamp(0, sh));
+            let (x1, y1) = ((i64::from(w.x) + i64::from(w.width)).clamp(0, sw), (i64::from(w.y) + i64::from(w.height)).clamp(0, sh));
+            let pixel = |x: i64, y: i64| {
+                let at = ((y * sw + x) * 3) as usize;
+                &screen[at..at + 3]
+            };
+            let first = if x0 < x1 && y0 < y1 { pixel(x0, y0) } else { return false };
+            (y0..y1).all(|y| (x0..x1).all(|x| pixel(x, y) == first))
+        }))
     }
 
     /// Waits until nothing has been drawn for 100 ms (by the X server's DAMAGE reports, or
@@ -284,10 +314,10 @@ impl Instance {
                 }
                 std::fs::write(&path, text).map_err(|e| Failure::Infra(format!("{}: {e}", path.display())))
             }
-            // Ours: a workbook or a document the task starts from, written from data.
-            "write_table" | "write_document" => {
+            // Ours: a workbook, a document or a deck the task starts from, written from data.
+            "write_table" | "write_document" | "write_presentation" => {
                 let path = self.session.path(str_param(p, field, "path")?);
-                write_office_file(step.kind == "write_table", p, field, &path)
+                write_office_file(&step.kind, p, field, &path)
             }
             other => Err(bad(format!("{field}.type: step \"{other}\" is not supported; steps: {}", STEPS.join(", ")))),
         }
@@ -339,10 +369,20 @@ impl Instance {
                 Ok(Got::File(self.cached(task_id, dest, url)?))
             }
             // Ours: the expected file, made from data at evaluation time.
-            "table_file" | "document_file" => {
+            "table_file" | "document_file" | "presentation_file" => {
                 let local = self.fetched(str_param(getter, field, "dest")?);
-                write_office_file(kind == "table_file", getter, field, &local)?;
+                write_office_file(kind, getter, field, &local)?;
                 Ok(Got::File(local))
+            }
+            // The accessibility tree as OSWorld's server gives it (XML), read afresh.
+            "accessibility_tree" => {
+                let address = self.session.bus_address.clone();
+                let read = async move {
+                    let client = a11y::Client::connect(&address).await?;
+                    client.tree(&a11y::Limits::whole()).await
+                };
+                let nodes = block_on(read).map_err(|e| Failure::Infra(format!("reading the accessibility tree: {e}")))?;
+                Ok(Got::Text(a11y::osworld_xml(&nodes)))
             }
             other => Err(bad(format!("{field}.type: getter \"{other}\" is not supported; getters: {}", GETTERS.join(", ")))),
         }
@@ -449,11 +489,25 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
-/// Writes a workbook from `params.rows` (`table`) or a document from `params.paragraphs`.
-fn write_office_file(table: bool, params: &Value, field: &str, path: &Path) -> Result<(), Failure> {
-    let written = if table {
+/// Runs a future to its end from the blocking code of an instance: on the runtime the env
+/// runs on when there is one (instances run on its blocking threads), else on a small one.
+fn block_on<T>(future: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => handle.block_on(future),
+        Err(_) => tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?.block_on(future),
+    }
+}
+
+/// Writes, for a step or getter of kind `kind`, a workbook from `params.rows`, a deck from
+/// `params.slides` or a document from `params.paragraphs`.
+fn write_office_file(kind: &str, params: &Value, field: &str, path: &Path) -> Result<(), Failure> {
+    let written = if kind.contains("table") {
         let rows = office::rows_param(&params["rows"]).ok_or_else(|| bad(format!("{field}.rows: a list of rows (lists) is needed")))?;
         office::write_xlsx(path, &rows)
+    } else if kind.contains("presentation") {
+        let slides = office::slides_param(&params["slides"])
+            .ok_or_else(|| bad(format!("{field}.slides: a list of slides ({{\"title\": text, \"body\": [lines]}}) is needed")))?;
+        office::write_pptx(path, &slides)
     } else {
         let paragraphs = office::paragraphs_param(&params["paragraphs"]).ok_or_else(|| bad(format!("{field}.paragraphs: a list of strings is needed")))?;
         office::write_docx(path, &paragraphs)
@@ -475,6 +529,8 @@ pub const STEPS: &[&str] = &[
     "write_file",
     "write_table",
     "write_document",
+    "write_presentation",
 ];
 /// The getters this runner knows.
-pub const GETTERS: &[&str] = &["vm_file", "vm_command_line", "vm_command_error", "rule", "cloud_file", "table_file", "document_file"];
+pub const GETTERS: &[&str] =
+    &["vm_file", "vm_command_line", "vm_command_error", "rule", "cloud_file", "table_file", "document_file", "presentation_file", "accessibility_tree"];

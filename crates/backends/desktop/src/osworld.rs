@@ -130,6 +130,11 @@ pub fn unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<String> {
                 return Some(format!("compare_table rule \"{kind}\" is not implemented"));
             }
         }
+        if m.func == "check_accessibility_tree" {
+            if let Some(Err(why)) = m.expected.as_ref().and_then(|g| g.get("rules")).map(crate::metrics::accessibility_rules_supported) {
+                return Some(why);
+            }
+        }
         for getter in m.result.iter().chain(&m.expected) {
             if let Some(why) = getter_unsupported(task, getter, cache) {
                 return Some(why);

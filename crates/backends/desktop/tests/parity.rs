@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use guigym_desktop::metrics::{run, Got};
 use serde_json::Value;
 
-/// The fixture folders: the hand-made pairs and the adversarial ones (files saved by
-/// LibreOffice, odd headers, dates, python-pptx's side effects). `GUIGYM_PARITY_DIR` points
+/// The fixture folders: the hand-made pairs, the adversarial ones (files saved by
+/// LibreOffice, odd headers, dates, python-pptx's side effects) and accessibility trees with
+/// selector rules. `GUIGYM_PARITY_DIR` points
 /// the test at another folder of the same layout instead (for probing the metrics with new
 /// pairs before they join the fixture).
 fn fixtures() -> Vec<PathBuf> {
@@ -20,7 +21,7 @@ fn fixtures() -> Vec<PathBuf> {
         Some(dir) => vec![PathBuf::from(dir)],
         None => {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity");
-            vec![dir.clone(), dir.join("adversarial")]
+            vec![dir.clone(), dir.join("adversarial"), dir.join("accessibility")]
         }
     }
 }

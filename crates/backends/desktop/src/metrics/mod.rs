@@ -2,10 +2,13 @@
 //! with what is expected and gives 0 or 1. Their semantics follow OSWorld's own (a missing
 //! result scores 0); where our catalogue needed a check OSWorld lacks, it is named apart.
 
+mod accessibility;
 mod docs;
 mod slides;
 mod table;
-mod xml;
+pub(crate) mod xml;
+
+pub use accessibility::rules_supported as accessibility_rules_supported;
 
 use std::path::{Path, PathBuf};
 
@@ -63,6 +66,7 @@ pub const METRICS: &[&str] = &[
     "is_in_list",
     "file_exists",
     "text_contains",
+    "check_accessibility_tree",
 ];
 
 /// A boolean option, with its default when absent; any other value counts as Python would
@@ -168,6 +172,17 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "compare_table" => table::compare_table(result.file(), expected.file(), options)?,
         "compare_docx_files" => docs::compare_docx_files(result.file(), expected.file(), options)?,
         "compare_pptx_files" => slides::compare_pptx_files(result.file(), expected.file(), options)?,
+        // The accessibility tree's XML against rules: from a `rule` getter, or a JSON file.
+        "check_accessibility_tree" => {
+            let rules = match expected {
+                Got::File(p) => {
+                    let text = std::fs::read_to_string(p).map_err(|e| format!("check_accessibility_tree: {}: {e}", p.display()))?;
+                    serde_json::from_str(&text).map_err(|e| format!("check_accessibility_tree: {}: {e}", p.display()))?
+                }
+                other => other.rules(),
+            };
+            accessibility::check_accessibility_tree(result.text(), &rules)?
+        }
         // Ours: a getter found the file (`vm_file`'s result is there).
         "file_exists" => score(result.file().is_some()),
         // Ours: the result holds every string in `rules.include` (case-folded under `ignore_case`).
