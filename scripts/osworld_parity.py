@@ -192,8 +192,10 @@ def main():
         try:
             fn = metrics.func(c["func"])
             # several metrics print() diagnostics; keep stdout for the JSON lines
+            # `expected_as: absent`: a metric of the result alone (is_first_line_centered).
+            given = (result,) if c.get("expected_as") == "absent" else (result, expected)
             with contextlib.redirect_stdout(sink):
-                score = fn(result, expected, **(c.get("options") or {}))
+                score = fn(*given, **(c.get("options") or {}))
             out["score"] = float(score)
             verdicts[c["name"]] = out["score"]
         except Exception as e:  # OSWorld raising is itself a verdict worth pinning

@@ -5,7 +5,7 @@
 use guigym_core::{Action, Rng, TaskSpec, TerminateStatus};
 use serde_json::{json, Value};
 
-use crate::office::SlideText;
+use crate::office::{Paragraph, SlideText};
 use crate::task::{ConfigStep, Evaluator, OsWorldTask};
 
 pub const BENCHMARK: &str = "desktop";
@@ -45,6 +45,8 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "calc.sort_rows", draw: calc_sort_rows },
     Family { name: "writer.append_paragraph", draw: writer_append },
     Family { name: "writer.replace_word", draw: writer_replace },
+    Family { name: "writer.center_title", draw: writer_center_title },
+    Family { name: "calc.filter_rows", draw: calc_filter_rows },
     Family { name: "impress.move_slide", draw: impress_move_slide },
     Family { name: "impress.add_slide", draw: impress_add_slide },
 ];
@@ -403,7 +405,7 @@ fn write_table(path: &str, rows: &[Vec<Value>]) -> ConfigStep {
     ConfigStep::new("write_table", json!({"path": path, "rows": rows_json(rows)}))
 }
 
-fn write_document(path: &str, paragraphs: &[String]) -> ConfigStep {
+fn write_document(path: &str, paragraphs: &[Paragraph]) -> ConfigStep {
     ConfigStep::new("write_document", json!({"path": path, "paragraphs": paragraphs}))
 }
 
@@ -423,7 +425,7 @@ fn table_equals(path: &str, rows: &[Vec<Value>]) -> Value {
 }
 
 /// OSWorld's document check (its defaults: whitespace-insensitive text of the paragraphs).
-fn document_equals(path: &str, paragraphs: &[String]) -> Value {
+fn document_equals(path: &str, paragraphs: &[Paragraph]) -> Value {
     json!({
         "func": "compare_docx_files",
         "result": {"type": "vm_file", "path": path, "dest": file_name(path)},
@@ -463,14 +465,19 @@ fn calc_draft(instruction: String, path: &str, start: &[Vec<Value>], done: &[Vec
 
 /// A Writer task: the document starts as `start`, open in Writer, and must end as `done`.
 fn writer_draft(instruction: String, path: &str, start: &[String], done: &[String], walk: Vec<Action>) -> Draft {
+    let (start, done) = (plain(start), plain(done));
     Draft {
         instruction,
         apps: &["Writer"],
-        config: vec![write_document(path, start), open(path)],
-        evaluator: document_equals(path, done),
-        golden: vec![write_document(path, done)],
+        config: vec![write_document(path, &start), open(path)],
+        evaluator: document_equals(path, &done),
+        golden: vec![write_document(path, &done)],
         walkthrough: in_office(walk),
     }
+}
+
+fn plain(paragraphs: &[String]) -> Vec<Paragraph> {
+    paragraphs.iter().map(|p| Paragraph::Plain(p.clone())).collect()
 }
 
 fn write_presentation(path: &str, slides: &[SlideText]) -> ConfigStep {
@@ -715,6 +722,68 @@ fn writer_replace(rng: &mut Rng) -> Draft {
         format!("In \"{}\" (open in Writer), replace the name {old} with {new} everywhere, then save the document (keep its format).", file_name(&path)),
         &path,
         &paragraphs,
+        &done,
+        walk,
+    )
+}
+
+fn writer_center_title(rng: &mut Rng) -> Draft {
+    let title = format!("{} {}", rng.pick(&["Notes on the", "Plan for the", "Minutes of the", "Report on the"]), rng.pick(WORDS));
+    let body: Vec<String> = (0..rng.range(1, 3)).map(|_| sentence(rng)).collect();
+    let start: Vec<Paragraph> = std::iter::once(title.as_str()).chain(body.iter().map(String::as_str)).map(Paragraph::from).collect();
+    let mut done = start.clone();
+    done[0] = Paragraph::Aligned { text: title.clone(), align: "center".into() };
+    let path = home("Documents", &format!("{}.docx", rng.pick(&["memo", "notes", "letter", "minutes"])));
+    // OSWorld's pair for a formatting task: the text unchanged, and the format checked.
+    let evaluator = json!({
+        "func": ["compare_docx_files", "is_first_line_centered"],
+        "conj": "and",
+        "result": [{"type": "vm_file", "path": path, "dest": file_name(&path)}, {"type": "vm_file", "path": path, "dest": file_name(&path)}],
+        "expected": [{"type": "document_file", "paragraphs": done, "dest": format!("expected-{}", file_name(&path))}, null],
+        "options": [{}, {}]
+    });
+    Draft {
+        instruction: format!(
+            "In \"{}\" (open in Writer), center the first line, \"{title}\", leaving the text as it is, then save the document (keep its format).",
+            file_name(&path)
+        ),
+        apps: &["Writer"],
+        config: vec![write_document(&path, &start), open(&path)],
+        evaluator,
+        golden: vec![write_document(&path, &done)],
+        // Format ▸ Align ▸ Centered by its keys, on the first paragraph.
+        walkthrough: in_office(vec![Action::Wait { ms: 500 }, key(&["ctrl", "home"]), key(&["ctrl", "e"])]),
+    }
+}
+
+fn calc_filter_rows(rng: &mut Rng) -> Draft {
+    let n = rng.range(4, 7) as usize;
+    let people = distinct(rng, PEOPLE, n);
+    let threshold = rng.range(3, 7) * 50;
+    // At least one row on each side of the threshold.
+    let mut amounts: Vec<i64> = (0..n).map(|_| rng.range(5, 500)).collect();
+    amounts[0] = rng.range(threshold, 500);
+    amounts[1] = rng.range(5, threshold - 1);
+    rng.shuffle(&mut amounts);
+    let header = vec![json!("Name"), json!("Amount")];
+    let start: Vec<Vec<Value>> = std::iter::once(header.clone()).chain(people.iter().zip(&amounts).map(|(p, a)| vec![json!(p), json!(a)])).collect();
+    let kept: Vec<(&str, i64)> = people.iter().copied().zip(amounts.iter().copied()).filter(|(_, a)| *a >= threshold).collect();
+    let done: Vec<Vec<Value>> = std::iter::once(header).chain(kept.iter().map(|(p, a)| vec![json!(p), json!(a)])).collect();
+    let path = home("Documents", &format!("{}.xlsx", rng.pick(&["expenses", "donations", "invoices", "tips"])));
+    // By hand: the kept rows typed over the table, then the rows left below them cleared.
+    let mut walk = vec![key(&["ctrl", "home"]), key(&["down"])];
+    walk.push(typed(&kept.iter().map(|(p, a)| format!("{p}\t{a}\n")).collect::<String>()));
+    let leftover = n - kept.len();
+    walk.extend((1..leftover).map(|_| key(&["shift", "down"])));
+    walk.push(key(&["shift", "right"]));
+    walk.push(key(&["delete"]));
+    calc_draft(
+        format!(
+            "In \"{}\" (open in Calc), remove the rows whose Amount is below {threshold}, keeping the header and the other rows in their order with no empty rows between them, then save the file (keep its format).",
+            file_name(&path)
+        ),
+        &path,
+        &start,
         &done,
         walk,
     )

@@ -426,10 +426,8 @@ impl Instance {
                 break;
             }
         }
-        let score = if or { scores.iter().cloned().fold(0.0, f64::max) } else { scores.iter().sum::<f64>() / scores.len().max(1) as f64 };
         let mut verdict = Verdict::from_checks(checks, Vec::new());
-        // `and` over partial scores can land between 0 and 1: the verdict carries it.
-        verdict.score = if or && score >= 1.0 || !or && scores.iter().all(|s| *s >= 1.0) { 1.0 } else { score as f32 };
+        verdict.score = combine(&scores, or);
         verdict.success = verdict.score >= 1.0;
         Ok(verdict)
     }
@@ -489,6 +487,23 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
+/// The evaluator's score from its metrics' scores (those it computed before stopping), as
+/// OSWorld combines them: `and` is 0 as soon as one metric is 0, else the mean (which can lie
+/// between 0 and 1 with partial scores); `or` is the best.
+fn combine(scores: &[f64], or: bool) -> f32 {
+    if scores.is_empty() {
+        0.0
+    } else if or {
+        scores.iter().cloned().fold(0.0, f64::max) as f32
+    } else if scores.contains(&0.0) {
+        0.0
+    } else if scores.iter().all(|s| *s >= 1.0) {
+        1.0
+    } else {
+        (scores.iter().sum::<f64>() / scores.len().max(1) as f64) as f32
+    }
+}
+
 /// Runs a future to its end from the blocking code of an instance: on the runtime the env
 /// runs on when there is one (instances run on its blocking threads), else on a small one.
 fn block_on<T>(future: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
@@ -509,7 +524,8 @@ fn write_office_file(kind: &str, params: &Value, field: &str, path: &Path) -> Re
             .ok_or_else(|| bad(format!("{field}.slides: a list of slides ({{\"title\": text, \"body\": [lines]}}) is needed")))?;
         office::write_pptx(path, &slides)
     } else {
-        let paragraphs = office::paragraphs_param(&params["paragraphs"]).ok_or_else(|| bad(format!("{field}.paragraphs: a list of strings is needed")))?;
+        let paragraphs = office::paragraphs_param(&params["paragraphs"])
+            .ok_or_else(|| bad(format!("{field}.paragraphs: a list of paragraphs (a string, or {{\"text\", \"align\"}}) is needed")))?;
         office::write_docx(path, &paragraphs)
     };
     written.map_err(Failure::Infra)
@@ -534,3 +550,19 @@ pub const STEPS: &[&str] = &[
 /// The getters this runner knows.
 pub const GETTERS: &[&str] =
     &["vm_file", "vm_command_line", "vm_command_error", "rule", "cloud_file", "table_file", "document_file", "presentation_file", "accessibility_tree"];
+
+#[cfg(test)]
+mod tests {
+    use super::combine;
+
+    #[test]
+    fn metrics_combine_as_osworld_combines_them() {
+        // `and`: the evaluator stops at the first 0, and the score is 0, not the mean so far.
+        assert_eq!(combine(&[1.0, 0.0], false), 0.0);
+        assert_eq!(combine(&[1.0, 1.0], false), 1.0);
+        assert_eq!(combine(&[1.0, 0.5], false), 0.75);
+        assert_eq!(combine(&[0.5, 1.0], true), 1.0);
+        assert_eq!(combine(&[0.0, 0.25], true), 0.25);
+        assert_eq!(combine(&[], false), 0.0, "nothing judged is no success");
+    }
+}

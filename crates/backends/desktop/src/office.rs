@@ -101,11 +101,42 @@ pub fn write_xlsx(path: &Path, rows: &[Vec<Value>]) -> Result<(), String> {
     )
 }
 
-/// A document of plain paragraphs.
-pub fn write_docx(path: &Path, paragraphs: &[String]) -> Result<(), String> {
+/// A paragraph of a document we write: its text and, where set, its alignment (`center`,
+/// `right`, `both`: OOXML's `w:jc` values). Written in task files as a plain string when it
+/// has no alignment.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(untagged)]
+pub enum Paragraph {
+    Plain(String),
+    Aligned { text: String, align: String },
+}
+
+impl Paragraph {
+    fn text(&self) -> &str {
+        match self {
+            Paragraph::Plain(text) | Paragraph::Aligned { text, .. } => text,
+        }
+    }
+}
+
+impl From<&str> for Paragraph {
+    fn from(text: &str) -> Paragraph {
+        Paragraph::Plain(text.to_string())
+    }
+}
+
+/// A document of paragraphs.
+pub fn write_docx(path: &Path, paragraphs: &[Paragraph]) -> Result<(), String> {
     let body: String = paragraphs
         .iter()
-        .map(|p| if p.is_empty() { "<w:p/>".to_string() } else { format!(r#"<w:p><w:r><w:t xml:space="preserve">{}</w:t></w:r></w:p>"#, escape(p)) })
+        .map(|p| {
+            let properties = match p {
+                Paragraph::Aligned { align, .. } => format!(r#"<w:pPr><w:jc w:val="{}"/></w:pPr>"#, escape(align)),
+                Paragraph::Plain(_) => String::new(),
+            };
+            let run = if p.text().is_empty() { String::new() } else { format!(r#"<w:r><w:t xml:space="preserve">{}</w:t></w:r>"#, escape(p.text())) };
+            format!("<w:p>{properties}{run}</w:p>")
+        })
         .collect();
     let main = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml";
     package(
@@ -243,8 +274,8 @@ pub fn rows_param(value: &Value) -> Option<Vec<Vec<Value>>> {
 }
 
 /// The paragraphs of a `write_document` step or a `document_file` getter.
-pub fn paragraphs_param(value: &Value) -> Option<Vec<String>> {
-    value.as_array()?.iter().map(|p| p.as_str().map(String::from)).collect()
+pub fn paragraphs_param(value: &Value) -> Option<Vec<Paragraph>> {
+    serde_json::from_value(value.clone()).ok()
 }
 
 /// The slides of a `write_presentation` step or a `presentation_file` getter.
@@ -274,10 +305,12 @@ mod tests {
         write_xlsx(&b, &other).unwrap();
         assert_eq!(run(&a, &b, "compare_table", &rules), 0.0);
         let (c, d) = (dir.join("c.docx"), dir.join("d.docx"));
-        write_docx(&c, &["Dear Ann,".into(), String::new(), "See you <soon>.".into()]).unwrap();
-        write_docx(&d, &["Dear Ann,".into(), "See you <soon>.".into()]).unwrap();
+        write_docx(&c, &["Dear Ann,".into(), "".into(), "See you <soon>.".into()]).unwrap();
+        write_docx(&d, &[Paragraph::Aligned { text: "Dear Ann,".into(), align: "center".into() }, "See you <soon>.".into()]).unwrap();
         assert_eq!(run(&c, &d, "compare_docx_files", &json!({})), 1.0);
         assert_eq!(run(&c, &d, "compare_docx_files", &json!({"ignore_blanks": false})), 0.0);
+        assert_eq!(run(&d, &c, "is_first_line_centered", &json!({})), 1.0);
+        assert_eq!(run(&c, &d, "is_first_line_centered", &json!({})), 0.0);
         let slides = |titles: &[&str]| -> Vec<SlideText> {
             titles.iter().map(|t| SlideText { title: t.to_string(), body: vec![format!("About {t} & more")] }).collect()
         };

@@ -103,7 +103,10 @@ impl OsWorldTask {
         let part = |field: &str, v: &Option<OneOrMany<Value>>| -> Result<Vec<Option<Value>>, String> {
             match (v, many) {
                 (None, _) => Ok(vec![None; funcs.len()]),
-                (Some(OneOrMany::Many(list)), true) if list.len() == funcs.len() => Ok(list.iter().cloned().map(Some).collect()),
+                // As OSWorld reads a list: an empty entry (null, {}) is no getter.
+                (Some(OneOrMany::Many(list)), true) if list.len() == funcs.len() => {
+                    Ok(list.iter().map(|v| (!v.is_null() && v.as_object().is_none_or(|o| !o.is_empty())).then(|| v.clone())).collect())
+                }
                 (Some(OneOrMany::Many(list)), true) => Err(format!("evaluator.{field}: {} entries for {} metrics", list.len(), funcs.len())),
                 // One metric: its value is the whole field (a list stays a list).
                 (Some(OneOrMany::Many(list)), false) => Ok(vec![Some(Value::Array(list.clone()))]),

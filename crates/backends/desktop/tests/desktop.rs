@@ -1,6 +1,8 @@
 //! The desktop backend on a real X server (Xvfb, openbox, the applications): every family of
 //! the catalogue validated 0 → golden 1 → reset 0 → walkthrough played through the GUI 1.
 
+#![allow(clippy::unwrap_used)]
+
 use guigym_core::{EnvProvider, ObserveOptions};
 use guigym_desktop::{catalogue, DesktopProvider};
 

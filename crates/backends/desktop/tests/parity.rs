@@ -11,17 +11,20 @@ use std::path::{Path, PathBuf};
 use guigym_desktop::metrics::{run, Got};
 use serde_json::Value;
 
-/// The fixture folders: the hand-made pairs, the adversarial ones (files saved by
-/// LibreOffice, odd headers, dates, python-pptx's side effects) and accessibility trees with
-/// selector rules. `GUIGYM_PARITY_DIR` points
-/// the test at another folder of the same layout instead (for probing the metrics with new
-/// pairs before they join the fixture).
+/// The fixture folders: `parity/` (hand-made pairs) and each folder under it holding a
+/// `cases.json` (the adversarial pairs: files saved by LibreOffice, odd headers, dates,
+/// python-pptx's side effects; accessibility trees with selector rules; formatting).
+/// `GUIGYM_PARITY_DIR` points the test at another folder of the same layout instead (for
+/// probing the metrics with new pairs before they join the fixture).
 fn fixtures() -> Vec<PathBuf> {
     match std::env::var_os("GUIGYM_PARITY_DIR") {
         Some(dir) => vec![PathBuf::from(dir)],
         None => {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity");
-            vec![dir.clone(), dir.join("adversarial"), dir.join("accessibility")]
+            let mut folders: Vec<PathBuf> =
+                std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.join("cases.json").is_file()).collect();
+            folders.sort();
+            std::iter::once(dir).chain(folders).collect()
         }
     }
 }

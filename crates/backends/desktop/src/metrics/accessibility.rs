@@ -13,9 +13,20 @@ use serde_json::Value;
 
 use super::xml::{self, Element, Node};
 
+/// Which namespace an attribute selector asks for.
+#[derive(Debug, Clone, PartialEq)]
+enum Namespace {
+    /// No prefix: attributes without a namespace.
+    None,
+    /// `*|name`: any namespace, or none.
+    Any,
+    /// `st|name`: the namespace OSWorld's map gives the prefix.
+    Uri(&'static str),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Test {
-    Attribute { name: String, op: Option<String>, value: String },
+    Attribute { namespace: Namespace, local: String, op: Option<String>, value: String },
     FirstChild,
     LastChild,
     NthChild(usize),
@@ -63,27 +74,56 @@ impl<'a> Parser<'a> {
 
     fn skip_space(&mut self) -> bool {
         let start = self.at;
-        while self.peek().is_some_and(char::is_whitespace) {
+        while self.peek().is_some_and(css_space) {
             self.at += 1;
         }
         self.at > start
     }
 
+    /// A CSS escape after its backslash: up to six hex digits (and one space after them), or
+    /// the next character as it is.
+    fn escape(&mut self) -> Result<char, String> {
+        let mut hex = String::new();
+        while hex.len() < 6 && self.peek().is_some_and(|c| c.is_ascii_hexdigit()) {
+            hex.extend(self.peek());
+            self.at += 1;
+        }
+        if hex.is_empty() {
+            let c = self.peek().ok_or_else(|| self.error("an escape at the end"))?;
+            self.at += 1;
+            return Ok(c);
+        }
+        if self.peek().is_some_and(css_space) {
+            self.at += 1;
+        }
+        let code = u32::from_str_radix(&hex, 16).map_err(|_| self.error("a bad escape"))?;
+        Ok(char::from_u32(code).filter(|c| *c != '\0').unwrap_or('\u{fffd}'))
+    }
+
+    /// A CSS name: it may not start with a digit, nor with a hyphen then a digit or a hyphen.
     fn ident(&mut self) -> Result<String, String> {
+        let start = self.at;
         let mut out = String::new();
         while let Some(c) = self.peek() {
-            if c.is_alphanumeric() || c == '-' || c == '_' || !c.is_ascii() {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || !c.is_ascii() {
                 out.push(c);
                 self.at += 1;
             } else if c == '\\' {
                 self.at += 1;
-                out.extend(self.peek());
-                self.at += 1;
+                out.push(self.escape()?);
             } else {
                 break;
             }
         }
-        if out.is_empty() {
+        let raw = &self.chars[start..self.at];
+        let bad_start = match raw {
+            [] => true,
+            [c, ..] if c.is_ascii_digit() => true,
+            ['-', c, ..] if c.is_ascii_digit() || *c == '-' => true,
+            _ => false,
+        };
+        if bad_start {
+            self.at = start;
             Err(self.error("a name is expected"))
         } else {
             Ok(out)
@@ -102,10 +142,11 @@ impl<'a> Parser<'a> {
                             self.at += 1;
                             return Ok(out);
                         }
+                        // A backslash before a line end continues the string.
+                        Some('\\') if matches!(self.chars.get(self.at + 1), Some('\n' | '\r' | '\u{c}')) => self.at += 2,
                         Some('\\') => {
                             self.at += 1;
-                            out.extend(self.peek());
-                            self.at += 1;
+                            out.push(self.escape()?);
                         }
                         Some(c) => {
                             out.push(c);
@@ -118,45 +159,68 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A name with an optional namespace prefix (`st|focused`), as `st:focused`.
-    fn qualified(&mut self) -> Result<String, String> {
+    /// An attribute's name with an optional namespace prefix (`st|focused`, `*|focused`);
+    /// prefixes are OSWorld's (`st`, `attr`, `cp`, …), as its metric declares them.
+    fn attribute_name(&mut self) -> Result<(Namespace, String), String> {
         let first = if self.peek() == Some('*') {
             self.at += 1;
-            "*".to_string()
+            None
         } else {
-            self.ident()?
+            Some(self.ident()?)
         };
         if self.peek() == Some('|') && self.chars.get(self.at + 1) != Some(&'=') {
             self.at += 1;
             let local = self.ident()?;
-            return Ok(if first == "*" { local } else { format!("{first}:{local}") });
+            let namespace = match first {
+                None => Namespace::Any,
+                Some(prefix) => Namespace::Uri(
+                    crate::a11y::NAMESPACES
+                        .iter()
+                        .find(|(p, _)| *p == prefix)
+                        .map(|(_, uri)| *uri)
+                        .ok_or_else(|| self.error(&format!("the namespace prefix \"{prefix}\" is not one of OSWorld's")))?,
+                ),
+            };
+            return Ok((namespace, local));
         }
-        Ok(first)
+        first.map(|name| (Namespace::None, name)).ok_or_else(|| self.error("an attribute name is expected"))
+    }
+
+    /// A type: a role name, `*`, or `*|name`. A namespace prefix on a type is refused: the
+    /// trees' elements have none.
+    fn type_name(&mut self) -> Result<Option<String>, String> {
+        let name = if self.peek() == Some('*') {
+            self.at += 1;
+            None
+        } else {
+            Some(self.ident()?)
+        };
+        if self.peek() == Some('|') && self.chars.get(self.at + 1) != Some(&'=') {
+            if name.is_some() {
+                return Err(self.error("a namespace prefix on a type is not supported"));
+            }
+            self.at += 1;
+            return self.ident().map(Some);
+        }
+        if name.as_deref().is_some_and(|n| n.contains(':')) {
+            return Err(self.error("a type with a colon is not supported"));
+        }
+        Ok(name)
     }
 
     fn compound(&mut self) -> Result<Compound, String> {
         let mut compound = Compound { tag: None, tests: Vec::new() };
-        match self.peek() {
-            Some('*') => {
-                self.at += 1;
-                if self.peek() == Some('|') {
-                    self.at += 1;
-                    compound.tag = Some(self.ident()?);
-                }
-            }
-            Some(c) if c.is_alphanumeric() || c == '-' || c == '_' || c == '\\' => {
-                let name = self.qualified()?;
-                // Elements are matched by local name: a type's namespace prefix is dropped.
-                compound.tag = Some(name.rsplit_once(':').map_or(name.clone(), |(_, l)| l.to_string()));
-            }
-            _ => {}
+        let start = self.at;
+        if matches!(self.peek(), Some(c) if c == '*' || c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '\\' || !c.is_ascii()) {
+            compound.tag = self.type_name()?;
         }
+        let typed = self.at > start;
         loop {
             match self.peek() {
                 Some('[') => {
                     self.at += 1;
                     self.skip_space();
-                    let name = self.qualified()?;
+                    let (namespace, local) = self.attribute_name()?;
                     self.skip_space();
                     let op = match self.peek() {
                         Some(']') => None,
@@ -177,19 +241,20 @@ impl<'a> Parser<'a> {
                         return Err(self.error("\"]\" is expected"));
                     }
                     self.at += 1;
-                    compound.tests.push(Test::Attribute { name, op, value });
+                    compound.tests.push(Test::Attribute { namespace, local, op, value });
                 }
                 Some('#') => {
                     self.at += 1;
-                    compound.tests.push(Test::Attribute { name: "id".into(), op: Some("=".into()), value: self.ident()? });
+                    compound.tests.push(Test::Attribute { namespace: Namespace::None, local: "id".into(), op: Some("=".into()), value: self.ident()? });
                 }
                 Some('.') => {
                     self.at += 1;
-                    compound.tests.push(Test::Attribute { name: "class".into(), op: Some("~=".into()), value: self.ident()? });
+                    compound.tests.push(Test::Attribute { namespace: Namespace::None, local: "class".into(), op: Some("~=".into()), value: self.ident()? });
                 }
                 Some(':') => {
                     self.at += 1;
-                    let name = self.ident()?;
+                    // Pseudo-class names are read without regard to case, as lxml reads them.
+                    let name = self.ident()?.to_ascii_lowercase();
                     let test = match name.as_str() {
                         "first-child" => Test::FirstChild,
                         "last-child" => Test::LastChild,
@@ -199,7 +264,15 @@ impl<'a> Parser<'a> {
                             }
                             self.at += 1;
                             self.skip_space();
-                            let arg = self.string_or_ident()?;
+                            let arg = if name == "contains" {
+                                self.string_or_ident()?
+                            } else {
+                                let start = self.at;
+                                while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-') {
+                                    self.at += 1;
+                                }
+                                self.chars[start..self.at].iter().collect()
+                            };
                             self.skip_space();
                             if self.peek() != Some(')') {
                                 return Err(self.error("\")\" is expected"));
@@ -208,7 +281,8 @@ impl<'a> Parser<'a> {
                             if name == "contains" {
                                 Test::Contains(arg)
                             } else {
-                                Test::NthChild(arg.parse().map_err(|_| self.error(&format!(":nth-child({arg}) is not supported (only a number)")))?)
+                                let number = arg.strip_prefix('+').unwrap_or(&arg);
+                                Test::NthChild(number.parse().map_err(|_| self.error(&format!(":nth-child({arg}) is not supported (only a number)")))?)
                             }
                         }
                         other => return Err(self.error(&format!("the pseudo-class :{other} is not supported"))),
@@ -218,15 +292,15 @@ impl<'a> Parser<'a> {
                 _ => break,
             }
         }
+        if !typed && compound.tests.is_empty() {
+            return Err(self.error("a selector is expected"));
+        }
         Ok(compound)
     }
 
     fn complex(&mut self) -> Result<Complex, String> {
         self.skip_space();
         let first = self.compound()?;
-        if first.tag.is_none() && first.tests.is_empty() && self.chars.get(self.at.saturating_sub(1)) != Some(&'*') {
-            return Err(self.error("a selector is expected"));
-        }
         let mut rest = Vec::new();
         loop {
             let spaced = self.skip_space();
@@ -257,6 +331,11 @@ impl<'a> Parser<'a> {
         }
         Ok(out)
     }
+}
+
+/// Whitespace as CSS counts it (not the no-break space, which is part of a name).
+fn css_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}')
 }
 
 /// The tree flattened in document order, each element with its parent and its position among
@@ -310,21 +389,49 @@ fn leading_text(e: &Element) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-fn attribute<'e>(e: &'e Element, name: &str) -> Option<&'e str> {
-    // Names are compared as written: `st:focused` (a prefix), `name` (none).
-    e.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+/// The namespace a prefix stands for at element `i`: its own or an ancestor's declaration.
+fn namespace_of<'a>(flat: &Flat<'a>, i: usize, prefix: &str) -> Option<&'a str> {
+    let declaration = format!("xmlns:{prefix}");
+    let mut at = Some(i);
+    while let Some(k) = at {
+        if let Some((_, uri)) = flat.elements[k].attrs.iter().find(|(name, _)| *name == declaration) {
+            return Some(uri);
+        }
+        at = flat.parent[k];
+    }
+    None
+}
+
+/// The first value of the element's attribute named `local` in the namespace asked for
+/// (namespace declarations are not attributes).
+fn attribute_value<'a>(flat: &Flat<'a>, i: usize, namespace: &Namespace, local: &str) -> Option<&'a str> {
+    flat.elements[i]
+        .attrs
+        .iter()
+        .filter(|(name, _)| name != "xmlns" && !name.starts_with("xmlns:"))
+        .find(|(name, _)| match (name.split_once(':'), namespace) {
+            (None, Namespace::None | Namespace::Any) => name == local,
+            (Some((_, l)), Namespace::Any) => l == local,
+            (Some((prefix, l)), Namespace::Uri(uri)) => l == local && namespace_of(flat, i, prefix) == Some(*uri),
+            _ => false,
+        })
+        .map(|(_, v)| v.as_str())
+}
+
+/// The words of a value as XPath's `normalize-space` splits it.
+fn xpath_words(s: &str) -> impl Iterator<Item = &str> {
+    s.split([' ', '\t', '\n', '\r']).filter(|w| !w.is_empty())
 }
 
 fn passes(flat: &Flat, i: usize, test: &Test) -> bool {
-    let e = flat.elements[i];
     match test {
-        Test::Attribute { name, op, value } => {
-            let Some(got) = attribute(e, name) else { return op.as_deref() == Some("!=") };
+        Test::Attribute { namespace, local, op, value } => {
+            let Some(got) = attribute_value(flat, i, namespace, local) else { return op.as_deref() == Some("!=") };
             match op.as_deref() {
                 None => true,
                 Some("=") => got == value,
                 Some("!=") => got != value,
-                Some("~=") => !value.is_empty() && !value.contains(char::is_whitespace) && got.split_whitespace().any(|w| w == value),
+                Some("~=") => !value.is_empty() && !value.contains(css_space) && xpath_words(got).any(|w| w == value),
                 Some("|=") => got == value || got.starts_with(&format!("{value}-")),
                 Some("^=") => !value.is_empty() && got.starts_with(value.as_str()),
                 Some("$=") => !value.is_empty() && got.ends_with(value.as_str()),
@@ -332,10 +439,13 @@ fn passes(flat: &Flat, i: usize, test: &Test) -> bool {
                 Some(_) => false,
             }
         }
-        Test::FirstChild => flat.parent[i].is_some() && flat.position[i].0 == 1,
-        Test::LastChild => flat.parent[i].is_some() && flat.position[i].0 == flat.position[i].1,
-        Test::NthChild(n) => flat.parent[i].is_some() && flat.position[i].0 == *n,
-        Test::Contains(text) => all_text(e).contains(text.as_str()),
+        // The root counts as a first (and last, and only) child, as XPath's sibling counts
+        // make it.
+        Test::FirstChild => flat.position[i].0 == 1,
+        Test::LastChild => flat.position[i].0 == flat.position[i].1,
+        Test::NthChild(n) => flat.position[i].0 == *n,
+        // lxml lowers both sides.
+        Test::Contains(text) => all_text(flat.elements[i]).to_lowercase().contains(&text.to_lowercase()),
     }
 }
 
@@ -431,7 +541,13 @@ pub fn check_accessibility_tree(result: Option<String>, rules: &Value) -> Result
             return Err(format!("check_accessibility_tree: rule {k}: \"text\" without \"exact\""));
         }
         let exact = super::opt(rule, "exact", false);
-        let want = want.as_str();
+        let want = match want {
+            Value::Null => None,
+            Value::String(text) => Some(text.as_str()),
+            // A number or a list equals no element's text; rapidfuzz refuses to compare it.
+            _ if exact => return Ok(0.0),
+            other => return Err(format!("check_accessibility_tree: rule {k}: text {other} is not a string")),
+        };
         let best = elements
             .iter()
             .map(|e| {

@@ -153,3 +153,15 @@ pub fn compare_docx_files(result: Option<&Path>, expected: Option<&Path>, option
     }
     Ok(score(p1.into_iter().zip(p2).all(|(x, y)| fold(x) == fold(y))))
 }
+
+/// `is_first_line_centered`: the document's first body paragraph is centred by its own
+/// properties (`w:pPr/w:jc` is `center`), as python-docx reads it: an alignment inherited from
+/// a style does not count. A file that is not a docx scores 0. A document without paragraphs
+/// scores 0 here; OSWorld raises (IndexError) there.
+pub fn is_first_line_centered(result: Option<&Path>) -> f64 {
+    let Some(path) = result else { return 0.0 };
+    let Ok(mut package) = Package::open(path) else { return 0.0 };
+    let Ok(Some(document)) = package.xml("word/document.xml") else { return 0.0 };
+    let first = document.child("body").and_then(|b| b.all("p").next());
+    score(first.and_then(|p| p.path(&["pPr", "jc"])).and_then(|jc| jc.attr("val")) == Some("center"))
+}

@@ -67,6 +67,7 @@ pub const METRICS: &[&str] = &[
     "file_exists",
     "text_contains",
     "check_accessibility_tree",
+    "is_first_line_centered",
 ];
 
 /// A boolean option, with its default when absent; any other value counts as Python would
@@ -172,6 +173,7 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "compare_table" => table::compare_table(result.file(), expected.file(), options)?,
         "compare_docx_files" => docs::compare_docx_files(result.file(), expected.file(), options)?,
         "compare_pptx_files" => slides::compare_pptx_files(result.file(), expected.file(), options)?,
+        "is_first_line_centered" => docs::is_first_line_centered(result.file()),
         // The accessibility tree's XML against rules: from a `rule` getter, or a JSON file.
         "check_accessibility_tree" => {
             let rules = match expected {
