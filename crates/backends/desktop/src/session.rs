@@ -2,6 +2,12 @@
 //! a session D-Bus, a home folder, and the applications a task starts. Each process runs in
 //! its own process group, so ending an application ends everything it started; dropping the
 //! session ends them all and removes its folder.
+//!
+//! Where the machine allows it (root, or the capability to make mount namespaces), the
+//! applications and commands of an instance run in its own mount namespace, in which `/home`
+//! holds only the instance's home, as `/home/user`: they see the paths the task names, and no
+//! other instance's files. Elsewhere the instance's home keeps its real path, and task paths
+//! are rewritten to it.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -32,6 +38,9 @@ pub struct Session {
     xvfb: Child,
     wm: Option<Child>,
     bus: Option<Child>,
+    /// The process holding the instance's mount namespace (applications join it), where the
+    /// machine allows one.
+    namespace: Option<Child>,
     /// Applications a task launched, by program name.
     apps: Vec<(String, Child)>,
     /// Process groups of commands that ran to their end (what they left running dies with them
@@ -87,7 +96,9 @@ impl Session {
             return Err(why);
         }
         let dir = fresh_dir().map_err(|e| format!("cannot make the instance folder: {e}"))?;
-        let home = dir.join("home");
+        // `homes/` is what the namespace shows as `/home`: a reset replaces `homes/user`, and
+        // the namespace sees the new folder.
+        let home = dir.join("homes").join("user");
         let runtime = dir.join("run");
         for d in [&home, &runtime] {
             std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
@@ -112,7 +123,9 @@ impl Session {
             return Err(format!("Xvfb did not report a display (it said {line:?})"));
         };
         let display_name = format!(":{number}");
-        let mut session = Session { dir, home, display_name, bus_address: String::new(), wm: None, xvfb, bus: None, apps: Vec::new(), finished: Vec::new() };
+        let mut session =
+            Session { dir, home, display_name, bus_address: String::new(), wm: None, xvfb, bus: None, namespace: None, apps: Vec::new(), finished: Vec::new() };
+        session.namespace = session.enter_namespace();
         // The session bus: applications that look for one find it here, never the host's.
         let mut bus = session
             .command("dbus-daemon", &["--session", "--nofork", "--nopidfile", "--print-address=1"])
@@ -132,7 +145,7 @@ impl Session {
     /// The environment every process of the instance gets: its display, home, bus and
     /// runtime folder, nothing of the host's session.
     pub fn env(&self) -> Vec<(String, String)> {
-        let home = self.home.display().to_string();
+        let home = self.seen_home();
         let mut env = vec![
             ("DISPLAY".to_string(), self.display_name.clone()),
             ("HOME".into(), home.clone()),
@@ -172,9 +185,69 @@ impl Session {
         }
     }
 
+    /// Makes the instance's mount namespace: a holder process, in its own namespace, mounts a
+    /// private `/home` holding only this instance's homes, says so, and sleeps. `None` where
+    /// the machine does not allow it (no capability, no `unshare`).
+    fn enter_namespace(&self) -> Option<Child> {
+        which("unshare")?;
+        which("nsenter")?;
+        let homes = self.home.parent()?.to_path_buf();
+        std::fs::create_dir_all(&self.home).ok()?;
+        let script = "mount --make-rprivate / && mount --bind \"$1\" /home && echo ready && exec sleep infinity";
+        let mut holder = Command::new("unshare")
+            .args(["--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh"])
+            .arg(&homes)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .ok()?;
+        let mut line = String::new();
+        if let Some(out) = holder.stdout.take() {
+            let _ = BufReader::new(out).read_line(&mut line);
+        }
+        if line.trim() == "ready" {
+            Some(holder)
+        } else {
+            kill_group(&mut holder);
+            None
+        }
+    }
+
+    /// Whether applications see the task's paths as they are (`/home/user`).
+    pub fn namespaced(&self) -> bool {
+        self.namespace.is_some()
+    }
+
+    /// The home folder as the instance's applications see it.
+    fn seen_home(&self) -> String {
+        if self.namespaced() {
+            TASK_HOME.to_string()
+        } else {
+            self.home.display().to_string()
+        }
+    }
+
+    /// A task's command as it runs: inside the instance's namespace, or with its paths
+    /// rewritten to the instance's home.
+    fn inside(&self, command: &[String], shell: bool) -> Vec<String> {
+        match &self.namespace {
+            Some(holder) => {
+                // The instance's own paths (an `open` step's file) as the namespace shows them.
+                let host = self.home.display().to_string();
+                let command: Vec<String> = command.iter().map(|a| a.replace(&host, TASK_HOME)).collect();
+                let mut argv = vec!["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), format!("--wd={TASK_HOME}"), "--".into()];
+                argv.extend(Self::argv(&command, shell));
+                argv
+            }
+            None => Self::argv(&self.in_home(command), shell),
+        }
+    }
+
     /// Starts an application and leaves it running (until the next reset).
     pub fn launch(&mut self, command: &[String], shell: bool) -> Result<(), String> {
-        let argv = Self::argv(&self.in_home(command), shell);
+        let argv = self.inside(command, shell);
         let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let child = self.command(program, &args).spawn().map_err(|e| format!("cannot launch {program}: {e}"))?;
@@ -184,7 +257,7 @@ impl Session {
 
     /// Runs a command to its end (or `timeout`, when it is killed) and returns what it printed.
     pub fn run(&mut self, command: &[String], shell: bool, timeout: Duration) -> Result<Output, String> {
-        let argv = Self::argv(&self.in_home(command), shell);
+        let argv = self.inside(command, shell);
         let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut child = self.command(program, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run {program}: {e}"))?;
@@ -267,7 +340,8 @@ impl Session {
 
     /// Every process of the instance (the members of its process groups).
     pub fn pids(&self) -> Vec<u32> {
-        let mut groups: Vec<u32> = [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref()].into_iter().flatten().map(Child::id).collect();
+        let mut groups: Vec<u32> =
+            [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect();
         groups.extend(self.apps.iter().map(|(_, c)| c.id()));
         groups.extend(&self.finished);
         let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
@@ -317,7 +391,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.end_apps();
-        for child in [self.wm.as_mut(), self.bus.as_mut()].into_iter().flatten() {
+        for child in [self.wm.as_mut(), self.bus.as_mut(), self.namespace.as_mut()].into_iter().flatten() {
             kill_group(child);
         }
         kill_group(&mut self.xvfb);

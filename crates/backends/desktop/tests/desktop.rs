@@ -134,3 +134,39 @@ async fn the_ui_tree_holds_what_the_accessibility_bus_shows() {
     }
     assert!(obs.ui_tree.iter().any(|n| n.role == "menu-item" && n.text.starts_with("Save")), "the open menu's items:\n{}", observe(&obs));
 }
+
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn applications_see_the_task_home_and_no_other_instance() {
+    use guigym_desktop::session::{restore_tree, Session};
+    use std::time::Duration;
+    if let Some(why) = guigym_desktop::missing() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let mut a = Session::start(640, 480).expect("a display starts");
+    let b = Session::start(640, 480).expect("a second display starts");
+    if !a.namespaced() {
+        eprintln!("skipping: this machine makes no mount namespaces (paths are rewritten instead)");
+        return;
+    }
+    std::fs::create_dir_all(&a.home).unwrap();
+    std::fs::create_dir_all(&b.home).unwrap();
+    std::fs::write(a.home.join("mine.txt"), "ours").unwrap();
+    std::fs::write(b.home.join("theirs.txt"), "not ours").unwrap();
+    let look = "pwd; echo $HOME; ls /home; ls /home/user; cat /home/user/mine.txt; echo; touch /home/user/made.txt";
+    let out = a.run(&[look.to_string()], true, Duration::from_secs(10)).unwrap();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines[..4], ["/home/user", "/home/user", "user", "mine.txt"], "{out:?}");
+    assert_eq!(lines[4], "ours", "{out:?}");
+    assert!(!out.stdout.contains("theirs"), "another instance's files are out of sight: {out:?}");
+    assert!(a.home.join("made.txt").is_file(), "what a command writes in /home/user lands in the instance's home");
+    // A reset replaces the home folder; the namespace shows the new one.
+    let template = a.home.parent().unwrap().parent().unwrap().join("template");
+    std::fs::create_dir_all(&template).unwrap();
+    std::fs::write(template.join("fresh.txt"), "").unwrap();
+    restore_tree(&template, &a.home).unwrap();
+    let out = a.run(&["ls".to_string(), "/home/user".to_string()], false, Duration::from_secs(10)).unwrap();
+    assert_eq!(out.stdout.trim(), "fresh.txt", "{out:?}");
+    drop(b);
+}
