@@ -48,8 +48,56 @@ impl Check {
     }
 }
 
+/// Whether an answer reads as an explanation that something cannot be done ("There is no
+/// song called X", "I can't find that setting"), not as a report that it was. Every platform
+/// judges an infeasible task's answers by it: one that reports the task done is a false claim.
+pub fn explains_impossibility(answer: &str) -> bool {
+    let folded = answer.replace(['\u{2019}', '\u{2032}'], "'").to_lowercase();
+    let t = format!(" {} ", folded.replace(['.', ',', ';', '!', '?', ':'], " ").split_whitespace().collect::<Vec<_>>().join(" "));
+    [
+        " not ",
+        "n't ",
+        " cannot ",
+        " unable ",
+        " no ",
+        " none ",
+        " nothing ",
+        " impossible ",
+        " infeasible ",
+        " missing ",
+        " never ",
+        " nobody ",
+        " nowhere ",
+        " neither ",
+        " nor ",
+        " without ",
+        " fails ",
+        " failed ",
+        " too low ",
+        " too little ",
+        " insufficient ",
+        " not enough ",
+        " exceeds ",
+        " only have ",
+        " only has ",
+        " unavailable ",
+        " refused ",
+    ]
+    .iter()
+    .any(|w| t.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn answers_explaining_impossibility_are_told_from_claims() {
+        assert!(super::explains_impossibility("There is no such setting."));
+        assert!(super::explains_impossibility("I can\u{2019}t find that file"));
+        assert!(super::explains_impossibility("Impossible: the printer is missing"));
+        assert!(!super::explains_impossibility("Done, it is all taken care of."));
+        assert!(!super::explains_impossibility("Nothingness is a word, and I did it"));
+    }
+
     use super::*;
 
     #[test]

@@ -235,12 +235,12 @@ pub fn cases(task: &TaskSpec) -> Vec<Case> {
     if let Some(i) = body.iter().position(|a| matches!(a, Action::Type { text, .. } if !text.is_empty())) {
         if let Action::Type { text, element, clear } = &body[i] {
             let mut a = body.clone();
+            // The typo goes before a final Enter: typed after it, it lands in the next field
+            // (the next cell of a sheet), which the correction never reaches.
+            let typo = format!("{}q", text.trim_end_matches('\n'));
             a.splice(
                 i..=i,
-                [
-                    Action::Type { text: format!("{text}q"), element: element.clone(), clear: *clear },
-                    Action::Type { text: text.clone(), element: None, clear: true },
-                ],
+                [Action::Type { text: typo, element: element.clone(), clear: *clear }, Action::Type { text: text.clone(), element: None, clear: true }],
             );
             out.push(Case { rule: "typo_corrected", must_pass: true, actions: done(a, end) });
         }

@@ -390,16 +390,17 @@ impl Instance {
 
     /// Runs the evaluator: post-config steps, then each metric over its getters, combined by
     /// `conj` as OSWorld does (`and`: 0 as soon as one metric is 0, else their mean; `or`: 1
-    /// as soon as one is 1, else the best). `declared_infeasible`: the agent's last action
-    /// said the task cannot be done.
-    pub fn evaluate(&mut self, task: &OsWorldTask, declared_infeasible: bool) -> Result<Verdict, Failure> {
+    /// as soon as one is 1, else the best). `declared_fail`: the agent's last action was
+    /// OSWorld's FAIL (terminate with infeasible or failure): it passes an infeasible task
+    /// and fails a feasible one, whatever the state.
+    pub fn evaluate(&mut self, task: &OsWorldTask, declared_fail: bool) -> Result<Verdict, Failure> {
         self.check_health()?;
         if task.is_infeasible() {
-            let check = Check { name: "infeasible".into(), passed: declared_infeasible, detail: "the task cannot be done; the agent must say so".into() };
+            let check = Check { name: "infeasible".into(), passed: declared_fail, detail: "the task cannot be done; the agent must say so".into() };
             return Ok(Verdict::from_checks(vec![check], Vec::new()));
         }
-        if declared_infeasible {
-            let check = Check { name: "feasible".into(), passed: false, detail: "the agent called a feasible task infeasible".into() };
+        if declared_fail {
+            let check = Check { name: "feasible".into(), passed: false, detail: "the agent ended a feasible task saying it failed or cannot be done".into() };
             return Ok(Verdict::from_checks(vec![check], Vec::new()));
         }
         self.settle();
