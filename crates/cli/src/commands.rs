@@ -243,7 +243,7 @@ impl Progress for Bar {
 
 /// A suite's tasks, one instance to run them on in turn, and a progress bar (hidden for JSON
 /// output): what `tasks validate` and `tasks audit` share.
-async fn one_instance_for(run: &SuiteRun) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, ProgressBar)> {
+async fn one_instance_for(run: &SuiteRun) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, ProgressBar, &'static registry::Backend)> {
     let (benchmark, mut tasks) = registry::suite(&run.suite)?;
     if !run.tasks.is_empty() {
         if let Some(missing) = run.tasks.iter().find(|id| !tasks.iter().any(|t| t.id == **id)) {
@@ -257,7 +257,7 @@ async fn one_instance_for(run: &SuiteRun) -> anyhow::Result<(Vec<TaskSpec>, Box<
     if run.json {
         progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    Ok((tasks, env, progress))
+    Ok((tasks, env, progress, registry::backend(backend)?))
 }
 
 fn bar(total: u64) -> ProgressBar {
@@ -449,12 +449,14 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Audit(run) => {
-            let (tasks, mut env, progress) = one_instance_for(&run).await?;
+            let (tasks, mut env, progress, backend) = one_instance_for(&run).await?;
             let (suite, json) = (run.suite, run.json);
             let started = std::time::Instant::now();
             let mut report = guigym_rollout::audit::AuditReport::default();
+            let keyboard =
+                if backend.platforms.contains(&"desktop") { guigym_rollout::audit::Keyboard::Physical } else { guigym_rollout::audit::Keyboard::Touch };
             for task in &tasks {
-                guigym_rollout::audit::audit_task(env.as_mut(), task, &mut report).await.with_context(|| format!("auditing {}", task.id))?;
+                guigym_rollout::audit::audit_task(env.as_mut(), task, keyboard, &mut report).await.with_context(|| format!("auditing {}", task.id))?;
                 progress.inc(1);
             }
             progress.finish_and_clear();
@@ -473,7 +475,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         TasksCommand::Validate(run) => {
-            let (tasks, mut env, progress) = one_instance_for(&run).await?;
+            let (tasks, mut env, progress, _) = one_instance_for(&run).await?;
             let (suite, json) = (run.suite, run.json);
             let mut results = Vec::new();
             for task in &tasks {

@@ -220,8 +220,19 @@ fn blocks_reordered(body: &[Action]) -> Option<Vec<Action>> {
     Some([body[..start].to_vec(), blocks.concat()].concat())
 }
 
+/// The keyboard a person types with, which decides how a typo is corrected: on a phone's
+/// touch keyboard the field is cleared and typed again; at a desktop's keyboard the typo is
+/// erased with Backspace (in a terminal or a document, "clear the field" means nothing, or
+/// erases the whole document).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Keyboard {
+    #[default]
+    Touch,
+    Physical,
+}
+
 /// The cases of one task.
-pub fn cases(task: &TaskSpec) -> Vec<Case> {
+pub fn cases(task: &TaskSpec, keyboard: Keyboard) -> Vec<Case> {
     let (body, status) = body(task);
     let feasible = status != Some(TerminateStatus::Infeasible);
     let done = |mut a: Vec<Action>, s: TerminateStatus| {
@@ -237,11 +248,19 @@ pub fn cases(task: &TaskSpec) -> Vec<Case> {
             let mut a = body.clone();
             // The typo goes before a final Enter: typed after it, it lands in the next field
             // (the next cell of a sheet), which the correction never reaches.
-            let typo = format!("{}q", text.trim_end_matches('\n'));
-            a.splice(
-                i..=i,
-                [Action::Type { text: typo, element: element.clone(), clear: *clear }, Action::Type { text: text.clone(), element: None, clear: true }],
-            );
+            let before_enter = text.trim_end_matches('\n');
+            let typo = Action::Type { text: format!("{before_enter}q"), element: element.clone(), clear: *clear };
+            let corrected = match keyboard {
+                Keyboard::Touch => vec![typo, Action::Type { text: text.clone(), element: None, clear: true }],
+                Keyboard::Physical => {
+                    let mut c = vec![typo, Action::Key { keys: vec!["backspace".into()] }];
+                    if before_enter.len() < text.len() {
+                        c.push(Action::Type { text: text[before_enter.len()..].to_string(), element: None, clear: false });
+                    }
+                    c
+                }
+            };
+            a.splice(i..=i, corrected);
             out.push(Case { rule: "typo_corrected", must_pass: true, actions: done(a, end) });
         }
     }
@@ -479,9 +498,9 @@ fn numbered(id: &str) -> Option<(&str, u32)> {
 }
 
 /// Runs every case of a task on an instance and adds the verdicts to the report.
-pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, report: &mut AuditReport) -> Result<(), EnvError> {
+pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, keyboard: Keyboard, report: &mut AuditReport) -> Result<(), EnvError> {
     report.tasks += 1;
-    let mut all = cases(task);
+    let mut all = cases(task, keyboard);
     all.extend(played_mutants(env, task).await?);
     all.extend(search_instead_of_scroll(env, task).await?);
     for case in all {

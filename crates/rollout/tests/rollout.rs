@@ -564,7 +564,7 @@ fn the_audit_passes_the_catalogue_and_catches_a_credulous_verifier() {
         let mut honest = guigym_rollout::audit::AuditReport::default();
         let mut env = SimEnv::new(Screen::PHONE);
         for t in &tasks {
-            guigym_rollout::audit::audit_task(&mut env, t, &mut honest).await.unwrap();
+            guigym_rollout::audit::audit_task(&mut env, t, Default::default(), &mut honest).await.unwrap();
         }
         let o = &honest.overall;
         assert_eq!((o.false_negatives, o.false_positives), (0, 0), "{:?}", honest.findings);
@@ -576,7 +576,7 @@ fn the_audit_passes_the_catalogue_and_catches_a_credulous_verifier() {
         let mut credulous = guigym_rollout::audit::AuditReport::default();
         let mut env = Credulous(SimEnv::new(Screen::PHONE));
         for t in tasks.iter().take(10) {
-            guigym_rollout::audit::audit_task(&mut env, t, &mut credulous).await.unwrap();
+            guigym_rollout::audit::audit_task(&mut env, t, Default::default(), &mut credulous).await.unwrap();
         }
         assert_eq!(credulous.overall.false_positives, credulous.overall.mutants, "every mutant passes a verifier that says yes");
         assert!(credulous.findings.iter().all(|f| f.kind == "false_positive"));

@@ -171,8 +171,8 @@ fn applications_see_the_task_home_and_no_other_instance() {
     drop(b);
 }
 
-/// The mutation audit (`tasks audit`) on desktop tasks: right variants pass (a typo corrected
-/// before Enter in a cell), wrong ones fail (the task done then reported failed, an infeasible
+/// The mutation audit (`tasks audit`) on desktop tasks: right variants pass (a typo erased
+/// with Backspace before Enter, in a terminal and in a cell), wrong ones fail (the task done then reported failed, an infeasible
 /// task answered "done").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "full tier: real X server and applications"]
@@ -180,9 +180,11 @@ async fn the_audit_finds_no_false_verdicts_on_desktop_tasks() {
     let Some(provider) = provider() else { return };
     let mut env = provider.create().await.expect("an instance starts");
     let mut report = guigym_rollout::audit::AuditReport::default();
-    for id in ["infeasible.system/0", "text.write/0", "calc.fill_cell/0"] {
+    for id in ["infeasible.system/0", "files.rename/0", "calc.fill_cell/0"] {
         let task = catalogue::find_task(id).unwrap();
-        guigym_rollout::audit::audit_task(env.as_mut(), &task, &mut report).await.expect("no infrastructure failure");
+        guigym_rollout::audit::audit_task(env.as_mut(), &task, guigym_rollout::audit::Keyboard::Physical, &mut report)
+            .await
+            .expect("no infrastructure failure");
     }
     assert!(report.overall.mutants >= 10 && report.overall.alternatives >= 5, "{:?}", report.overall);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
