@@ -146,6 +146,7 @@ impl Session {
     /// runtime folder, nothing of the host's session.
     pub fn env(&self) -> Vec<(String, String)> {
         let home = self.seen_home();
+        let real = self.home.display();
         let mut env = vec![
             ("DISPLAY".to_string(), self.display_name.clone()),
             ("HOME".into(), home.clone()),
@@ -154,9 +155,13 @@ impl Session {
             ("SHELL".into(), "/bin/bash".into()),
             ("LANG".into(), "C.UTF-8".into()),
             ("XDG_RUNTIME_DIR".into(), self.dir.join("run").display().to_string()),
-            ("XDG_CONFIG_HOME".into(), format!("{home}/.config")),
-            ("XDG_DATA_HOME".into(), format!("{home}/.local/share")),
-            ("XDG_CACHE_HOME".into(), format!("{home}/.cache")),
+            // By their real paths (the same folders as under /home/user): LibreOffice names
+            // its single-instance pipe in /tmp after its profile's path, so with every
+            // instance's profile at /home/user/.config a second instance's soffice handed its
+            // document to the first one's window.
+            ("XDG_CONFIG_HOME".into(), format!("{real}/.config")),
+            ("XDG_DATA_HOME".into(), format!("{real}/.local/share")),
+            ("XDG_CACHE_HOME".into(), format!("{real}/.cache")),
             // GTK 2 applications (the file manager) load their accessibility bridge only
             // when asked; GTK 3 ones always do. The bus is the session's own (see `a11y`).
             ("GTK_MODULES".into(), "gail:atk-bridge".into()),
