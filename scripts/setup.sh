@@ -50,9 +50,12 @@ fi
 
 # at-spi2-core is the accessibility bus; libatk-adaptor lets GTK 2 applications join it.
 desktop_packages="xvfb openbox dbus dbus-x11 x11-utils xauth xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress fonts-dejavu-core at-spi2-core libatk-adaptor"
-desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice /usr/libexec/at-spi-bus-launcher /usr/lib/x86_64-linux-gnu/gtk-2.0/modules/libatk-bridge.so"
-for program in $desktop_programs; do
-    if ! command -v "$program" >/dev/null 2>&1 && [ ! -e "$program" ]; then
+desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice"
+# Libraries have no program to look for: their packages are asked about (on any architecture).
+desktop_libraries="at-spi2-core libatk-adaptor"
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for program in $desktop_programs $desktop_libraries; do
+    if ! command -v "$program" >/dev/null 2>&1 && ! installed "$program"; then
         echo "setup: installing the desktop backend's applications from Debian ($desktop_packages)" >&2
         if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
         $sudo apt-get update -qq
