@@ -11,6 +11,7 @@
 
 use serde_json::Value;
 
+use super::docs::ratio;
 use super::xml::{self, Element, Node};
 
 /// Which namespace an attribute selector asks for.
@@ -479,25 +480,6 @@ fn matches_from(flat: &Flat, i: usize, s: &Complex, k: usize) -> bool {
 
 fn select<'a>(flat: &Flat<'a>, selectors: &[Complex]) -> Vec<&'a Element> {
     (0..flat.elements.len()).filter(|&i| selectors.iter().any(|s| matches_from(flat, i, s, s.rest.len()))).map(|i| flat.elements[i]).collect()
-}
-
-/// rapidfuzz's `fuzz.ratio` over 100: twice the longest common subsequence over the total
-/// length (1 for two empty texts).
-fn ratio(a: &str, b: &str) -> f64 {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
-    let mut row = vec![0usize; b.len() + 1];
-    for x in &a {
-        let mut diagonal = 0;
-        for (j, y) in b.iter().enumerate() {
-            let up = row[j + 1];
-            row[j + 1] = if x == y { diagonal + 1 } else { up.max(row[j]) };
-            diagonal = up;
-        }
-    }
-    2.0 * row[b.len()] as f64 / (a.len() + b.len()) as f64
 }
 
 /// Parses a rule's selectors (joined by ", " as OSWorld joins them); the error names the rule.
