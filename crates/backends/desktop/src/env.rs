@@ -513,7 +513,15 @@ impl Env for DesktopEnv {
 
     async fn state_hash(&mut self) -> Result<String, EnvError> {
         self.task("state_hash")?;
-        let (hash, titles) = self.blocking(|i| (i.files_hash(), i.windows().iter().map(|w| w.title.clone()).collect::<Vec<_>>())).await?;
+        // The state once the applications have finished what the last input started (a
+        // command typed into a terminal runs after the keys are in): under load, a hash taken
+        // at once can differ from one taken a moment later with nothing done in between.
+        let (hash, titles) = self
+            .blocking(|i| {
+                i.settle();
+                (i.files_hash(), i.windows().iter().map(|w| w.title.clone()).collect::<Vec<_>>())
+            })
+            .await?;
         Ok(guigym_core::sha256_hex(format!("{hash}\n{}", titles.join("\n")).as_bytes()))
     }
 
