@@ -424,8 +424,9 @@ async fn train_list(State(store): State<Arc<Store>>) -> Page {
     Ok(Html(page("guigym · training", &body)))
 }
 
-/// A line plot of the series over rounds, as SVG, on the y range `lo..hi`.
-fn plot(series: &[(String, Vec<(f64, f64)>)], (lo, hi): (f64, f64), h: f64) -> String {
+/// A line plot of the series, as SVG, on the y range `lo..hi`; the x axis (from 0) is named
+/// by `x_label` at its end.
+fn plot(series: &[(String, Vec<(f64, f64)>)], (lo, hi): (f64, f64), h: f64, x_label: &str) -> String {
     let (w, pad) = (640.0, 30.0);
     let span = if hi > lo { hi - lo } else { 1.0 };
     let max_x = series.iter().flat_map(|(_, s)| s.iter().map(|p| p.0)).fold(1.0f64, f64::max);
@@ -450,12 +451,14 @@ fn plot(series: &[(String, Vec<(f64, f64)>)], (lo, hi): (f64, f64), h: f64) -> S
     let label = |v: f64| if v.fract() == 0.0 { format!("{v}") } else { format!("{v:.3}") };
     let _ = write!(
         out,
-        "<text x=\"0\" y=\"12\" font-size=\"10\">{}</text><text x=\"0\" y=\"{}\" font-size=\"10\">{}</text><text x=\"{}\" y=\"{}\" font-size=\"10\">round {max_x}</text></svg>",
+        "<text x=\"0\" y=\"12\" font-size=\"10\">{}</text><text x=\"0\" y=\"{}\" font-size=\"10\">{}</text><text x=\"{}\" y=\"{}\" font-size=\"10\">{} {}</text></svg>",
         label(hi),
         h - pad,
         label(lo),
-        w - 60.0,
-        h - 8.0
+        w - 110.0,
+        h - 8.0,
+        esc(x_label),
+        label(max_x)
     );
     out
 }
@@ -480,12 +483,12 @@ async fn train_page(State(store): State<Arc<Store>>, Path(name): Path<String>) -
     let unit = |c: &str| points(c).iter().all(|(_, v)| (0.0..=1.0).contains(v));
     let plotted = columns.iter().filter(|c| c.as_str() != "round");
     let series: Vec<(String, Vec<(f64, f64)>)> = plotted.clone().filter(|c| unit(c)).map(|c| (c.clone(), points(c))).collect();
-    let mut body = plot(&series, (0.0, 1.0), 240.0);
+    let mut body = plot(&series, (0.0, 1.0), 240.0, "round");
     for c in plotted.filter(|c| !unit(c)) {
         let p = points(c);
         let lo = p.iter().map(|(_, v)| *v).fold(f64::INFINITY, f64::min).min(0.0);
         let hi = p.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
-        body.push_str(&plot(&[(c.clone(), p)], (lo, hi), 120.0));
+        body.push_str(&plot(&[(c.clone(), p)], (lo, hi), 120.0, "round"));
     }
     body.push_str("<table><tr><th>round</th>");
     for c in &columns {
@@ -597,9 +600,46 @@ async fn fleet(
     for (spec, n) in &m.config.warm {
         let _ = write!(body, "<li>{} × {n}</li>", esc(&spec.key()));
     }
-    let _ =
-        write!(body, "</ul><h2>counters and latencies</h2><pre>{}</pre><script>setTimeout(()=>location.reload(),5000)</script>", esc(&m.metrics.render(&[])));
+    body.push_str("</ul>");
+    body.push_str(&fleet_history(&m.metrics.history(std::time::Instant::now())));
+    let _ = write!(body, "<h2>counters and latencies</h2><pre>{}</pre><script>setTimeout(()=>location.reload(),5000)</script>", esc(&m.metrics.render(&[])));
     Ok(Html(page("guigym · fleet", &body)))
+}
+
+/// The manager's recent figures as plots over time (x: seconds since the manager started):
+/// per operation its mean and p99 latency and its rate, and infrastructure failures.
+fn fleet_history(history: &[guigym_manager::metrics::Interval]) -> String {
+    if history.is_empty() {
+        return "<h2>over time</h2><p>no snapshot yet</p>".into();
+    }
+    /// One figure of an operation over an interval of so many seconds.
+    type Figure = dyn Fn(&guigym_manager::metrics::OpFigures, f64) -> f64;
+    let ops: std::collections::BTreeSet<&String> = history.iter().flat_map(|i| i.ops.keys()).collect();
+    let series = |figure: &Figure| -> Vec<(String, Vec<(f64, f64)>)> {
+        ops.iter()
+            .map(|op| {
+                let points = history.iter().filter_map(|i| i.ops.get(*op).map(|f| (i.end_secs, figure(f, i.seconds)))).filter(|(_, y)| y.is_finite()).collect();
+                (op.to_string(), points)
+            })
+            .collect()
+    };
+    let top = |s: &[(String, Vec<(f64, f64)>)]| s.iter().flat_map(|(_, p)| p.iter().map(|(_, y)| *y)).fold(0.0f64, f64::max);
+    let mut out = String::from("<h2>over time</h2>");
+    let plots: [(&str, &Figure); 3] = [
+        ("mean latency (ms)", &|f, _| f.mean_ms),
+        ("p99 latency (ms, bucket bound)", &|f, _| f.p99_ms),
+        ("operations per second", &|f, secs| f.count as f64 / secs.max(1e-9)),
+    ];
+    for (title, figure) in plots {
+        let s = series(figure);
+        let _ = write!(out, "<h3>{}</h3>{}", esc(title), plot(&s, (0.0, top(&s).max(1e-9)), 180.0, "seconds"));
+    }
+    let failures = vec![
+        ("infra failures".to_string(), history.iter().map(|i| (i.end_secs, i.infra_failures as f64)).collect::<Vec<_>>()),
+        ("quarantined".to_string(), history.iter().map(|i| (i.end_secs, i.quarantined as f64)).collect()),
+    ];
+    let _ = write!(out, "<h3>infra failures and quarantines per interval</h3>{}", plot(&failures, (0.0, top(&failures).max(1.0)), 120.0, "seconds"));
+    out
 }
 
 /// Playing a task by hand: an instance in this process, driven from the browser. Each

@@ -121,6 +121,18 @@ fn the_fleet_page_is_the_operators() {
     let (body, code) = text.rsplit_once('\n').unwrap();
     assert_eq!(code.trim(), "200", "{body}");
     assert!(body.contains("workers") && body.contains("leased") && body.contains("guigym_leases_granted_total"));
+    // An instance created for a lease shows in the plots over time (the interval since the
+    // last snapshot included).
+    let lease = std::process::Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "authorization: Bearer c", "-H", "content-type: application/json"])
+        .args(["-d", r#"{"spec": {"backend": "sim"}, "count": 1}"#, &format!("{}/v1/leases", server.url)])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&lease.stdout), "200");
+    let page = std::process::Command::new("curl").args(["-s", "-b", jar.to_str().unwrap(), &format!("{}/dash/fleet", server.url)]).output().unwrap();
+    let page = String::from_utf8_lossy(&page.stdout);
+    let over_time = page.split("<h2>over time</h2>").nth(1).expect("the page plots the figures over time");
+    assert!(over_time.contains("mean latency") && over_time.contains(">create</text>") && over_time.contains("<polyline"), "{over_time}");
     let wrong = std::process::Command::new("curl")
         .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "cookie: guigym_token=nope", &format!("{}/dash/fleet", server.url)])
         .output()

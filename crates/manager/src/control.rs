@@ -588,6 +588,7 @@ impl Manager {
     /// targets.
     pub async fn tick(&self) {
         let now = Instant::now();
+        self.metrics.sample_if_due(now);
         let mut expired: HashMap<String, Vec<String>> = HashMap::new();
         for (id, l) in lock(&self.leases).take_where(|l| l.expires <= now) {
             expired.entry(l.worker).or_default().push(id);
