@@ -4,7 +4,8 @@
 //! (`GET /v1/batch?size=N&format=slime|verl`), acknowledges each
 //! (`POST /v1/batch/{id}/ack`; an unacknowledged batch is served again after
 //! `--lease-timeout-s`), fetches images (`GET /v1/images/{hash}`) and announces new weights
-//! (`POST /v1/weights {"version": N}`). Every error is a JSON envelope
+//! (`POST /v1/weights {"version": N, "figures": {"kl": …}}`: the figures, optional, are what
+//! `train` records with its rounds). Every error is a JSON envelope
 //! `{"error": {"message": …}}`.
 //! `guigym buffer export`: samples files in a trainer's layout, as JSON lines or Parquet.
 
@@ -99,6 +100,9 @@ fn default_format() -> String {
 #[serde(deny_unknown_fields)]
 struct Weights {
     version: u64,
+    /// The trainer's figures for the update that made these weights (`{"kl": 0.01, …}`).
+    #[serde(default)]
+    figures: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 /// A posted group: its id, how many trajectories (attempts) it holds, and their samples.
@@ -188,6 +192,11 @@ async fn weights(State(s): State<Shared>, body: Body) -> Response {
         Err(e) => return e.into_response(),
     };
     let mut buf = lock(&s);
+    if let Some(figures) = w.figures {
+        if let Err(e) = buf.report_figures(w.version, figures) {
+            return err(StatusCode::UNPROCESSABLE_ENTITY, e);
+        }
+    }
     buf.bump(w.version);
     Json(json!({"weight_version": buf.weight_version, "dropped_stale": buf.dropped_stale, "queued": buf.len()})).into_response()
 }
@@ -254,6 +263,7 @@ async fn status(State(s): State<Shared>) -> Response {
         "expired_batches": buf.expired_batches,
         "weight_version": buf.weight_version,
         "dropped_stale": buf.dropped_stale,
+        "trainer_figures": buf.trainer_figures.as_ref().map(|(version, figures)| json!({"version": version, "figures": figures})),
     }))
     .into_response()
 }

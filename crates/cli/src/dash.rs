@@ -424,6 +424,18 @@ async fn train_list(State(store): State<Arc<Store>>) -> Page {
     Ok(Html(page("guigym · training", &body)))
 }
 
+/// A figure for a table: whole numbers as they are, small ones (a KL of 0.0004) in
+/// scientific notation, others to four places.
+fn figure(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v}")
+    } else if v.abs() < 0.01 {
+        format!("{v:.2e}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
 /// A line plot of the series, as SVG, on the y range `lo..hi`; the x axis (from 0) is named
 /// by `x_label` at its end.
 fn plot(series: &[(String, Vec<(f64, f64)>)], (lo, hi): (f64, f64), h: f64, x_label: &str) -> String {
@@ -498,8 +510,7 @@ async fn train_page(State(store): State<Arc<Store>>, Path(name): Path<String>) -
     for (r, stats) in &rounds {
         let _ = write!(body, "<tr><td>{r}</td>");
         for c in &columns {
-            let v =
-                stats.get(c.as_str()).and_then(Value::as_f64).map(|v| if v.fract() == 0.0 { format!("{v}") } else { format!("{v:.3}") }).unwrap_or_default();
+            let v = stats.get(c.as_str()).and_then(Value::as_f64).map(figure).unwrap_or_default();
             let _ = write!(body, "<td>{v}</td>");
         }
         body.push_str("</tr>");

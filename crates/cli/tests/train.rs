@@ -154,8 +154,11 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
         }
         serde_json::from_slice::<serde_json::Value>(&cmd.output().unwrap().stdout).unwrap()
     };
-    // The trainer is at weights 3.
-    assert_eq!(client("POST", "/v1/weights", Some("{\"version\": 3}"))["weight_version"], 3);
+    // The trainer is at weights 3, and says what its update measured; bad figures are refused.
+    assert!(client("POST", "/v1/weights", Some(r#"{"version": 3, "figures": {"kl": "high"}}"#))["error"]["message"].is_string());
+    assert!(client("POST", "/v1/weights", Some(r#"{"version": 3, "figures": {"<b>": 1}}"#))["error"]["message"].is_string());
+    assert_eq!(client("POST", "/v1/weights", Some(r#"{"version": 3, "figures": {"kl": 0.0125, "loss": 1.5}}"#))["weight_version"], 3);
+    assert_eq!(client("GET", "/v1/buffer", None)["trainer_figures"], serde_json::json!({"version": 3, "figures": {"kl": 0.0125, "loss": 1.5}}));
     let path = config(&dir, 2);
     let text = std::fs::read_to_string(&path).unwrap() + &format!("buffer: {}\n", server.url);
     std::fs::write(&path, text).unwrap();
@@ -171,6 +174,12 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
     assert!(samples.iter().all(|s| s["weight_versions"] == serde_json::json!(["3"])));
     // The run's algorithm settings travel with every sample, for the trainer to apply.
     assert!(samples.iter().all(|s| s["train_metadata"]["name"].is_string() && s["train_metadata"]["clip"]["eps_high"].is_number()));
+    // The first round recorded the trainer's figures (once: the second had no new report), and
+    // the training page shows and plots them.
+    let dash = common::Served::start(&["dash", "--port", "0", "--store", dir.join("store").to_str().unwrap()]);
+    let page = std::process::Command::new("curl").args(["-s", &format!("{}/dash/train/tiny", dash.url)]).output().unwrap();
+    let page = String::from_utf8_lossy(&page.stdout);
+    assert!(page.contains("trainer_kl") && page.contains("0.0125") && page.contains("trainer_loss"), "{page}");
     // The rounds again (as a resumed run re-does a round it had started posting): every
     // group is a duplicate, nothing is queued twice.
     let queued = client("GET", "/v1/buffer", None)["queued"].as_u64().unwrap();

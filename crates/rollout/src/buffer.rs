@@ -51,6 +51,9 @@ pub struct TrajectoryBuffer {
     pub consumed: u64,
     /// Batches that went back to the queue unacknowledged.
     pub expired_batches: u64,
+    /// The figures a trainer reported with its newest weights (KL, loss, …), and their version:
+    /// `train` records them with each round, so the dashboard plots the trainer's side too.
+    pub trainer_figures: Option<(u64, BTreeMap<String, f64>)>,
 }
 
 /// What became of a posted group.
@@ -82,6 +85,7 @@ impl TrajectoryBuffer {
             dropped_stale: 0,
             consumed: 0,
             expired_batches: 0,
+            trainer_figures: None,
         }
     }
 
@@ -209,6 +213,26 @@ impl TrajectoryBuffer {
             self.queue.push_front(g);
         }
         self.drop_stale();
+    }
+
+    /// A trainer's figures for the update that made weights `version`: at most 32 names of
+    /// letters, digits, `_`, `.` or `-` (64 characters at most), finite numbers.
+    pub fn report_figures(&mut self, version: u64, figures: BTreeMap<String, f64>) -> Result<(), String> {
+        if figures.len() > 32 {
+            return Err(format!("figures: {} names, at most 32", figures.len()));
+        }
+        for (name, value) in &figures {
+            if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')) {
+                return Err(format!("figures: {name:?} is not a name (1 to 64 of letters, digits, _ . -)"));
+            }
+            if !value.is_finite() {
+                return Err(format!("figures.{name}: {value} is not a finite number"));
+            }
+        }
+        if self.trainer_figures.as_ref().is_none_or(|(v, _)| version >= *v) {
+            self.trainer_figures = Some((version, figures));
+        }
+        Ok(())
     }
 
     /// A trainer moved to new weights: older groups beyond the staleness bound go.
@@ -381,6 +405,19 @@ mod tests {
     fn group(id: &str, version: u64, n: usize) -> (String, Vec<Sample>) {
         let samples = (0..n).map(|i| Sample { trajectory_id: format!("{id}-t{i}"), group_id: id.into(), ..sample(version) }).collect();
         (id.to_string(), samples)
+    }
+
+    #[test]
+    fn a_trainers_figures_are_checked_and_the_newest_kept() {
+        let mut b = TrajectoryBuffer::new(1);
+        let figures = |pairs: &[(&str, f64)]| pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<String, f64>>();
+        b.report_figures(4, figures(&[("kl", 0.002), ("policy.loss", -1.5)])).unwrap();
+        b.report_figures(3, figures(&[("kl", 9.0)])).unwrap();
+        assert_eq!(b.trainer_figures, Some((4, figures(&[("kl", 0.002), ("policy.loss", -1.5)]))), "an older report does not replace a newer one");
+        assert!(b.report_figures(5, figures(&[("kl", f64::NAN)])).unwrap_err().contains("finite"));
+        assert!(b.report_figures(5, figures(&[("<script>", 1.0)])).unwrap_err().contains("not a name"));
+        assert!(b.report_figures(5, (0..33).map(|i| (format!("f{i}"), 0.0)).collect()).unwrap_err().contains("at most 32"));
+        assert_eq!(b.trainer_figures.as_ref().map(|(v, _)| *v), Some(4), "a refused report changes nothing");
     }
 
     #[test]

@@ -321,6 +321,11 @@ pub struct RoundStats {
     /// of this round (0 without a buffer or when all are current).
     #[serde(default)]
     pub staleness_max: u64,
+    /// The figures the external trainer last reported to the buffer by the round's end (its
+    /// KL, loss, …), each named `trainer_<name>`, with `trainer_version`, the weights they
+    /// belong to; none without a buffer or a report.
+    #[serde(flatten, default)]
+    pub trainer: BTreeMap<String, f64>,
 }
 
 type Group = Vec<(Attempt, Vec<Prompt>)>;
@@ -559,6 +564,7 @@ impl Trainer<'_> {
         let mut out = Vec::new();
         // One connection pool for the run's buffer requests.
         let http = reqwest::Client::new();
+        let mut reported_version: Option<u64> = None;
         for round in (done.len() as u32)..c.rounds {
             let started = Instant::now();
             // The next tasks of the seeded order, cycling over the pool.
@@ -640,6 +646,22 @@ impl Trainer<'_> {
             let lines: Vec<String> = samples.iter().filter_map(|s| serde_json::to_string(s).ok()).collect();
             std::fs::write(&path, lines.join("\n") + if lines.is_empty() { "" } else { "\n" })
                 .map_err(|e| TrainError::Run(format!("{}: {e}", path.display())))?;
+            // What the trainer reported with its newest weights, once per report.
+            let mut trainer = BTreeMap::new();
+            if let Some(url) = &c.buffer {
+                if let Some(report) = buffer_state(&http, url).await?.get("trainer_figures").filter(|r| !r.is_null()) {
+                    let version = report["version"].as_u64().unwrap_or(0);
+                    if reported_version.is_none_or(|v| version > v) {
+                        reported_version = Some(version);
+                        trainer.insert("trainer_version".to_string(), version as f64);
+                        for (name, value) in report["figures"].as_object().into_iter().flatten() {
+                            if let Some(v) = value.as_f64() {
+                                trainer.insert(format!("trainer_{name}"), v);
+                            }
+                        }
+                    }
+                }
+            }
             let stats = RoundStats {
                 round,
                 eval_run,
@@ -659,6 +681,7 @@ impl Trainer<'_> {
                 budget_mean: eval_config.task_attempts.iter().map(|b| *b as f64).sum::<f64>() / eval_config.task_attempts.len().max(1) as f64,
                 budget_max: eval_config.task_attempts.iter().copied().max().unwrap_or(0),
                 staleness_max: samples.iter().map(|s| weight_version.saturating_sub(s.weight_version)).max().unwrap_or(0),
+                trainer,
             };
             let task_rows: Vec<(String, u64, u64)> = sampler.stats.iter().map(|(t, s)| (t.clone(), s.attempts, s.successes)).collect();
             self.store.finish_train_round(&c.name, round, &serde_json::to_value(&stats).unwrap_or_default(), &task_rows).map_err(run)?;
