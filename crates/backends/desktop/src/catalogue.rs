@@ -5,7 +5,7 @@
 use guigym_core::{Action, Rng, TaskSpec, TerminateStatus};
 use serde_json::{json, Value};
 
-use crate::office::{Paragraph, SlideText};
+use crate::office::{Chart, Paragraph, Series, SlideText};
 use crate::task::{ConfigStep, Evaluator, OsWorldTask};
 
 pub const BENCHMARK: &str = "desktop";
@@ -47,6 +47,7 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "writer.replace_word", draw: writer_replace },
     Family { name: "writer.center_title", draw: writer_center_title },
     Family { name: "calc.filter_rows", draw: calc_filter_rows },
+    Family { name: "calc.insert_chart", draw: calc_insert_chart },
     Family { name: "impress.move_slide", draw: impress_move_slide },
     Family { name: "impress.add_slide", draw: impress_add_slide },
 ];
@@ -787,6 +788,72 @@ fn calc_filter_rows(rng: &mut Rng) -> Draft {
         &done,
         walk,
     )
+}
+
+/// The chart kinds a task asks for: the name in the instruction, the kind our writer takes,
+/// and the place of the type in Calc's chart wizard list.
+const CHART_KINDS: &[(&str, &str, usize)] = &[("column", "column", 0), ("pie", "pie", 2), ("area", "area", 3), ("line", "line", 4)];
+
+fn calc_insert_chart(rng: &mut Rng) -> Draft {
+    let n = rng.range(3, 7) as usize;
+    let (label, value, pool, files) = *rng.pick(&[
+        ("Name", "Amount", PEOPLE, &["expenses", "donations", "tips"][..]),
+        ("Item", "Quantity", ITEMS, &["stock", "pantry", "order"][..]),
+        ("Day", "Visitors", DAYS, &["visits", "footfall", "attendance"][..]),
+    ]);
+    let labels = distinct(rng, pool, n.min(pool.len()));
+    let n = labels.len();
+    let mut rows: Vec<Vec<Value>> = vec![vec![json!(label), json!(value)]];
+    rows.extend(labels.iter().map(|l| vec![json!(l), json!(rng.range(5, 500))]));
+    let (kind_name, kind, wizard_index) = *rng.pick(CHART_KINDS);
+    let title = format!("{value} by {}", label.to_lowercase());
+    let title = if rng.below(2) == 0 { title } else { format!("{} {value}", rng.pick(&["Weekly", "Monthly", "Yearly"])) };
+    let chart = Chart {
+        kind: kind.to_string(),
+        title: Some(title.clone()),
+        series: vec![Series { name: Some("B1".into()), categories: format!("A2:A{}", n + 1), values: format!("B2:B{}", n + 1) }],
+    };
+    let path = home("Documents", &format!("{}.xlsx", rng.pick(files)));
+    let expected = json!({"type": "table_file", "rows": rows_json(&rows), "charts": [chart], "dest": format!("expected-{}", file_name(&path))});
+    // The data unchanged, then the chart: its data ranges (the key), type and title. A column
+    // chart and a horizontal bar chart are both `barChart`: their direction tells them apart,
+    // asked only once the type matched (OSWorld raises on the direction of other types).
+    let mut rules = vec![
+        json!({"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}),
+        json!({"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": ["type", "title"]}),
+    ];
+    if kind == "column" {
+        rules.push(json!({"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": ["direction"]}));
+    }
+    let evaluator = json!({
+        "func": "compare_table",
+        "result": {"type": "vm_file", "path": path, "dest": file_name(&path)},
+        "expected": expected,
+        "options": {"rules": rules}
+    });
+    // Select the table, Insert ▸ Chart…, the type in the wizard's list, its last page for the
+    // title, Finish; Escape twice leaves the chart.
+    let mut walk = vec![key(&["ctrl", "home"]), key(&["shift", "ctrl", "end"]), Action::Wait { ms: 500 }, key(&["alt", "i"]), Action::Wait { ms: 800 }];
+    walk.extend([key(&["down"]), key(&["Return"]), Action::Wait { ms: 3000 }]);
+    walk.extend(presses("down", wizard_index));
+    for _ in 0..3 {
+        walk.extend([Action::Wait { ms: 700 }, key(&["alt", "n"])]);
+    }
+    walk.extend([Action::Wait { ms: 1000 }, key(&["alt", "t"]), typed(&title), key(&["alt", "f"]), Action::Wait { ms: 1500 }]);
+    walk.extend([key(&["Escape"]), Action::Wait { ms: 500 }, key(&["Escape"]), Action::Wait { ms: 500 }]);
+    Draft {
+        instruction: format!(
+            "In \"{}\" (open in Calc), insert {} {kind_name} chart of the table's {value} column with the {}s as categories (the whole table, its first row as labels), titled \"{title}\", then save the file (keep its format).",
+            file_name(&path),
+            if kind_name.starts_with('a') { "an" } else { "a" },
+            label.to_lowercase()
+        ),
+        apps: &["Calc"],
+        config: vec![write_table(&path, &rows), open(&path)],
+        evaluator,
+        golden: vec![ConfigStep::new("write_table", json!({"path": path, "rows": rows_json(&rows), "charts": [chart]}))],
+        walkthrough: in_office(walk),
+    }
 }
 
 /// Task `index` of a family.

@@ -519,7 +519,10 @@ fn block_on<T>(future: impl std::future::Future<Output = Result<T, String>>) -> 
 fn write_office_file(kind: &str, params: &Value, field: &str, path: &Path) -> Result<(), Failure> {
     let written = if kind.contains("table") {
         let rows = office::rows_param(&params["rows"]).ok_or_else(|| bad(format!("{field}.rows: a list of rows (lists) is needed")))?;
-        office::write_xlsx(path, &rows)
+        let charts = office::charts_param(&params["charts"]).ok_or_else(|| {
+            bad(format!("{field}.charts: a list of charts ({{\"kind\", \"title\", \"series\": [{{\"categories\", \"values\", \"name\"}}]}}) is needed"))
+        })?;
+        office::write_xlsx(path, &rows, &charts)
     } else if kind.contains("presentation") {
         let slides = office::slides_param(&params["slides"])
             .ok_or_else(|| bad(format!("{field}.slides: a list of slides ({{\"title\": text, \"body\": [lines]}}) is needed")))?;

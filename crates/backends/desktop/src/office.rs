@@ -57,9 +57,112 @@ fn column(mut i: usize) -> String {
     }
 }
 
+/// A chart on `Sheet1` of a workbook we write: one chart type, its title, its series.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+pub struct Chart {
+    /// `column`, `bar` (horizontal bars), `line`, `area` or `pie`.
+    pub kind: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub series: Vec<Series>,
+}
+
+/// One series: ranges of `Sheet1` such as `B2:B7` (written as `Sheet1!$B$2:$B$7`, as
+/// LibreOffice and Excel write them); `name` is the cell holding the series' name.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+pub struct Series {
+    #[serde(default)]
+    pub name: Option<String>,
+    pub categories: String,
+    pub values: String,
+}
+
+/// `B2:B7` → `Sheet1!$B$2:$B$7`.
+fn absolute(range: &str) -> Result<String, String> {
+    let cell = |c: &str| -> Result<String, String> {
+        let split = c.find(|ch: char| ch.is_ascii_digit()).filter(|&i| i > 0).ok_or_else(|| format!("chart range {range:?}: {c:?} is not a cell"))?;
+        let (col, row) = c.split_at(split);
+        if !col.chars().all(|ch| ch.is_ascii_uppercase()) || !row.chars().all(|ch| ch.is_ascii_digit()) {
+            return Err(format!("chart range {range:?}: {c:?} is not a cell"));
+        }
+        Ok(format!("${col}${row}"))
+    };
+    let cells: Result<Vec<String>, String> = range.split(':').map(cell).collect();
+    Ok(format!("Sheet1!{}", cells?.join(":")))
+}
+
+/// A title as a chart or an axis writes it: one paragraph of one run.
+fn chart_title(text: &str) -> String {
+    format!(r#"<c:title><c:tx><c:rich><a:bodyPr/><a:p><a:r><a:t>{}</a:t></a:r></a:p></c:rich></c:tx><c:overlay val="0"/></c:title>"#, escape(text))
+}
+
+/// The chart part (`xl/charts/chartN.xml`).
+fn chart_part(chart: &Chart) -> Result<String, String> {
+    let (element, direction) = match chart.kind.as_str() {
+        "column" => ("barChart", Some("col")),
+        "bar" => ("barChart", Some("bar")),
+        "line" => ("lineChart", None),
+        "area" => ("areaChart", None),
+        "pie" => ("pieChart", None),
+        other => return Err(format!("chart kind {other:?}: one of column, bar, line, area, pie")),
+    };
+    let mut series = String::new();
+    for (i, s) in chart.series.iter().enumerate() {
+        let name = match &s.name {
+            Some(cell) => format!("<c:tx><c:strRef><c:f>{}</c:f></c:strRef></c:tx>", absolute(cell)?),
+            None => String::new(),
+        };
+        series.push_str(&format!(
+            r#"<c:ser><c:idx val="{i}"/><c:order val="{i}"/>{name}<c:cat><c:strRef><c:f>{}</c:f></c:strRef></c:cat><c:val><c:numRef><c:f>{}</c:f></c:numRef></c:val></c:ser>"#,
+            absolute(&s.categories)?,
+            absolute(&s.values)?
+        ));
+    }
+    let pie = element == "pieChart";
+    let head = match (direction, pie) {
+        (Some(d), _) => format!(r#"<c:barDir val="{d}"/><c:grouping val="clustered"/><c:varyColors val="0"/>"#),
+        (None, true) => r#"<c:varyColors val="1"/>"#.to_string(),
+        (None, false) => r#"<c:grouping val="standard"/><c:varyColors val="0"/>"#.to_string(),
+    };
+    let (axis_ids, axes) = if pie {
+        (String::new(), String::new())
+    } else {
+        let (cat_pos, val_pos) = if direction == Some("bar") { ("l", "b") } else { ("b", "l") };
+        (
+            r#"<c:axId val="1001"/><c:axId val="1002"/>"#.to_string(),
+            format!(
+                r#"<c:catAx><c:axId val="1001"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="{cat_pos}"/><c:crossAx val="1002"/></c:catAx><c:valAx><c:axId val="1002"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="{val_pos}"/><c:crossAx val="1001"/></c:valAx>"#
+            ),
+        )
+    };
+    let title = chart.title.as_deref().map(chart_title).unwrap_or_default();
+    Ok(format!(
+        r#"{XML}<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><c:chart>{title}<c:autoTitleDeleted val="0"/><c:plotArea><c:layout/><c:{element}>{head}{series}{axis_ids}</c:{element}>{axes}</c:plotArea><c:legend><c:legendPos val="r"/><c:overlay val="0"/></c:legend><c:plotVisOnly val="1"/></c:chart></c:chartSpace>"#
+    ))
+}
+
+/// The sheet's drawing: each chart anchored to cells, one below the other, right of the data.
+fn drawing_part(charts: usize, first_column: usize) -> String {
+    let anchors: String = (0..charts)
+        .map(|i| {
+            let (top, bottom) = (i * 22, i * 22 + 20);
+            let (left, right) = (first_column, first_column + 8);
+            format!(
+                r#"<xdr:twoCellAnchor editAs="oneCell"><xdr:from><xdr:col>{left}</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>{top}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from><xdr:to><xdr:col>{right}</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>{bottom}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:to><xdr:graphicFrame macro=""><xdr:nvGraphicFramePr><xdr:cNvPr id="{}" name="Chart {}"/><xdr:cNvGraphicFramePr/></xdr:nvGraphicFramePr><xdr:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/></xdr:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"><c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="rId{}"/></a:graphicData></a:graphic></xdr:graphicFrame><xdr:clientData/></xdr:twoCellAnchor>"#,
+                i + 2,
+                i + 1,
+                i + 1
+            )
+        })
+        .collect();
+    format!(
+        r#"{XML}<xdr:wsDr xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">{anchors}</xdr:wsDr>"#
+    )
+}
+
 /// A one-sheet workbook (`Sheet1`) holding `rows`: strings as text, numbers as numbers,
-/// `null` or `""` as an empty cell.
-pub fn write_xlsx(path: &Path, rows: &[Vec<Value>]) -> Result<(), String> {
+/// `null` or `""` as an empty cell; and `charts` drawn from its cells.
+pub fn write_xlsx(path: &Path, rows: &[Vec<Value>], charts: &[Chart]) -> Result<(), String> {
     let mut data = String::new();
     for (r, row) in rows.iter().enumerate() {
         data.push_str(&format!(r#"<row r="{}">"#, r + 1));
@@ -78,27 +181,46 @@ pub fn write_xlsx(path: &Path, rows: &[Vec<Value>]) -> Result<(), String> {
     }
     let main = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml";
     let sheet = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml";
-    package(
-        path,
-        &[
-            ("[Content_Types].xml", content_types(("/xl/workbook.xml", main), &[("/xl/worksheets/sheet1.xml", sheet)])),
-            ("_rels/.rels", relationships(&[(REL_DOC, "xl/workbook.xml")])),
-            (
-                "xl/workbook.xml",
-                format!(
-                    r#"{XML}<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>"#
-                ),
+    let drawing_type = "application/vnd.openxmlformats-officedocument.drawing+xml";
+    let chart_type = "application/vnd.openxmlformats-officedocument.drawingml.chart+xml";
+    const REL: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    let chart_names: Vec<String> = (1..=charts.len()).map(|i| format!("/xl/charts/chart{i}.xml")).collect();
+    let mut types = vec![("/xl/worksheets/sheet1.xml", sheet)];
+    if !charts.is_empty() {
+        types.push(("/xl/drawings/drawing1.xml", drawing_type));
+        types.extend(chart_names.iter().map(|n| (n.as_str(), chart_type)));
+    }
+    let drawing_ref = if charts.is_empty() { "" } else { r#"<drawing r:id="rId1"/>"# };
+    let mut parts: Vec<(String, String)> = vec![
+        ("[Content_Types].xml".into(), content_types(("/xl/workbook.xml", main), &types)),
+        ("_rels/.rels".into(), relationships(&[(REL_DOC, "xl/workbook.xml")])),
+        (
+            "xl/workbook.xml".into(),
+            format!(
+                r#"{XML}<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>"#
             ),
-            (
-                "xl/_rels/workbook.xml.rels",
-                relationships(&[("http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet", "worksheets/sheet1.xml")]),
+        ),
+        ("xl/_rels/workbook.xml.rels".into(), relationships(&[(&format!("{REL}/worksheet"), "worksheets/sheet1.xml")])),
+        (
+            "xl/worksheets/sheet1.xml".into(),
+            format!(
+                r#"{XML}<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheetData>{data}</sheetData>{drawing_ref}</worksheet>"#
             ),
-            (
-                "xl/worksheets/sheet1.xml",
-                format!(r#"{XML}<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>{data}</sheetData></worksheet>"#),
-            ),
-        ],
-    )
+        ),
+    ];
+    if !charts.is_empty() {
+        let widest = rows.iter().map(Vec::len).max().unwrap_or(0);
+        parts.push(("xl/worksheets/_rels/sheet1.xml.rels".into(), relationships(&[(&format!("{REL}/drawing"), "../drawings/drawing1.xml")])));
+        parts.push(("xl/drawings/drawing1.xml".into(), drawing_part(charts.len(), widest + 1)));
+        let targets: Vec<String> = (1..=charts.len()).map(|i| format!("../charts/chart{i}.xml")).collect();
+        let chart_rel = format!("{REL}/chart");
+        let rels: Vec<(&str, &str)> = targets.iter().map(|t| (chart_rel.as_str(), t.as_str())).collect();
+        parts.push(("xl/drawings/_rels/drawing1.xml.rels".into(), relationships(&rels)));
+        for (name, chart) in chart_names.iter().zip(charts) {
+            parts.push((name.trim_start_matches('/').to_string(), chart_part(chart)?));
+        }
+    }
+    package(path, &parts)
 }
 
 /// A paragraph of a document we write: its text and, where set, its alignment (`center`,
@@ -273,6 +395,14 @@ pub fn rows_param(value: &Value) -> Option<Vec<Vec<Value>>> {
     value.as_array()?.iter().map(|row| row.as_array().cloned()).collect()
 }
 
+/// The charts of a `write_table` step or a `table_file` getter (none when absent).
+pub fn charts_param(value: &Value) -> Option<Vec<Chart>> {
+    if value.is_null() {
+        return Some(Vec::new());
+    }
+    serde_json::from_value(value.clone()).ok()
+}
+
 /// The paragraphs of a `write_document` step or a `document_file` getter.
 pub fn paragraphs_param(value: &Value) -> Option<Vec<Paragraph>> {
     serde_json::from_value(value.clone()).ok()
@@ -293,8 +423,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("guigym-office-{}", std::process::id()));
         let rows: Vec<Vec<Value>> = vec![vec![json!("Item"), json!("Qty")], vec![json!("maple & co"), json!(3)], vec![json!("ember"), json!(2.5)]];
         let (a, b) = (dir.join("a.xlsx"), dir.join("b.xlsx"));
-        write_xlsx(&a, &rows).unwrap();
-        write_xlsx(&b, &rows).unwrap();
+        write_xlsx(&a, &rows, &[]).unwrap();
+        write_xlsx(&b, &rows, &[]).unwrap();
         let rules = json!({"rules": [{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}]});
         let run = |x: &Path, y: &Path, f: &str, o: &Value| {
             crate::metrics::run(f, &crate::metrics::Got::File(x.into()), &crate::metrics::Got::File(y.into()), o).unwrap()
@@ -302,7 +432,7 @@ mod tests {
         assert_eq!(run(&a, &b, "compare_table", &rules), 1.0);
         let mut other = rows.clone();
         other[2][1] = json!(2);
-        write_xlsx(&b, &other).unwrap();
+        write_xlsx(&b, &other, &[]).unwrap();
         assert_eq!(run(&a, &b, "compare_table", &rules), 0.0);
         let (c, d) = (dir.join("c.docx"), dir.join("d.docx"));
         write_docx(&c, &["Dear Ann,".into(), "".into(), "See you <soon>.".into()]).unwrap();
@@ -322,8 +452,61 @@ mod tests {
         assert_eq!(run(&e, &f, "compare_pptx_files", &json!({})), 0.0);
         write_pptx(&f, &slides(&["Agenda", "Goals"])).unwrap();
         assert_eq!(run(&e, &f, "compare_pptx_files", &json!({})), 0.0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Every chart kind, as the chart rule of `compare_table` reads it back; with
+    /// `GUIGYM_CHART_FIXTURE=DIR` the workbooks are also left in DIR (how the parity fixture's
+    /// `charts/files/guigym_*.xlsx` were made).
+    #[test]
+    fn written_charts_read_back_through_the_chart_rule() {
+        let dir = std::env::temp_dir().join(format!("guigym-charts-{}", std::process::id()));
+        let rows: Vec<Vec<Value>> = vec![vec![json!("Name"), json!("Amount")], vec![json!("Ana"), json!(3)], vec![json!("Ben"), json!(5)]];
+        let series = vec![Series { name: Some("B1".into()), categories: "A2:A3".into(), values: "B2:B3".into() }];
+        let chart = |kind: &str, title: Option<&str>| Chart { kind: kind.into(), title: title.map(str::to_string), series: series.clone() };
+        let rule = |props: &[&str]| json!({"rules": [{"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": props}]});
+        let run =
+            |x: &Path, y: &Path, o: &Value| crate::metrics::run("compare_table", &crate::metrics::Got::File(x.into()), &crate::metrics::Got::File(y.into()), o);
+        let kinds = ["column", "bar", "line", "area", "pie"];
+        for kind in kinds {
+            let (a, b) = (dir.join(format!("guigym_{kind}.xlsx")), dir.join(format!("guigym_{kind}_untitled.xlsx")));
+            write_xlsx(&a, &rows, &[chart(kind, Some("Spending & more"))]).unwrap();
+            write_xlsx(&b, &rows, &[chart(kind, None)]).unwrap();
+            assert_eq!(run(&a, &a, &rule(&["type", "title", "legend", "anchor", "xtitle", "ytitle"])).unwrap(), 1.0, "{kind}");
+            assert_eq!(run(&a, &b, &rule(&["type"])).unwrap(), 1.0, "{kind}");
+            assert_eq!(run(&a, &b, &rule(&["type", "title"])).unwrap(), 0.0, "{kind}");
+        }
+        let none = dir.join("guigym_no_chart.xlsx");
+        write_xlsx(&none, &rows, &[]).unwrap();
+        let line = dir.join("guigym_line.xlsx");
+        assert_eq!(run(&none, &line, &rule(&["type"])).unwrap(), 0.0);
+        assert_eq!(run(&dir.join("guigym_column.xlsx"), &line, &rule(&["type"])).unwrap(), 0.0);
+        // A bar chart's direction tells columns from bars; a line chart has none (OSWorld raises).
+        assert_eq!(run(&dir.join("guigym_column.xlsx"), &dir.join("guigym_bar.xlsx"), &rule(&["type"])).unwrap(), 1.0);
+        assert_eq!(run(&dir.join("guigym_column.xlsx"), &dir.join("guigym_bar.xlsx"), &rule(&["direction"])).unwrap(), 0.0);
+        assert!(run(&line, &line, &rule(&["direction"])).is_err());
+        let other = vec![Series { name: None, categories: "A2:A3".into(), values: "B1:B3".into() }];
+        let moved = dir.join("guigym_other_range.xlsx");
+        write_xlsx(&moved, &rows, &[Chart { kind: "line".into(), title: Some("Spending & more".into()), series: other }]).unwrap();
+        assert_eq!(run(&moved, &line, &rule(&[])).unwrap(), 0.0);
+        assert!(write_xlsx(&dir.join("x.xlsx"), &rows, &[chart("donut", None)]).is_err());
+        if let Some(out) = std::env::var_os("GUIGYM_CHART_FIXTURE") {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let e = e.unwrap();
+                std::fs::copy(e.path(), Path::new(&out).join(e.file_name())).unwrap();
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn ranges_are_written_as_absolute_references() {
         assert_eq!(column(0), "A");
         assert_eq!(column(27), "AB");
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(absolute("B2:B7").unwrap(), "Sheet1!$B$2:$B$7");
+        assert_eq!(absolute("AA10").unwrap(), "Sheet1!$AA$10");
+        for bad in ["", "2:B7", "b2:b7", "B:B", "B2x"] {
+            assert!(absolute(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! result scores 0); where our catalogue needed a check OSWorld lacks, it is named apart.
 
 mod accessibility;
+mod charts;
 mod docs;
 mod slides;
 mod table;

@@ -9,6 +9,7 @@ use std::path::Path;
 use calamine::{Data, Reader};
 use serde_json::Value;
 
+use super::charts::{ChartError, Charts};
 use super::score;
 
 /// One cell as pandas sees it after reading.
@@ -308,16 +309,21 @@ impl Frame {
 }
 
 struct Book {
+    /// The charts of every sheet, as openpyxl loads them (an ods book has none).
+    charts: Charts,
     sheets: Vec<String>,
     workbook: calamine::Sheets<std::io::BufReader<std::fs::File>>,
 }
 
 impl Book {
+    /// The book, or `Err` when it does not load: calamine cannot read it, or openpyxl's chart
+    /// reader fails on one of its charts (which makes OSWorld's `load_workbook` fail).
     fn open(path: &Path) -> Result<Book, String> {
+        let charts = if is_ods(path) { Charts::default() } else { Charts::read(path).map_err(|e| format!("{}: {e}", path.display()))? };
         let workbook = calamine::open_workbook_auto(path).map_err(|e| format!("{}: {e}", path.display()))?;
         // pandas lists worksheets only (not chart sheets).
         let sheets = workbook.sheets_metadata().iter().filter(|s| s.typ == calamine::SheetType::WorkSheet).map(|s| s.name.clone()).collect();
-        Ok(Book { sheets, workbook })
+        Ok(Book { charts, sheets, workbook })
     }
 
     fn frame(&mut self, name: &str) -> Result<Option<Frame>, String> {
@@ -357,7 +363,7 @@ fn sheet_ref(reference: &Value, result: &Book, expected: &Book) -> Result<(bool,
 }
 
 /// The rule types implemented; a task using another one is not supported.
-pub const RULES: &[&str] = &["sheet_name", "sheet_data"];
+pub const RULES: &[&str] = &["sheet_name", "sheet_data", "chart"];
 
 fn is_ods(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ods"))
@@ -401,6 +407,23 @@ pub fn compare_table(result: Option<&Path>, expected: Option<&Path>, options: &V
                 first.round(precision);
                 second.round(precision);
                 first.equals(&second)
+            }
+            "chart" => {
+                let props: Vec<String> = match rule.get("chart_props") {
+                    None => Vec::new(),
+                    Some(v) => serde_json::from_value(v.clone()).map_err(|_| format!("compare_table: chart_props must be a list of names, not {v}"))?,
+                };
+                let mut charts = Vec::new();
+                for field in ["sheet_idx0", "sheet_idx1"] {
+                    let reference = rule.get(field).ok_or_else(|| format!("compare_table: chart needs {field}"))?;
+                    let (in_result, name) = sheet_ref(reference, &result, &expected)?;
+                    let book = if in_result { &result } else { &expected };
+                    match book.charts.load(&name, &props) {
+                        Ok(c) => charts.push(c),
+                        Err(ChartError::Unreadable(e) | ChartError::Raises(e)) => return Err(e),
+                    }
+                }
+                charts[0] == charts[1]
             }
             other => return Err(format!("compare_table: rule type {other:?} is not implemented; rules: {}", RULES.join(", "))),
         };
