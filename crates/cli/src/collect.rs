@@ -28,6 +28,61 @@ pub struct CollectArgs {
     /// Qwen tokenizer.json [default: the one scripts/setup.sh fetched]
     #[arg(long)]
     tokenizer: Option<PathBuf>,
+    /// Instead of running a policy over a suite, replay the successful attempts of this stored
+    /// run (repeatable): games played by hand in the dashboard (policy `human`) or any other
+    /// run. Each attempt's actions are played again through the harness on a fresh instance
+    /// (so the prompts and replies are the harness's own), judged again, and exported when it
+    /// succeeds again
+    #[arg(long = "replay", value_name = "RUN")]
+    replay: Vec<i64>,
+}
+
+/// The policy that replays stored actions: the golden policy playing each task's recorded
+/// actions as its walkthrough, reported as `human` when the runs were played by hand.
+struct Replay {
+    name: String,
+    inner: Arc<dyn guigym_harness::PolicyFactory>,
+}
+
+impl guigym_harness::PolicyFactory for Replay {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn for_attempt(&self, task: &guigym_core::TaskSpec, attempt: u32) -> Box<dyn guigym_harness::Policy> {
+        self.inner.for_attempt(task, attempt)
+    }
+    fn describe(&self) -> Value {
+        json!({ "name": self.name, "replayed": true })
+    }
+}
+
+/// The tasks of the runs' successful attempts, each with the actions its attempt took as
+/// its walkthrough (the last attempt wins for a task played twice); the benchmark they share;
+/// and the name of the policy that played them.
+fn replayed_tasks(store: &guigym_rollout::Store, runs: &[i64]) -> anyhow::Result<(String, Vec<guigym_core::TaskSpec>, String)> {
+    let mut tasks: std::collections::BTreeMap<String, guigym_core::TaskSpec> = std::collections::BTreeMap::new();
+    let mut policies = std::collections::BTreeSet::new();
+    for &run in runs {
+        let detail = store.show_run(run).with_context(|| format!("--replay {run}"))?;
+        policies.insert(detail.run.policy.clone());
+        for a in store.attempts_of_run(run)?.into_iter().filter(|a| a.success == Some(true)) {
+            let mut task =
+                crate::registry::find_task(&a.task_id).with_context(|| format!("run {run}: task {} is not in this binary's benchmarks", a.task_id))?;
+            // Steps whose output held no action (invalid replies) have nothing to replay.
+            let actions: Vec<guigym_core::Action> =
+                store.attempt_steps(a.id)?.into_iter().filter(|s| !s.action.is_null()).filter_map(|s| serde_json::from_value(s.action).ok()).collect();
+            task.walkthrough = actions;
+            tasks.insert(task.id.clone(), task);
+        }
+    }
+    let benchmarks: std::collections::BTreeSet<String> = tasks.values().map(|t| t.benchmark.clone()).collect();
+    let benchmark = match benchmarks.len() {
+        0 => anyhow::bail!("--replay {runs:?}: no successful attempt to replay"),
+        1 => benchmarks.into_iter().next().unwrap_or_default(),
+        _ => anyhow::bail!("--replay {runs:?}: the attempts belong to several benchmarks ({benchmarks:?}); replay one benchmark at a time"),
+    };
+    let name = if policies.len() == 1 { policies.into_iter().next().unwrap_or_default() } else { "replay".into() };
+    Ok((benchmark, tasks.into_values().collect(), name))
 }
 
 struct Sink {
@@ -128,7 +183,16 @@ impl Progress for Sink {
 
 pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
-    let Prepared { tasks, config, provider, policy, store } = args.run.prepare()?;
+    let Prepared { tasks, config, provider, policy, store } = if args.replay.is_empty() {
+        args.run.prepare()?
+    } else {
+        let store = crate::commands::open_store(&args.run.store)?;
+        let (benchmark, tasks, name) = replayed_tasks(&store, &args.replay)?;
+        let suite = format!("replay of run {}", args.replay.iter().map(i64::to_string).collect::<Vec<_>>().join(", "));
+        let mut prepared = args.run.prepare_tasks(&benchmark, &suite, tasks)?;
+        prepared.policy = Arc::new(Replay { name, inner: crate::registry::policy("golden", None)? });
+        prepared
+    };
     std::fs::create_dir_all(args.out.join("images")).with_context(|| format!("creating {}", args.out.display()))?;
     let open = |name: &str| std::fs::File::create(args.out.join(name)).with_context(|| format!("creating {name}"));
     let sink = Arc::new(Sink {

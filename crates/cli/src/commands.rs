@@ -188,15 +188,20 @@ pub struct Prepared {
 
 impl RunArgs {
     pub fn prepare(&self) -> anyhow::Result<Prepared> {
+        let (benchmark, tasks) = registry::suite(&self.suite)?;
+        self.prepare_tasks(benchmark.name(), &self.suite, tasks)
+    }
+
+    /// As `prepare`, for these tasks of one benchmark instead of the suite's.
+    pub fn prepare_tasks(&self, benchmark: &str, suite: &str, mut tasks: Vec<TaskSpec>) -> anyhow::Result<Prepared> {
         if self.attempts == 0 {
             bail!("--attempts must be at least 1");
         }
-        let (benchmark, mut tasks) = registry::suite(&self.suite)?;
         if let Some(n) = self.limit {
             tasks.truncate(n);
         }
         let config = EvalConfig {
-            suite: self.suite.clone(),
+            suite: suite.to_string(),
             attempts: self.attempts,
             parallel: self.parallel.max(1),
             harness: harness_config(&self.harness, self.screenshots)?,
@@ -204,7 +209,7 @@ impl RunArgs {
             outage_limit_ms: self.outage_limit_s.saturating_mul(1000),
             ..EvalConfig::default()
         };
-        let backend = registry::backend_for(self.backend.as_deref(), benchmark.name())?;
+        let backend = registry::backend_for(self.backend.as_deref(), benchmark)?;
         let screen = self.screen.screen(backend)?;
         let provider = env_provider(backend, screen, self.manager.as_deref(), self.token.clone())?;
         let policy = registry::policy(&self.policy, self.openai.config()?)?;

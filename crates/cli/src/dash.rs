@@ -798,9 +798,12 @@ async fn play_page(State(play): State<Arc<Play>>, Path(sid): Path<String>) -> Pa
 <p><input id=text size=30> <button onclick="act({action:'type',text:document.getElementById('text').value})">type</button>
 <button onclick="act({action:'answer',text:document.getElementById('text').value})">answer</button></p>
 <p><button onclick="act({action:'key',keys:['enter']})">enter</button>
-<button onclick="act({action:'terminate',status:'success'})">done</button> <button onclick="act({action:'terminate',status:'infeasible'})">impossible</button></p></div></div>
+<input id=keys size=14 placeholder="ctrl+s"> <button onclick="act({action:'key',keys:document.getElementById('keys').value.split('+').map(k=>k.trim()).filter(k=>k)})">press keys</button></p>
+<p><button onclick="act({action:'terminate',status:'success'})">done</button> <button onclick="act({action:'terminate',status:'infeasible'})">impossible</button></p></div></div>
 <script>
 const img=document.getElementById('screen');
+// A desktop's wide screen gets more room than a phone's.
+const fit=()=>{img.style.width=(img.naturalWidth>img.naturalHeight?960:360)+'px'};if(img.complete)fit();else img.addEventListener('load',fit);
 img.addEventListener('click',e=>{const r=img.getBoundingClientRect();const k=img.naturalWidth/r.width;act({action:'click',at:[Math.round((e.clientX-r.left)*k),Math.round((e.clientY-r.top)*k)]});});
 function act(a){fetch('/dash/play/SID/act',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(a)}).then(()=>location.reload());}
 </script>"#
