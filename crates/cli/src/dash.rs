@@ -451,6 +451,11 @@ fn plot(series: &[(String, Vec<(f64, f64)>)], (lo, hi): (f64, f64), h: f64, x_la
     for (i, (name, points)) in series.iter().enumerate() {
         let c = colors[i % colors.len()];
         let path: Vec<String> = points.iter().map(|(x, y)| format!("{:.1},{:.1}", pad + x / max_x * (w - pad), (1.0 - (y - lo) / span) * (h - pad))).collect();
+        // A line needs two points: a lone one is drawn as a dot.
+        if let [only] = path.as_slice() {
+            let (cx, cy) = only.split_once(',').unwrap_or(("0", "0"));
+            let _ = write!(out, "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"3\" fill=\"{c}\"/>");
+        }
         let _ = write!(
             out,
             "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/><text x=\"{}\" y=\"{}\" fill=\"{c}\" font-size=\"12\">{}</text>",

@@ -185,19 +185,6 @@ fn a_task_played_by_hand_is_judged_and_stored_as_a_human_run() {
     assert!(trajectory.contains("<img src=\"/dash/blobs/") && trajectory.contains("invalid"), "the steps, the invalid one included");
     // `collect` turns the game into training data: its actions replayed through the harness.
     let run: String = over.split(">run ").nth(1).unwrap().split(' ').next().unwrap().to_string();
-    assert_human_run_collects(&store, &run, &dir.join("collected"));
+    common::assert_human_run_collects(&store, &run, &dir.join("collected"));
     let _ = std::fs::remove_dir_all(dir);
-}
-
-/// `guigym collect --replay RUN` exports a game played by hand: one successful attempt, its
-/// chat records and token samples, under the policy `human`.
-pub fn assert_human_run_collects(store: &std::path::Path, run: &str, out: &std::path::Path) {
-    let collected = guigym().args(["collect", "--replay", run, "--store"]).arg(store).arg("--out").arg(out).output().unwrap();
-    assert!(collected.status.success(), "{}", String::from_utf8_lossy(&collected.stderr));
-    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["policy"], "human", "{summary}");
-    assert_eq!(summary["successful_attempts_kept"], 1, "{summary}");
-    let sft = std::fs::read_to_string(out.join("sft.jsonl")).unwrap();
-    assert!(sft.lines().count() >= 1 && sft.contains("\"assistant\""));
-    assert!(std::fs::read_to_string(out.join("samples.jsonl")).unwrap().lines().count() >= 1);
 }

@@ -97,3 +97,16 @@ pub fn rss_bytes(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()).unwrap_or(0) * 1024
 }
+
+/// `guigym collect --replay RUN` exports a game played by hand: one successful attempt, its
+/// chat records and token samples, under the policy `human`.
+pub fn assert_human_run_collects(store: &std::path::Path, run: &str, out: &std::path::Path) {
+    let collected = guigym().args(["collect", "--replay", run, "--store"]).arg(store).arg("--out").arg(out).output().unwrap();
+    assert!(collected.status.success(), "{}", String::from_utf8_lossy(&collected.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["policy"], "human", "{summary}");
+    assert_eq!(summary["successful_attempts_kept"], 1, "{summary}");
+    let sft = std::fs::read_to_string(out.join("sft.jsonl")).unwrap();
+    assert!(sft.lines().count() >= 1 && sft.contains("\"assistant\""));
+    assert!(std::fs::read_to_string(out.join("samples.jsonl")).unwrap().lines().count() >= 1);
+}
