@@ -188,3 +188,34 @@ fn a_task_played_by_hand_is_judged_and_stored_as_a_human_run() {
     common::assert_human_run_collects(&store, &run, &dir.join("collected"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A desktop task played by hand: the game runs on the desktop backend at its own screen size
+/// (1920×1080), takes clicks, typing and key chords, is judged, and `collect --replay` plays
+/// it again on a fresh desktop.
+#[test]
+#[ignore = "full tier: the desktop (Xvfb, mousepad)"]
+fn a_desktop_task_played_by_hand_is_judged_and_collected() {
+    let dir = temp("dash-play-desktop");
+    let store = dir.join("store");
+    let dash = Served::start(&["dash", "--port", "0", "--store", store.to_str().unwrap()]);
+    let start = std::process::Command::new("curl")
+        .args(["-s", "-L", "-o", "/dev/null", "-w", "%{url_effective}", &format!("{}/dash/play/start?task=text.write/0", dash.url)])
+        .output()
+        .unwrap();
+    let game = String::from_utf8_lossy(&start.stdout).to_string();
+    let png = std::process::Command::new("curl").args(["-s", &format!("{game}/screen.png")]).output().unwrap().stdout;
+    assert_eq!(&png[16..24], &[0, 0, 7, 128, 0, 0, 4, 56], "the desktop's own 1920×1080 screen");
+    let task: serde_json::Value = serde_json::from_slice(&guigym().args(["tasks", "show", "text.write/0"]).output().unwrap().stdout).unwrap();
+    for action in task["walkthrough"].as_array().unwrap() {
+        let out = std::process::Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-d", &action.to_string(), &format!("{game}/act")])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "200", "{action}");
+    }
+    let (_, over) = get(&game);
+    assert!(over.contains("solved") && !over.contains("not solved"), "{over}");
+    let run: String = over.split(">run ").nth(1).unwrap().split(' ').next().unwrap().to_string();
+    common::assert_human_run_collects(&store, &run, &dir.join("collected"));
+    let _ = std::fs::remove_dir_all(dir);
+}
