@@ -100,15 +100,33 @@ struct RunFilter {
     kind: Option<String>,
     suite: Option<String>,
     policy: Option<String>,
+    backend: Option<String>,
+}
+
+/// A run's harness in a few words: codec, observation and history (from its stored settings).
+fn harness_summary(config: &Value) -> String {
+    let h = config.pointer("/eval/harness").or_else(|| config.get("harness")).unwrap_or(&Value::Null);
+    let word = |k: &str| h.get(k).and_then(Value::as_str).unwrap_or("");
+    let history = match h.get("history") {
+        Some(hist) => {
+            let kind = hist.get("type").and_then(Value::as_str).unwrap_or("");
+            match hist.get("k").and_then(Value::as_u64) {
+                Some(k) => format!("{kind} {k}"),
+                None => kind.to_string(),
+            }
+        }
+        None => String::new(),
+    };
+    [word("codec"), word("observation"), history.as_str()].iter().filter(|w| !w.is_empty()).copied().collect::<Vec<_>>().join(" · ")
 }
 
 async fn runs(State(store): State<Arc<Store>>, Query(f): Query<RunFilter>) -> Page {
     let all = store.list_runs().map_err(store_error)?;
     let keep = |want: &Option<String>, have: &str| want.as_deref().is_none_or(|w| w.is_empty() || w == have);
     let mut body = String::from(
-        "<form>kind <input name=kind size=8> suite <input name=suite size=10> policy <input name=policy size=10> <button>filter</button></form><table><tr><th>run</th><th>kind</th><th>suite</th><th>policy</th><th>backend</th><th>attempts</th><th>success</th><th>pass@n</th><th>pass^n</th><th>infra</th><th>unscored</th><th>tokens</th><th>seconds</th></tr>",
+        "<form>kind <input name=kind size=8> suite <input name=suite size=10> policy <input name=policy size=10> backend <input name=backend size=8> <button>filter</button></form><table><tr><th>run</th><th>kind</th><th>suite</th><th>policy</th><th>backend</th><th>harness</th><th>attempts</th><th>success</th><th>pass@n</th><th>pass^n</th><th>infra</th><th>unscored</th><th>tokens</th><th>seconds</th></tr>",
     );
-    for r in all.iter().rev().filter(|r| keep(&f.kind, &r.kind) && keep(&f.suite, &r.suite) && keep(&f.policy, &r.policy)) {
+    for r in all.iter().rev().filter(|r| keep(&f.kind, &r.kind) && keep(&f.suite, &r.suite) && keep(&f.policy, &r.policy) && keep(&f.backend, &r.backend)) {
         let detail = store.show_run(r.id).map_err(store_error)?;
         let rep = detail.report.clone().unwrap_or(Value::Null);
         let num = |k: &str| rep.get(k).and_then(Value::as_f64);
@@ -116,11 +134,12 @@ async fn runs(State(store): State<Arc<Store>>, Query(f): Query<RunFilter>) -> Pa
         let secs = r.finished_at.map(|e| format!("{:.1}", e - r.started_at)).unwrap_or_else(|| "running".into());
         let _ = write!(
             body,
-            "<tr><td><a href=\"/dash/runs/{id}\">{id}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{tokens}</td><td>{secs}</td></tr>",
+            "<tr><td><a href=\"/dash/runs/{id}\">{id}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{tokens}</td><td>{secs}</td></tr>",
             esc(&r.kind),
             esc(&r.suite),
             esc(&r.policy),
             esc(&r.backend),
+            esc(&harness_summary(&detail.config)),
             r.attempts,
             pct(num("success_rate").or((r.attempts > 0).then(|| r.successes as f64 / r.attempts as f64))),
             pct(num("pass_at_n")),

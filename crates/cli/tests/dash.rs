@@ -36,6 +36,9 @@ fn the_dashboard_shows_runs_trajectories_comparisons_and_training() {
     assert!(runs.contains("href=\"/dash/runs/1\"") && runs.contains("href=\"/dash/runs/2\"") && runs.contains("random"));
     let (_, only_random) = get(&format!("{url}?policy=random"));
     assert!(only_random.contains("/dash/runs/2") && !only_random.contains("/dash/runs/1\""));
+    assert!(runs.contains("<th>harness</th>") && runs.contains("canonical · ui_tree"), "each run's harness in a few words");
+    let (_, on_web) = get(&format!("{url}?backend=web"));
+    assert!(!on_web.contains("/dash/runs/1\""), "filtered by backend");
 
     // The golden run: families and attempts, all successes; no failure to filter to.
     let (_, run) = get(&format!("{url}/runs/1"));
