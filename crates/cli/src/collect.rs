@@ -94,6 +94,7 @@ struct Sink {
     instructions: std::collections::HashMap<String, String>,
     counts: Mutex<(usize, usize, usize)>,
     error: Mutex<Option<String>>,
+    meter: crate::progress::Meter,
 }
 
 /// A prompt's messages as chat JSON, images as file references.
@@ -169,6 +170,8 @@ impl Sink {
 
 impl Progress for Sink {
     fn attempt_done(&self, a: &Attempt, prompts: &[Prompt]) {
+        self.meter.set_message(a.task_id.clone());
+        self.meter.inc(1);
         if !a.verdict.success {
             return;
         }
@@ -203,8 +206,11 @@ pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
         instructions: tasks.iter().map(|t| (t.id.clone(), t.instruction.clone())).collect(),
         counts: Mutex::new((0, 0, 0)),
         error: Mutex::new(None),
+        meter: crate::progress::Meter::new("collect", tasks.len() as u64 * config.attempts as u64, false),
     });
-    let (run_id, report) = eval(tasks, &config, provider, policy, Some(store), sink.clone()).await.map_err(|e| anyhow::anyhow!("the run stopped: {e}"))?;
+    let result = eval(tasks, &config, provider, policy, Some(store), sink.clone()).await;
+    sink.meter.finish();
+    let (run_id, report) = result.map_err(|e| anyhow::anyhow!("the run stopped: {e}"))?;
     if let Some(e) = sink.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
         anyhow::bail!("writing the collected data: {e}");
     }

@@ -12,8 +12,8 @@ use guigym_harness::PolicyFactory;
 use guigym_rollout::{eval as run_eval, validate_task, EvalConfig, Progress, Store};
 use guigym_tasks as tasks;
 use guigym_ui::Screen;
-use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::progress::Meter;
 use crate::{registry, StoreArgs};
 
 /// Settings of the `openai` policy.
@@ -234,7 +234,7 @@ pub fn open_store(args: &StoreArgs) -> anyhow::Result<Store> {
     Store::open(&dir).with_context(|| format!("opening the store at {}", dir.display()))
 }
 
-struct Bar(ProgressBar);
+struct Bar(Meter);
 
 impl Progress for Bar {
     fn attempt_done(&self, a: &Attempt, _prompts: &[guigym_harness::Prompt]) {
@@ -246,9 +246,9 @@ impl Progress for Bar {
     }
 }
 
-/// A suite's tasks, one instance to run them on in turn, and a progress bar (hidden for JSON
-/// output): what `tasks validate` and `tasks audit` share.
-async fn one_instance_for(run: &SuiteRun) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, ProgressBar, &'static registry::Backend)> {
+/// A suite's tasks, one instance to run them on in turn, and a progress meter named `what`
+/// (silent for JSON output): what `tasks validate` and `tasks audit` share.
+async fn one_instance_for(run: &SuiteRun, what: &str) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, Meter, &'static registry::Backend)> {
     let (benchmark, mut tasks) = registry::suite(&run.suite)?;
     if !run.tasks.is_empty() {
         if let Some(missing) = run.tasks.iter().find(|id| !tasks.iter().any(|t| t.id == **id)) {
@@ -258,26 +258,15 @@ async fn one_instance_for(run: &SuiteRun) -> anyhow::Result<(Vec<TaskSpec>, Box<
     }
     let backend = registry::backend_for(run.backend.as_deref(), benchmark.name())?;
     let env = registry::provider(backend, run.screen.screen(backend)?)?.create().await?;
-    let progress = bar(tasks.len() as u64);
-    if run.json {
-        progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let progress = Meter::new(what, tasks.len() as u64, run.json);
     Ok((tasks, env, progress, registry::backend(backend)?))
-}
-
-fn bar(total: u64) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    if let Ok(style) = ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}") {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
 }
 
 pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let Prepared { tasks, config, provider, policy, store } = args.run.prepare()?;
-    let progress = bar(tasks.len() as u64 * config.attempts as u64);
+    let progress = Meter::new("eval", tasks.len() as u64 * config.attempts as u64, args.json);
     let result = run_eval(tasks, &config, provider, policy, Some(store), Arc::new(Bar(progress.clone()))).await;
-    progress.finish_and_clear();
+    progress.finish();
     let (run_id, report) = result.map_err(|e| anyhow!("the run stopped: {e}"))?;
     let json = serde_json::to_string_pretty(&report)?;
     if let Some(out) = &args.out {
@@ -454,7 +443,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Audit(run) => {
-            let (tasks, mut env, progress, backend) = one_instance_for(&run).await?;
+            let (tasks, mut env, progress, backend) = one_instance_for(&run, "audit").await?;
             let (suite, json) = (run.suite, run.json);
             let started = std::time::Instant::now();
             let mut report = guigym_rollout::audit::AuditReport::default();
@@ -464,7 +453,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
                 guigym_rollout::audit::audit_task(env.as_mut(), task, keyboard, &mut report).await.with_context(|| format!("auditing {}", task.id))?;
                 progress.inc(1);
             }
-            progress.finish_and_clear();
+            progress.finish();
             let _ = env.release().await;
             let seconds = started.elapsed().as_secs_f64();
             if json {
@@ -480,7 +469,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         TasksCommand::Validate(run) => {
-            let (tasks, mut env, progress, _) = one_instance_for(&run).await?;
+            let (tasks, mut env, progress, _) = one_instance_for(&run, "validate").await?;
             let (suite, json) = (run.suite, run.json);
             let mut results = Vec::new();
             for task in &tasks {
@@ -491,7 +480,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
                 progress.inc(1);
                 results.push(v);
             }
-            progress.finish_and_clear();
+            progress.finish();
             let _ = env.release().await;
             let failed = results.iter().filter(|v| !v.passed).count();
             let families: std::collections::BTreeSet<&str> = results.iter().map(|v| v.family.as_str()).collect();

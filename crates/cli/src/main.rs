@@ -12,6 +12,7 @@ mod collect;
 mod commands;
 mod dash;
 mod policy_server;
+mod progress;
 mod registry;
 mod rollouts;
 mod serve;

@@ -64,11 +64,18 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
     let trainer = Trainer { config: &config, pool, provider, policy, store: Arc::new(open_store(&args.store)?), tokenizer: &tokenizer };
     println!("{:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>9} {:>8}", "round", "tasks", "attempts", "reward", "kept", "drop", "samples", "tokens", "seconds");
+    let started = std::time::Instant::now();
+    let this_session = std::sync::atomic::AtomicU32::new(0);
     let print = |s: &RoundStats| {
         println!(
             "{:>5} {:>6} {:>8} {:>8.3} {:>8} {:>6} {:>8} {:>9} {:>8.1}",
             s.round, s.tasks, s.attempts, s.mean_reward, s.groups_kept, s.groups_dropped, s.samples, s.tokens, s.seconds
-        )
+        );
+        // Progress on standard error: the rounds left and, at this session's pace, their time.
+        let done = this_session.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let left = config.rounds.saturating_sub(s.round + 1);
+        let per_round = started.elapsed().as_secs_f64() / done as f64;
+        eprintln!("train: round {}/{} done · {:.1} s per round · ETA {:.0} s", s.round + 1, config.rounds, per_round, per_round * left as f64);
     };
     let rounds = trainer.run(args.resume, &print).await?;
     // Where the samples went: to the trainer's buffer as each group finished, and to files.

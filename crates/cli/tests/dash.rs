@@ -22,6 +22,9 @@ fn the_dashboard_shows_runs_trajectories_comparisons_and_training() {
     for policy in ["golden", "random"] {
         let out = guigym().args(["eval", "--suite", "smoke", "--limit", "4", "--screenshots", "--policy", policy, "--store"]).arg(&store).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // Not a terminal: plain progress lines, with the rate and the time left.
+        let progress = String::from_utf8_lossy(&out.stderr);
+        assert!(progress.contains("eval: 4/4 (100 %) · ") && progress.contains("ETA"), "{progress}");
     }
     let config = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train-tiny.yaml"))
         .unwrap()
