@@ -103,6 +103,9 @@ struct RunFilter {
     backend: Option<String>,
 }
 
+/// Reloads a page that shows a run still going, so it follows the store as attempts land.
+const LIVE: &str = "<p class=muted>a run is going: this page reloads every 5 s</p><script>setTimeout(()=>location.reload(),5000)</script>";
+
 /// A run's harness in a few words: codec, observation and history (from its stored settings).
 fn harness_summary(config: &Value) -> String {
     let h = config.pointer("/eval/harness").or_else(|| config.get("harness")).unwrap_or(&Value::Null);
@@ -150,6 +153,9 @@ async fn runs(State(store): State<Arc<Store>>, Query(f): Query<RunFilter>) -> Pa
         );
     }
     body.push_str("</table><form action=/dash/compare>compare run <input name=a size=4> with run <input name=b size=4> <button>compare</button></form>");
+    if all.iter().any(|r| r.finished_at.is_none()) {
+        body.push_str(LIVE);
+    }
     Ok(Html(page("guigym · runs", &body)))
 }
 
@@ -237,6 +243,9 @@ async fn run_page(State(store): State<Arc<Store>>, Path(id): Path<i64>, Query(f)
         );
     }
     body.push_str("</table>");
+    if detail.run.finished_at.is_none() {
+        body.push_str(LIVE);
+    }
     Ok(Html(page(&format!("run {id}"), &body)))
 }
 

@@ -177,6 +177,8 @@ fn a_task_played_by_hand_is_judged_and_stored_as_a_human_run() {
             .unwrap();
         String::from_utf8_lossy(&out.stdout).to_string()
     };
+    let (_, live) = get(&format!("{}/dash", dash.url));
+    assert!(live.contains("reloads every 5 s"), "a run still going: the page follows it");
     assert_eq!(post("not an action"), "200", "garbage is an invalid step, not an error");
     for action in task["walkthrough"].as_array().unwrap() {
         assert_eq!(post(&action.to_string()), "200");
@@ -185,6 +187,7 @@ fn a_task_played_by_hand_is_judged_and_stored_as_a_human_run() {
     let (_, over) = get(&game);
     assert!(over.contains("solved") && over.contains("/dash/attempts/"), "{over}");
     let (_, runs) = get(&format!("{}/dash?policy=human", dash.url));
+    assert!(!runs.contains("reloads every 5 s"), "nothing is going any more");
     assert!(runs.contains("play") && runs.contains("100.0 %"), "{runs}");
     let attempt: String = over.split("/dash/attempts/").nth(1).unwrap().split('"').next().unwrap().to_string();
     let (_, trajectory) = get(&format!("{}/dash/attempts/{attempt}", dash.url));
