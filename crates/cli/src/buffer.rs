@@ -187,9 +187,17 @@ async fn ack_batch(State(s): State<Shared>, UrlPath(id): UrlPath<String>) -> Res
 }
 
 async fn weights(State(s): State<Shared>, body: Body) -> Response {
-    let w: Weights = match json_body(&s, body).await {
+    let w: Value = match json_body(&s, body).await {
         Ok(w) => w,
         Err(e) => return e.into_response(),
+    };
+    // An object only (serde would also take a bare array `[N]` for the struct).
+    if !w.is_object() {
+        return err(StatusCode::UNPROCESSABLE_ENTITY, "the body is an object: {\"version\": N, \"figures\": {…}}");
+    }
+    let w: Weights = match serde_json::from_value(w) {
+        Ok(w) => w,
+        Err(e) => return err(StatusCode::UNPROCESSABLE_ENTITY, format!("the body: {e}")),
     };
     let mut buf = lock(&s);
     if let Some(figures) = w.figures {

@@ -68,11 +68,18 @@ fn replayed_tasks(store: &guigym_rollout::Store, runs: &[i64]) -> anyhow::Result
         for a in store.attempts_of_run(run)?.into_iter().filter(|a| a.success == Some(true)) {
             let mut task =
                 crate::registry::find_task(&a.task_id).with_context(|| format!("run {run}: task {} is not in this binary's benchmarks", a.task_id))?;
-            // Steps whose output held no action (invalid replies) have nothing to replay.
-            let actions: Vec<guigym_core::Action> =
-                store.attempt_steps(a.id)?.into_iter().filter(|s| !s.action.is_null()).filter_map(|s| serde_json::from_value(s.action).ok()).collect();
+            // Invalid steps (no action, or one the instance refused) are not replayed: the
+            // data keeps what worked, not the slips.
+            let actions: Vec<guigym_core::Action> = store
+                .attempt_steps(a.id)?
+                .into_iter()
+                .filter(|s| !s.invalid && !s.action.is_null())
+                .filter_map(|s| serde_json::from_value(s.action).ok())
+                .collect();
             task.walkthrough = actions;
-            tasks.insert(task.id.clone(), task);
+            if let Some(earlier) = tasks.insert(task.id.clone(), task) {
+                eprintln!("collect: {} was solved more than once in the runs replayed; the last attempt is replayed", earlier.id);
+            }
         }
     }
     let benchmarks: std::collections::BTreeSet<String> = tasks.values().map(|t| t.benchmark.clone()).collect();
@@ -178,6 +185,10 @@ impl Progress for Sink {
         if let Err(e) = self.write(a, prompts) {
             self.error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.to_string());
         }
+    }
+    fn attempt_unscored(&self, task_id: &str) {
+        self.meter.set_message(task_id.to_string());
+        self.meter.inc(1);
     }
     fn wants_prompts(&self) -> bool {
         true

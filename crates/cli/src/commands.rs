@@ -242,7 +242,11 @@ impl Progress for Bar {
         self.0.inc(1);
     }
     fn infra_failure(&self, task_id: &str, error: &str) {
-        self.0.println(format!("infrastructure failure in {task_id} (re-run): {error}"));
+        self.0.println(format!("infrastructure failure in {task_id}: {error}"));
+    }
+    fn attempt_unscored(&self, task_id: &str) {
+        self.0.set_message(task_id.to_string());
+        self.0.inc(1);
     }
 }
 

@@ -38,12 +38,31 @@ pub async fn run(args: DashArgs) -> anyhow::Result<ExitCode> {
     let store = Arc::new(crate::commands::open_store(&args.store)?);
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port)).await.with_context(|| format!("binding {}:{}", args.host, args.port))?;
     let url = format!("http://{}", listener.local_addr()?);
-    let app = routes(store.clone()).merge(play_routes(store)).route("/", get(|| async { Redirect::to("/dash") }));
+    let play = Arc::new(Play { store: store.clone(), sessions: tokio::sync::Mutex::new(BTreeMap::new()) });
+    let app = routes(store).merge(play_router(play.clone())).route("/", get(|| async { Redirect::to("/dash") }));
     println!("listening on {url}");
     use std::io::Write;
     std::io::stdout().flush()?;
-    axum::serve(listener, app).await?;
+    axum::serve(listener, app).with_graceful_shutdown(stop_requested()).await?;
+    // The games' instances (a desktop's display, a browser) end with the dashboard.
+    play.end_all("the dashboard stopped").await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Ctrl-C or SIGTERM.
+async fn stop_requested() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
 }
 
 /// The dashboard's pages under `/dash`.
@@ -455,7 +474,9 @@ async fn train_list(State(store): State<Arc<Store>>) -> Page {
 /// A figure for a table: whole numbers as they are, small ones (a KL of 0.0004) in
 /// scientific notation, others to four places.
 fn figure(v: f64) -> String {
-    if v.fract() == 0.0 {
+    if v.abs() >= 1e9 {
+        format!("{v:.3e}")
+    } else if v.fract() == 0.0 {
         format!("{v}")
     } else if v.abs() < 0.01 {
         format!("{v:.2e}")
@@ -468,7 +489,9 @@ fn figure(v: f64) -> String {
 /// by `x_label` at its end.
 fn plot(series: &[(String, Vec<(f64, f64)>)], (lo, hi): (f64, f64), h: f64, x_label: &str) -> String {
     let (w, pad) = (640.0, 30.0);
-    let span = if hi > lo { hi - lo } else { 1.0 };
+    // Where a value sits between lo and hi, halved first so that a range as wide as f64's
+    // (a figure of 1e308 and one of -1e308) does not overflow.
+    let frac = |y: f64| if hi > lo { (y / 2.0 - lo / 2.0) / (hi / 2.0 - lo / 2.0) } else { 0.0 };
     let max_x = series.iter().flat_map(|(_, s)| s.iter().map(|p| p.0)).fold(1.0f64, f64::max);
     let colors = ["#1d4ed8", "#dc2626", "#15803d", "#a21caf", "#ea580c", "#0891b2"];
     let mut out = format!(
@@ -478,7 +501,12 @@ fn plot(series: &[(String, Vec<(f64, f64)>)], (lo, hi): (f64, f64), h: f64, x_la
     );
     for (i, (name, points)) in series.iter().enumerate() {
         let c = colors[i % colors.len()];
-        let path: Vec<String> = points.iter().map(|(x, y)| format!("{:.1},{:.1}", pad + x / max_x * (w - pad), (1.0 - (y - lo) / span) * (h - pad))).collect();
+        let path: Vec<String> = points
+            .iter()
+            .map(|(x, y)| (pad + x / max_x * (w - pad), (1.0 - frac(*y)) * (h - pad)))
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
         // A line needs two points: a lone one is drawn as a dot.
         if let [only] = path.as_slice() {
             let (cx, cy) = only.split_once(',').unwrap_or(("0", "0"));
@@ -493,7 +521,7 @@ fn plot(series: &[(String, Vec<(f64, f64)>)], (lo, hi): (f64, f64), h: f64, x_la
             esc(name)
         );
     }
-    let label = |v: f64| if v.fract() == 0.0 { format!("{v}") } else { format!("{v:.3}") };
+    let label = figure;
     let _ = write!(
         out,
         "<text x=\"0\" y=\"12\" font-size=\"10\">{}</text><text x=\"0\" y=\"{}\" font-size=\"10\">{}</text><text x=\"{}\" y=\"{}\" font-size=\"10\">{} {}</text></svg>",
@@ -536,6 +564,7 @@ async fn train_page(State(store): State<Arc<Store>>, Path(name): Path<String>) -
         body.push_str(&plot(&[(c.clone(), p)], (lo, hi), 120.0, "round"));
     }
     body.push_str("<table><tr><th>round</th>");
+    columns.retain(|c| c != "round");
     for c in &columns {
         let _ = write!(body, "<th>{}</th>", esc(c));
     }
@@ -671,7 +700,8 @@ fn fleet_history(history: &[guigym_manager::metrics::Interval]) -> String {
     let mut out = String::from("<h2>over time</h2>");
     let plots: [(&str, &Figure); 3] = [
         ("mean latency (ms)", &|f, _| f.mean_ms),
-        ("p99 latency (ms, bucket bound)", &|f, _| f.p99_ms),
+        // Above the histogram's last bucket the bound is unknown: drawn at that bucket (5 s).
+        ("p99 latency (ms, bucket bound; above 5 s drawn at 5 s)", &|f, _| f.p99_ms.min(guigym_manager::metrics::LAST_BUCKET_MS)),
         ("operations per second", &|f, secs| f.count as f64 / secs.max(1e-9)),
     ];
     for (title, figure) in plots {
@@ -701,7 +731,8 @@ const PLAY_IDLE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 const PLAY_MAX: usize = 8;
 
 struct Session {
-    env: Box<dyn guigym_core::Env>,
+    /// The game's instance; ended (and dropped, with its processes) once the game is over.
+    env: Option<Box<dyn guigym_core::Env>>,
     last_active: std::time::Instant,
     task: guigym_core::TaskSpec,
     run_id: i64,
@@ -713,7 +744,10 @@ struct Session {
 }
 
 pub fn play_routes(store: Arc<Store>) -> Router {
-    let play = Arc::new(Play { store, sessions: tokio::sync::Mutex::new(BTreeMap::new()) });
+    play_router(Arc::new(Play { store, sessions: tokio::sync::Mutex::new(BTreeMap::new()) }))
+}
+
+fn play_router(play: Arc<Play>) -> Router {
     Router::new()
         .route("/dash/play", get(play_pick))
         .route("/dash/play/start", get(play_start))
@@ -749,6 +783,23 @@ struct StartQuery {
 }
 
 impl Play {
+    /// Ends every game: instances released (and dropped, with their processes), unfinished
+    /// runs closed as abandoned for `reason`.
+    async fn end_all(&self, reason: &str) {
+        let mut sessions = self.sessions.lock().await;
+        for (sid, mut s) in std::mem::take(&mut *sessions) {
+            if let Some(mut env) = s.env.take() {
+                let _ = env.release().await;
+            }
+            if s.done.is_none() {
+                let report = serde_json::json!({ "attempts": 0, "abandoned": true, "steps": s.steps.len(), "reason": reason });
+                if let Err(e) = self.store.finish_run(s.run_id, &report) {
+                    tracing::warn!("closing game {sid}: {e}");
+                }
+            }
+        }
+    }
+
     /// Ends the games nobody has touched for `PLAY_IDLE` (finished ones included): their
     /// instances are released, and an unfinished one's run is closed as abandoned, so no run
     /// stays "running" for ever.
@@ -757,8 +808,8 @@ impl Play {
         let idle: Vec<String> = sessions.iter().filter(|(_, s)| s.last_active.elapsed() >= PLAY_IDLE).map(|(k, _)| k.clone()).collect();
         for sid in idle {
             let Some(mut s) = sessions.remove(&sid) else { continue };
-            if s.done.is_none() {
-                let _ = s.env.release().await;
+            if let Some(mut env) = s.env.take() {
+                let _ = env.release().await;
                 let report = serde_json::json!({ "attempts": 0, "abandoned": true, "steps": s.steps.len(),
                     "reason": format!("no action for {} minutes", PLAY_IDLE.as_secs() / 60) });
                 if let Err(e) = self.store.finish_run(s.run_id, &report) {
@@ -789,7 +840,7 @@ async fn play_start(State(play): State<Arc<Play>>, Query(q): Query<StartQuery>) 
     let attempt_id = play.store.begin_attempt(run_id, &trajectory_id, &task.id, &task.family, 0, 0).map_err(store_error)?;
     let sid = trajectory_id.clone();
     let session = Session {
-        env,
+        env: Some(env),
         last_active: std::time::Instant::now(),
         task,
         run_id,
@@ -850,7 +901,8 @@ async fn play_screen(State(play): State<Arc<Play>>, Path(sid): Path<String>) -> 
     let mut sessions = play.sessions.lock().await;
     let Some(s) = sessions.get_mut(&sid) else { return (StatusCode::NOT_FOUND, "no such game").into_response() };
     s.last_active = std::time::Instant::now();
-    match s.env.observe(guigym_core::ObserveOptions { screenshot: true }).await {
+    let Some(env) = s.env.as_mut() else { return (StatusCode::CONFLICT, "the game is over").into_response() };
+    match env.observe(guigym_core::ObserveOptions { screenshot: true }).await {
         Ok(obs) => {
             ([(header::CONTENT_TYPE, "image/png"), (header::CACHE_CONTROL, "no-store")], obs.screenshot.map(|x| x.png).unwrap_or_default()).into_response()
         }
@@ -864,18 +916,16 @@ async fn play_act(State(play): State<Arc<Play>>, Path(sid): Path<String>, body: 
     let mut sessions = play.sessions.lock().await;
     let Some(s) = sessions.get_mut(&sid) else { return (StatusCode::NOT_FOUND, "no such game").into_response() };
     s.last_active = std::time::Instant::now();
-    if s.done.is_some() {
-        return (StatusCode::CONFLICT, "the game is over").into_response();
-    }
+    let Some(env) = s.env.as_mut().filter(|_| s.done.is_none()) else { return (StatusCode::CONFLICT, "the game is over").into_response() };
     let raw = String::from_utf8_lossy(&body).to_string();
     let action: Option<guigym_core::Action> = serde_json::from_str(&raw).ok();
-    let before = match s.env.observe(guigym_core::ObserveOptions { screenshot: true }).await {
+    let before = match env.observe(guigym_core::ObserveOptions { screenshot: true }).await {
         Ok(o) => o,
         Err(e) => return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
     };
     let started = std::time::Instant::now();
     let (feedback, invalid, done) = match &action {
-        Some(a) => match s.env.step(a).await {
+        Some(a) => match env.step(a).await {
             Ok(out) => (out.feedback, out.invalid, out.done),
             Err(e) => return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
         },
@@ -906,7 +956,7 @@ async fn play_act(State(play): State<Arc<Play>>, Path(sid): Path<String>, body: 
     s.steps.push(step);
     s.feedback = feedback;
     if done || s.steps.len() as u32 >= s.task.step_budget {
-        let verdict = match s.env.evaluate().await {
+        let verdict = match env.evaluate().await {
             Ok(v) => v,
             Err(e) => return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
         };
@@ -926,8 +976,26 @@ async fn play_act(State(play): State<Arc<Play>>, Path(sid): Path<String>, body: 
         if let Err(e) = play.store.finish_attempt(s.attempt_id, &attempt).and_then(|_| play.store.finish_run(s.run_id, &report)) {
             return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response();
         }
-        let _ = s.env.release().await;
+        let _ = env.release().await;
+        // Dropping the instance ends its processes (a desktop's display, a browser).
+        s.env = None;
         s.done = Some(verdict);
     }
     (StatusCode::OK, "ok").into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plots_and_figures_stay_finite_and_short_at_the_extremes() {
+        let svg = plot(&[("kl".into(), vec![(0.0, 1e308), (1.0, -1e308)])], (-1e308, 1e308), 120.0, "round");
+        assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+        assert!(svg.len() < 2000, "no 309-digit labels: {svg}");
+        assert_eq!(figure(1e308), "1.000e308");
+        assert_eq!(figure(0.0004), "4.00e-4");
+        assert_eq!(figure(12.0), "12");
+        assert!(plot(&[("one".into(), vec![(1.0, 0.5)])], (0.0, 1.0), 120.0, "round").contains("<circle"), "a lone point is a dot");
+    }
 }

@@ -180,6 +180,8 @@ fn a_task_played_by_hand_is_judged_and_stored_as_a_human_run() {
     let (_, live) = get(&format!("{}/dash", dash.url));
     assert!(live.contains("reloads every 5 s"), "a run still going: the page follows it");
     assert_eq!(post("not an action"), "200", "garbage is an invalid step, not an error");
+    assert_eq!(post(r#"{"action":"key","keys":["zzz"]}"#), "200");
+    assert!(get(&game).1.contains("unknown key"), "a key the phone does not have is an invalid step");
     for action in task["walkthrough"].as_array().unwrap() {
         assert_eq!(post(&action.to_string()), "200");
     }
@@ -195,6 +197,8 @@ fn a_task_played_by_hand_is_judged_and_stored_as_a_human_run() {
     // `collect` turns the game into training data: its actions replayed through the harness.
     let run: String = over.split(">run ").nth(1).unwrap().split(' ').next().unwrap().to_string();
     common::assert_human_run_collects(&store, &run, &dir.join("collected"));
+    let sft = std::fs::read_to_string(dir.join("collected/sft.jsonl")).unwrap();
+    assert!(!sft.contains("zzz"), "the invalid steps are not replayed, so not trained on");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -226,5 +230,20 @@ fn a_desktop_task_played_by_hand_is_judged_and_collected() {
     assert!(over.contains("solved") && !over.contains("not solved"), "{over}");
     let run: String = over.split(">run ").nth(1).unwrap().split(' ').next().unwrap().to_string();
     common::assert_human_run_collects(&store, &run, &dir.join("collected"));
+
+    // A game in play when the dashboard is stopped: its desktop's processes end with it.
+    let mut dash = dash;
+    let started = std::process::Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", &format!("{}/dash/play/start?task=text.write/0", dash.url)])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&started.stdout), "303");
+    let children = common::children_of(dash.child.id());
+    assert!(!children.is_empty(), "the game's display and applications run under the dashboard");
+    assert!(std::process::Command::new("kill").args(["-TERM", &dash.child.id().to_string()]).status().unwrap().success());
+    assert!(dash.child.wait().unwrap().success(), "a clean stop");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let left: Vec<u32> = children.into_iter().filter(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists()).collect();
+    assert!(left.is_empty(), "processes left behind: {left:?}");
     let _ = std::fs::remove_dir_all(dir);
 }

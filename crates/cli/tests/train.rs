@@ -157,6 +157,7 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
     // The trainer is at weights 3, and says what its update measured; bad figures are refused.
     assert!(client("POST", "/v1/weights", Some(r#"{"version": 3, "figures": {"kl": "high"}}"#))["error"]["message"].is_string());
     assert!(client("POST", "/v1/weights", Some(r#"{"version": 3, "figures": {"<b>": 1}}"#))["error"]["message"].is_string());
+    assert!(client("POST", "/v1/weights", Some("[3]"))["error"]["message"].is_string(), "an object, not serde's sequence form");
     assert_eq!(client("POST", "/v1/weights", Some(r#"{"version": 3, "figures": {"kl": 0.0125, "loss": 1.5}}"#))["weight_version"], 3);
     assert_eq!(client("GET", "/v1/buffer", None)["trainer_figures"], serde_json::json!({"version": 3, "figures": {"kl": 0.0125, "loss": 1.5}}));
     let path = config(&dir, 2);

@@ -102,6 +102,32 @@ pub enum Action {
 
 /// Most keys one `key` action may press together.
 pub const MAX_KEYS: usize = 8;
+
+/// Modifier keys every backend knows.
+pub const MODIFIER_KEYS: &[&str] = &["ctrl", "control", "alt", "shift", "meta", "cmd", "super", "win"];
+
+/// Named keys every backend knows (besides single characters and f1 to f12).
+pub const NAMED_KEYS: &[&str] = &[
+    "enter",
+    "return",
+    "tab",
+    "backspace",
+    "delete",
+    "del",
+    "escape",
+    "esc",
+    "space",
+    "back",
+    "home",
+    "end",
+    "up",
+    "down",
+    "left",
+    "right",
+    "pageup",
+    "pagedown",
+    "insert",
+];
 /// Most characters one `type`, `answer` or `ask_user` may carry.
 pub const MAX_TEXT_CHARS: usize = 5_000;
 
@@ -220,6 +246,34 @@ impl Action {
         }
     }
 
+    /// For a backend whose keyboard knows the portable key names only (the phone, a browser
+    /// page): a chord of modifiers and at most one other key, each a name below or a single
+    /// character. (The desktop takes X's key names too, and checks them itself.)
+    pub fn portable_chord(keys: &[String]) -> Result<(), crate::InvalidAction> {
+        let mut others = 0;
+        for k in keys {
+            let lower = k.trim().to_lowercase();
+            if MODIFIER_KEYS.contains(&lower.as_str()) {
+                continue;
+            }
+            let one_char = lower.chars().count() == 1 && !lower.chars().any(char::is_control);
+            let function = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()).is_some_and(|n| (1..=12).contains(&n));
+            if !(one_char || function || NAMED_KEYS.contains(&lower.as_str())) {
+                return Err(crate::InvalidAction::new(format!(
+                    "unknown key {:?}: keys are {}, f1 to f12, a single character, or the modifiers {}",
+                    k.chars().take(40).collect::<String>(),
+                    NAMED_KEYS.join(", "),
+                    MODIFIER_KEYS.join(", ")
+                )));
+            }
+            others += 1;
+        }
+        if others > 1 {
+            return Err(crate::InvalidAction::new("press one key at a time (with any modifiers): a chord holds at most one key that is not a modifier"));
+        }
+        Ok(())
+    }
+
     pub fn to_json(&self) -> String {
         // Serializing a plain enum of strings and numbers cannot fail.
         serde_json::to_string(self).unwrap_or_default()
@@ -261,6 +315,17 @@ mod tests {
         assert!(err.message.contains("colour"), "{}", err.message);
         let err = Action::from_json("not json").unwrap_err();
         assert!(err.message.contains("malformed"));
+    }
+
+    #[test]
+    fn portable_chords_are_modifiers_and_one_known_key() {
+        let chord = |keys: &[&str]| Action::portable_chord(&keys.iter().map(|k| k.to_string()).collect::<Vec<_>>());
+        for ok in [&["ctrl", "s"][..], &["Enter"], &["shift", "Tab"], &["f5"], &["é"], &["PageDown"], &["ctrl", "alt", "delete"], &["meta"]] {
+            assert!(chord(ok).is_ok(), "{ok:?}");
+        }
+        for bad in [&["zzz"][..], &["ctrl+s"], &["\u{0}"], &["a", "b"], &["f13"], &["<script>"]] {
+            assert!(chord(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 /// Histogram bucket bounds in seconds.
 const BUCKETS: [f64; 12] = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0, 5.0];
 
+/// The last bucket's bound in milliseconds: a p99 above it is only known to be above it.
+pub const LAST_BUCKET_MS: f64 = BUCKETS[BUCKETS.len() - 1] * 1000.0;
+
 #[derive(Default, Clone)]
 struct Histogram {
     counts: [u64; BUCKETS.len()],

@@ -228,7 +228,8 @@ fn apply_on(s: &mut DeviceState, action: &Action, layout: &Layout<'_>) -> Result
             }
         }
         Action::Key { keys } => {
-            let key = keys.iter().map(|k| k.to_lowercase()).collect::<Vec<_>>().join("+");
+            Action::portable_chord(keys)?;
+            let key = keys.iter().map(|k| k.trim().to_lowercase()).collect::<Vec<_>>().join("+");
             match key.as_str() {
                 "back" | "escape" => back(s),
                 "home" => Ok(go_home(s)),

@@ -228,6 +228,9 @@ impl TrajectoryBuffer {
             if !value.is_finite() {
                 return Err(format!("figures.{name}: {value} is not a finite number"));
             }
+            if name == "version" {
+                return Err("figures.version: the weights' version is the report's own `version`; name the figure otherwise".into());
+            }
         }
         if self.trainer_figures.as_ref().is_none_or(|(v, _)| version >= *v) {
             self.trainer_figures = Some((version, figures));
@@ -416,6 +419,7 @@ mod tests {
         assert_eq!(b.trainer_figures, Some((4, figures(&[("kl", 0.002), ("policy.loss", -1.5)]))), "an older report does not replace a newer one");
         assert!(b.report_figures(5, figures(&[("kl", f64::NAN)])).unwrap_err().contains("finite"));
         assert!(b.report_figures(5, figures(&[("<script>", 1.0)])).unwrap_err().contains("not a name"));
+        assert!(b.report_figures(5, figures(&[("version", 999.0)])).unwrap_err().contains("version"), "the report's own version is not a figure");
         assert!(b.report_figures(5, (0..33).map(|i| (format!("f{i}"), 0.0)).collect()).unwrap_err().contains("at most 32"));
         assert_eq!(b.trainer_figures.as_ref().map(|(v, _)| *v), Some(4), "a refused report changes nothing");
     }

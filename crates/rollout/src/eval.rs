@@ -63,6 +63,8 @@ pub trait Progress: Send + Sync {
     /// `prompts` holds the prompt of every step when `wants_prompts` says so.
     fn attempt_done(&self, attempt: &Attempt, prompts: &[Prompt]);
     fn infra_failure(&self, _task_id: &str, _error: &str) {}
+    /// An attempt given up after its infrastructure retries: it ends without a verdict.
+    fn attempt_unscored(&self, _task_id: &str) {}
     fn wants_prompts(&self) -> bool {
         false
     }
@@ -284,14 +286,16 @@ impl Worker {
                             let _ = AssertUnwindSafe(broken.release()).catch_unwind().await;
                         }
                         let task = &self.tasks[job.task];
-                        tracing::warn!(task = %task.id, reason, error = %detail, "infrastructure failure, re-running the attempt");
                         self.progress.infra_failure(&task.id, &detail);
                         *lock(&self.shared.infra).entry(task.family.clone()).or_default() += 1;
                         job.tries += 1;
                         if job.tries > self.max_retries {
+                            tracing::warn!(task = %task.id, reason, error = %detail, "infrastructure failure; the attempt is left unscored (no retries left)");
                             lock(&self.shared.unscored).push(Unscored::new(task, job.attempt, reason, &detail));
+                            self.progress.attempt_unscored(&task.id);
                             break;
                         }
+                        tracing::warn!(task = %task.id, reason, error = %detail, "infrastructure failure, re-running the attempt");
                         tokio::time::sleep(backoff(job.tries)).await;
                     }
                 }

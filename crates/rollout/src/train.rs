@@ -564,7 +564,7 @@ impl Trainer<'_> {
         let mut out = Vec::new();
         // One connection pool for the run's buffer requests.
         let http = reqwest::Client::new();
-        let mut reported_version: Option<u64> = None;
+        let mut reported: Option<serde_json::Value> = None;
         for round in (done.len() as u32)..c.rounds {
             let started = Instant::now();
             // The next tasks of the seeded order, cycling over the pool.
@@ -650,15 +650,16 @@ impl Trainer<'_> {
             let mut trainer = BTreeMap::new();
             if let Some(url) = &c.buffer {
                 if let Some(report) = buffer_state(&http, url).await?.get("trainer_figures").filter(|r| !r.is_null()) {
-                    let version = report["version"].as_u64().unwrap_or(0);
-                    if reported_version.is_none_or(|v| version > v) {
-                        reported_version = Some(version);
-                        trainer.insert("trainer_version".to_string(), version as f64);
+                    // A report not recorded yet (a new version, or new figures for the same one).
+                    if reported.as_ref() != Some(report) {
+                        reported = Some(report.clone());
                         for (name, value) in report["figures"].as_object().into_iter().flatten() {
                             if let Some(v) = value.as_f64() {
                                 trainer.insert(format!("trainer_{name}"), v);
                             }
                         }
+                        // Last, so that no figure can stand in for it.
+                        trainer.insert("trainer_version".to_string(), report["version"].as_u64().unwrap_or(0) as f64);
                     }
                 }
             }

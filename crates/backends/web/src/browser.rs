@@ -240,10 +240,10 @@ impl Page {
         let mut modifiers = 0;
         let mut main = None;
         for k in keys {
-            match k.to_lowercase().as_str() {
+            match k.trim().to_lowercase().as_str() {
                 "alt" => modifiers |= 1,
                 "ctrl" | "control" => modifiers |= 2,
-                "meta" | "cmd" | "super" => modifiers |= 4,
+                "meta" | "cmd" | "super" | "win" => modifiers |= 4,
                 "shift" => modifiers |= 8,
                 other => main = Some(other.to_string()),
             }
@@ -253,8 +253,22 @@ impl Page {
             "enter" | "return" => ("Enter", "Enter", 13, "\r"),
             "tab" => ("Tab", "Tab", 9, ""),
             "backspace" => ("Backspace", "Backspace", 8, ""),
-            "escape" | "esc" => ("Escape", "Escape", 27, ""),
+            "escape" | "esc" | "back" => ("Escape", "Escape", 27, ""),
             "space" => (" ", "Space", 32, " "),
+            "delete" | "del" => ("Delete", "Delete", 46, ""),
+            "insert" => ("Insert", "Insert", 45, ""),
+            "home" => ("Home", "Home", 36, ""),
+            "end" => ("End", "End", 35, ""),
+            "pageup" => ("PageUp", "PageUp", 33, ""),
+            "pagedown" => ("PageDown", "PageDown", 34, ""),
+            "left" => ("ArrowLeft", "ArrowLeft", 37, ""),
+            "up" => ("ArrowUp", "ArrowUp", 38, ""),
+            "right" => ("ArrowRight", "ArrowRight", 39, ""),
+            "down" => ("ArrowDown", "ArrowDown", 40, ""),
+            f if f.len() > 1 && f.starts_with('f') && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) => {
+                let n: i64 = f[1..].parse().unwrap_or(1);
+                return self.press(&format!("F{n}"), &format!("F{n}"), 111 + n, "", modifiers).await;
+            }
             _ => ("", "", 0, ""),
         };
         let (name, code, vk, text) = if name.is_empty() && key.chars().count() == 1 {
@@ -263,6 +277,10 @@ impl Page {
         } else {
             (name, code, vk as i64, text)
         };
+        self.press(name, code, vk, text, modifiers).await
+    }
+
+    async fn press(&self, name: &str, code: &str, vk: i64, text: &str, modifiers: i64) -> Result<(), BrowserError> {
         let down = json!({ "type": if text.is_empty() { "rawKeyDown" } else { "keyDown" }, "key": name, "code": code, "windowsVirtualKeyCode": vk, "text": text, "modifiers": modifiers });
         self.call("Input.dispatchKeyEvent", down).await?;
         self.call("Input.dispatchKeyEvent", json!({ "type": "keyUp", "key": name, "code": code, "windowsVirtualKeyCode": vk, "modifiers": modifiers })).await?;

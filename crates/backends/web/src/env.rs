@@ -249,7 +249,12 @@ impl WebEnv {
                 }
                 page.insert_text(text).await.map_err(infra)?;
             }
-            Action::Key { keys } => page.key(keys).await.map_err(infra)?,
+            Action::Key { keys } => {
+                if let Err(why) = Action::portable_chord(keys) {
+                    return Ok(Err(why.message));
+                }
+                page.key(keys).await.map_err(infra)?
+            }
             _ => return Ok(Err(format!("{} is not a browser gesture", action.name()))),
         }
         Ok(Ok(()))

@@ -110,3 +110,18 @@ pub fn assert_human_run_collects(store: &std::path::Path, run: &str, out: &std::
     assert!(sft.lines().count() >= 1 && sft.contains("\"assistant\""));
     assert!(std::fs::read_to_string(out.join("samples.jsonl")).unwrap().lines().count() >= 1);
 }
+
+/// The processes whose parent is `pid`.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // The fields after the command (in parentheses): state, then the parent's pid.
+        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)).and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(pid) {
+            out.push(child);
+        }
+    }
+    out
+}

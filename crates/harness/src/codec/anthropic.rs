@@ -22,7 +22,12 @@ fn key_name(k: &str) -> String {
         "Escape" => "escape".into(),
         "Tab" => "tab".into(),
         "space" => "space".into(),
-        "super" | "Super_L" => "meta".into(),
+        "super" | "Super_L" | "Super_R" => "meta".into(),
+        "Page_Up" | "Prior" => "pageup".into(),
+        "Page_Down" | "Next" => "pagedown".into(),
+        "Control_L" | "Control_R" => "ctrl".into(),
+        "Alt_L" | "Alt_R" => "alt".into(),
+        "Shift_L" | "Shift_R" => "shift".into(),
         other => other.to_lowercase(),
     }
 }
