@@ -199,7 +199,8 @@ def main():
             out["score"] = float(score)
             verdicts[c["name"]] = out["score"]
         except Exception as e:  # OSWorld raising is itself a verdict worth pinning
-            msg = "%s: %s" % (type(e).__name__, e)
+            # The fixture's folder is where the checkout is: pinned messages name it <files>.
+            msg = ("%s: %s" % (type(e).__name__, e)).replace(os.path.abspath(files), "<files>")
             out["error"] = msg
             verdicts[c["name"]] = "error: " + msg
         if not args.quiet:
