@@ -25,6 +25,10 @@ pub struct RoundPoint {
     /// Success of the sampled rollouts on training tasks this round.
     pub train_success: f64,
     pub groups_with_signal: usize,
+    /// KL(π ‖ π_ref) to the warm-up policy, estimated with k3 over the round's sampled
+    /// decisions before the round's update.
+    #[serde(default)]
+    pub kl: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -255,8 +259,7 @@ pub async fn run(
             .collect();
         let config = EvalConfig { suite: format!("rl-round-{round}"), attempts: c.group_size.max(2), parallel: c.parallel.max(1), ..EvalConfig::default() };
         let sink = Arc::new(Attempts::default());
-        let (run_id, report) =
-            eval(Arc::new(tasks), &config, provider.clone(), factory.clone(), store.clone(), sink.clone()).await.map_err(|e| e.to_string())?;
+        let (_, report) = eval(Arc::new(tasks), &config, provider.clone(), factory.clone(), store.clone(), sink.clone()).await.map_err(|e| e.to_string())?;
         let log = factory.take_log();
         let mut attempts = std::mem::take(&mut *sink.0.lock().unwrap_or_else(|p| p.into_inner()));
         // Attempts finish in any order; updates are applied in a fixed one, so a seed gives one result.
@@ -265,12 +268,23 @@ pub async fn run(
         // Which steps of each trajectory the environment rejected as invalid.
         let mut invalid: BTreeMap<String, Vec<bool>> = BTreeMap::new();
         for a in attempts {
-            let tid = format!("{run_id}:{}:{}:{}", a.task_id, a.attempt_index, a.infra_retries);
+            // The decision log is keyed by the attempt's own (opaque) trajectory id.
+            let tid = a.trajectory_id.clone();
             invalid.insert(tid.clone(), a.trajectory.steps.iter().map(|s| s.invalid).collect());
             groups.entry(a.task_id.clone()).or_default().push((tid, reward(&a.verdict, c.progress_weight)));
         }
         let mut with_signal = 0;
         let mut model = factory.model.write().map_err(|_| "model lock poisoned".to_string())?;
+        // k3 = r − 1 − ln r with r = π_ref/π of each sampled decision (its mean estimates the KL
+        // without bias), measured before this round's update changes π.
+        let (mut kl_sum, mut kl_n) = (0.0f64, 0usize);
+        // In the groups' fixed order (trajectory ids are random), so a seed gives one figure.
+        for d in groups.values().flatten().filter_map(|(tid, _)| log.get(tid)).flatten() {
+            let p = model.probs(&d.candidates)[d.chosen].max(1e-6) as f64;
+            let r = reference.probs(&d.candidates)[d.chosen].max(1e-6) as f64 / p;
+            kl_sum += r - 1.0 - r.ln();
+            kl_n += 1;
+        }
         for group in groups.values() {
             let rewards: Vec<f64> = group.iter().map(|g| g.1).collect();
             let adv = grpo(&rewards);
@@ -296,8 +310,12 @@ pub async fn run(
                 }
             }
         }
-        let point = RoundPoint { round, train_success: report.success_rate, groups_with_signal: with_signal };
-        on_line(&format!("round {round}: sampled success on training tasks {:.1} %, groups with signal {with_signal}", point.train_success * 100.0));
+        let kl = kl_sum / kl_n.max(1) as f64;
+        let point = RoundPoint { round, train_success: report.success_rate, groups_with_signal: with_signal, kl };
+        on_line(&format!(
+            "round {round}: sampled success on training tasks {:.1} %, groups with signal {with_signal}, KL to the warm-up policy {kl:.2e}",
+            point.train_success * 100.0
+        ));
         cp.curve.push(point);
         cp.next_round = round + 1;
         if let Some(dir) = checkpoint {
