@@ -43,26 +43,10 @@ pub async fn run(args: DashArgs) -> anyhow::Result<ExitCode> {
     println!("listening on {url}");
     use std::io::Write;
     std::io::stdout().flush()?;
-    axum::serve(listener, app).with_graceful_shutdown(stop_requested()).await?;
+    axum::serve(listener, app).with_graceful_shutdown(crate::serve::stop_requested()).await?;
     // The games' instances (a desktop's display, a browser) end with the dashboard.
     play.end_all("the dashboard stopped").await;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Ctrl-C or SIGTERM.
-async fn stop_requested() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term => {}
-    }
 }
 
 /// The dashboard's pages under `/dash`.

@@ -138,10 +138,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let store = Arc::new(crate::commands::open_store(&crate::StoreArgs { store: Some(dir.clone()) })?);
         rollouts = rollouts.merge(crate::dash::guarded_store_routes(store, creds.clone()));
     }
+    let mut local = None;
     let router = if args.worker.capacity > 0 {
         let worker = Worker::with_metrics(args.worker.config(), crate::registry::worker_backends(), manager.metrics.clone());
         manager.add_local_worker(worker.clone(), &advertise);
         tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
+        local = Some(worker.clone());
         api::embedded_router(manager.clone(), worker, creds, link, rollouts)
     } else {
         api::manager_router(manager.clone(), creds, link, rollouts)
@@ -149,8 +151,42 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     tokio::spawn(manager.clone().run_control_loop());
     let limits = limits();
     announce(&url);
-    net::serve(listener, router, limits).await?;
+    serve_until_stopped(listener, router, limits, local).await
+}
+
+/// Serves until Ctrl-C or SIGTERM, then ends the worker's instances (if this process hosts
+/// one), so that no display, application or browser outlives the server.
+async fn serve_until_stopped(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    limits: net::Limits,
+    worker: Option<Arc<Worker>>,
+) -> anyhow::Result<ExitCode> {
+    tokio::select! {
+        served = net::serve(listener, router, limits) => served?,
+        _ = stop_requested() => {
+            if let Some(worker) = worker {
+                worker.shutdown("the server stopped").await;
+            }
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Ctrl-C or SIGTERM.
+pub async fn stop_requested() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
 }
 
 #[derive(Args)]
@@ -189,6 +225,5 @@ pub async fn worker(args: WorkerProcessArgs) -> anyhow::Result<ExitCode> {
     tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
     let limits = limits();
     announce(&url);
-    net::serve(listener, api::worker_router(worker, creds), limits).await?;
-    Ok(ExitCode::SUCCESS)
+    serve_until_stopped(listener, api::worker_router(worker.clone(), creds), limits, Some(worker)).await
 }

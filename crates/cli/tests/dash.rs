@@ -242,8 +242,27 @@ fn a_desktop_task_played_by_hand_is_judged_and_collected() {
     assert!(!children.is_empty(), "the game's display and applications run under the dashboard");
     assert!(std::process::Command::new("kill").args(["-TERM", &dash.child.id().to_string()]).status().unwrap().success());
     assert!(dash.child.wait().unwrap().success(), "a clean stop");
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let left: Vec<u32> = children.into_iter().filter(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists()).collect();
+    let left = common::still_running(&children);
     assert!(left.is_empty(), "processes left behind: {left:?}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `guigym serve` stopped with SIGTERM ends its worker's instances: the browser it started
+/// for a leased web instance does not outlive it.
+#[test]
+#[ignore = "full tier: Chromium"]
+fn a_stopped_server_leaves_no_browser_behind() {
+    let mut serve = Served::start(&["serve", "--port", "0", "--token", "c"]);
+    let lease = std::process::Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "authorization: Bearer c", "-H", "content-type: application/json"])
+        .args(["-d", r#"{"spec": {"backend": "web"}, "count": 1}"#, &format!("{}/v1/leases", serve.url)])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&lease.stdout), "200");
+    let children = common::children_of(serve.child.id());
+    assert!(!children.is_empty(), "the web instance's browser runs under the server");
+    assert!(std::process::Command::new("kill").args(["-TERM", &serve.child.id().to_string()]).status().unwrap().success());
+    assert!(serve.child.wait().unwrap().success(), "a clean stop");
+    let left = common::still_running(&children);
+    assert!(left.is_empty(), "processes left behind: {left:?}");
 }

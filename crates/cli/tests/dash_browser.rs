@@ -131,6 +131,12 @@ async fn the_dashboard_works_in_a_real_browser() {
                 let obs = twin.observe(ObserveOptions { screenshot: false }).await.unwrap();
                 let node = obs.ui_tree.iter().find(|n| n.id == id).unwrap_or_else(|| panic!("{id} is on the twin's screen"));
                 let (cx, cy) = (node.bounds.x as f64 + node.bounds.w as f64 / 2.0, node.bounds.y as f64 + node.bounds.h as f64 / 2.0);
+                // The reloaded page's screenshot may still be loading.
+                page.eval(
+                    "new Promise(r=>{const i=document.getElementById('screen');if(i.complete&&i.naturalWidth)r(1);else i.addEventListener('load',()=>r(1))})",
+                )
+                .await
+                .unwrap();
                 let at = page
                     .eval(&format!(
                         "(()=>{{const i=document.getElementById('screen');const r=i.getBoundingClientRect();const k=r.width/i.naturalWidth;return [r.left+{cx}*k,r.top+{cy}*k];}})()"

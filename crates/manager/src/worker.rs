@@ -320,6 +320,16 @@ impl Worker {
         self.release(&leases, reason).await;
     }
 
+    /// Ends every instance, leased or ready: the process is stopping (its applications and
+    /// browsers must not outlive it).
+    pub async fn shutdown(&self, reason: &str) {
+        self.release_all(reason).await;
+        let ids: Vec<u64> = self.slots.read().map(|s| s.keys().copied().collect()).unwrap_or_default();
+        for id in ids {
+            self.remove(id).await;
+        }
+    }
+
     /// Takes an instance out of service and releases it (a browser context, a process), on
     /// every path out: retirement, quarantine, scale-down. A release that hangs is given up
     /// after the reset deadline; the instance is gone from the worker either way.

@@ -36,7 +36,17 @@ impl Served {
 }
 
 impl Drop for Served {
+    /// SIGTERM first, so the server ends what it started (displays, applications, browsers);
+    /// SIGKILL if it has not stopped within 10 s.
     fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -124,4 +134,20 @@ pub fn children_of(pid: u32) -> Vec<u32> {
         }
     }
     out
+}
+
+/// Those of `pids` still running after up to 5 s (a zombie waiting to be reaped is not).
+pub fn still_running(pids: &[u32]) -> Vec<u32> {
+    let running = |pid: &u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).is_some_and(|state| state != "Z" && state != "X")
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let left: Vec<u32> = pids.iter().copied().filter(running).collect();
+        if left.is_empty() || std::time::Instant::now() > deadline {
+            return left;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
