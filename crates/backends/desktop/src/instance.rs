@@ -32,6 +32,12 @@ const WINDOW_TIMEOUT: Duration = Duration::from_secs(30);
 const UNTITLED_WAIT: Duration = Duration::from_secs(5);
 /// How long a new window may stay one flat colour before it is taken as it is.
 const BLANK_WAIT: Duration = Duration::from_secs(10);
+/// A window showing this many colours or fewer may be drawn in part only.
+const FEW_COLOURS: usize = 16;
+/// How long the screen stays still before a window counts as drawn, and how long when it
+/// shows few colours.
+const QUIET: Duration = Duration::from_millis(100);
+const LONG_QUIET: Duration = Duration::from_millis(600);
 /// Longest `execute` or getter command.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -190,35 +196,51 @@ impl Instance {
         // screenshot would be an empty grey window.
         let deadline = Instant::now() + BLANK_WAIT;
         loop {
-            self.wait_still_screen(WINDOW_TIMEOUT)?;
+            self.wait_still_screen(QUIET, WINDOW_TIMEOUT)?;
             let fresh: Vec<WindowInfo> = self.display.windows().into_iter().filter(|w| !before.contains(&w.id)).collect();
-            if Instant::now() >= deadline || !self.any_blank(&fresh)? {
+            let colours = self.fewest_colours(&fresh)?;
+            if Instant::now() >= deadline || colours > FEW_COLOURS {
                 return Ok(());
+            }
+            if colours > 1 {
+                // Drawn in part (LibreOffice's frame before its document, under load) or a
+                // plain window (a terminal): a longer quiet moment tells them apart.
+                return self.wait_still_screen(LONG_QUIET, WINDOW_TIMEOUT);
             }
             std::thread::sleep(Duration::from_millis(20));
         }
     }
 
-    /// Whether one of these windows is a single colour all over (mapped, not drawn yet).
-    fn any_blank(&self, windows: &[WindowInfo]) -> Result<bool, Failure> {
+    /// The fewest colours any of these windows shows, counted up to `FEW_COLOURS + 1` over
+    /// every other pixel (1: one flat colour, mapped but not drawn yet).
+    fn fewest_colours(&self, windows: &[WindowInfo]) -> Result<usize, Failure> {
         let screen = self.display.capture_rgb().map_err(|e| Failure::Infra(e.to_string()))?;
         let (sw, sh) = (self.display.width as i64, self.display.height as i64);
-        Ok(windows.iter().any(|w| {
+        let count = |w: &WindowInfo| {
             let (x0, y0) = (i64::from(w.x).clamp(0, sw), i64::from(w.y).clamp(0, sh));
             let (x1, y1) = ((i64::from(w.x) + i64::from(w.width)).clamp(0, sw), (i64::from(w.y) + i64::from(w.height)).clamp(0, sh));
-            let pixel = |x: i64, y: i64| {
-                let at = ((y * sw + x) * 3) as usize;
-                &screen[at..at + 3]
-            };
-            let first = if x0 < x1 && y0 < y1 { pixel(x0, y0) } else { return false };
-            (y0..y1).all(|y| (x0..x1).all(|x| pixel(x, y) == first))
-        }))
+            let mut seen: Vec<[u8; 3]> = Vec::new();
+            for y in (y0..y1).step_by(2) {
+                for x in (x0..x1).step_by(2) {
+                    let at = ((y * sw + x) * 3) as usize;
+                    let c = [screen[at], screen[at + 1], screen[at + 2]];
+                    if !seen.contains(&c) {
+                        seen.push(c);
+                        if seen.len() > FEW_COLOURS {
+                            return seen.len();
+                        }
+                    }
+                }
+            }
+            seen.len().max(usize::from(x0 >= x1 || y0 >= y1) * (FEW_COLOURS + 1))
+        };
+        Ok(windows.iter().map(count).min().unwrap_or(FEW_COLOURS + 1))
     }
 
-    /// Waits until nothing has been drawn for 100 ms (by the X server's DAMAGE reports, or
-    /// else until two looks at the screen 100 ms apart are the same).
-    fn wait_still_screen(&self, timeout: Duration) -> Result<(), Failure> {
-        match self.display.wait_quiet(Duration::from_millis(100), timeout) {
+    /// Waits until nothing has been drawn for `quiet` (by the X server's DAMAGE reports, or
+    /// else until two looks at the screen `quiet` apart are the same).
+    fn wait_still_screen(&self, quiet: Duration, timeout: Duration) -> Result<(), Failure> {
+        match self.display.wait_quiet(quiet, timeout) {
             Some(Ok(true)) => return Ok(()),
             Some(Ok(false)) => return Err(Failure::Infra(format!("the screen kept changing for {} s", timeout.as_secs()))),
             Some(Err(e)) => return Err(Failure::Infra(e.to_string())),
@@ -228,7 +250,7 @@ impl Instance {
         let look = || self.display.capture_rgb().map(|px| guigym_core::sha256_hex(&px)).map_err(|e| Failure::Infra(e.to_string()));
         let mut last = look()?;
         loop {
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(quiet);
             let now = look()?;
             if now == last {
                 return Ok(());
