@@ -771,16 +771,8 @@ impl Play {
     /// runs closed as abandoned for `reason`.
     async fn end_all(&self, reason: &str) {
         let mut sessions = self.sessions.lock().await;
-        for (sid, mut s) in std::mem::take(&mut *sessions) {
-            if let Some(mut env) = s.env.take() {
-                let _ = env.release().await;
-            }
-            if s.done.is_none() {
-                let report = serde_json::json!({ "attempts": 0, "abandoned": true, "steps": s.steps.len(), "reason": reason });
-                if let Err(e) = self.store.finish_run(s.run_id, &report) {
-                    tracing::warn!("closing game {sid}: {e}");
-                }
-            }
+        for (sid, s) in std::mem::take(&mut *sessions) {
+            self.end_game(&sid, s, reason).await;
         }
     }
 
@@ -790,15 +782,24 @@ impl Play {
     async fn sweep(&self) {
         let mut sessions = self.sessions.lock().await;
         let idle: Vec<String> = sessions.iter().filter(|(_, s)| s.last_active.elapsed() >= PLAY_IDLE).map(|(k, _)| k.clone()).collect();
+        let reason = format!("no action for {} minutes", PLAY_IDLE.as_secs() / 60);
         for sid in idle {
-            let Some(mut s) = sessions.remove(&sid) else { continue };
-            if let Some(mut env) = s.env.take() {
-                let _ = env.release().await;
-                let report = serde_json::json!({ "attempts": 0, "abandoned": true, "steps": s.steps.len(),
-                    "reason": format!("no action for {} minutes", PLAY_IDLE.as_secs() / 60) });
-                if let Err(e) = self.store.finish_run(s.run_id, &report) {
-                    tracing::warn!("closing abandoned game {sid}: {e}");
-                }
+            if let Some(s) = sessions.remove(&sid) {
+                self.end_game(&sid, s, &reason).await;
+            }
+        }
+    }
+
+    /// One game taken out of play: its instance released, its run closed as abandoned for
+    /// `reason` unless it was finished.
+    async fn end_game(&self, sid: &str, mut s: Session, reason: &str) {
+        if let Some(mut env) = s.env.take() {
+            let _ = env.release().await;
+        }
+        if s.done.is_none() {
+            let report = serde_json::json!({ "attempts": 0, "abandoned": true, "steps": s.steps.len(), "reason": reason });
+            if let Err(e) = self.store.finish_run(s.run_id, &report) {
+                tracing::warn!("closing game {sid}: {e}");
             }
         }
     }

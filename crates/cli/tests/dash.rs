@@ -18,19 +18,7 @@ fn get(url: &str) -> (u16, String) {
 #[test]
 fn the_dashboard_shows_runs_trajectories_comparisons_and_training() {
     let dir = temp("dash");
-    let store = dir.join("store");
-    for policy in ["golden", "random"] {
-        let out = guigym().args(["eval", "--suite", "smoke", "--limit", "4", "--screenshots", "--policy", policy, "--store"]).arg(&store).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        // Not a terminal: plain progress lines, with the rate and the time left.
-        let progress = String::from_utf8_lossy(&out.stderr);
-        assert!(progress.contains("eval: 4/4 (100 %) · ") && progress.contains("ETA"), "{progress}");
-    }
-    let config = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train-tiny.yaml"))
-        .unwrap()
-        .replace("output: .guigym/train-tiny", &format!("output: {}", dir.join("out").display()));
-    std::fs::write(dir.join("tiny.yaml"), config).unwrap();
-    assert!(guigym().args(["train", "--config"]).arg(dir.join("tiny.yaml")).arg("--store").arg(&store).output().unwrap().status.success());
+    let store = common::dashboard_store(&dir);
     let dash = Served::start(&["dash", "--port", "0", "--store", store.to_str().unwrap()]);
     let url = format!("{}/dash", dash.url);
 
@@ -129,12 +117,8 @@ fn the_fleet_page_is_the_operators() {
     assert!(body.contains("workers") && body.contains("leased") && body.contains("guigym_leases_granted_total"));
     // An instance created for a lease shows in the plots over time (the interval since the
     // last snapshot included).
-    let lease = std::process::Command::new("curl")
-        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "authorization: Bearer c", "-H", "content-type: application/json"])
-        .args(["-d", r#"{"spec": {"backend": "sim"}, "count": 1}"#, &format!("{}/v1/leases", server.url)])
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&lease.stdout), "200");
+    let (code, _) = common::http("POST", &format!("{}/v1/leases", server.url), Some("c"), Some(&serde_json::json!({"spec": {"backend": "sim"}, "count": 1})));
+    assert_eq!(code, 200);
     let page = std::process::Command::new("curl").args(["-s", "-b", jar.to_str().unwrap(), &format!("{}/dash/fleet", server.url)]).output().unwrap();
     let page = String::from_utf8_lossy(&page.stdout);
     let over_time = page.split("<h2>over time</h2>").nth(1).expect("the page plots the figures over time");
@@ -240,10 +224,7 @@ fn a_desktop_task_played_by_hand_is_judged_and_collected() {
     assert_eq!(String::from_utf8_lossy(&started.stdout), "303");
     let children = common::children_of(dash.child.id());
     assert!(!children.is_empty(), "the game's display and applications run under the dashboard");
-    assert!(std::process::Command::new("kill").args(["-TERM", &dash.child.id().to_string()]).status().unwrap().success());
-    assert!(dash.child.wait().unwrap().success(), "a clean stop");
-    let left = common::still_running(&children);
-    assert!(left.is_empty(), "processes left behind: {left:?}");
+    common::stop_leaving_nothing_behind(&mut dash, &children);
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -253,16 +234,9 @@ fn a_desktop_task_played_by_hand_is_judged_and_collected() {
 #[ignore = "full tier: Chromium"]
 fn a_stopped_server_leaves_no_browser_behind() {
     let mut serve = Served::start(&["serve", "--port", "0", "--token", "c"]);
-    let lease = std::process::Command::new("curl")
-        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "authorization: Bearer c", "-H", "content-type: application/json"])
-        .args(["-d", r#"{"spec": {"backend": "web"}, "count": 1}"#, &format!("{}/v1/leases", serve.url)])
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&lease.stdout), "200");
+    let (code, _) = common::http("POST", &format!("{}/v1/leases", serve.url), Some("c"), Some(&serde_json::json!({"spec": {"backend": "web"}, "count": 1})));
+    assert_eq!(code, 200);
     let children = common::children_of(serve.child.id());
     assert!(!children.is_empty(), "the web instance's browser runs under the server");
-    assert!(std::process::Command::new("kill").args(["-TERM", &serve.child.id().to_string()]).status().unwrap().success());
-    assert!(serve.child.wait().unwrap().success(), "a clean stop");
-    let left = common::still_running(&children);
-    assert!(left.is_empty(), "processes left behind: {left:?}");
+    common::stop_leaving_nothing_behind(&mut serve, &children);
 }

@@ -11,7 +11,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{guigym, temp, Served};
+use common::{temp, Served};
 use guigym_core::action::Target;
 use guigym_core::{Action, EnvProvider, ObserveOptions};
 use guigym_web::browser::{Browser, Page};
@@ -66,16 +66,7 @@ fn pixel(png: &[u8], x: u32, y: u32) -> [u8; 3] {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_works_in_a_real_browser() {
     let dir = temp("dash-browser");
-    let store = dir.join("store");
-    for policy in ["golden", "random"] {
-        let out = guigym().args(["eval", "--suite", "smoke", "--limit", "4", "--screenshots", "--policy", policy, "--store"]).arg(&store).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    }
-    let config = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train-tiny.yaml"))
-        .unwrap()
-        .replace("output: .guigym/train-tiny", &format!("output: {}", dir.join("out").display()));
-    std::fs::write(dir.join("tiny.yaml"), config).unwrap();
-    assert!(guigym().args(["train", "--config"]).arg(dir.join("tiny.yaml")).arg("--store").arg(&store).output().unwrap().status.success());
+    let store = common::dashboard_store(&dir);
     let dash = Served::start(&["dash", "--port", "0", "--store", store.to_str().unwrap()]);
     let base = format!("{}/dash", dash.url);
 
@@ -174,12 +165,8 @@ async fn the_dashboard_works_in_a_real_browser() {
 
     // The fleet page of `guigym serve`, signed in by its link, with an instance at work.
     let serve = Served::start(&["serve", "--port", "0", "--token", "c", "--operator-token", "op"]);
-    let lease = std::process::Command::new("curl")
-        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "authorization: Bearer c", "-H", "content-type: application/json"])
-        .args(["-d", r#"{"spec": {"backend": "sim"}, "count": 1}"#, &format!("{}/v1/leases", serve.url)])
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&lease.stdout), "200");
+    let (code, _) = common::http("POST", &format!("{}/v1/leases", serve.url), Some("c"), Some(&serde_json::json!({"spec": {"backend": "sim"}, "count": 1})));
+    assert_eq!(code, 200);
     visit(&page, &format!("{}/dash/login?token=op", serve.url), "fleet").await;
     let fleet = page.eval("document.body.innerText").await.unwrap();
     assert!(fleet.as_str().unwrap().contains("over time") && fleet.as_str().unwrap().contains("workers"), "{fleet}");

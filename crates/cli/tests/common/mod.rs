@@ -151,3 +151,31 @@ pub fn still_running(pids: &[u32]) -> Vec<u32> {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// Stops a server with SIGTERM and checks that it stopped cleanly and that none of
+/// `children` (the processes it had started) outlives it.
+pub fn stop_leaving_nothing_behind(server: &mut Served, children: &[u32]) {
+    assert!(Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap().success());
+    assert!(server.child.wait().unwrap().success(), "a clean stop");
+    let left = still_running(children);
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+}
+
+/// A store holding a golden and a random run of four smoke tasks (with screenshots; the random
+/// one fails them all) and the rounds of `configs/train-tiny.yaml`: what the dashboard tests show.
+pub fn dashboard_store(dir: &std::path::Path) -> PathBuf {
+    let store = dir.join("store");
+    for policy in ["golden", "random"] {
+        let out = guigym().args(["eval", "--suite", "smoke", "--limit", "4", "--screenshots", "--policy", policy, "--store"]).arg(&store).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // Not a terminal: plain progress lines, with the rate and the time left.
+        let progress = String::from_utf8_lossy(&out.stderr);
+        assert!(progress.contains("eval: 4/4 (100 %) · ") && progress.contains("ETA"), "{progress}");
+    }
+    let config = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train-tiny.yaml"))
+        .unwrap()
+        .replace("output: .guigym/train-tiny", &format!("output: {}", dir.join("out").display()));
+    std::fs::write(dir.join("tiny.yaml"), config).unwrap();
+    assert!(guigym().args(["train", "--config"]).arg(dir.join("tiny.yaml")).arg("--store").arg(&store).output().unwrap().status.success());
+    store
+}
