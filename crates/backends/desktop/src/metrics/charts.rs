@@ -160,16 +160,7 @@ fn check(space: &Element) -> Check {
             }
         }
     }
-    let mut axes: BTreeMap<i64, &Element> = BTreeMap::new();
-    for axis in plot.elements().filter(|e| AXES.contains(&e.name.as_str())) {
-        match nested_int(axis, "axId", None) {
-            Ok(Some(id)) => {
-                // A later axis with the same id replaces the earlier one.
-                axes.insert(id, axis);
-            }
-            _ => return Check::Skipped,
-        }
-    }
+    let Some(axes) = axes_by_id(plot) else { return Check::Skipped };
     for t in &types {
         let mut ids = Vec::new();
         for a in t.all("axId") {
@@ -195,6 +186,16 @@ fn check(space: &Element) -> Check {
 }
 
 const AXES: &[&str] = &["catAx", "dateAx", "valAx", "serAx"];
+
+/// The plot area's axes by their integer id, as openpyxl maps them (a later axis with the
+/// same id replaces the earlier one); `None` when an axis's id is not an integer.
+fn axes_by_id(plot: &Element) -> Option<BTreeMap<i64, &Element>> {
+    let mut axes = BTreeMap::new();
+    for axis in plot.elements().filter(|e| AXES.contains(&e.name.as_str())) {
+        axes.insert(nested_int(axis, "axId", None).ok().flatten()?, axis);
+    }
+    Some(axes)
+}
 
 /// One chart (already checked): its key and the asked properties.
 fn chart_info(space: &Element, anchor: &Element, props: &[String]) -> Result<(String, Value), ChartError> {
@@ -289,7 +290,9 @@ fn title(title: Option<&Element>) -> Value {
 /// charts have none.
 fn axis<'a>(plot: &'a Element, chart: &Element, which: &str) -> Option<&'a Element> {
     let ids: Vec<i64> = chart.all("axId").filter_map(|a| plain(a, "val").and_then(python_int)).collect();
-    let by_id = |id: i64| plot.elements().filter(|e| AXES.contains(&e.name.as_str())).filter(|e| nested_int(e, "axId", None).ok().flatten() == Some(id)).last();
+    // Only charts that passed `check` get here, so every axis id reads.
+    let axes = axes_by_id(plot).unwrap_or_default();
+    let by_id = |id: i64| axes.get(&id).copied();
     if matches!(chart.name.as_str(), "scatterChart" | "bubbleChart") {
         let i = match which {
             "x" => 0,
