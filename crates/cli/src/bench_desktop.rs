@@ -96,6 +96,7 @@ fn opening(name: &str, config: Vec<ConfigStep>) -> TaskSpec {
         config,
         related_apps: vec![name.into()],
         evaluator: Evaluator { func: OneOrMany::One("infeasible".into()), conj: None, result: None, expected: None, options: None, postconfig: Vec::new() },
+        allowed_changes: None,
         other: Default::default(),
     };
     TaskSpec {

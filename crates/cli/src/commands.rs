@@ -451,10 +451,9 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             let (suite, json) = (run.suite, run.json);
             let started = std::time::Instant::now();
             let mut report = guigym_rollout::audit::AuditReport::default();
-            let keyboard =
-                if backend.platforms.contains(&"desktop") { guigym_rollout::audit::Keyboard::Physical } else { guigym_rollout::audit::Keyboard::Touch };
+            let device = if backend.platforms.contains(&"desktop") { guigym_rollout::audit::Device::Desktop } else { guigym_rollout::audit::Device::Phone };
             for task in &tasks {
-                guigym_rollout::audit::audit_task(env.as_mut(), task, keyboard, &mut report).await.with_context(|| format!("auditing {}", task.id))?;
+                guigym_rollout::audit::audit_task(env.as_mut(), task, device, &mut report).await.with_context(|| format!("auditing {}", task.id))?;
                 progress.inc(1);
             }
             progress.finish();

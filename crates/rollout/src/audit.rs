@@ -220,19 +220,21 @@ fn blocks_reordered(body: &[Action]) -> Option<Vec<Action>> {
     Some([body[..start].to_vec(), blocks.concat()].concat())
 }
 
-/// The keyboard a person types with, which decides how a typo is corrected: on a phone's
-/// touch keyboard the field is cleared and typed again; at a desktop's keyboard the typo is
-/// erased with Backspace (in a terminal or a document, "clear the field" means nothing, or
-/// erases the whole document).
+/// The device a person works at, which decides how cases are played:
+/// - how a typo is corrected: on a phone's touch keyboard the field is cleared and typed
+///   again; at a desktop's keyboard the typo is erased with Backspace (in a terminal or a
+///   document, "clear the field" means nothing, or erases the whole document);
+/// - how a change elsewhere is made: on a phone, an item saved in another app; on a desktop,
+///   a file written from a terminal opened by its key (Ctrl+Alt+T).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Keyboard {
+pub enum Device {
     #[default]
-    Touch,
-    Physical,
+    Phone,
+    Desktop,
 }
 
 /// The cases of one task.
-pub fn cases(task: &TaskSpec, keyboard: Keyboard) -> Vec<Case> {
+pub fn cases(task: &TaskSpec, device: Device) -> Vec<Case> {
     let (body, status) = body(task);
     let feasible = status != Some(TerminateStatus::Infeasible);
     let done = |mut a: Vec<Action>, s: TerminateStatus| {
@@ -250,9 +252,9 @@ pub fn cases(task: &TaskSpec, keyboard: Keyboard) -> Vec<Case> {
             // (the next cell of a sheet), which the correction never reaches.
             let before_enter = text.trim_end_matches('\n');
             let typo = Action::Type { text: format!("{before_enter}q"), element: element.clone(), clear: *clear };
-            let corrected = match keyboard {
-                Keyboard::Touch => vec![typo, Action::Type { text: text.clone(), element: None, clear: true }],
-                Keyboard::Physical => {
+            let corrected = match device {
+                Device::Phone => vec![typo, Action::Type { text: text.clone(), element: None, clear: true }],
+                Device::Desktop => {
                     let mut c = vec![typo, Action::Key { keys: vec!["backspace".into()] }];
                     if before_enter.len() < text.len() {
                         c.push(Action::Type { text: text[before_enter.len()..].to_string(), element: None, clear: false });
@@ -309,7 +311,14 @@ pub fn cases(task: &TaskSpec, keyboard: Keyboard) -> Vec<Case> {
         }
     }
     // A change in an app the task does not involve.
-    let elsewhere: Vec<Action> = if task.apps.iter().any(|a| a == "Notes") {
+    let elsewhere: Vec<Action> = if device == Device::Desktop {
+        vec![
+            Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] },
+            Action::Wait { ms: 1500 },
+            Action::Type { text: "echo audit > ~/Documents/audit-note.txt\n".into(), element: None, clear: false },
+            Action::Wait { ms: 300 },
+        ]
+    } else if task.apps.iter().any(|a| a == "Notes") {
         [
             vec![Action::Home, Action::OpenApp { name: "Clock".into() }, Action::click_element("new_alarm")],
             fill("time", "05:55"),
@@ -498,9 +507,9 @@ fn numbered(id: &str) -> Option<(&str, u32)> {
 }
 
 /// Runs every case of a task on an instance and adds the verdicts to the report.
-pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, keyboard: Keyboard, report: &mut AuditReport) -> Result<(), EnvError> {
+pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, device: Device, report: &mut AuditReport) -> Result<(), EnvError> {
     report.tasks += 1;
-    let mut all = cases(task, keyboard);
+    let mut all = cases(task, device);
     all.extend(played_mutants(env, task).await?);
     all.extend(search_instead_of_scroll(env, task).await?);
     for case in all {

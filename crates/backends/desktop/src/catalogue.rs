@@ -20,6 +20,9 @@ struct Draft {
     evaluator: Value,
     golden: Vec<ConfigStep>,
     walkthrough: Vec<Action>,
+    /// The user's files the task may change (`guigym_allowed_changes`); any other change
+    /// fails it.
+    changes: Vec<String>,
 }
 
 pub struct Family {
@@ -126,6 +129,7 @@ fn create_folder(rng: &mut Rng) -> Draft {
         evaluator: shell_check(&format!("[ -d {} ] && echo created || echo missing", quote(&path)), &["created"], &["missing"]),
         golden: vec![execute(&format!("mkdir -p {}", quote(&path)))],
         walkthrough: in_terminal(&format!("mkdir ~/{place}/{}", quote(name))),
+        changes: vec![path],
     }
 }
 
@@ -164,6 +168,7 @@ fn rename(rng: &mut Rng) -> Draft {
         ),
         golden: vec![execute(&format!("mv {} {}", quote(&from), quote(&to)))],
         walkthrough: in_terminal(&format!("cd ~/{place} && mv {} {}", quote(&old), quote(&new))),
+        changes: vec![from, to],
     }
 }
 
@@ -189,6 +194,7 @@ fn move_file(rng: &mut Rng) -> Draft {
         ),
         golden: vec![execute(&format!("mv {} {}", quote(&from), quote(&to)))],
         walkthrough: in_terminal(&format!("mv ~/{from_place}/{} ~/{to_place}/", quote(&name))),
+        changes: vec![from, to],
     }
 }
 
@@ -215,6 +221,7 @@ fn copy_file(rng: &mut Rng) -> Draft {
         ),
         golden: vec![execute(&format!("cp {} {}", quote(&from), quote(&to)))],
         walkthrough: in_terminal(&format!("cp ~/{place}/{} ~/{to_place}/{}", quote(&name), quote(&copy))),
+        changes: vec![to],
     }
 }
 
@@ -245,6 +252,7 @@ fn delete_matching(rng: &mut Rng) -> Draft {
         evaluator: shell_check(listing, &include, &exclude),
         golden: vec![execute(&format!("rm -f ~/Downloads/*.{ext}"))],
         walkthrough: in_terminal(&format!("rm ~/Downloads/*.{ext}")),
+        changes: junk.iter().map(|name| home("Downloads", name)).collect(),
     }
 }
 
@@ -269,6 +277,7 @@ fn text_write(rng: &mut Rng) -> Draft {
         evaluator: file_equals(&quote(&path), &format!("{line}\n")),
         golden: vec![write_file(&path, &format!("{line}\n"))],
         walkthrough: in_editor(vec![Action::Type { text: line, element: None, clear: false }]),
+        changes: vec![path],
     }
 }
 
@@ -286,6 +295,7 @@ fn text_append(rng: &mut Rng) -> Draft {
         evaluator: file_equals(&quote(&path), &format!("{before}\n{extra}\n")),
         golden: vec![write_file(&path, &format!("{before}\n{extra}\n"))],
         walkthrough: in_editor(vec![key(&["ctrl", "end"]), Action::Type { text: format!("\n{extra}"), element: None, clear: false }]),
+        changes: vec![path],
     }
 }
 
@@ -309,6 +319,7 @@ fn text_replace(rng: &mut Rng) -> Draft {
         golden: vec![write_file(&path, &after)],
         // Select everything and type the text as it should read.
         walkthrough: in_editor(vec![Action::Type { text: after.trim_end().to_string(), element: None, clear: true }]),
+        changes: vec![path],
     }
 }
 
@@ -334,6 +345,7 @@ fn count_files(rng: &mut Rng) -> Draft {
         }),
         golden: vec![execute(&format!("echo {n} > ~/Desktop/count.txt"))],
         walkthrough: in_terminal(&format!("ls ~/Documents/*.{ext} | wc -l > ~/Desktop/count.txt")),
+        changes: vec![home("Desktop", "count.txt")],
     }
 }
 
@@ -351,6 +363,7 @@ fn sort_lines(rng: &mut Rng) -> Draft {
         evaluator: file_equals(&quote(&to), &sorted),
         golden: vec![write_file(&to, &sorted)],
         walkthrough: in_terminal(&format!("cd ~/Documents && LC_ALL=C sort {name} > sorted-{name}")),
+        changes: vec![to],
     }
 }
 
@@ -371,6 +384,7 @@ fn archive(rng: &mut Rng) -> Draft {
         evaluator: shell_check(&format!("tar -tzf ~/Desktop/{archive} 2>/dev/null"), &include, &[]),
         golden: vec![execute(&format!("cd ~ && tar -czf Desktop/{archive} {folder}"))],
         walkthrough: in_terminal(&format!("cd ~ && tar -czf Desktop/{archive} {folder}")),
+        changes: vec![home("Desktop", &archive)],
     }
 }
 
@@ -391,6 +405,7 @@ fn infeasible(rng: &mut Rng) -> Draft {
         evaluator: json!({"func": "infeasible"}),
         golden: Vec::new(),
         walkthrough: vec![Action::Terminate { status: TerminateStatus::Infeasible }],
+        changes: Vec::new(),
     }
 }
 
@@ -461,6 +476,7 @@ fn calc_draft(instruction: String, path: &str, start: &[Vec<Value>], done: &[Vec
         evaluator: table_equals(path, done),
         golden: vec![write_table(path, done)],
         walkthrough: in_office(walk),
+        changes: vec![path.to_string()],
     }
 }
 
@@ -474,6 +490,7 @@ fn writer_draft(instruction: String, path: &str, start: &[String], done: &[Strin
         evaluator: document_equals(path, &done),
         golden: vec![write_document(path, &done)],
         walkthrough: in_office(walk),
+        changes: vec![path.to_string()],
     }
 }
 
@@ -521,6 +538,7 @@ fn impress_draft(instruction: String, path: &str, start: &[SlideText], done: &[S
         evaluator: presentation_equals(path, done),
         golden: vec![write_presentation(path, done)],
         walkthrough: in_office(walk),
+        changes: vec![path.to_string()],
     }
 }
 
@@ -754,6 +772,7 @@ fn writer_center_title(rng: &mut Rng) -> Draft {
         golden: vec![write_document(&path, &done)],
         // Format ▸ Align ▸ Centered by its keys, on the first paragraph.
         walkthrough: in_office(vec![Action::Wait { ms: 500 }, key(&["ctrl", "home"]), key(&["ctrl", "e"])]),
+        changes: vec![path],
     }
 }
 
@@ -853,6 +872,7 @@ fn calc_insert_chart(rng: &mut Rng) -> Draft {
         evaluator,
         golden: vec![ConfigStep::new("write_table", json!({"path": path, "rows": rows_json(&rows), "charts": [chart]}))],
         walkthrough: in_office(walk),
+        changes: vec![path],
     }
 }
 
@@ -869,6 +889,7 @@ pub fn task(family: &Family, index: usize) -> TaskSpec {
         config: d.config,
         related_apps: d.apps.iter().map(|a| a.to_lowercase()).collect(),
         evaluator,
+        allowed_changes: Some(d.changes),
         other: Default::default(),
     };
     let steps = d.walkthrough.len() as u32;

@@ -90,7 +90,7 @@ impl DesktopProvider {
 pub fn task_of(spec: &TaskSpec) -> Result<(OsWorldTask, Vec<ConfigStep>), EnvError> {
     let task: OsWorldTask = serde_json::from_value(spec.params.get("task").cloned().unwrap_or(Value::Null))
         .map_err(|e| EnvError::BadTask(format!("{}: params.task: {e}", spec.id)))?;
-    task.metrics().map_err(|e| EnvError::BadTask(format!("{}: {e}", spec.id)))?;
+    task.check().map_err(|e| EnvError::BadTask(format!("{}: {e}", spec.id)))?;
     let golden = match spec.params.get("golden") {
         Some(g) => serde_json::from_value(g.clone()).map_err(|e| EnvError::BadTask(format!("{}: params.golden: {e}", spec.id)))?,
         None => Vec::new(),

@@ -2,6 +2,7 @@
 //! set-up steps, getters, the evaluator, a reset. Blocking; the env calls it off the async
 //! threads.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -52,7 +53,15 @@ pub struct Instance {
     pub task_cache: Option<PathBuf>,
     /// When the agent's last input reached the X server.
     pub last_input: Instant,
+    /// The user's files as the last reset left them (`files`), which the evaluator compares
+    /// with what the agent left to find changes outside the task.
+    at_reset: Files,
 }
+
+/// The user's files: path relative to the home (a folder ends with `/`) → a hash of the
+/// content (empty for folders). Hidden folders and files at the top of the home (application
+/// settings, profiles, caches) and LibreOffice's lock files are left out.
+pub type Files = BTreeMap<String, String>;
 
 /// How long after the agent's last input the evaluator first looks: applications (a shell
 /// running a command, an editor saving) finish what the input started.
@@ -120,7 +129,7 @@ impl Instance {
         let session = Session::start(width, height)?;
         let display = Display::connect(&session.display_name).map_err(|e| e.to_string())?;
         session.wait_for_wm(&display, Duration::from_secs(10))?;
-        Ok(Instance { session, display, template, cache, task_cache: None, last_input: Instant::now() })
+        Ok(Instance { session, display, template, cache, task_cache: None, last_input: Instant::now(), at_reset: Files::new() })
     }
 
     fn screen(&self) -> (u32, u32) {
@@ -139,6 +148,7 @@ impl Instance {
         for (i, step) in task.config.iter().enumerate() {
             self.run_step(step, &format!("config[{i}]"), &task.id)?;
         }
+        self.at_reset = self.files();
         Ok(())
     }
 
@@ -415,8 +425,27 @@ impl Instance {
     /// as soon as one is 1, else the best). `declared_fail`: the agent's last action was
     /// OSWorld's FAIL (terminate with infeasible or failure): it passes an infeasible task
     /// and fails a feasible one, whatever the state.
+    ///
+    /// Where the task names the changes it allows (`guigym_allowed_changes`, our extension),
+    /// any other change to the user's files since the reset fails it, whatever the metrics say.
     pub fn evaluate(&mut self, task: &OsWorldTask, declared_fail: bool) -> Result<Verdict, Failure> {
         self.check_health()?;
+        // Looked at before the post-config steps, which are the evaluator's doing.
+        let elsewhere = task.allowed_changes.as_ref().map(|allowed| {
+            self.settle();
+            changes_outside(&self.at_reset, &self.files(), allowed)
+        });
+        let mut verdict = self.judge(task, declared_fail, elsewhere.is_some())?;
+        if let Some(changes) = elsewhere.filter(|c| !c.is_empty()) {
+            verdict.unexpected_side_effects = changes;
+            verdict.score = 0.0;
+            verdict.success = false;
+        }
+        Ok(verdict)
+    }
+
+    /// The verdict of OSWorld's evaluator, as OSWorld gives it.
+    fn judge(&mut self, task: &OsWorldTask, declared_fail: bool, settled: bool) -> Result<Verdict, Failure> {
         if task.is_infeasible() {
             let check = Check { name: "infeasible".into(), passed: declared_fail, detail: "the task cannot be done; the agent must say so".into() };
             return Ok(Verdict::from_checks(vec![check], Vec::new()));
@@ -425,7 +454,9 @@ impl Instance {
             let check = Check { name: "feasible".into(), passed: false, detail: "the agent ended a feasible task saying it failed or cannot be done".into() };
             return Ok(Verdict::from_checks(vec![check], Vec::new()));
         }
-        self.settle();
+        if !settled {
+            self.settle();
+        }
         for (i, step) in task.evaluator.postconfig.iter().enumerate() {
             self.run_step(step, &format!("evaluator.postconfig[{i}]"), &task.id)?;
         }
@@ -473,17 +504,71 @@ impl Instance {
         }
     }
 
-    /// A hash of the user's files (names, sizes, contents), leaving out applications' own
-    /// settings and caches (hidden folders at the top of the home) and lock files.
+    /// The user's files now (see `Files`).
+    pub fn files(&self) -> Files {
+        let mut files = Files::new();
+        walk(&self.session.home, &self.session.home, &mut files);
+        files
+    }
+
+    /// A hash of the user's files (names and contents).
     pub fn files_hash(&self) -> String {
-        let mut entries = Vec::new();
-        walk(&self.session.home, &self.session.home, &mut entries);
-        entries.sort();
+        let entries: Vec<String> = self.files().into_iter().map(|(path, hash)| format!("{path} {hash}")).collect();
         guigym_core::sha256_hex(entries.join("\n").as_bytes())
     }
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+/// The paths created, deleted or changed between `before` and `after` that no pattern of
+/// `allowed` covers, each with what happened (`/home/user/Documents/a.txt (created)`). A pattern is a
+/// path under `/home/user` (or `~`); `*` stands for any part of one name, and a pattern
+/// ending in `/**` covers everything under that folder.
+pub fn changes_outside(before: &Files, after: &Files, allowed: &[String]) -> Vec<String> {
+    let patterns: Vec<&str> = allowed.iter().filter_map(|p| home_relative(p)).collect();
+    let covered = |path: &str| {
+        let path = path.trim_end_matches('/');
+        patterns.iter().any(|p| match p.strip_suffix("/**") {
+            Some(folder) => path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')) || glob_path(folder, path),
+            None => glob_path(p, path),
+        })
+    };
+    let mut out = Vec::new();
+    for (path, hash) in after {
+        let what = match before.get(path) {
+            None => "created",
+            Some(old) if old != hash => "changed",
+            Some(_) => continue,
+        };
+        if !covered(path) {
+            out.push(format!("{}/{path} ({what})", crate::session::TASK_HOME));
+        }
+    }
+    for path in before.keys().filter(|p| !after.contains_key(*p) && !covered(p)) {
+        out.push(format!("{}/{path} (deleted)", crate::session::TASK_HOME));
+    }
+    out
+}
+
+/// A task path (`/home/user/Documents/a.txt`, `~/Documents/a.txt`) relative to the home.
+pub fn home_relative(path: &str) -> Option<&str> {
+    path.strip_prefix(crate::session::TASK_HOME).and_then(|p| p.strip_prefix('/')).or_else(|| path.strip_prefix("~/")).filter(|p| !p.is_empty())
+}
+
+/// Whether `path` matches `pattern` name by name, `*` matching any run of characters
+/// within one name.
+fn glob_path(pattern: &str, path: &str) -> bool {
+    let (p, t): (Vec<&str>, Vec<&str>) = (pattern.split('/').collect(), path.split('/').collect());
+    p.len() == t.len() && p.iter().zip(&t).all(|(p, t)| glob_name(p.as_bytes(), t.as_bytes()))
+}
+
+fn glob_name(p: &[u8], t: &[u8]) -> bool {
+    match p.split_first() {
+        None => t.is_empty(),
+        Some((b'*', rest)) => (0..=t.len()).any(|i| glob_name(rest, &t[i..])),
+        Some((c, rest)) => t.first() == Some(c) && glob_name(rest, &t[1..]),
+    }
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Files) {
     let Ok(read) = std::fs::read_dir(dir) else { return };
     for entry in read.flatten() {
         let path = entry.path();
@@ -498,12 +583,12 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
         }
         match entry.file_type() {
             Ok(t) if t.is_dir() => {
-                out.push(format!("{rel}/"));
+                out.insert(format!("{rel}/"), String::new());
                 walk(root, &path, out);
             }
             Ok(_) => {
                 let content = std::fs::read(&path).map(|b| guigym_core::sha256_hex(&b)).unwrap_or_default();
-                out.push(format!("{rel} {content}"));
+                out.insert(rel, content);
             }
             Err(_) => {}
         }
@@ -579,7 +664,35 @@ pub const GETTERS: &[&str] =
 
 #[cfg(test)]
 mod tests {
-    use super::combine;
+    use super::{changes_outside, combine, Files};
+
+    fn files(entries: &[(&str, &str)]) -> Files {
+        entries.iter().map(|(p, h)| (p.to_string(), h.to_string())).collect()
+    }
+
+    #[test]
+    fn only_the_allowed_changes_pass() {
+        let before = files(&[("Documents/", ""), ("Documents/a.txt", "1"), ("Documents/b.log", "2"), ("Downloads/", "")]);
+        let allow = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // The task's own file changed: nothing else.
+        let after = files(&[("Documents/", ""), ("Documents/a.txt", "9"), ("Documents/b.log", "2"), ("Downloads/", "")]);
+        assert!(changes_outside(&before, &after, &allow(&["/home/user/Documents/a.txt"])).is_empty());
+        assert_eq!(changes_outside(&before, &after, &allow(&[])), ["/home/user/Documents/a.txt (changed)"]);
+        // A file written elsewhere, one deleted, a folder made: each named.
+        let after = files(&[("Documents/", ""), ("Documents/a.txt", "9"), ("Downloads/", ""), ("Downloads/new/", ""), ("Desktop/x", "3")]);
+        assert_eq!(
+            changes_outside(&before, &after, &allow(&["~/Documents/a.txt"])),
+            ["/home/user/Desktop/x (created)", "/home/user/Downloads/new/ (created)", "/home/user/Documents/b.log (deleted)"]
+        );
+        // `*` within a name, `/**` for a folder's content (and the folder itself).
+        assert_eq!(
+            changes_outside(&before, &after, &allow(&["~/Documents/*", "/home/user/Downloads/new/**", "~/Desktop/?"])),
+            ["/home/user/Desktop/x (created)"]
+        );
+        assert!(changes_outside(&before, &after, &allow(&["~/Documents/*", "~/Downloads/new/**", "~/Desktop/*"])).is_empty());
+        // `*` does not cross folders; a path outside the home allows nothing.
+        assert_eq!(changes_outside(&before, &after, &allow(&["~/*", "/tmp/**", "/home/user2/Desktop/x"])).len(), 4);
+    }
 
     #[test]
     fn metrics_combine_as_osworld_combines_them() {

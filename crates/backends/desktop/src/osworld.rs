@@ -116,7 +116,7 @@ pub fn unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<String> {
             return Some(format!("{field}: {why}"));
         }
     }
-    let metrics = match task.metrics() {
+    let metrics = match task.check().and_then(|()| task.metrics()) {
         Ok(m) => m,
         Err(e) => return Some(e),
     };

@@ -67,6 +67,22 @@ fn fresh_dir() -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
+/// The environment variable that marks an instance's processes.
+const MARKER: &str = "GUIGYM_INSTANCE";
+
+/// The window manager's settings: the system's (window switching, closing) plus Ctrl+Alt+T,
+/// which opens a terminal in the home folder, as on the Ubuntu desktops OSWorld's tasks were
+/// made on (the audit's change elsewhere uses it).
+fn wm_config_text() -> String {
+    let terminal = "<keybind key=\"C-A-t\"><action name=\"Execute\"><command>sh -c 'cd &amp;&amp; exec xterm'</command></action></keybind>";
+    let system = std::fs::read_to_string("/etc/xdg/openbox/rc.xml").unwrap_or_default();
+    if system.contains("<keyboard>") {
+        system.replacen("<keyboard>", &format!("<keyboard>\n{terminal}"), 1)
+    } else {
+        format!("<?xml version=\"1.0\"?>\n<openbox_config xmlns=\"http://openbox.org/3.4/rc\"><keyboard>{terminal}</keyboard></openbox_config>\n")
+    }
+}
+
 /// The programs an instance needs, and the Debian packages that bring them.
 pub const REQUIRED: &[(&str, &str)] = &[("Xvfb", "xvfb"), ("openbox", "openbox"), ("dbus-daemon", "dbus")];
 
@@ -126,6 +142,8 @@ impl Session {
         let mut session =
             Session { dir, home, display_name, bus_address: String::new(), wm: None, xvfb, bus: None, namespace: None, apps: Vec::new(), finished: Vec::new() };
         session.namespace = session.enter_namespace();
+        let wm_config = session.dir.join("openbox.xml");
+        std::fs::write(&wm_config, wm_config_text()).map_err(|e| format!("{}: {e}", wm_config.display()))?;
         // The session bus: applications that look for one find it here, never the host's.
         let mut bus = session
             .command("dbus-daemon", &["--session", "--nofork", "--nopidfile", "--print-address=1"])
@@ -138,7 +156,11 @@ impl Session {
         }
         session.bus_address = address.trim().to_string();
         session.bus = Some(bus);
-        session.wm = Some(session.command("openbox", &["--sm-disable"]).spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
+        // Inside the namespace, so that what it starts (a terminal by its key) sees the
+        // task's paths like every other application.
+        let wm_argv = session.inside(&["openbox".into(), "--sm-disable".into(), "--config-file".into(), wm_config.display().to_string()], false);
+        let wm_args: Vec<&str> = wm_argv[1..].iter().map(String::as_str).collect();
+        session.wm = Some(session.command(&wm_argv[0], &wm_args).spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
         Ok(session)
     }
 
@@ -166,6 +188,10 @@ impl Session {
             // when asked; GTK 3 ones always do. The bus is the session's own (see `a11y`).
             ("GTK_MODULES".into(), "gail:atk-bridge".into()),
             ("PATH".into(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),
+            // Marks every process of the instance, those it starts included, so that a reset
+            // finds what escaped its process group (a terminal the window manager opened, a
+            // job a shell put in the background).
+            (MARKER.into(), self.marker()),
         ];
         if !self.bus_address.is_empty() {
             env.push(("DBUS_SESSION_BUS_ADDRESS".into(), self.bus_address.clone()));
@@ -317,7 +343,9 @@ impl Session {
         PathBuf::from(self.path_text(path))
     }
 
-    /// Ends every application of the instance (and whatever each started).
+    /// Ends every application of the instance (and whatever each started): the process groups
+    /// of what tasks launched and ran, then every other marked process but the display, the
+    /// window manager, the bus and the namespace holder.
     pub fn end_apps(&mut self) {
         for (_, mut child) in self.apps.drain(..) {
             kill_group(&mut child);
@@ -327,6 +355,34 @@ impl Session {
                 let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
             }
         }
+        let keep: Vec<u32> = [self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect();
+        // Twice: a process may have forked while the first sweep ran.
+        for _ in 0..2 {
+            for pid in self.marked_pids().into_iter().filter(|p| !keep.contains(p)) {
+                if let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                }
+            }
+        }
+    }
+
+    /// `GUIGYM_INSTANCE=<this instance's folder name>`, as it appears in a process's environment.
+    fn marker(&self) -> String {
+        self.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// The processes whose environment carries this instance's marker.
+    fn marked_pids(&self) -> Vec<u32> {
+        let needle = format!("{MARKER}={}", self.marker()).into_bytes();
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+                environ.split(|b| *b == 0).any(|var| var == needle.as_slice())
+            })
+            .collect()
     }
 
     /// An application that died of a signal (a crash, or killed from outside): not the

@@ -67,6 +67,13 @@ pub struct OsWorldTask {
     #[serde(default)]
     pub related_apps: Vec<String>,
     pub evaluator: Evaluator,
+    /// Our extension, absent from OSWorld's files: the only changes to the user's files the
+    /// task allows (paths under `/home/user`, `*` within a name, `folder/**` for all under
+    /// it). Where it is given, any other file created, deleted or changed since the reset
+    /// fails the task (a solution that also wrecks another file is wrong); where it is not,
+    /// the verdict is OSWorld's alone.
+    #[serde(default, rename = "guigym_allowed_changes", skip_serializing_if = "Option::is_none")]
+    pub allowed_changes: Option<Vec<String>>,
     #[serde(flatten)]
     pub other: serde_json::Map<String, Value>,
 }
@@ -84,8 +91,19 @@ impl OsWorldTask {
     /// Reads a task file; the error names what is wrong and where.
     pub fn parse(text: &str) -> Result<OsWorldTask, String> {
         let task: OsWorldTask = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        task.metrics()?;
+        task.check()?;
         Ok(task)
+    }
+
+    /// What reading cannot tell: the evaluator's lists agree, allowed changes lie in the home.
+    pub fn check(&self) -> Result<(), String> {
+        self.metrics()?;
+        for (i, path) in self.allowed_changes.iter().flatten().enumerate() {
+            if crate::instance::home_relative(path).is_none() {
+                return Err(format!("guigym_allowed_changes[{i}]: {path:?} is not a path under /home/user"));
+            }
+        }
+        Ok(())
     }
 
     pub fn is_infeasible(&self) -> bool {
@@ -157,5 +175,13 @@ mod tests {
         let bad = OsWorldTask::parse(r#"{"id": "c", "instruction": "z", "evaluator": {"func": ["exact_match", "exact_match"], "result": [{"type": "rule"}]}}"#);
         assert!(bad.unwrap_err().contains("evaluator.result: 1 entries for 2 metrics"));
         assert!(OsWorldTask::parse(r#"{"id": "d", "instruction": "z", "evaluator": {"func": "infeasible"}}"#).unwrap().is_infeasible());
+        // Our extension reads back as written, and must name paths in the home.
+        let text = r#"{"id": "e", "instruction": "z", "evaluator": {"func": "infeasible"}, "guigym_allowed_changes": ["/home/user/a.txt", "~/b/**"]}"#;
+        let task = OsWorldTask::parse(text).unwrap();
+        assert_eq!(task.allowed_changes.as_deref(), Some(&["/home/user/a.txt".to_string(), "~/b/**".to_string()][..]));
+        assert!(serde_json::to_string(&task).unwrap().contains("\"guigym_allowed_changes\":[\"/home/user/a.txt\""));
+        assert!(task.other.is_empty());
+        let outside = OsWorldTask::parse(r#"{"id": "f", "instruction": "z", "evaluator": {"func": "infeasible"}, "guigym_allowed_changes": ["/etc/passwd"]}"#);
+        assert_eq!(outside.unwrap_err(), "guigym_allowed_changes[0]: \"/etc/passwd\" is not a path under /home/user");
     }
 }

@@ -135,6 +135,54 @@ async fn the_ui_tree_holds_what_the_accessibility_bus_shows() {
     assert!(obs.ui_tree.iter().any(|n| n.role == "menu-item" && n.text.starts_with("Save")), "the open menu's items:\n{}", observe(&obs));
 }
 
+/// Our catalogue's tasks allow changes to their own files only: a file written elsewhere (from
+/// a terminal opened by Ctrl+Alt+T) fails a solved task. A reset ends what the agent started
+/// outside the task's applications, even a job that left its process group and session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn a_change_outside_the_task_fails_it_and_a_reset_ends_what_the_agent_started() {
+    use guigym_core::Action;
+    use std::time::Duration;
+    let Some(provider) = provider() else { return };
+    let mut env = provider.create().await.expect("an instance starts");
+    let task = catalogue::find_task("text.write/0").unwrap();
+    let windows = |obs: &guigym_core::Observation| obs.ui_tree.iter().filter(|n| n.role == "window").map(|n| n.id.clone()).collect::<Vec<_>>();
+
+    env.reset(&task).await.unwrap();
+    env.apply_golden().await.unwrap();
+    let v = env.evaluate().await.unwrap();
+    assert!(v.success && v.unexpected_side_effects.is_empty(), "{v:?}");
+
+    let key = env.step(&Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] }).await.unwrap();
+    assert!(!key.invalid, "{}", key.feedback);
+    let mut opened = Vec::new();
+    for _ in 0..50 {
+        opened = windows(&env.observe(ObserveOptions::default()).await.unwrap());
+        if opened.iter().any(|w| w.starts_with("xterm")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(opened.iter().any(|w| w.starts_with("xterm")), "Ctrl+Alt+T opens a terminal: {opened:?}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let typed = "echo x > ~/Documents/elsewhere.txt; setsid sh -c 'sleep 4; echo late > ~/Desktop/late.txt' > /dev/null 2>&1 &\n";
+    env.step(&Action::Type { text: typed.into(), element: None, clear: false }).await.unwrap();
+    let v = env.evaluate().await.unwrap();
+    assert!(!v.success && v.score == 0.0, "{v:?}");
+    assert_eq!(v.unexpected_side_effects, ["/home/user/Documents/elsewhere.txt (created)"], "{v:?}");
+    assert!(v.checks.iter().all(|c| c.passed), "the task's own check still passes: {v:?}");
+
+    // The reset ends the terminal and the job it left behind: the job's late write never
+    // comes, and the solved task passes again.
+    env.reset(&task).await.unwrap();
+    let after = windows(&env.observe(ObserveOptions::default()).await.unwrap());
+    assert!(!after.iter().any(|w| w.starts_with("xterm")), "{after:?}");
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    env.apply_golden().await.unwrap();
+    let v = env.evaluate().await.unwrap();
+    assert!(v.success, "nothing written after the reset: {v:?}");
+}
+
 #[test]
 #[ignore = "full tier: real X server and applications"]
 fn applications_see_the_task_home_and_no_other_instance() {
@@ -182,9 +230,7 @@ async fn the_audit_finds_no_false_verdicts_on_desktop_tasks() {
     let mut report = guigym_rollout::audit::AuditReport::default();
     for id in ["infeasible.system/0", "files.rename/0", "calc.fill_cell/0"] {
         let task = catalogue::find_task(id).unwrap();
-        guigym_rollout::audit::audit_task(env.as_mut(), &task, guigym_rollout::audit::Keyboard::Physical, &mut report)
-            .await
-            .expect("no infrastructure failure");
+        guigym_rollout::audit::audit_task(env.as_mut(), &task, guigym_rollout::audit::Device::Desktop, &mut report).await.expect("no infrastructure failure");
     }
     assert!(report.overall.mutants >= 10 && report.overall.alternatives >= 5, "{:?}", report.overall);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
