@@ -974,8 +974,11 @@ mod tests {
         let instructions: std::collections::HashSet<&str> = all.iter().map(|t| t.instruction.as_str()).collect();
         assert!(instructions.len() * 10 >= all.len() * 6, "only {} distinct instructions", instructions.len());
         for t in &all {
-            crate::env::task_of(t).unwrap();
+            let (task, _) = crate::env::task_of(t).unwrap();
             assert_eq!(find_task(&t.id).as_ref(), Some(t));
+            // Every task says which files it may change; only infeasible ones none.
+            let allowed = task.allowed_changes.as_ref().unwrap_or_else(|| panic!("{}: no allowed changes", t.id));
+            assert_eq!(allowed.is_empty(), task.is_infeasible(), "{}: {allowed:?}", t.id);
         }
     }
 }

@@ -97,6 +97,17 @@ pub fn missing() -> Option<String> {
     (!lacking.is_empty()).then(|| format!("the desktop backend needs Debian's {} (run ./scripts/setup.sh)", lacking.join(", ")))
 }
 
+fn all_pids() -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries.flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()).collect()
+}
+
+/// Whether process `pid`'s environment holds the variable `needle` (`NAME=value`).
+fn is_marked(pid: u32, needle: &[u8]) -> bool {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    environ.split(|b| *b == 0).any(|var| var == needle)
+}
+
 fn kill_group(child: &mut Child) {
     if let Some(pid) = i32::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw) {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
@@ -187,6 +198,10 @@ impl Session {
             // GTK 2 applications (the file manager) load their accessibility bridge only
             // when asked; GTK 3 ones always do. The bus is the session's own (see `a11y`).
             ("GTK_MODULES".into(), "gail:atk-bridge".into()),
+            // LibreOffice's own X11 toolkit, which the catalogue's walkthroughs were validated
+            // with, also where the GTK one is installed (a desktop machine): its dialogs,
+            // keys and timing differ.
+            ("SAL_USE_VCLPLUGIN".into(), "gen".into()),
             ("PATH".into(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),
             // Marks every process of the instance, those it starts included, so that a reset
             // finds what escaped its process group (a terminal the window manager opened, a
@@ -371,18 +386,14 @@ impl Session {
         self.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     }
 
+    fn marker_needle(&self) -> Vec<u8> {
+        format!("{MARKER}={}", self.marker()).into_bytes()
+    }
+
     /// The processes whose environment carries this instance's marker.
     fn marked_pids(&self) -> Vec<u32> {
-        let needle = format!("{MARKER}={}", self.marker()).into_bytes();
-        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-        entries
-            .flatten()
-            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|pid| {
-                let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-                environ.split(|b| *b == 0).any(|var| var == needle.as_slice())
-            })
-            .collect()
+        let needle = self.marker_needle();
+        all_pids().into_iter().filter(|pid| is_marked(*pid, &needle)).collect()
     }
 
     /// An application that died of a signal (a crash, or killed from outside): not the
@@ -399,21 +410,21 @@ impl Session {
         None
     }
 
-    /// Every process of the instance (the members of its process groups).
+    /// Every process of the instance: the members of its process groups, and every other
+    /// process carrying its marker.
     pub fn pids(&self) -> Vec<u32> {
         let mut groups: Vec<u32> =
             [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect();
         groups.extend(self.apps.iter().map(|(_, c)| c.id()));
         groups.extend(&self.finished);
-        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-        entries
-            .flatten()
-            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        let marked = self.marker_needle();
+        all_pids()
+            .into_iter()
             .filter(|pid| {
                 // Field 5 of /proc/PID/stat is the process group (after the parenthesized name).
                 let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
                 let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-                after.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()).is_some_and(|g| groups.contains(&g))
+                after.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()).is_some_and(|g| groups.contains(&g)) || is_marked(*pid, &marked)
             })
             .collect()
     }
