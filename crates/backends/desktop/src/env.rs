@@ -28,11 +28,10 @@ fn env_error(f: Failure) -> EnvError {
     }
 }
 
-/// Makes desktop instances; the home template is made once and shared.
+/// Makes desktop instances from the process's home template.
 pub struct DesktopProvider {
     pub width: u32,
     pub height: u32,
-    template: std::sync::OnceLock<Result<PathBuf, String>>,
     /// OSWorld's asset cache, for imported tasks (`GUIGYM_OSWORLD_CACHE`).
     pub cache: Option<PathBuf>,
 }
@@ -40,11 +39,7 @@ pub struct DesktopProvider {
 impl DesktopProvider {
     pub fn new(width: u32, height: u32) -> DesktopProvider {
         let cache = std::env::var_os("GUIGYM_OSWORLD_CACHE").map(PathBuf::from);
-        DesktopProvider { width, height, template: std::sync::OnceLock::new(), cache }
-    }
-
-    fn template(&self) -> Result<PathBuf, EnvError> {
-        self.template.get_or_init(crate::home::make_template).clone().map_err(EnvError::Infra)
+        DesktopProvider { width, height, cache }
     }
 }
 
@@ -62,7 +57,7 @@ impl EnvProvider for DesktopProvider {
 impl DesktopProvider {
     /// A new instance, as its concrete type (benchmarks read its memory).
     pub async fn start(&self) -> Result<DesktopEnv, EnvError> {
-        let template = self.template()?;
+        let template = crate::home::template().map_err(EnvError::Infra)?;
         let (w, h, cache) = (self.width, self.height, self.cache.clone());
         let instance = tokio::task::spawn_blocking(move || Instance::start(w, h, template, cache))
             .await

@@ -7,8 +7,19 @@ const FOLDERS: &[&str] = &["Desktop", "Documents", "Downloads", "Music", "Pictur
 
 const BASHRC: &str = "# guigym desktop instance\nPS1='$ '\nHISTFILE=/dev/null\n";
 
-/// Makes the template once per process (under the instance base folder) and returns it.
-pub fn make_template() -> Result<PathBuf, String> {
+/// The template, made once per process (under the instance base folder): every provider of
+/// the process shares it. The first call also removes what dead processes left there.
+pub fn template() -> Result<PathBuf, String> {
+    static TEMPLATE: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    TEMPLATE
+        .get_or_init(|| {
+            crate::session::remove_stale();
+            make_template()
+        })
+        .clone()
+}
+
+fn make_template() -> Result<PathBuf, String> {
     let dir = crate::session::base_dir().join(format!("template-{}", std::process::id()));
     let build = || -> std::io::Result<()> {
         if dir.exists() {

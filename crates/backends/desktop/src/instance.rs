@@ -145,6 +145,7 @@ impl Instance {
         self.session.end_apps();
         self.wait_for(|w| w.is_empty(), Duration::from_secs(10)).map_err(|_| Failure::Infra("windows stayed open after their applications ended".into()))?;
         restore_tree(&self.template, &self.session.home).map_err(|e| Failure::Infra(format!("restoring the home folder: {e}")))?;
+        self.session.give_home();
         for (i, step) in task.config.iter().enumerate() {
             self.run_step(step, &format!("config[{i}]"), &task.id)?;
         }
@@ -286,8 +287,15 @@ impl Instance {
         }))
     }
 
-    /// One set-up step (OSWorld's step types, and `write_file` of ours).
+    /// One set-up step; what it wrote in the home becomes the applications' own.
     pub fn run_step(&mut self, step: &ConfigStep, field: &str, task_id: &str) -> Result<(), Failure> {
+        let done = self.apply_step(step, field, task_id);
+        self.session.give_home();
+        done
+    }
+
+    /// One set-up step (OSWorld's step types, and `write_file` of ours).
+    fn apply_step(&mut self, step: &ConfigStep, field: &str, task_id: &str) -> Result<(), Failure> {
         let p = &step.parameters;
         match step.kind.as_str() {
             "launch" => {

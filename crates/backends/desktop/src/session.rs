@@ -41,6 +41,8 @@ pub struct Session {
     /// The process holding the instance's mount namespace (applications join it), where the
     /// machine allows one.
     namespace: Option<Child>,
+    /// The account applications and commands run as (uid, gid), where it is not guigym's own.
+    account: Option<(u32, u32)>,
     /// Applications a task launched, by program name.
     apps: Vec<(String, Child)>,
     /// Process groups of commands that ran to their end (what they left running dies with them
@@ -58,13 +60,98 @@ pub fn base_dir() -> PathBuf {
     }
 }
 
+/// A new instance folder, naming the process that owns it.
 fn fresh_dir() -> std::io::Result<PathBuf> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
     let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let dir = base_dir().join(name);
     std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join(OWNER), std::process::id().to_string())?;
     Ok(dir)
+}
+
+/// The file in an instance folder that names its process.
+const OWNER: &str = "owner";
+
+/// Removes the instance folders and templates of processes that are gone (killed before they
+/// could clean up: the folders sit on tmpfs, in memory), and ends what those instances still
+/// ran. A folder without an owner is stale only when nothing carries its marker any more.
+pub fn remove_stale() {
+    let Ok(entries) = std::fs::read_dir(base_dir()) else { return };
+    let alive = |pid: &str| pid.trim().parse::<u32>().is_ok_and(|p| Path::new(&format!("/proc/{p}")).exists());
+    // Every process's marker, read once.
+    let mut marked: std::collections::HashMap<String, Vec<u32>> = std::collections::HashMap::new();
+    let prefix = format!("{MARKER}=").into_bytes();
+    for pid in all_pids() {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        if let Some(value) = environ.split(|b| *b == 0).find_map(|var| var.strip_prefix(prefix.as_slice())) {
+            marked.entry(String::from_utf8_lossy(value).into_owned()).or_default().push(pid);
+        }
+    }
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let stale = match name.strip_prefix("template-") {
+            Some(pid) => !alive(pid),
+            None => match std::fs::read_to_string(path.join(OWNER)) {
+                Ok(pid) => !alive(&pid),
+                Err(_) => {
+                    !marked.contains_key(&name)
+                        && entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().is_ok_and(|a| a > Duration::from_secs(60)))
+                }
+            },
+        };
+        if stale {
+            for pid in marked.get(&name).into_iter().flatten() {
+                if let Some(pid) = i32::try_from(*pid).ok().and_then(rustix::process::Pid::from_raw) {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                }
+            }
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+/// The session bus's settings: the usual session bus's, and root may connect too (guigym reads
+/// the accessibility tree as root where the applications run as another account).
+const BUS_CONFIG: &str = r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <include>/usr/share/dbus-1/session.conf</include>
+  <policy context="default"><allow user="root"/></policy>
+</busconfig>
+"#;
+
+/// The account an instance's applications and commands run as where guigym runs as root:
+/// `nobody`, so that an agent's shell cannot change the machine (only its home and what any
+/// user may write) and applications do not warn about root (mousepad shows a bar). Elsewhere
+/// `None`: they run as guigym does. Instances share the account.
+fn app_account() -> Option<(u32, u32)> {
+    if !rustix::process::geteuid().is_root() {
+        return None;
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        match fields[..] {
+            ["nobody", _, uid, gid, ..] => Some((uid.parse().ok()?, gid.parse().ok()?)),
+            _ => None,
+        }
+    })
+}
+
+/// Gives a folder and everything under it to an account (links themselves, not their targets).
+fn chown_tree(path: &Path, uid: u32, gid: u32) {
+    let _ = std::os::unix::fs::lchown(path, Some(uid), Some(gid));
+    let Ok(entries) = std::fs::read_dir(path) else { return };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            chown_tree(&entry.path(), uid, gid);
+        } else {
+            let _ = std::os::unix::fs::lchown(entry.path(), Some(uid), Some(gid));
+        }
+    }
 }
 
 /// The environment variable that marks an instance's processes.
@@ -132,7 +219,9 @@ impl Session {
         }
         let _ = std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700));
         // Xvfb picks a free display and writes its number on the descriptor we name (stdout).
+        let marker = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let mut xvfb = Command::new("Xvfb")
+            .env(MARKER, marker)
             .args(["-displayfd", "1", "-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp", "-noreset", "+extension", "XTEST"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -150,28 +239,43 @@ impl Session {
             return Err(format!("Xvfb did not report a display (it said {line:?})"));
         };
         let display_name = format!(":{number}");
-        let mut session =
-            Session { dir, home, display_name, bus_address: String::new(), wm: None, xvfb, bus: None, namespace: None, apps: Vec::new(), finished: Vec::new() };
+        let mut session = Session {
+            dir,
+            home,
+            display_name,
+            bus_address: String::new(),
+            wm: None,
+            xvfb,
+            bus: None,
+            namespace: None,
+            account: app_account(),
+            apps: Vec::new(),
+            finished: Vec::new(),
+        };
         session.namespace = session.enter_namespace();
-        let wm_config = session.dir.join("openbox.xml");
-        std::fs::write(&wm_config, wm_config_text()).map_err(|e| format!("{}: {e}", wm_config.display()))?;
-        // The session bus: applications that look for one find it here, never the host's.
-        let mut bus = session
-            .command("dbus-daemon", &["--session", "--nofork", "--nopidfile", "--print-address=1"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start dbus-daemon: {e}"))?;
+        let (wm_config, bus_config) = (session.dir.join("openbox.xml"), session.dir.join("bus.conf"));
+        for (path, text) in [(&wm_config, wm_config_text()), (&bus_config, BUS_CONFIG.to_string())] {
+            std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        session.give_home();
+        if let Some((uid, gid)) = session.account {
+            std::os::unix::fs::chown(&runtime, Some(uid), Some(gid)).map_err(|e| format!("{}: {e}", runtime.display()))?;
+        }
+        // The session bus: applications that look for one find it here, never the host's. It
+        // runs as the applications do, so that the accessibility bus it starts does too.
+        let bus_argv =
+            ["dbus-daemon".to_string(), format!("--config-file={}", bus_config.display()), "--nofork".into(), "--nopidfile".into(), "--print-address=1".into()];
+        let mut bus = session.spawnable(&bus_argv, false)?.stdout(Stdio::piped()).spawn().map_err(|e| format!("cannot start dbus-daemon: {e}"))?;
         let mut address = String::new();
         if let Some(out) = bus.stdout.take() {
             let _ = BufReader::new(out).read_line(&mut address);
         }
         session.bus_address = address.trim().to_string();
         session.bus = Some(bus);
-        // Inside the namespace, so that what it starts (a terminal by its key) sees the
-        // task's paths like every other application.
-        let wm_argv = session.inside(&["openbox".into(), "--sm-disable".into(), "--config-file".into(), wm_config.display().to_string()], false);
-        let wm_args: Vec<&str> = wm_argv[1..].iter().map(String::as_str).collect();
-        session.wm = Some(session.command(&wm_argv[0], &wm_args).spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
+        // Like an application, so that what it starts (a terminal by its key) sees the task's
+        // paths and runs as the applications do.
+        let wm_argv = ["openbox".to_string(), "--sm-disable".into(), "--config-file".into(), wm_config.display().to_string()];
+        session.wm = Some(session.spawnable(&wm_argv, false)?.spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
         Ok(session)
     }
 
@@ -214,12 +318,28 @@ impl Session {
         env
     }
 
-    /// A command inside the instance: its environment, its home as working folder, its own
-    /// process group.
-    fn command(&self, program: &str, args: &[&str]) -> Command {
+    /// A task's command as the instance runs it: inside its namespace (or with task paths
+    /// rewritten), as its account, with its environment, its home as working folder, in a
+    /// process group of its own.
+    fn spawnable(&self, command: &[String], shell: bool) -> Result<Command, String> {
+        let argv = self.inside(command, shell);
+        let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
         let mut c = Command::new(program);
         c.args(args).env_clear().envs(self.env()).current_dir(&self.home).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
-        c
+        // Entering the namespace needs root: `nsenter` changes the account after it.
+        if let (Some((uid, gid)), false) = (self.account, self.namespaced()) {
+            c.uid(uid).gid(gid);
+        }
+        Ok(c)
+    }
+
+    /// Gives the home folder to the instance's account: what guigym wrote there (the
+    /// template, a task's files) must be the applications' to change (LibreOffice opens a file
+    /// it cannot write read-only).
+    pub fn give_home(&self) {
+        if let Some((uid, gid)) = self.account {
+            chown_tree(&self.home, uid, gid);
+        }
     }
 
     /// The argv of a task's command: a list, or one string run by the shell.
@@ -241,6 +361,7 @@ impl Session {
         std::fs::create_dir_all(&self.home).ok()?;
         let script = "mount --make-rprivate / && mount --bind \"$1\" /home && echo ready && exec sleep infinity";
         let mut holder = Command::new("unshare")
+            .env(MARKER, self.marker())
             .args(["--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh"])
             .arg(&homes)
             .stdin(Stdio::null())
@@ -283,7 +404,11 @@ impl Session {
                 // The instance's own paths (an `open` step's file) as the namespace shows them.
                 let host = self.home.display().to_string();
                 let command: Vec<String> = command.iter().map(|a| a.replace(&host, TASK_HOME)).collect();
-                let mut argv = vec!["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), format!("--wd={TASK_HOME}"), "--".into()];
+                let mut argv = vec!["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), format!("--wd={TASK_HOME}")];
+                if let Some((uid, gid)) = self.account {
+                    argv.extend([format!("--setuid={uid}"), format!("--setgid={gid}")]);
+                }
+                argv.push("--".into());
                 argv.extend(Self::argv(&command, shell));
                 argv
             }
@@ -293,20 +418,17 @@ impl Session {
 
     /// Starts an application and leaves it running (until the next reset).
     pub fn launch(&mut self, command: &[String], shell: bool) -> Result<(), String> {
-        let argv = self.inside(command, shell);
-        let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let child = self.command(program, &args).spawn().map_err(|e| format!("cannot launch {program}: {e}"))?;
-        self.apps.push((program.clone(), child));
+        let program = command.first().cloned().unwrap_or_default();
+        let child = self.spawnable(command, shell)?.spawn().map_err(|e| format!("cannot launch {program}: {e}"))?;
+        self.apps.push((program, child));
         Ok(())
     }
 
     /// Runs a command to its end (or `timeout`, when it is killed) and returns what it printed.
     pub fn run(&mut self, command: &[String], shell: bool, timeout: Duration) -> Result<Output, String> {
-        let argv = self.inside(command, shell);
-        let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut child = self.command(program, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run {program}: {e}"))?;
+        let program = command.first().cloned().unwrap_or_default();
+        let mut child =
+            self.spawnable(command, shell)?.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run {program}: {e}"))?;
         let (mut out, mut err) = (child.stdout.take(), child.stderr.take());
         let reader = std::thread::spawn(move || {
             let mut s = Vec::new();
@@ -370,7 +492,7 @@ impl Session {
                 let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
             }
         }
-        let keep: Vec<u32> = [self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect();
+        let keep: Vec<u32> = [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect();
         // Twice: a process may have forked while the first sweep ran.
         for _ in 0..2 {
             for pid in self.marked_pids().into_iter().filter(|p| !keep.contains(p)) {
