@@ -209,6 +209,12 @@ fn applications_see_the_task_home_and_no_other_instance() {
     assert_eq!(lines[4], "ours", "{out:?}");
     assert!(!out.stdout.contains("theirs"), "another instance's files are out of sight: {out:?}");
     assert!(a.home.join("made.txt").is_file(), "what a command writes in /home/user lands in the instance's home");
+    // Where guigym is root, applications are not: they cannot change the machine.
+    if running_as_root() {
+        let out = a.run(&["id -u; touch /etc/guigym-probe && echo wrote-etc".to_string()], true, Duration::from_secs(10)).unwrap();
+        assert_ne!(out.stdout.lines().next(), Some("0"), "{out:?}");
+        assert!(!out.stdout.contains("wrote-etc") && !std::path::Path::new("/etc/guigym-probe").exists(), "{out:?}");
+    }
     // A reset replaces the home folder; the namespace shows the new one.
     let template = a.home.parent().unwrap().parent().unwrap().join("template");
     std::fs::create_dir_all(&template).unwrap();
@@ -217,6 +223,33 @@ fn applications_see_the_task_home_and_no_other_instance() {
     let out = a.run(&["ls".to_string(), "/home/user".to_string()], false, Duration::from_secs(10)).unwrap();
     assert_eq!(out.stdout.trim(), "fresh.txt", "{out:?}");
     drop(b);
+}
+
+fn running_as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").unwrap_or_default().lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
+}
+
+/// What a process killed before it could clean up left behind (its instance folder on tmpfs, a
+/// process of its instance) is removed by the next process that makes instances.
+#[test]
+fn folders_and_processes_of_dead_instances_are_removed() {
+    let base = guigym_desktop::session::base_dir();
+    std::fs::create_dir_all(&base).unwrap();
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let (stale, live) = (base.join("test-stale-instance"), base.join("test-live-instance"));
+    for (dir, owner) in [(&stale, dead), (&live, std::process::id())] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("owner"), owner.to_string()).unwrap();
+    }
+    let mut orphan = std::process::Command::new("sleep").arg("600").env("GUIGYM_INSTANCE", "test-stale-instance").spawn().unwrap();
+    guigym_desktop::session::remove_stale();
+    assert!(!stale.exists(), "a dead process's instance folder is removed");
+    assert!(live.exists(), "a living one's stays");
+    let status = orphan.wait().unwrap();
+    assert!(!status.success(), "the dead instance's process was ended: {status:?}");
+    std::fs::remove_dir_all(&live).unwrap();
 }
 
 /// The mutation audit (`tasks audit`) on desktop tasks: right variants pass (a typo erased
