@@ -182,8 +182,8 @@ impl Client {
             frontier.truncate(limits.max_nodes - nodes.len());
             let mut tasks = tokio::task::JoinSet::new();
             for (i, (object, _)) in frontier.iter().enumerate() {
-                let (bus, object, timeout, max_text) = (self.bus.clone(), object.clone(), limits.call_timeout, limits.max_text);
-                tasks.spawn(async move { (i, tokio::time::timeout(timeout, read_node(&bus, &object, max_text)).await.ok()) });
+                let (bus, object, timeout, max_text, max_children) = (self.bus.clone(), object.clone(), limits.call_timeout, limits.max_text, limits.max_nodes);
+                tasks.spawn(async move { (i, tokio::time::timeout(timeout, read_node(&bus, &object, max_text, max_children)).await.ok()) });
             }
             let mut read: Vec<Option<(Node, Vec<Ref>)>> = vec![None; frontier.len()];
             while let Some(done) = tasks.join_next().await {
@@ -230,14 +230,16 @@ async fn name_of(bus: &Connection, object: &Ref) -> String {
 }
 
 /// Everything one node says about itself, asked at once (the calls are pipelined on the
-/// one connection), plus its children's references.
-async fn read_node(bus: &Connection, object: &Ref, max_text: usize) -> Result<(Node, Vec<Ref>), String> {
-    let (role, name, states, extents, children) = tokio::join!(
+/// one connection), then its children's references: only for a showing node that does not
+/// manage its descendants and has at most `max_children` (a spreadsheet's table has billions
+/// of cells; asked for them, LibreOffice spins for minutes and answers nothing else).
+async fn read_node(bus: &Connection, object: &Ref, max_text: usize, max_children: usize) -> Result<(Node, Vec<Ref>), String> {
+    let (role, name, states, extents, count) = tokio::join!(
         call::<_, String>(bus, object, ACCESSIBLE, "GetRoleName", &()),
         name_of(bus, object),
         call::<_, Vec<u32>>(bus, object, ACCESSIBLE, "GetState", &()),
         call::<_, (i32, i32, i32, i32)>(bus, object, "org.a11y.atspi.Component", "GetExtents", &(0u32,)),
-        call::<_, Vec<Ref>>(bus, object, ACCESSIBLE, "GetChildren", &()),
+        call::<_, OwnedValue>(bus, object, "org.freedesktop.DBus.Properties", "Get", &(ACCESSIBLE, "ChildCount")),
     );
     let states = states?;
     let mut node = Node {
@@ -249,13 +251,30 @@ async fn read_node(bus: &Connection, object: &Ref, max_text: usize) -> Result<(N
         application: String::new(),
         states: states.first().copied().unwrap_or(0) as u64 | (states.get(1).copied().unwrap_or(0) as u64) << 32,
     };
+    let count = count.ok().and_then(|v| i32::try_from(v).ok()).unwrap_or(0);
+    let open = node.has(state::SHOWING) && !node.has(state::MANAGES_DESCENDANTS) && count > 0 && count as usize <= max_children;
     // A text node's content is its value: an editor's document, an entry's text.
-    if node.has(state::EDITABLE) || matches!(node.role.as_str(), "text" | "paragraph" | "entry" | "terminal") {
-        if let Ok(text) = call::<_, String>(bus, object, "org.a11y.atspi.Text", "GetText", &(0i32, max_text as i32)).await {
-            node.text = text;
-        }
-    }
-    Ok((node, children.unwrap_or_default()))
+    let texty = node.has(state::EDITABLE) || matches!(node.role.as_str(), "text" | "paragraph" | "entry" | "terminal");
+    let (text, children) = tokio::join!(
+        async {
+            if !texty {
+                return None;
+            }
+            // Up to the text's own length: LibreOffice answers nothing for a range past its end.
+            let count = call::<_, OwnedValue>(bus, object, "org.freedesktop.DBus.Properties", "Get", &("org.a11y.atspi.Text", "CharacterCount")).await;
+            let count = count.ok().and_then(|v| i32::try_from(v).ok()).map_or(max_text as i32, |n| n.clamp(0, max_text as i32));
+            call::<_, String>(bus, object, "org.a11y.atspi.Text", "GetText", &(0i32, count)).await.ok()
+        },
+        async {
+            if open {
+                call::<_, Vec<Ref>>(bus, object, ACCESSIBLE, "GetChildren", &()).await.unwrap_or_default()
+            } else {
+                Vec::new()
+            }
+        },
+    );
+    node.text = text.unwrap_or_default();
+    Ok((node, children))
 }
 
 /// AT-SPI's state names in the order of their bits, as OSWorld writes them (`st:showing`).

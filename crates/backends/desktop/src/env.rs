@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::a11y;
 use crate::instance::{Failure, Instance};
+use crate::session::OfficeToolkit;
 use crate::task::{ConfigStep, OsWorldTask};
 use crate::x11::WindowInfo;
 
@@ -34,12 +35,19 @@ pub struct DesktopProvider {
     pub height: u32,
     /// OSWorld's asset cache, for imported tasks (`GUIGYM_OSWORLD_CACHE`).
     pub cache: Option<PathBuf>,
+    /// LibreOffice's toolkit (`GUIGYM_OFFICE_TOOLKIT`), or why the one asked for cannot be had.
+    office: Result<OfficeToolkit, String>,
 }
 
 impl DesktopProvider {
     pub fn new(width: u32, height: u32) -> DesktopProvider {
         let cache = std::env::var_os("GUIGYM_OSWORLD_CACHE").map(PathBuf::from);
-        DesktopProvider { width, height, cache }
+        DesktopProvider { width, height, cache, office: OfficeToolkit::from_env() }
+    }
+
+    /// The same provider with LibreOffice drawing with `office`.
+    pub fn with_office_toolkit(self, office: OfficeToolkit) -> DesktopProvider {
+        DesktopProvider { office: Ok(office), ..self }
     }
 }
 
@@ -58,8 +66,9 @@ impl DesktopProvider {
     /// A new instance, as its concrete type (benchmarks read its memory).
     pub async fn start(&self) -> Result<DesktopEnv, EnvError> {
         let template = crate::home::template().map_err(EnvError::Infra)?;
+        let office = self.office.clone().map_err(EnvError::Infra)?;
         let (w, h, cache) = (self.width, self.height, self.cache.clone());
-        let instance = tokio::task::spawn_blocking(move || Instance::start(w, h, template, cache))
+        let instance = tokio::task::spawn_blocking(move || Instance::start(w, h, template, cache, office))
             .await
             .map_err(|e| EnvError::Infra(e.to_string()))?
             .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))?;

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::a11y;
 use crate::metrics::{self, Got};
 use crate::office;
-use crate::session::{restore_tree, Output, Session};
+use crate::session::{restore_tree, OfficeToolkit, Output, Session};
 use crate::task::{ConfigStep, OsWorldTask};
 use crate::x11::{Display, WindowInfo};
 
@@ -125,8 +125,9 @@ fn str_param<'a>(parameters: &'a Value, field: &str, name: &str) -> Result<&'a s
 }
 
 impl Instance {
-    pub fn start(width: u32, height: u32, template: PathBuf, cache: Option<PathBuf>) -> Result<Instance, String> {
-        let session = Session::start(width, height)?;
+    pub fn start(width: u32, height: u32, template: PathBuf, cache: Option<PathBuf>, office: OfficeToolkit) -> Result<Instance, String> {
+        let mut session = Session::start(width, height)?;
+        session.office = office;
         let display = Display::connect(&session.display_name).map_err(|e| e.to_string())?;
         session.wait_for_wm(&display, Duration::from_secs(10))?;
         Ok(Instance { session, display, template, cache, task_cache: None, last_input: Instant::now(), at_reset: Files::new() })

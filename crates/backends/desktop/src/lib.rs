@@ -25,4 +25,4 @@ pub mod x11;
 pub use catalogue::DesktopCatalogue;
 pub use env::{DesktopEnv, DesktopProvider, DEFAULT_SIZE};
 pub use osworld::ImportedOsWorld;
-pub use session::missing;
+pub use session::{missing, OfficeToolkit};

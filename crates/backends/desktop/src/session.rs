@@ -43,6 +43,8 @@ pub struct Session {
     namespace: Option<Child>,
     /// The account applications and commands run as (uid, gid), where it is not guigym's own.
     account: Option<(u32, u32)>,
+    /// The toolkit LibreOffice draws with.
+    pub office: OfficeToolkit,
     /// Applications a task launched, by program name.
     apps: Vec<(String, Child)>,
     /// Process groups of commands that ran to their end (what they left running dies with them
@@ -112,6 +114,40 @@ pub fn remove_stale() {
         }
     }
 }
+
+/// The toolkit LibreOffice draws with (`GUIGYM_OFFICE_TOOLKIT`): its own X11 one (`gen`, the
+/// default, which the catalogue's walkthroughs are validated with, also where the GTK one is
+/// installed), or GTK 3 (`gtk3`, Debian's libreoffice-gtk3), which has an accessibility bridge:
+/// LibreOffice's windows then carry their tree (menus, toolbars, the document, the sheet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OfficeToolkit {
+    #[default]
+    Gen,
+    Gtk3,
+}
+
+impl OfficeToolkit {
+    /// From `GUIGYM_OFFICE_TOOLKIT` (unset: `gen`); an unknown name, or GTK 3 without its
+    /// package, is an error that says so.
+    pub fn from_env() -> Result<OfficeToolkit, String> {
+        match std::env::var("GUIGYM_OFFICE_TOOLKIT").as_deref() {
+            Err(_) | Ok("gen") => Ok(OfficeToolkit::Gen),
+            Ok("gtk3") if Path::new(GTK3_PLUGIN).exists() => Ok(OfficeToolkit::Gtk3),
+            Ok("gtk3") => Err(format!("GUIGYM_OFFICE_TOOLKIT=gtk3 needs Debian's libreoffice-gtk3 ({GTK3_PLUGIN} is missing; run ./scripts/setup.sh)")),
+            Ok(other) => Err(format!("GUIGYM_OFFICE_TOOLKIT={other:?}: expected gen or gtk3")),
+        }
+    }
+
+    /// LibreOffice's name for it (`SAL_USE_VCLPLUGIN`).
+    pub fn plugin(self) -> &'static str {
+        match self {
+            OfficeToolkit::Gen => "gen",
+            OfficeToolkit::Gtk3 => "gtk3",
+        }
+    }
+}
+
+const GTK3_PLUGIN: &str = "/usr/lib/libreoffice/program/libvclplug_gtk3lo.so";
 
 /// The session bus's settings: the usual session bus's, and root may connect too (guigym reads
 /// the accessibility tree as root where the applications run as another account).
@@ -249,6 +285,7 @@ impl Session {
             bus: None,
             namespace: None,
             account: app_account(),
+            office: OfficeToolkit::Gen,
             apps: Vec::new(),
             finished: Vec::new(),
         };
@@ -302,10 +339,7 @@ impl Session {
             // GTK 2 applications (the file manager) load their accessibility bridge only
             // when asked; GTK 3 ones always do. The bus is the session's own (see `a11y`).
             ("GTK_MODULES".into(), "gail:atk-bridge".into()),
-            // LibreOffice's own X11 toolkit, which the catalogue's walkthroughs were validated
-            // with, also where the GTK one is installed (a desktop machine): its dialogs,
-            // keys and timing differ.
-            ("SAL_USE_VCLPLUGIN".into(), "gen".into()),
+            ("SAL_USE_VCLPLUGIN".into(), self.office.plugin().into()),
             ("PATH".into(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),
             // Marks every process of the instance, those it starts included, so that a reset
             // finds what escaped its process group (a terminal the window manager opened, a

@@ -135,6 +135,45 @@ async fn the_ui_tree_holds_what_the_accessibility_bus_shows() {
     assert!(obs.ui_tree.iter().any(|n| n.role == "menu-item" && n.text.starts_with("Save")), "the open menu's items:\n{}", observe(&obs));
 }
 
+/// With LibreOffice's GTK toolkit, its windows carry their accessibility tree: the menus, the
+/// Name Box, the sheet. The sheet's cells are not asked for (the table manages billions of
+/// descendants; asked for its children, LibreOffice spins and stops answering), so the tree
+/// keeps coming, observation after observation, and typing still reaches the sheet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn libreoffice_windows_carry_their_accessibility_tree_with_gtk() {
+    use guigym_core::Action;
+    let Some(provider) = provider() else { return };
+    let provider = provider.with_office_toolkit(guigym_desktop::OfficeToolkit::Gtk3);
+    let mut env = provider.create().await.expect("an instance starts");
+    let task = catalogue::find_task("calc.fill_cell/0").unwrap();
+    env.reset(&task).await.unwrap();
+    let show = |obs: &guigym_core::Observation| obs.ui_tree.iter().map(|n| format!("{} {} {:?}", n.id, n.role, n.text)).collect::<Vec<_>>().join("\n");
+    for look in 0..3 {
+        let obs = env.observe(ObserveOptions::default()).await.unwrap();
+        let has = |role: &str, text: &str| obs.ui_tree.iter().any(|n| n.role == role && n.text.starts_with(text) && n.id.starts_with("libreoffice."));
+        assert!(has("menu", "File") && has("menu", "Insert"), "look {look}: the menu bar\n{}", show(&obs));
+        assert!(has("document-spreadsheet", ""), "look {look}: the spreadsheet\n{}", show(&obs));
+        assert!(has("table", "Sheet"), "look {look}: the sheet\n{}", show(&obs));
+        assert!(has("text", "A1"), "look {look}: the Name Box\n{}", show(&obs));
+        assert!(!obs.ui_tree.iter().any(|n| n.role == "table-cell"), "look {look}: no cell is asked for");
+    }
+    // LibreOffice still takes input: a value typed into a cell shows in the Name Box's
+    // neighbour, the formula bar, as the tree reports it.
+    env.step(&Action::Type { text: "kestrel".into(), element: None, clear: false }).await.unwrap();
+    let mut found = false;
+    for _ in 0..20 {
+        let obs = env.observe(ObserveOptions::default()).await.unwrap();
+        if obs.ui_tree.iter().any(|n| n.text.contains("kestrel")) {
+            found = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let obs = env.observe(ObserveOptions::default()).await.unwrap();
+    assert!(found, "what was typed shows in the tree\n{}", show(&obs));
+}
+
 /// Our catalogue's tasks allow changes to their own files only: a file written elsewhere (from
 /// a terminal opened by Ctrl+Alt+T) fails a solved task. A reset ends what the agent started
 /// outside the task's applications, even a job that left its process group and session.
