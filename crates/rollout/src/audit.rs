@@ -315,6 +315,9 @@ pub fn cases(task: &TaskSpec, device: Device) -> Vec<Case> {
         vec![
             Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] },
             Action::Wait { ms: 1500 },
+            // A terminal, surely: where none opened, the click is refused and the case inert,
+            // rather than the command typed into the task's document.
+            Action::click_element("xterm"),
             Action::Type { text: "echo audit > ~/Documents/audit-note.txt\n".into(), element: None, clear: false },
             Action::Wait { ms: 300 },
         ]

@@ -535,8 +535,13 @@ pub fn changes_outside(before: &Files, after: &Files, allowed: &[String]) -> Vec
     let patterns: Vec<&str> = allowed.iter().filter_map(|p| home_relative(p)).collect();
     let covered = |path: &str| {
         let path = path.trim_end_matches('/');
-        patterns.iter().any(|p| match p.strip_suffix("/**") {
-            Some(folder) => path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')) || glob_path(folder, path),
+        patterns.iter().map(|p| p.trim_end_matches('/')).any(|p| match p.strip_suffix("/**") {
+            // The folder (a pattern itself) and everything under what it matches.
+            Some(folder) => {
+                let depth = folder.split('/').count();
+                let head: Vec<&str> = path.splitn(depth + 1, '/').collect();
+                head.len() >= depth && glob_path(folder, &head[..depth].join("/"))
+            }
             None => glob_path(p, path),
         })
     };
@@ -578,6 +583,10 @@ fn glob_name(p: &[u8], t: &[u8]) -> bool {
 }
 
 fn walk(root: &Path, dir: &Path, out: &mut Files) {
+    walk_below(root, dir, out, 0);
+}
+
+fn walk_below(root: &Path, dir: &Path, out: &mut Files, depth: usize) {
     let Ok(read) = std::fs::read_dir(dir) else { return };
     for entry in read.flatten() {
         let path = entry.path();
@@ -585,22 +594,49 @@ fn walk(root: &Path, dir: &Path, out: &mut Files) {
         if dir == root && rel.starts_with('.') {
             continue;
         }
-        // LibreOffice's lock file beside an open document (`.~lock.name#`) holds the time it
-        // was opened: bookkeeping, not the user's data.
-        if entry.file_name().to_string_lossy().starts_with(".~lock.") {
-            continue;
-        }
+        let name = entry.file_name().to_string_lossy().into_owned();
         match entry.file_type() {
             Ok(t) if t.is_dir() => {
                 out.insert(format!("{rel}/"), String::new());
-                walk(root, &path, out);
+                if depth < crate::session::MAX_DEPTH {
+                    walk_below(root, &path, out, depth + 1);
+                }
             }
+            Ok(t) if t.is_symlink() => {
+                let target = std::fs::read_link(&path).map(|t| t.display().to_string()).unwrap_or_default();
+                out.insert(rel, format!("link to {target}"));
+            }
+            // Bookkeeping beside a document, not the user's data: LibreOffice's lock file
+            // (`.~lock.name#`, the time it was opened) and GIO's file being saved.
+            Ok(_) if name.starts_with(".~lock.") && name.ends_with('#') || name.starts_with(".goutputstream-") => {}
             Ok(_) => {
-                let content = std::fs::read(&path).map(|b| guigym_core::sha256_hex(&b)).unwrap_or_default();
-                out.insert(rel, content);
+                out.insert(rel, content_id(&path));
             }
             Err(_) => {}
         }
+    }
+}
+
+/// Files larger than this are told apart by size and time, not read.
+const MAX_HASHED: u64 = 64 << 20;
+
+/// What a file holds: the hash of a regular file's bytes, read without following a link or
+/// waiting (a FIFO or a device an agent left in the home would hang or flood the evaluator,
+/// which runs as root); anything else by its kind.
+fn content_id(path: &Path) -> String {
+    use rustix::fs::{FileType, Mode, OFlags};
+    use std::io::Read;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let Ok(fd) = rustix::fs::open(path, flags, Mode::empty()) else { return "unreadable".into() };
+    let Ok(stat) = rustix::fs::fstat(&fd) else { return "unreadable".into() };
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile if stat.st_size as u64 <= MAX_HASHED => {
+            let mut bytes = Vec::new();
+            let _ = std::fs::File::from(fd).take(MAX_HASHED).read_to_end(&mut bytes);
+            guigym_core::sha256_hex(&bytes)
+        }
+        FileType::RegularFile => format!("{} bytes, modified at {}.{:09}", stat.st_size, stat.st_mtime, stat.st_mtime_nsec),
+        other => format!("{other:?}"),
     }
 }
 
@@ -680,6 +716,28 @@ mod tests {
     }
 
     #[test]
+    fn odd_files_are_told_apart_without_being_read() {
+        let home = std::env::temp_dir().join(format!("guigym-walk-{}", std::process::id()));
+        std::fs::create_dir_all(home.join("Documents/deep")).unwrap();
+        std::fs::write(home.join("Documents/a.txt"), "a").unwrap();
+        std::fs::write(home.join("Documents/.~lock.a.txt#"), "lock").unwrap();
+        std::fs::create_dir_all(home.join("Documents/.~lock.d")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", home.join("Documents/zero")).unwrap();
+        let fifo = std::process::Command::new("mkfifo").arg(home.join("Documents/pipe")).status();
+        let mut files = Files::new();
+        // A FIFO read would block forever, /dev/zero never end: neither is read.
+        super::walk(&home, &home, &mut files);
+        std::fs::remove_dir_all(&home).unwrap();
+        assert_eq!(files["Documents/a.txt"], guigym_core::sha256_hex(b"a"));
+        assert_eq!(files["Documents/zero"], "link to /dev/zero");
+        if fifo.is_ok_and(|s| s.success()) {
+            assert_eq!(files["Documents/pipe"], "Fifo");
+        }
+        assert!(!files.contains_key("Documents/.~lock.a.txt#"), "LibreOffice's lock file is bookkeeping");
+        assert!(files.contains_key("Documents/.~lock.d/"), "a folder is not a lock file");
+    }
+
+    #[test]
     fn only_the_allowed_changes_pass() {
         let before = files(&[("Documents/", ""), ("Documents/a.txt", "1"), ("Documents/b.log", "2"), ("Downloads/", "")]);
         let allow = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
@@ -699,6 +757,12 @@ mod tests {
             ["/home/user/Desktop/x (created)"]
         );
         assert!(changes_outside(&before, &after, &allow(&["~/Documents/*", "~/Downloads/new/**", "~/Desktop/*"])).is_empty());
+        // A folder pattern's head may hold `*`; a trailing `/` is the folder itself.
+        assert!(changes_outside(&before, &after, &allow(&["~/*/**"])).is_empty());
+        assert_eq!(
+            changes_outside(&before, &after, &allow(&["~/Downloads/*/**", "~/Desktop/", "~/Documents/"])),
+            ["/home/user/Desktop/x (created)", "/home/user/Documents/a.txt (changed)", "/home/user/Documents/b.log (deleted)"]
+        );
         // `*` does not cross folders; a path outside the home allows nothing.
         assert_eq!(changes_outside(&before, &after, &allow(&["~/*", "/tmp/**", "/home/user2/Desktop/x"])).len(), 4);
     }

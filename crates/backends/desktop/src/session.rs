@@ -78,7 +78,7 @@ const OWNER: &str = "owner";
 
 /// Removes the instance folders and templates of processes that are gone (killed before they
 /// could clean up: the folders sit on tmpfs, in memory), and ends what those instances still
-/// ran. A folder without an owner is stale only when nothing carries its marker any more.
+/// ran.
 pub fn remove_stale() {
     let Ok(entries) = std::fs::read_dir(base_dir()) else { return };
     let alive = |pid: &str| pid.trim().parse::<u32>().is_ok_and(|p| Path::new(&format!("/proc/{p}")).exists());
@@ -96,13 +96,8 @@ pub fn remove_stale() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let stale = match name.strip_prefix("template-") {
             Some(pid) => !alive(pid),
-            None => match std::fs::read_to_string(path.join(OWNER)) {
-                Ok(pid) => !alive(&pid),
-                Err(_) => {
-                    !marked.contains_key(&name)
-                        && entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().is_ok_and(|a| a > Duration::from_secs(60)))
-                }
-            },
+            // A folder without an owner is being made, or belongs to an older guigym: left alone.
+            None => std::fs::read_to_string(path.join(OWNER)).is_ok_and(|pid| !alive(&pid)),
         };
         if stale {
             for pid in marked.get(&name).into_iter().flatten() {
@@ -177,15 +172,37 @@ fn app_account() -> Option<(u32, u32)> {
     })
 }
 
-/// Gives a folder and everything under it to an account (links themselves, not their targets).
+/// Gives a folder and everything under it to an account: links themselves, never their
+/// targets. Folders are opened without following links and walked by descriptor, so a process
+/// of the instance that swaps a folder for a link to `/etc` mid-walk gains nothing.
 fn chown_tree(path: &Path, uid: u32, gid: u32) {
-    let _ = std::os::unix::fs::lchown(path, Some(uid), Some(gid));
-    let Ok(entries) = std::fs::read_dir(path) else { return };
+    let (uid, gid) = (rustix::fs::Uid::from_raw(uid), rustix::fs::Gid::from_raw(gid));
+    if let Ok(dir) = open_folder(rustix::fs::CWD, path) {
+        let _ = rustix::fs::fchown(&dir, Some(uid), Some(gid));
+        chown_below(&dir, uid, gid, 0);
+    }
+}
+
+/// How deep the home's folders are followed (a deeper tree is left as it is, not overflowed).
+pub const MAX_DEPTH: usize = 64;
+
+fn open_folder<P: rustix::path::Arg>(at: impl std::os::fd::AsFd, path: P) -> rustix::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    rustix::fs::openat(at, path, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
+}
+
+fn chown_below(dir: &std::os::fd::OwnedFd, uid: rustix::fs::Uid, gid: rustix::fs::Gid, depth: usize) {
+    let Ok(entries) = rustix::fs::Dir::read_from(dir) else { return };
     for entry in entries.flatten() {
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            chown_tree(&entry.path(), uid, gid);
-        } else {
-            let _ = std::os::unix::fs::lchown(entry.path(), Some(uid), Some(gid));
+        let name = entry.file_name();
+        if name == c"." || name == c".." {
+            continue;
+        }
+        let _ = rustix::fs::chownat(dir, name, Some(uid), Some(gid), rustix::fs::AtFlags::SYMLINK_NOFOLLOW);
+        if depth < MAX_DEPTH {
+            if let Ok(sub) = open_folder(dir, name) {
+                chown_below(&sub, uid, gid, depth + 1);
+            }
         }
     }
 }
@@ -223,6 +240,18 @@ pub fn missing() -> Option<String> {
 fn all_pids() -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries.flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()).collect()
+}
+
+/// A process's mount namespace (`mnt:[4026532…]`).
+fn mount_namespace(pid: u32) -> Option<std::ffi::OsString> {
+    std::fs::read_link(format!("/proc/{pid}/ns/mnt")).ok().map(PathBuf::into_os_string)
+}
+
+/// A process's group.
+fn process_group(pid: u32) -> Option<u32> {
+    // Field 5 of /proc/PID/stat is the process group (after the parenthesized name).
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(2)?.parse().ok()
 }
 
 /// Whether process `pid`'s environment holds the variable `needle` (`NAME=value`).
@@ -527,9 +556,13 @@ impl Session {
             }
         }
         let keep: Vec<u32> = [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect();
+        // What the session bus started (the accessibility bus, settings; in its process group,
+        // which no process of another session can join) serves the next episode too.
+        let bus = self.bus.as_ref().map(Child::id);
+        let served = |pid: u32| bus.is_some() && process_group(pid) == bus;
         // Twice: a process may have forked while the first sweep ran.
         for _ in 0..2 {
-            for pid in self.marked_pids().into_iter().filter(|p| !keep.contains(p)) {
+            for pid in self.own_pids().into_iter().filter(|p| !keep.contains(p) && !served(*p)) {
                 if let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
                     let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
                 }
@@ -546,10 +579,12 @@ impl Session {
         format!("{MARKER}={}", self.marker()).into_bytes()
     }
 
-    /// The processes whose environment carries this instance's marker.
-    fn marked_pids(&self) -> Vec<u32> {
+    /// The instance's processes: those whose environment carries its marker, and those in its
+    /// mount namespace (a process that cleared its environment is still there).
+    fn own_pids(&self) -> Vec<u32> {
         let needle = self.marker_needle();
-        all_pids().into_iter().filter(|pid| is_marked(*pid, &needle)).collect()
+        let namespace = self.namespace.as_ref().and_then(|holder| mount_namespace(holder.id()));
+        all_pids().into_iter().filter(|pid| is_marked(*pid, &needle) || namespace.is_some() && mount_namespace(*pid) == namespace).collect()
     }
 
     /// An application that died of a signal (a crash, or killed from outside): not the
@@ -566,23 +601,15 @@ impl Session {
         None
     }
 
-    /// Every process of the instance: the members of its process groups, and every other
-    /// process carrying its marker.
+    /// Every process of the instance: the members of its process groups, and its other
+    /// processes (`own_pids`).
     pub fn pids(&self) -> Vec<u32> {
         let mut groups: Vec<u32> =
             [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect();
         groups.extend(self.apps.iter().map(|(_, c)| c.id()));
         groups.extend(&self.finished);
-        let marked = self.marker_needle();
-        all_pids()
-            .into_iter()
-            .filter(|pid| {
-                // Field 5 of /proc/PID/stat is the process group (after the parenthesized name).
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-                let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-                after.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()).is_some_and(|g| groups.contains(&g)) || is_marked(*pid, &marked)
-            })
-            .collect()
+        let own = self.own_pids();
+        all_pids().into_iter().filter(|pid| process_group(*pid).is_some_and(|g| groups.contains(&g)) || own.contains(pid)).collect()
     }
 
     /// The instance's memory: the proportional set size of all its processes, in bytes.
