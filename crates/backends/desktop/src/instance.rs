@@ -58,9 +58,10 @@ pub struct Instance {
     at_reset: Files,
 }
 
-/// The user's files: path relative to the home (a folder ends with `/`) → a hash of the
-/// content (empty for folders). Hidden folders and files at the top of the home (application
-/// settings, profiles, caches) and LibreOffice's lock files are left out.
+/// The user's files: path relative to the home (a folder ends with `/`) → what it holds (see
+/// `content_id`; empty for folders, the target for links). Hidden folders and files at the top
+/// of the home (application settings, profiles, caches), LibreOffice's lock files and GIO's
+/// files being saved are left out.
 pub type Files = BTreeMap<String, String>;
 
 /// How long after the agent's last input the evaluator first looks: applications (a shell

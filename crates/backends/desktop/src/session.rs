@@ -84,11 +84,9 @@ pub fn remove_stale() {
     let alive = |pid: &str| pid.trim().parse::<u32>().is_ok_and(|p| Path::new(&format!("/proc/{p}")).exists());
     // Every process's marker, read once.
     let mut marked: std::collections::HashMap<String, Vec<u32>> = std::collections::HashMap::new();
-    let prefix = format!("{MARKER}=").into_bytes();
     for pid in all_pids() {
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        if let Some(value) = environ.split(|b| *b == 0).find_map(|var| var.strip_prefix(prefix.as_slice())) {
-            marked.entry(String::from_utf8_lossy(value).into_owned()).or_default().push(pid);
+        if let Some(marker) = process_marker(pid) {
+            marked.entry(marker).or_default().push(pid);
         }
     }
     for entry in entries.flatten() {
@@ -101,9 +99,7 @@ pub fn remove_stale() {
         };
         if stale {
             for pid in marked.get(&name).into_iter().flatten() {
-                if let Some(pid) = i32::try_from(*pid).ok().and_then(rustix::process::Pid::from_raw) {
-                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-                }
+                kill(*pid);
             }
             let _ = std::fs::remove_dir_all(&path);
         }
@@ -254,16 +250,38 @@ fn process_group(pid: u32) -> Option<u32> {
     stat.rsplit_once(')')?.1.split_whitespace().nth(2)?.parse().ok()
 }
 
-/// Whether process `pid`'s environment holds the variable `needle` (`NAME=value`).
-fn is_marked(pid: u32, needle: &[u8]) -> bool {
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-    environ.split(|b| *b == 0).any(|var| var == needle)
+/// The marker of the instance whose folder is `dir` (its name).
+fn marker_of(dir: &Path) -> String {
+    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// The instance marker a process carries in its environment, if any.
+fn process_marker(pid: u32) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let prefix = format!("{MARKER}=").into_bytes();
+    environ.split(|b| *b == 0).find_map(|var| var.strip_prefix(prefix.as_slice())).map(|v| String::from_utf8_lossy(v).into_owned())
+}
+
+fn pid_of(pid: u32) -> Option<rustix::process::Pid> {
+    i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw)
+}
+
+/// Kills a process.
+fn kill(pid: u32) {
+    if let Some(pid) = pid_of(pid) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Kills every member of a process group.
+fn kill_members(group: u32) {
+    if let Some(group) = pid_of(group) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
 }
 
 fn kill_group(child: &mut Child) {
-    if let Some(pid) = i32::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw) {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
+    kill_members(child.id());
     let _ = child.kill();
     let _ = child.wait();
 }
@@ -284,9 +302,8 @@ impl Session {
         }
         let _ = std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700));
         // Xvfb picks a free display and writes its number on the descriptor we name (stdout).
-        let marker = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let mut xvfb = Command::new("Xvfb")
-            .env(MARKER, marker)
+            .env(MARKER, marker_of(&dir))
             .args(["-displayfd", "1", "-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp", "-noreset", "+extension", "XTEST"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -544,47 +561,46 @@ impl Session {
     }
 
     /// Ends every application of the instance (and whatever each started): the process groups
-    /// of what tasks launched and ran, then every other marked process but the display, the
-    /// window manager, the bus and the namespace holder.
+    /// of what tasks launched and ran, then the instance's other processes (`owns`) but its
+    /// infrastructure and what the session bus started.
     pub fn end_apps(&mut self) {
         for (_, mut child) in self.apps.drain(..) {
             kill_group(&mut child);
         }
         for group in self.finished.drain(..) {
-            if let Some(pid) = i32::try_from(group).ok().and_then(rustix::process::Pid::from_raw) {
-                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-            }
+            kill_members(group);
         }
-        let keep: Vec<u32> = [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect();
+        let keep = self.infrastructure();
         // What the session bus started (the accessibility bus, settings; in its process group,
         // which no process of another session can join) serves the next episode too.
         let bus = self.bus.as_ref().map(Child::id);
         let served = |pid: u32| bus.is_some() && process_group(pid) == bus;
+        let owns = self.owns();
         // Twice: a process may have forked while the first sweep ran.
         for _ in 0..2 {
-            for pid in self.own_pids().into_iter().filter(|p| !keep.contains(p) && !served(*p)) {
-                if let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
-                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-                }
+            for pid in all_pids().into_iter().filter(|p| owns(*p) && !keep.contains(p) && !served(*p)) {
+                kill(pid);
             }
         }
     }
 
+    /// The display, the window manager, the session bus and the namespace holder.
+    fn infrastructure(&self) -> Vec<u32> {
+        [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect()
+    }
+
     /// `GUIGYM_INSTANCE=<this instance's folder name>`, as it appears in a process's environment.
     fn marker(&self) -> String {
-        self.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        marker_of(&self.dir)
     }
 
-    fn marker_needle(&self) -> Vec<u8> {
-        format!("{MARKER}={}", self.marker()).into_bytes()
-    }
-
-    /// The instance's processes: those whose environment carries its marker, and those in its
-    /// mount namespace (a process that cleared its environment is still there).
-    fn own_pids(&self) -> Vec<u32> {
-        let needle = self.marker_needle();
+    /// Whether a process is the instance's: its environment carries the instance's marker, or
+    /// it runs in the instance's mount namespace (a process that cleared its environment is
+    /// still there).
+    fn owns(&self) -> impl Fn(u32) -> bool {
+        let marker = self.marker();
         let namespace = self.namespace.as_ref().and_then(|holder| mount_namespace(holder.id()));
-        all_pids().into_iter().filter(|pid| is_marked(*pid, &needle) || namespace.is_some() && mount_namespace(*pid) == namespace).collect()
+        move |pid| process_marker(pid).as_deref() == Some(marker.as_str()) || namespace.is_some() && mount_namespace(pid) == namespace
     }
 
     /// An application that died of a signal (a crash, or killed from outside): not the
@@ -602,14 +618,13 @@ impl Session {
     }
 
     /// Every process of the instance: the members of its process groups, and its other
-    /// processes (`own_pids`).
+    /// processes (`owns`).
     pub fn pids(&self) -> Vec<u32> {
-        let mut groups: Vec<u32> =
-            [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect();
+        let mut groups = self.infrastructure();
         groups.extend(self.apps.iter().map(|(_, c)| c.id()));
         groups.extend(&self.finished);
-        let own = self.own_pids();
-        all_pids().into_iter().filter(|pid| process_group(*pid).is_some_and(|g| groups.contains(&g)) || own.contains(pid)).collect()
+        let owns = self.owns();
+        all_pids().into_iter().filter(|pid| process_group(*pid).is_some_and(|g| groups.contains(&g)) || owns(*pid)).collect()
     }
 
     /// The instance's memory: the proportional set size of all its processes, in bytes.
