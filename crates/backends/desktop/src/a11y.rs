@@ -224,9 +224,14 @@ where
     reply.body().deserialize().map_err(|e| e.to_string())
 }
 
+/// One property of an object's interface, where it has it and it is of type `T`.
+async fn property<T: TryFrom<OwnedValue>>(bus: &Connection, object: &Ref, interface: &str, name: &str) -> Option<T> {
+    let value = call::<_, OwnedValue>(bus, object, "org.freedesktop.DBus.Properties", "Get", &(interface, name)).await;
+    value.ok().and_then(|v| T::try_from(v).ok())
+}
+
 async fn name_of(bus: &Connection, object: &Ref) -> String {
-    let name = call::<_, OwnedValue>(bus, object, "org.freedesktop.DBus.Properties", "Get", &(ACCESSIBLE, "Name")).await;
-    name.ok().and_then(|v| String::try_from(v).ok()).unwrap_or_default()
+    property::<String>(bus, object, ACCESSIBLE, "Name").await.unwrap_or_default()
 }
 
 /// Everything one node says about itself, asked at once (the calls are pipelined on the
@@ -239,7 +244,7 @@ async fn read_node(bus: &Connection, object: &Ref, max_text: usize, max_children
         name_of(bus, object),
         call::<_, Vec<u32>>(bus, object, ACCESSIBLE, "GetState", &()),
         call::<_, (i32, i32, i32, i32)>(bus, object, "org.a11y.atspi.Component", "GetExtents", &(0u32,)),
-        call::<_, OwnedValue>(bus, object, "org.freedesktop.DBus.Properties", "Get", &(ACCESSIBLE, "ChildCount")),
+        property::<i32>(bus, object, ACCESSIBLE, "ChildCount"),
     );
     let states = states?;
     let mut node = Node {
@@ -251,7 +256,7 @@ async fn read_node(bus: &Connection, object: &Ref, max_text: usize, max_children
         application: String::new(),
         states: states.first().copied().unwrap_or(0) as u64 | (states.get(1).copied().unwrap_or(0) as u64) << 32,
     };
-    let count = count.ok().and_then(|v| i32::try_from(v).ok()).unwrap_or(0);
+    let count = count.unwrap_or(0);
     let open = node.has(state::SHOWING) && !node.has(state::MANAGES_DESCENDANTS) && count > 0 && count as usize <= max_children;
     // A text node's content is its value: an editor's document, an entry's text.
     let texty = node.has(state::EDITABLE) || matches!(node.role.as_str(), "text" | "paragraph" | "entry" | "terminal");
@@ -261,8 +266,8 @@ async fn read_node(bus: &Connection, object: &Ref, max_text: usize, max_children
                 return None;
             }
             // Up to the text's own length: LibreOffice answers nothing for a range past its end.
-            let count = call::<_, OwnedValue>(bus, object, "org.freedesktop.DBus.Properties", "Get", &("org.a11y.atspi.Text", "CharacterCount")).await;
-            let count = count.ok().and_then(|v| i32::try_from(v).ok()).map_or(max_text as i32, |n| n.clamp(0, max_text as i32));
+            let count = property::<i32>(bus, object, "org.a11y.atspi.Text", "CharacterCount").await;
+            let count = count.map_or(max_text as i32, |n| n.clamp(0, max_text as i32));
             call::<_, String>(bus, object, "org.a11y.atspi.Text", "GetText", &(0i32, count)).await.ok()
         },
         async {
