@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::a11y;
 use crate::metrics::{self, Got};
 use crate::office;
-use crate::session::{restore_tree, OfficeToolkit, Output, Session};
+use crate::session::{OfficeToolkit, Output, Session};
 use crate::task::{ConfigStep, OsWorldTask};
 use crate::x11::{Display, WindowInfo};
 
@@ -129,7 +129,7 @@ impl Instance {
     pub fn start(width: u32, height: u32, template: PathBuf, cache: Option<PathBuf>, office: OfficeToolkit) -> Result<Instance, String> {
         let mut session = Session::start(width, height)?;
         session.office = office;
-        let display = Display::connect(&session.display_name).map_err(|e| e.to_string())?;
+        let display = Display::connect(&session.display_name, session.x_auth()).map_err(|e| e.to_string())?;
         session.wait_for_wm(&display, Duration::from_secs(10))?;
         Ok(Instance { session, display, template, cache, task_cache: None, last_input: Instant::now(), at_reset: Files::new() })
     }
@@ -146,8 +146,7 @@ impl Instance {
         }
         self.session.end_apps();
         self.wait_for(|w| w.is_empty(), Duration::from_secs(10)).map_err(|_| Failure::Infra("windows stayed open after their applications ended".into()))?;
-        restore_tree(&self.template, &self.session.home).map_err(|e| Failure::Infra(format!("restoring the home folder: {e}")))?;
-        self.session.give_home();
+        self.session.restore_files(&self.template).map_err(|e| Failure::Infra(format!("restoring the instance's files: {e}")))?;
         for (i, step) in task.config.iter().enumerate() {
             self.run_step(step, &format!("config[{i}]"), &task.id)?;
         }

@@ -5,9 +5,15 @@
 //!
 //! Where the machine allows it (root, or the capability to make mount namespaces), the
 //! applications and commands of an instance run in its own mount namespace, in which `/home`
-//! holds only the instance's home, as `/home/user`: they see the paths the task names, and no
-//! other instance's files. Elsewhere the instance's home keeps its real path, and task paths
-//! are rewritten to it.
+//! holds only the instance's home, as `/home/user`, and `/tmp` and `/var/tmp` are the
+//! instance's own (emptied at each reset): they see the paths the task names, and no other
+//! instance's files. Elsewhere the instance's home keeps its real path, and task paths are
+//! rewritten to it.
+//!
+//! Where guigym runs as root, each instance's applications run as an account of their own
+//! (`user` inside the namespace), so that no instance's agent can read another's files, signal
+//! or trace its processes; and each display asks for its own cookie, so that none can connect
+//! to another's screen.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -41,8 +47,11 @@ pub struct Session {
     /// The process holding the instance's mount namespace (applications join it), where the
     /// machine allows one.
     namespace: Option<Child>,
-    /// The account applications and commands run as (uid, gid), where it is not guigym's own.
-    account: Option<(u32, u32)>,
+    /// The account applications and commands run as (its uid and gid), where it is not
+    /// guigym's own.
+    account: Option<u32>,
+    /// The secret an X client shows to connect to the display (MIT-MAGIC-COOKIE-1).
+    cookie: [u8; 16],
     /// The toolkit LibreOffice draws with.
     pub office: OfficeToolkit,
     /// Applications a task launched, by program name.
@@ -62,19 +71,67 @@ pub fn base_dir() -> PathBuf {
     }
 }
 
-/// A new instance folder, naming the process that owns it.
-fn fresh_dir() -> std::io::Result<PathBuf> {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
-    let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let dir = base_dir().join(name);
-    std::fs::create_dir_all(&dir)?;
+/// The first of the accounts instances' applications run as where guigym is root, one per
+/// instance: past the ranges Debian and systemd hand out (systemd leaves 1879048192 and up
+/// unused), and never one `/etc/passwd` or `/etc/group` names.
+const FIRST_ACCOUNT: u32 = 1_900_000_000;
+const ACCOUNTS: u32 = 65_536;
+
+/// A new instance folder, naming the process that owns it, and the account its applications
+/// run as. Where guigym is root the folder is named after the account, and making it (which
+/// fails for a name that exists) claims the account: two guigym processes never share one.
+fn fresh_dir() -> std::io::Result<(PathBuf, Option<u32>)> {
+    let base = base_dir();
+    std::fs::create_dir_all(&base)?;
+    // Others may pass through (an application reads its own folder by its real path), not list.
+    set_mode(&base, 0o711);
+    let (dir, account) = if rustix::process::geteuid().is_root() {
+        let taken = named_ids();
+        let claimed = (FIRST_ACCOUNT..FIRST_ACCOUNT + ACCOUNTS).filter(|id| !taken.contains(id)).find_map(|id| {
+            let dir = base.join(id.to_string());
+            match std::fs::create_dir(&dir) {
+                Ok(()) => Some(Ok((dir, Some(id)))),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => None,
+                Err(e) => Some(Err(e)),
+            }
+        });
+        claimed.unwrap_or_else(|| Err(std::io::Error::other(format!("all {ACCOUNTS} instance accounts are taken"))))?
+    } else {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let dir = base.join(name);
+        std::fs::create_dir_all(&dir)?;
+        (dir, None)
+    };
+    set_mode(&dir, 0o711);
     std::fs::write(dir.join(OWNER), std::process::id().to_string())?;
-    Ok(dir)
+    Ok((dir, account))
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    let _ = std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode));
+}
+
+/// The uids and gids the machine's accounts and groups use.
+fn named_ids() -> std::collections::HashSet<u32> {
+    let mut ids = std::collections::HashSet::new();
+    for file in ["/etc/passwd", "/etc/group"] {
+        for line in std::fs::read_to_string(file).unwrap_or_default().lines() {
+            ids.extend(line.split(':').nth(2).and_then(|id| id.parse::<u32>().ok()));
+        }
+    }
+    ids
 }
 
 /// The file in an instance folder that names its process.
 const OWNER: &str = "owner";
+/// The folders of an instance folder its namespace shows as `/tmp` and `/var/tmp`.
+const TMP: &str = "tmp";
+const VAR_TMP: &str = "var-tmp";
+/// The files of an instance folder its namespace shows as `/etc/passwd` and `/etc/group`.
+const PASSWD: &str = "passwd";
+const GROUP: &str = "group";
 
 /// Removes the instance folders and templates of processes that are gone (killed before they
 /// could clean up: the folders sit on tmpfs, in memory), and ends what those instances still
@@ -100,6 +157,13 @@ pub fn remove_stale() {
         if stale {
             for pid in marked.get(&name).into_iter().flatten() {
                 kill(*pid);
+            }
+            // A folder named after its account: whatever still runs as the account was the
+            // instance's (a process may clear its marker and leave the namespace's holder).
+            if let Some(account) = name.parse::<u32>().ok().filter(|id| (FIRST_ACCOUNT..FIRST_ACCOUNT + ACCOUNTS).contains(id)) {
+                for pid in all_pids().into_iter().filter(|pid| process_uid(*pid) == Some(account)) {
+                    kill(pid);
+                }
             }
             let _ = std::fs::remove_dir_all(&path);
         }
@@ -140,39 +204,69 @@ impl OfficeToolkit {
 
 const GTK3_PLUGIN: &str = "/usr/lib/libreoffice/program/libvclplug_gtk3lo.so";
 
-/// The session bus's settings: the usual session bus's, and root may connect too (guigym reads
-/// the accessibility tree as root where the applications run as another account).
+/// The session bus's settings: a usual session bus's, but root may connect too (guigym reads
+/// the accessibility tree as root where the applications run as another account), and the
+/// services it starts are only the system's: the usual bus also starts those described under
+/// the home, which would let an agent leave a process of its own choosing running under the
+/// bus, past every reset. It listens in the instance's runtime folder, by its real path: the
+/// namespace's `/tmp`, where a usual bus listens, is out of guigym's sight.
+fn bus_config_text(runtime: &Path) -> String {
+    let folder = runtime.display().to_string().replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    BUS_CONFIG.replace("RUNTIME", &folder)
+}
+
 const BUS_CONFIG: &str = r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
-  <include>/usr/share/dbus-1/session.conf</include>
-  <policy context="default"><allow user="root"/></policy>
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:dir=RUNTIME</listen>
+  <auth>EXTERNAL</auth>
+  <servicedir>/usr/local/share/dbus-1/services</servicedir>
+  <servicedir>/usr/share/dbus-1/services</servicedir>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+    <allow user="root"/>
+  </policy>
 </busconfig>
 "#;
 
-/// The account an instance's applications and commands run as where guigym runs as root:
-/// `nobody`, so that an agent's shell cannot change the machine (only its home and what any
-/// user may write) and applications do not warn about root (mousepad shows a bar). Elsewhere
-/// `None`: they run as guigym does. Instances share the account.
-fn app_account() -> Option<(u32, u32)> {
-    if !rustix::process::geteuid().is_root() {
-        return None;
+/// `/etc/passwd` or `/etc/group` as an instance's namespace shows it: the machine's, plus the
+/// instance's account as `user` (OSWorld's account), whose home is `/home/user`.
+fn with_user(file: &str, account: u32) -> String {
+    let mut text = std::fs::read_to_string(file).unwrap_or_default();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
     }
-    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
-    passwd.lines().find_map(|line| {
-        let fields: Vec<&str> = line.split(':').collect();
-        match fields[..] {
-            ["nobody", _, uid, gid, ..] => Some((uid.parse().ok()?, gid.parse().ok()?)),
-            _ => None,
-        }
-    })
+    if file.ends_with("passwd") {
+        text.push_str(&format!("user:x:{account}:{account}:user:{TASK_HOME}:/bin/bash\n"));
+    } else {
+        text.push_str(&format!("user:x:{account}:\n"));
+    }
+    text
 }
+
+/// An X authority file holding one cookie for any display (family "wild", no display number):
+/// Xvfb reads it to know the cookie, the instance's clients to show it.
+fn xauthority(cookie: &[u8]) -> Vec<u8> {
+    let mut file = 0xffffu16.to_be_bytes().to_vec();
+    for field in [&b""[..], b"", X_AUTH_NAME.as_bytes(), cookie] {
+        file.extend((field.len() as u16).to_be_bytes());
+        file.extend(field);
+    }
+    file
+}
+
+/// The X authorization protocol the displays use.
+pub const X_AUTH_NAME: &str = "MIT-MAGIC-COOKIE-1";
 
 /// Gives a folder and everything under it to an account: links themselves, never their
 /// targets. Folders are opened without following links and walked by descriptor, so a process
 /// of the instance that swaps a folder for a link to `/etc` mid-walk gains nothing.
-fn chown_tree(path: &Path, uid: u32, gid: u32) {
-    let (uid, gid) = (rustix::fs::Uid::from_raw(uid), rustix::fs::Gid::from_raw(gid));
+fn chown_tree(path: &Path, account: u32) {
+    let (uid, gid) = (rustix::fs::Uid::from_raw(account), rustix::fs::Gid::from_raw(account));
     if let Ok(dir) = open_folder(rustix::fs::CWD, path) {
         let _ = rustix::fs::fchown(&dir, Some(uid), Some(gid));
         chown_below(&dir, uid, gid, 0);
@@ -220,7 +314,7 @@ fn wm_config_text() -> String {
 }
 
 /// The programs an instance needs, and the Debian packages that bring them.
-pub const REQUIRED: &[(&str, &str)] = &[("Xvfb", "xvfb"), ("openbox", "openbox"), ("dbus-daemon", "dbus")];
+pub const REQUIRED: &[(&str, &str)] = &[("Xvfb", "xvfb"), ("openbox", "openbox"), ("dbus-daemon", "dbus"), ("setsid", "util-linux")];
 
 pub fn which(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -248,6 +342,12 @@ fn process_group(pid: u32) -> Option<u32> {
     // Field 5 of /proc/PID/stat is the process group (after the parenthesized name).
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     stat.rsplit_once(')')?.1.split_whitespace().nth(2)?.parse().ok()
+}
+
+/// The account a process runs as (its real uid).
+fn process_uid(pid: u32) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|l| l.strip_prefix("Uid:"))?.split_whitespace().next()?.parse().ok()
 }
 
 /// The marker of the instance whose folder is `dir` (its name).
@@ -292,19 +392,45 @@ impl Session {
         if let Some(why) = missing() {
             return Err(why);
         }
-        let dir = fresh_dir().map_err(|e| format!("cannot make the instance folder: {e}"))?;
+        let (dir, account) = fresh_dir().map_err(|e| format!("cannot make the instance folder: {e}"))?;
         // `homes/` is what the namespace shows as `/home`: a reset replaces `homes/user`, and
         // the namespace sees the new folder.
         let home = dir.join("homes").join("user");
         let runtime = dir.join("run");
-        for d in [&home, &runtime] {
-            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        let mut cookie = [0u8; 16];
+        getrandom::fill(&mut cookie).map_err(|e| format!("cannot draw the display's cookie: {e}"))?;
+        let authority = runtime.join("Xauthority");
+        let made = (|| -> std::io::Result<()> {
+            std::fs::create_dir_all(&home)?;
+            // The folders only the instance's account may enter: its runtime folder (the
+            // display's cookie, sockets) and what its namespace shows as /tmp and /var/tmp.
+            for private in [&runtime, &dir.join(TMP), &dir.join(VAR_TMP)] {
+                std::fs::create_dir_all(private)?;
+                set_mode(private, 0o700);
+            }
+            std::fs::write(&authority, xauthority(&cookie))?;
+            set_mode(&authority, 0o600);
+            if let Some(id) = account {
+                for (file, seen) in [("/etc/passwd", PASSWD), ("/etc/group", GROUP)] {
+                    std::fs::write(dir.join(seen), with_user(file, id))?;
+                }
+                for own in [&runtime, &dir.join(TMP), &dir.join(VAR_TMP), &authority] {
+                    std::os::unix::fs::chown(own, Some(id), Some(id))?;
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = made {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(format!("cannot make the instance folder {}: {e}", dir.display()));
         }
-        let _ = std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700));
         // Xvfb picks a free display and writes its number on the descriptor we name (stdout).
+        // It lets in only clients that show the cookie: without it, any local process (another
+        // instance's agent) could watch and drive the screen.
         let mut xvfb = Command::new("Xvfb")
             .env(MARKER, marker_of(&dir))
-            .args(["-displayfd", "1", "-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp", "-noreset", "+extension", "XTEST"])
+            .args(["-displayfd", "1", "-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp", "-noreset", "+extension", "XTEST", "-auth"])
+            .arg(&authority)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -330,25 +456,37 @@ impl Session {
             xvfb,
             bus: None,
             namespace: None,
-            account: app_account(),
+            account,
+            cookie,
             office: OfficeToolkit::Gen,
             apps: Vec::new(),
             finished: Vec::new(),
         };
         session.namespace = session.enter_namespace();
         let (wm_config, bus_config) = (session.dir.join("openbox.xml"), session.dir.join("bus.conf"));
-        for (path, text) in [(&wm_config, wm_config_text()), (&bus_config, BUS_CONFIG.to_string())] {
+        for (path, text) in [(&wm_config, wm_config_text()), (&bus_config, bus_config_text(&session.dir.join("run")))] {
             std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         }
         session.give_home();
-        if let Some((uid, gid)) = session.account {
-            std::os::unix::fs::chown(&runtime, Some(uid), Some(gid)).map_err(|e| format!("{}: {e}", runtime.display()))?;
-        }
         // The session bus: applications that look for one find it here, never the host's. It
-        // runs as the applications do, so that the accessibility bus it starts does too.
-        let bus_argv =
-            ["dbus-daemon".to_string(), format!("--config-file={}", bus_config.display()), "--nofork".into(), "--nopidfile".into(), "--print-address=1".into()];
-        let mut bus = session.spawnable(&bus_argv, false)?.stdout(Stdio::piped()).spawn().map_err(|e| format!("cannot start dbus-daemon: {e}"))?;
+        // runs as the applications do, so that the accessibility bus it starts does too. It
+        // leads a session of its own (`setsid`, which does not fork for a process that leads
+        // no group: the bus keeps the pid we know), whose group, where what it starts lives,
+        // no process of the instance (all in guigym's session) can join to outlive a reset.
+        let bus_argv = [
+            "setsid".to_string(),
+            "dbus-daemon".into(),
+            format!("--config-file={}", bus_config.display()),
+            "--nofork".into(),
+            "--nopidfile".into(),
+            "--print-address=1".into(),
+        ];
+        let mut bus = session
+            .spawnable(&bus_argv, false)?
+            .process_group(rustix::process::getpgrp().as_raw_nonzero().get())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start dbus-daemon: {e}"))?;
         let mut address = String::new();
         if let Some(out) = bus.stdout.take() {
             let _ = BufReader::new(out).read_line(&mut address);
@@ -360,6 +498,11 @@ impl Session {
         let wm_argv = ["openbox".to_string(), "--sm-disable".into(), "--config-file".into(), wm_config.display().to_string()];
         session.wm = Some(session.spawnable(&wm_argv, false)?.spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
         Ok(session)
+    }
+
+    /// What an X client shows the display to be let in: the protocol's name and the cookie.
+    pub fn x_auth(&self) -> (&'static str, &[u8]) {
+        (X_AUTH_NAME, &self.cookie)
     }
 
     /// The environment every process of the instance gets: its display, home, bus and
@@ -375,6 +518,7 @@ impl Session {
             ("SHELL".into(), "/bin/bash".into()),
             ("LANG".into(), "C.UTF-8".into()),
             ("XDG_RUNTIME_DIR".into(), self.dir.join("run").display().to_string()),
+            ("XAUTHORITY".into(), self.dir.join("run").join("Xauthority").display().to_string()),
             // By their real paths (the same folders as under /home/user): LibreOffice names
             // its single-instance pipe in /tmp after its profile's path, so with every
             // instance's profile at /home/user/.config a second instance's soffice handed its
@@ -407,19 +551,40 @@ impl Session {
         let mut c = Command::new(program);
         c.args(args).env_clear().envs(self.env()).current_dir(&self.home).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
         // Entering the namespace needs root: `nsenter` changes the account after it.
-        if let (Some((uid, gid)), false) = (self.account, self.namespaced()) {
-            c.uid(uid).gid(gid);
+        if let (Some(account), false) = (self.account, self.namespaced()) {
+            c.uid(account).gid(account);
         }
         Ok(c)
     }
 
-    /// Gives the home folder to the instance's account: what guigym wrote there (the
-    /// template, a task's files) must be the applications' to change (LibreOffice opens a file
-    /// it cannot write read-only).
+    /// Gives the home folder to the instance's account, and to it alone: what guigym wrote
+    /// there (the template, a task's files) must be the applications' to change (LibreOffice
+    /// opens a file it cannot write read-only).
     pub fn give_home(&self) {
-        if let Some((uid, gid)) = self.account {
-            chown_tree(&self.home, uid, gid);
+        if let Some(account) = self.account {
+            chown_tree(&self.home, account);
         }
+        set_mode(&self.home, 0o700);
+    }
+
+    /// The instance's files as a reset leaves them: the home folder a copy of `template`, and
+    /// `/tmp` and `/var/tmp` empty (nothing an episode left there reaches the next). The
+    /// applications must have ended.
+    pub fn restore_files(&self, template: &Path) -> std::io::Result<()> {
+        restore_tree(template, &self.home)?;
+        for scratch in [TMP, VAR_TMP] {
+            // Emptied, not replaced: the namespace shows this very folder.
+            for entry in std::fs::read_dir(self.dir.join(scratch))? {
+                let path = entry?.path();
+                // Never follows a link: removes the link.
+                match std::fs::symlink_metadata(&path)?.is_dir() {
+                    true => std::fs::remove_dir_all(&path)?,
+                    false => std::fs::remove_file(&path)?,
+                }
+            }
+        }
+        self.give_home();
+        Ok(())
     }
 
     /// The argv of a task's command: a list, or one string run by the shell.
@@ -432,18 +597,24 @@ impl Session {
     }
 
     /// Makes the instance's mount namespace: a holder process, in its own namespace, mounts a
-    /// private `/home` holding only this instance's homes, says so, and sleeps. `None` where
-    /// the machine does not allow it (no capability, no `unshare`).
+    /// private `/home` holding only this instance's homes, its own `/tmp` and `/var/tmp`, and
+    /// (where the instance has an account) `/etc/passwd` and `/etc/group` naming it `user`,
+    /// says so, and sleeps. `None` where the machine does not allow it (no capability, no
+    /// `unshare`).
     fn enter_namespace(&self) -> Option<Child> {
         which("unshare")?;
         which("nsenter")?;
         let homes = self.home.parent()?.to_path_buf();
         std::fs::create_dir_all(&self.home).ok()?;
-        let script = "mount --make-rprivate / && mount --bind \"$1\" /home && echo ready && exec sleep infinity";
+        let accounts = if self.account.is_some() { " && mount --bind \"$4\" /etc/passwd && mount --bind \"$5\" /etc/group" } else { "" };
+        let script = format!(
+            "mount --make-rprivate / && mount --bind \"$1\" /home && mount --bind \"$2\" /tmp && mount --bind \"$3\" /var/tmp{accounts} && echo ready && exec sleep infinity"
+        );
         let mut holder = Command::new("unshare")
             .env(MARKER, self.marker())
-            .args(["--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh"])
+            .args(["--mount", "--propagation", "private", "--", "/bin/sh", "-c", &script, "sh"])
             .arg(&homes)
+            .args([TMP, VAR_TMP, PASSWD, GROUP].map(|name| self.dir.join(name)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -485,8 +656,8 @@ impl Session {
                 let host = self.home.display().to_string();
                 let command: Vec<String> = command.iter().map(|a| a.replace(&host, TASK_HOME)).collect();
                 let mut argv = vec!["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), format!("--wd={TASK_HOME}")];
-                if let Some((uid, gid)) = self.account {
-                    argv.extend([format!("--setuid={uid}"), format!("--setgid={gid}")]);
+                if let Some(account) = self.account {
+                    argv.extend([format!("--setuid={account}"), format!("--setgid={account}")]);
                 }
                 argv.push("--".into());
                 argv.extend(Self::argv(&command, shell));
@@ -571,8 +742,9 @@ impl Session {
             kill_members(group);
         }
         let keep = self.infrastructure();
-        // What the session bus started (the accessibility bus, settings; in its process group,
-        // which no process of another session can join) serves the next episode too.
+        // What the session bus started (the accessibility bus, settings; only the system's
+        // services, see BUS_CONFIG) serves the next episode too. It is in the bus's process
+        // group, which no process of the instance can join: the bus leads a session of its own.
         let bus = self.bus.as_ref().map(Child::id);
         let served = |pid: u32| bus.is_some() && process_group(pid) == bus;
         let owns = self.owns();
@@ -594,13 +766,18 @@ impl Session {
         marker_of(&self.dir)
     }
 
-    /// Whether a process is the instance's: its environment carries the instance's marker, or
-    /// it runs in the instance's mount namespace (a process that cleared its environment is
-    /// still there).
+    /// Whether a process is the instance's: its environment carries the instance's marker, it
+    /// runs in the instance's mount namespace (a process that cleared its environment is still
+    /// there), or as the instance's account.
     fn owns(&self) -> impl Fn(u32) -> bool {
         let marker = self.marker();
         let namespace = self.namespace.as_ref().and_then(|holder| mount_namespace(holder.id()));
-        move |pid| process_marker(pid).as_deref() == Some(marker.as_str()) || namespace.is_some() && mount_namespace(pid) == namespace
+        let account = self.account;
+        move |pid| {
+            process_marker(pid).as_deref() == Some(marker.as_str())
+                || namespace.is_some() && mount_namespace(pid) == namespace
+                || account.is_some() && process_uid(pid) == account
+        }
     }
 
     /// An application that died of a signal (a crash, or killed from outside): not the

@@ -145,9 +145,11 @@ const ATOMS: [&str; 8] = [
 ];
 
 impl Display {
-    pub fn connect(name: &str) -> Result<Display, XError> {
+    /// Connects to the display `name` (`:N`), showing it `auth` (the authorization protocol's
+    /// name and data, e.g. the session's cookie).
+    pub fn connect(name: &str, auth: (&str, &[u8])) -> Result<Display, XError> {
         let err = |message: String| XError { display: name.to_string(), message };
-        let (conn, screen) = x11rb::connect(Some(name)).map_err(|e| err(format!("cannot connect: {e}")))?;
+        let (conn, screen) = Self::open(name, auth).map_err(|e| err(format!("cannot connect: {e}")))?;
         let (root, width, height) = {
             let s = &conn.setup().roots[screen];
             (s.root, s.width_in_pixels, s.height_in_pixels)
@@ -181,6 +183,25 @@ impl Display {
             damage,
             shm: std::sync::OnceLock::new(),
         })
+    }
+
+    /// A connection to the display, by the first of its addresses that answers, with the given
+    /// authorization (never one found in the environment: guigym serves many displays).
+    fn open(name: &str, (auth_name, auth_data): (&str, &[u8])) -> Result<(RustConnection, usize), String> {
+        let parsed = x11rb::reexports::x11rb_protocol::parse_display::parse_display(Some(name)).map_err(|e| e.to_string())?;
+        let mut last = format!("{name} has no address");
+        for address in parsed.connect_instruction() {
+            match x11rb::rust_connection::DefaultStream::connect(&address) {
+                Ok((stream, _)) => {
+                    let screen = usize::from(parsed.screen);
+                    let conn = RustConnection::connect_to_stream_with_auth_info(stream, screen, auth_name.as_bytes().to_vec(), auth_data.to_vec())
+                        .map_err(|e| e.to_string())?;
+                    return Ok((conn, screen));
+                }
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Err(last)
     }
 
     fn watch_damage(conn: &RustConnection, root: Window) -> Option<u32> {

@@ -74,7 +74,7 @@ fn shared_memory_captures_the_same_pixels_as_the_socket() {
         return;
     }
     let mut session = Session::start(640, 480).expect("a display starts");
-    let display = Display::connect(&session.display_name).expect("the display connects");
+    let display = Display::connect(&session.display_name, session.x_auth()).expect("the display connects");
     // Under a loaded machine (the other full-tier tests run beside this one) everything
     // starts slowly: wait for the window manager, then for the window, generously.
     session.wait_for_wm(&display, Duration::from_secs(30)).expect("the window manager starts");
@@ -231,14 +231,14 @@ async fn a_change_outside_the_task_fails_it_and_a_reset_ends_what_the_agent_star
 #[test]
 #[ignore = "full tier: real X server and applications"]
 fn applications_see_the_task_home_and_no_other_instance() {
-    use guigym_desktop::session::{restore_tree, Session};
+    use guigym_desktop::session::Session;
     use std::time::Duration;
     if let Some(why) = guigym_desktop::missing() {
         eprintln!("skipping: {why}");
         return;
     }
     let mut a = Session::start(640, 480).expect("a display starts");
-    let b = Session::start(640, 480).expect("a second display starts");
+    let mut b = Session::start(640, 480).expect("a second display starts");
     if !a.namespaced() {
         eprintln!("skipping: this machine makes no mount namespaces (paths are rewritten instead)");
         return;
@@ -260,14 +260,103 @@ fn applications_see_the_task_home_and_no_other_instance() {
         assert_ne!(out.stdout.lines().next(), Some("0"), "{out:?}");
         assert!(!out.stdout.contains("wrote-etc") && !std::path::Path::new("/etc/guigym-probe").exists(), "{out:?}");
     }
-    // A reset replaces the home folder; the namespace shows the new one.
+    // /tmp is the instance's own.
+    a.run(&["echo secret > /tmp/left-by-a; mkdir /var/tmp/dir-by-a".to_string()], true, Duration::from_secs(10)).unwrap();
+    let out = b.run(&["ls -A /tmp /var/tmp".to_string()], true, Duration::from_secs(10)).unwrap();
+    assert!(!out.stdout.contains("by-a"), "{out:?}");
+    // A reset replaces the home folder, the namespace shows the new one, and empties /tmp.
     let template = a.home.parent().unwrap().parent().unwrap().join("template");
     std::fs::create_dir_all(&template).unwrap();
     std::fs::write(template.join("fresh.txt"), "").unwrap();
-    restore_tree(&template, &a.home).unwrap();
-    let out = a.run(&["ls".to_string(), "/home/user".to_string()], false, Duration::from_secs(10)).unwrap();
-    assert_eq!(out.stdout.trim(), "fresh.txt", "{out:?}");
+    a.restore_files(&template).unwrap();
+    let out = a.run(&["ls -A /home/user /tmp /var/tmp".to_string()], true, Duration::from_secs(10)).unwrap();
+    assert_eq!(out.stdout.split_whitespace().collect::<Vec<_>>(), ["/home/user:", "fresh.txt", "/tmp:", "/var/tmp:"], "{out:?}");
     drop(b);
+}
+
+/// Where guigym is root, an instance's agent cannot reach another instance: not its files
+/// (by their real paths), not its processes, not its screen.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn an_instance_cannot_reach_another() {
+    use guigym_desktop::session::Session;
+    use std::time::Duration;
+    if guigym_desktop::missing().is_some() || !running_as_root() {
+        eprintln!("skipping: needs the desktop packages and root (instances get their own accounts only then)");
+        return;
+    }
+    let mut a = Session::start(640, 480).expect("a display starts");
+    let mut b = Session::start(640, 480).expect("a second display starts");
+    let run = |s: &mut Session, command: String| s.run(&[command], true, Duration::from_secs(10)).unwrap();
+    let (id_a, id_b) = (run(&mut a, "id -u; whoami".into()), run(&mut b, "id -u; whoami".into()));
+    assert_ne!(id_a.stdout, id_b.stdout, "each instance has its own account");
+    assert!(!id_a.stdout.starts_with("0\n"), "{id_a:?}");
+    if a.namespaced() {
+        assert!(id_a.stdout.ends_with("user\n"), "the account is `user` inside: {id_a:?}");
+    }
+    std::fs::write(b.home.join("theirs.txt"), "not ours").unwrap();
+    b.give_home();
+    let bs_home = b.home.display().to_string();
+    let bs_runtime = b.env().into_iter().find(|(k, _)| k == "XDG_RUNTIME_DIR").unwrap().1;
+    let out = run(&mut a, format!("cat {bs_home}/theirs.txt; ls {bs_home} {bs_runtime}; touch {bs_home}/planted; echo done"));
+    assert_eq!(out.stdout.trim(), "done", "b's home and runtime folder are closed to a: {out:?}");
+    assert!(!b.home.join("planted").exists());
+    // b's processes (its window manager among them) take no signal from a.
+    let pids: Vec<String> = b.pids().iter().map(u32::to_string).collect();
+    assert!(!pids.is_empty());
+    let out = run(&mut a, format!("for p in {}; do kill -0 $p 2>/dev/null && echo reached $p; done; echo done", pids.join(" ")));
+    assert_eq!(out.stdout.trim(), "done", "{out:?}");
+    // a's own display lets a in; b's does not (a shows its cookie, not b's).
+    let probe = format!(
+        "xwininfo -root -display {} >/dev/null && echo own; xwininfo -root -display {} >/dev/null 2>&1 && echo other; true",
+        a.display_name, b.display_name
+    );
+    let out = run(&mut a, probe);
+    assert_eq!(out.stdout.trim(), "own", "{out:?}");
+}
+
+/// A process an agent leaves behind does not outlive the reset, however it hides: without the
+/// instance's marker, in the process group of the session bus (whose services a reset keeps),
+/// or started by the bus from a service described in the home.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn nothing_an_agent_starts_outlives_a_reset() {
+    use guigym_desktop::session::Session;
+    use std::time::Duration;
+    if guigym_desktop::missing().is_some() || std::process::Command::new("python3").arg("-V").output().is_err() {
+        eprintln!("skipping: needs the desktop packages and python3");
+        return;
+    }
+    let mut a = Session::start(640, 480).expect("a display starts");
+    let hide = r#"
+import os, subprocess
+rows = [line.split() for line in subprocess.run(["ps", "-eo", "pgid=,uid=,comm="], capture_output=True, text=True).stdout.splitlines()]
+mine = [(comm != "dbus-daemon", int(g)) for g, uid, comm in rows if uid == str(os.getuid())]
+for _, group in sorted(mine):
+    try:
+        os.setpgid(0, group)
+        break
+    except OSError:
+        pass
+os.execvp("sleep", ["sleep", "600"])
+"#;
+    // And one the session bus starts for it, from a service the agent describes in the home.
+    let activate = "mkdir -p $XDG_DATA_HOME/dbus-1/services && printf '[D-BUS Service]\\nName=org.guigym.Hide\\nExec=/bin/sleep 600\\n' > $XDG_DATA_HOME/dbus-1/services/hide.service && timeout 1 dbus-send --session --print-reply --dest=org.guigym.Hide / org.freedesktop.DBus.Peer.Ping";
+    let command = format!("env -i python3 -c '{hide}' > /dev/null 2>&1 & {activate} > /dev/null 2>&1; sleep 1");
+    a.run(&[command], true, Duration::from_secs(10)).unwrap();
+    // The hidden process, alive (a killed one may wait a moment to be reaped).
+    let sleeping = |s: &Session| {
+        s.pids()
+            .into_iter()
+            .filter(|p| std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.ends_with(b"sleep\x00600\x00")))
+            .filter(|p| std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| !s.contains(") Z ")))
+            .count()
+    };
+    // (The service is not started where the bus starts only the system's.)
+    assert!(sleeping(&a) >= 1, "the hidden process runs before the reset");
+    a.end_apps();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(sleeping(&a), 0, "nothing the agent started survives the reset");
 }
 
 fn running_as_root() -> bool {
@@ -289,11 +378,26 @@ fn folders_and_processes_of_dead_instances_are_removed() {
         std::fs::write(dir.join("owner"), owner.to_string()).unwrap();
     }
     let mut orphan = std::process::Command::new("sleep").arg("600").env("GUIGYM_INSTANCE", "test-stale-instance").spawn().unwrap();
+    // Where guigym is root, a folder is named after its instance's account: what runs as the
+    // account is the instance's, marked or not (the last account of the range, which a test
+    // machine's instances do not reach).
+    let unmarked = running_as_root().then(|| {
+        use std::os::unix::process::CommandExt;
+        let accounted = base.join("1900065535");
+        std::fs::create_dir_all(&accounted).unwrap();
+        std::fs::write(accounted.join("owner"), dead.to_string()).unwrap();
+        std::process::Command::new("sleep").arg("600").uid(1_900_065_535).gid(1_900_065_535).spawn().unwrap()
+    });
     guigym_desktop::session::remove_stale();
     assert!(!stale.exists(), "a dead process's instance folder is removed");
     assert!(live.exists(), "a living one's stays");
     let status = orphan.wait().unwrap();
     assert!(!status.success(), "the dead instance's process was ended: {status:?}");
+    if let Some(mut unmarked) = unmarked {
+        let status = unmarked.wait().unwrap();
+        assert!(!status.success(), "the process running as the dead instance's account was ended: {status:?}");
+        assert!(!base.join("1900065535").exists());
+    }
     std::fs::remove_dir_all(&live).unwrap();
 }
 
