@@ -126,6 +126,9 @@ fn named_ids() -> std::collections::HashSet<u32> {
 
 /// The file in an instance folder that names its process.
 const OWNER: &str = "owner";
+/// The instance's runtime folder (`XDG_RUNTIME_DIR`) in its folder, and the X authority file in it.
+const RUN: &str = "run";
+const AUTHORITY: &str = "Xauthority";
 /// The folders of an instance folder its namespace shows as `/tmp` and `/var/tmp`.
 const TMP: &str = "tmp";
 const VAR_TMP: &str = "var-tmp";
@@ -257,6 +260,42 @@ fn xauthority(cookie: &[u8]) -> Vec<u8> {
         file.extend(field);
     }
     file
+}
+
+/// Writes the instance's X authority file afresh, the account's alone: whatever the instance
+/// left at its path (a link to a file of the machine, a folder) is removed, never followed.
+fn write_authority(path: &Path, cookie: &[u8], account: Option<u32>) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    // `create_new` (O_EXCL) fails on a link that appears meanwhile rather than follow it.
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path)?,
+        Ok(_) => std::fs::remove_file(path)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    file.write_all(&xauthority(cookie))?;
+    if let Some(id) = account {
+        std::os::unix::fs::fchown(&file, Some(id), Some(id))?;
+    }
+    Ok(())
+}
+
+/// The instance folder's folders only the instance's account may enter: its runtime folder
+/// (the display's cookie, the buses' sockets) and what its namespace shows as /tmp and
+/// /var/tmp. Set again at each reset (the instance may have opened them to others).
+fn give_private_folders(dir: &Path, account: Option<u32>) -> std::io::Result<()> {
+    for name in [RUN, TMP, VAR_TMP] {
+        // Entries of a folder only root may change: never a link the instance put there.
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder)?;
+        if let Some(id) = account {
+            std::os::unix::fs::chown(&folder, Some(id), Some(id))?;
+        }
+        std::fs::set_permissions(&folder, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+    }
+    Ok(())
 }
 
 /// The X authorization protocol the displays use.
@@ -396,29 +435,19 @@ impl Session {
         // `homes/` is what the namespace shows as `/home`: a reset replaces `homes/user`, and
         // the namespace sees the new folder.
         let home = dir.join("homes").join("user");
-        let runtime = dir.join("run");
+        let runtime = dir.join(RUN);
         let mut cookie = [0u8; 16];
         getrandom::fill(&mut cookie).map_err(|e| format!("cannot draw the display's cookie: {e}"))?;
-        let authority = runtime.join("Xauthority");
+        let authority = runtime.join(AUTHORITY);
         let made = (|| -> std::io::Result<()> {
             std::fs::create_dir_all(&home)?;
-            // The folders only the instance's account may enter: its runtime folder (the
-            // display's cookie, sockets) and what its namespace shows as /tmp and /var/tmp.
-            for private in [&runtime, &dir.join(TMP), &dir.join(VAR_TMP)] {
-                std::fs::create_dir_all(private)?;
-                set_mode(private, 0o700);
-            }
-            std::fs::write(&authority, xauthority(&cookie))?;
-            set_mode(&authority, 0o600);
             if let Some(id) = account {
                 for (file, seen) in [("/etc/passwd", PASSWD), ("/etc/group", GROUP)] {
                     std::fs::write(dir.join(seen), with_user(file, id))?;
                 }
-                for own in [&runtime, &dir.join(TMP), &dir.join(VAR_TMP), &authority] {
-                    std::os::unix::fs::chown(own, Some(id), Some(id))?;
-                }
             }
-            Ok(())
+            give_private_folders(&dir, account)?;
+            write_authority(&authority, &cookie, account)
         })();
         if let Err(e) = made {
             let _ = std::fs::remove_dir_all(&dir);
@@ -464,7 +493,7 @@ impl Session {
         };
         session.namespace = session.enter_namespace();
         let (wm_config, bus_config) = (session.dir.join("openbox.xml"), session.dir.join("bus.conf"));
-        for (path, text) in [(&wm_config, wm_config_text()), (&bus_config, bus_config_text(&session.dir.join("run")))] {
+        for (path, text) in [(&wm_config, wm_config_text()), (&bus_config, bus_config_text(&session.dir.join(RUN)))] {
             std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         }
         session.give_home();
@@ -517,8 +546,8 @@ impl Session {
             ("LOGNAME".into(), "user".into()),
             ("SHELL".into(), "/bin/bash".into()),
             ("LANG".into(), "C.UTF-8".into()),
-            ("XDG_RUNTIME_DIR".into(), self.dir.join("run").display().to_string()),
-            ("XAUTHORITY".into(), self.dir.join("run").join("Xauthority").display().to_string()),
+            ("XDG_RUNTIME_DIR".into(), self.dir.join(RUN).display().to_string()),
+            ("XAUTHORITY".into(), self.dir.join(RUN).join(AUTHORITY).display().to_string()),
             // By their real paths (the same folders as under /home/user): LibreOffice names
             // its single-instance pipe in /tmp after its profile's path, so with every
             // instance's profile at /home/user/.config a second instance's soffice handed its
@@ -567,11 +596,14 @@ impl Session {
         set_mode(&self.home, 0o700);
     }
 
-    /// The instance's files as a reset leaves them: the home folder a copy of `template`, and
-    /// `/tmp` and `/var/tmp` empty (nothing an episode left there reaches the next). The
-    /// applications must have ended.
+    /// The instance's files as a reset leaves them: the home folder a copy of `template`,
+    /// `/tmp` and `/var/tmp` empty (nothing an episode left there reaches the next), the private
+    /// folders closed to others again and the X authority file rewritten (the episode may have
+    /// removed it). The applications must have ended.
     pub fn restore_files(&self, template: &Path) -> std::io::Result<()> {
         restore_tree(template, &self.home)?;
+        give_private_folders(&self.dir, self.account)?;
+        write_authority(&self.dir.join(RUN).join(AUTHORITY), &self.cookie, self.account)?;
         for scratch in [TMP, VAR_TMP] {
             // Emptied, not replaced: the namespace shows this very folder.
             for entry in std::fs::read_dir(self.dir.join(scratch))? {

@@ -268,7 +268,18 @@ fn applications_see_the_task_home_and_no_other_instance() {
     let template = a.home.parent().unwrap().parent().unwrap().join("template");
     std::fs::create_dir_all(&template).unwrap();
     std::fs::write(template.join("fresh.txt"), "").unwrap();
+    // The episode opens its /tmp to all and swaps its X authority file for a link to a file of
+    // the machine: the reset closes the one and writes the other afresh, without following it.
+    a.run(&["chmod 777 /tmp; rm -f $XAUTHORITY; ln -s /etc/hostname $XAUTHORITY".to_string()], true, Duration::from_secs(10)).unwrap();
+    let hostname = std::fs::read("/etc/hostname").unwrap_or_default();
     a.restore_files(&template).unwrap();
+    assert_eq!(std::fs::read("/etc/hostname").unwrap_or_default(), hostname);
+    let mode = |path: std::path::PathBuf| {
+        let meta = std::fs::symlink_metadata(path).unwrap();
+        (meta.file_type().is_symlink(), std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777)
+    };
+    assert_eq!(mode(a.dir.join("run/Xauthority")), (false, 0o600));
+    assert_eq!(mode(a.dir.join("tmp")), (false, 0o700));
     let out = a.run(&["ls -A /home/user /tmp /var/tmp".to_string()], true, Duration::from_secs(10)).unwrap();
     assert_eq!(out.stdout.split_whitespace().collect::<Vec<_>>(), ["/home/user:", "fresh.txt", "/tmp:", "/var/tmp:"], "{out:?}");
     drop(b);
