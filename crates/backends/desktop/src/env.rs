@@ -300,12 +300,15 @@ impl Env for DesktopEnv {
         let t = task.clone();
         let cache = spec.params.get("cache").and_then(Value::as_str).map(PathBuf::from);
         self.task = None;
-        self.blocking(move |i| {
-            i.task_cache = cache;
-            i.reset(&t)
-        })
-        .await?
-        .map_err(env_error)?;
+        // The reset starts a new session bus: the accessibility bus is found through it.
+        self.bus_address = self
+            .blocking(move |i| {
+                i.task_cache = cache;
+                i.reset(&t).map(|()| i.session.bus_address.clone())
+            })
+            .await?
+            .map_err(env_error)?;
+        self.a11y = None;
         self.task = Some((spec.clone(), task, golden));
         self.steps = 0;
         self.last = None;

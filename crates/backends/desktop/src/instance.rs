@@ -41,6 +41,8 @@ const QUIET: Duration = Duration::from_millis(100);
 const LONG_QUIET: Duration = Duration::from_millis(600);
 /// Longest `execute` or getter command.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest file a getter takes out of the instance.
+const MAX_FILE: u64 = 64 << 20;
 
 pub struct Instance {
     pub session: Session,
@@ -146,7 +148,9 @@ impl Instance {
         }
         self.session.end_apps();
         self.wait_for(|w| w.is_empty(), Duration::from_secs(10)).map_err(|_| Failure::Infra("windows stayed open after their applications ended".into()))?;
-        self.session.restore_files(&self.template).map_err(|e| Failure::Infra(format!("restoring the instance's files: {e}")))?;
+        self.session.restore(&self.template).map_err(Failure::Infra)?;
+        self.display.forget_accessibility_bus().map_err(|e| Failure::Infra(e.to_string()))?;
+        self.session.wait_for_wm(&self.display, Duration::from_secs(10)).map_err(Failure::Infra)?;
         for (i, step) in task.config.iter().enumerate() {
             self.run_step(step, &format!("config[{i}]"), &task.id)?;
         }
@@ -339,10 +343,8 @@ impl Instance {
                     } else {
                         PathBuf::from(str_param(f, &format!("{field}.files[{i}]"), "local_path")?)
                     };
-                    if let Some(parent) = dest.parent() {
-                        std::fs::create_dir_all(parent).map_err(|e| Failure::Infra(e.to_string()))?;
-                    }
-                    std::fs::copy(&source, &dest).map_err(|e| bad(format!("{field}.files[{i}]: copying {}: {e}", source.display())))?;
+                    let bytes = std::fs::read(&source).map_err(|e| bad(format!("{field}.files[{i}]: reading {}: {e}", source.display())))?;
+                    self.session.write_file(&dest, bytes).map_err(Failure::Infra)?;
                 }
                 Ok(())
             }
@@ -350,15 +352,17 @@ impl Instance {
             "write_file" => {
                 let path = self.session.path(str_param(p, field, "path")?);
                 let text = str_param(p, field, "text")?;
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| Failure::Infra(e.to_string()))?;
-                }
-                std::fs::write(&path, text).map_err(|e| Failure::Infra(format!("{}: {e}", path.display())))
+                self.session.write_file(&path, text.as_bytes().to_vec()).map_err(Failure::Infra)
             }
             // Ours: a workbook, a document or a deck the task starts from, written from data.
             "write_table" | "write_document" | "write_presentation" => {
                 let path = self.session.path(str_param(p, field, "path")?);
-                write_office_file(&step.kind, p, field, &path)
+                // Made in guigym's own folder, then written into the home as the account.
+                let made = self.fetched(".made")?;
+                write_office_file(&step.kind, p, field, &made)?;
+                let bytes = std::fs::read(&made).map_err(|e| Failure::Infra(format!("{}: {e}", made.display())))?;
+                let _ = std::fs::remove_file(&made);
+                self.session.write_file(&path, bytes).map_err(Failure::Infra)
             }
             other => Err(bad(format!("{field}.type: step \"{other}\" is not supported; steps: {}", STEPS.join(", ")))),
         }
@@ -375,10 +379,9 @@ impl Instance {
 
     /// Where a getter keeps its copy of a file named `dest`: the instance's own folder, out of
     /// the agent's home.
-    fn fetched(&self, dest: &str) -> PathBuf {
-        let dir = self.session.dir.join("fetched");
-        let _ = std::fs::create_dir_all(&dir);
-        dir.join(Path::new(dest).file_name().unwrap_or_default())
+    fn fetched(&self, dest: &str) -> Result<PathBuf, Failure> {
+        let dir = self.session.fetched_dir().map_err(|e| Failure::Infra(format!("the getters' folder: {e}")))?;
+        Ok(dir.join(Path::new(dest).file_name().unwrap_or_default()))
     }
 
     /// A getter's value: a file copied out of the instance, a command's output, a rule.
@@ -392,10 +395,13 @@ impl Instance {
                 let path = self.session.path(str_param(getter, field, "path")?);
                 let path_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result".into());
                 let dest = str_param(getter, field, "dest").unwrap_or(&path_name);
-                let local = self.fetched(dest);
-                match std::fs::copy(&path, &local) {
-                    Ok(_) => Ok(Got::File(local)),
-                    Err(_) => Ok(Got::Missing),
+                let local = self.fetched(dest)?;
+                match self.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)? {
+                    Some(bytes) => {
+                        std::fs::write(&local, bytes).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
+                        Ok(Got::File(local))
+                    }
+                    None => Ok(Got::Missing),
                 }
             }
             "vm_command_line" | "vm_command_error" => {
@@ -411,7 +417,7 @@ impl Instance {
             }
             // Ours: the expected file, made from data at evaluation time.
             "table_file" | "document_file" | "presentation_file" => {
-                let local = self.fetched(str_param(getter, field, "dest")?);
+                let local = self.fetched(str_param(getter, field, "dest")?)?;
                 write_office_file(kind, getter, field, &local)?;
                 Ok(Got::File(local))
             }

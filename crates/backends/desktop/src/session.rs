@@ -135,6 +135,19 @@ const VAR_TMP: &str = "var-tmp";
 /// The files of an instance folder its namespace shows as `/etc/passwd` and `/etc/group`.
 const PASSWD: &str = "passwd";
 const GROUP: &str = "group";
+/// The window manager's and the session bus's settings in an instance folder.
+const WM_CONFIG: &str = "openbox.xml";
+const BUS_CONFIG_FILE: &str = "bus.conf";
+/// Where getters keep the files they take out of the instance, guigym's alone.
+const FETCHED: &str = "fetched";
+/// The X server's socket folder under /tmp.
+const X11_SOCKETS: &str = ".X11-unix";
+/// How long reading or writing one of the instance's files may take.
+const FILE_TIMEOUT: Duration = Duration::from_secs(60);
+/// A command's status, output and errors.
+type RunOutput = (Option<i32>, Vec<u8>, Vec<u8>);
+/// How many processes and threads an instance's account may run at once.
+const MAX_PROCESSES: u32 = 4096;
 
 /// Removes the instance folders and templates of processes that are gone (killed before they
 /// could clean up: the folders sit on tmpfs, in memory), and ends what those instances still
@@ -164,9 +177,7 @@ pub fn remove_stale() {
             // A folder named after its account: whatever still runs as the account was the
             // instance's (a process may clear its marker and leave the namespace's holder).
             if let Some(account) = name.parse::<u32>().ok().filter(|id| (FIRST_ACCOUNT..FIRST_ACCOUNT + ACCOUNTS).contains(id)) {
-                for pid in all_pids().into_iter().filter(|pid| process_uid(*pid) == Some(account)) {
-                    kill(pid);
-                }
+                kill_account(account);
             }
             let _ = std::fs::remove_dir_all(&path);
         }
@@ -383,9 +394,26 @@ fn process_group(pid: u32) -> Option<u32> {
     stat.rsplit_once(')')?.1.split_whitespace().nth(2)?.parse().ok()
 }
 
-/// The account a process runs as (its real uid).
+/// Kills every process that runs as `account`: `kill -KILL -1` as the account itself, which
+/// the kernel delivers to all of them at once (a process forking as fast as it can does not
+/// slip between two reads of /proc), again while any is left.
+fn kill_account(account: u32) {
+    for _ in 0..20 {
+        if !all_pids().into_iter().any(|pid| process_uid(pid) == Some(account)) {
+            return;
+        }
+        let _ =
+            Command::new("kill").args(["-9", "--", "-1"]).uid(account).gid(account).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    }
+}
+
+/// The account a living process runs as (its real uid); `None` for one that ended and waits
+/// to be reaped.
 fn process_uid(pid: u32) -> Option<u32> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    if status.lines().find_map(|l| l.strip_prefix("State:")).is_some_and(|state| state.trim_start().starts_with('Z')) {
+        return None;
+    }
     status.lines().find_map(|l| l.strip_prefix("Uid:"))?.split_whitespace().next()?.parse().ok()
 }
 
@@ -446,6 +474,8 @@ impl Session {
                     std::fs::write(dir.join(seen), with_user(file, id))?;
                 }
             }
+            std::fs::write(dir.join(WM_CONFIG), wm_config_text())?;
+            std::fs::write(dir.join(BUS_CONFIG_FILE), bus_config_text(&runtime))?;
             give_private_folders(&dir, account)?;
             write_authority(&authority, &cookie, account)
         })();
@@ -456,7 +486,7 @@ impl Session {
         // Xvfb picks a free display and writes its number on the descriptor we name (stdout).
         // It lets in only clients that show the cookie: without it, any local process (another
         // instance's agent) could watch and drive the screen.
-        let mut xvfb = Command::new("Xvfb")
+        let spawned = Command::new("Xvfb")
             .env(MARKER, marker_of(&dir))
             .args(["-displayfd", "1", "-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp", "-noreset", "+extension", "XTEST", "-auth"])
             .arg(&authority)
@@ -464,8 +494,14 @@ impl Session {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0)
-            .spawn()
-            .map_err(|e| format!("cannot start Xvfb: {e}"))?;
+            .spawn();
+        let mut xvfb = match spawned {
+            Ok(xvfb) => xvfb,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(format!("cannot start Xvfb: {e}"));
+            }
+        };
         let mut line = String::new();
         if let Some(out) = xvfb.stdout.take() {
             let _ = BufReader::new(out).read_line(&mut line);
@@ -476,6 +512,7 @@ impl Session {
             return Err(format!("Xvfb did not report a display (it said {line:?})"));
         };
         let display_name = format!(":{number}");
+        // From here on, dropping the session ends what it started and removes its folder.
         let mut session = Session {
             dir,
             home,
@@ -492,25 +529,31 @@ impl Session {
             finished: Vec::new(),
         };
         session.namespace = session.enter_namespace();
-        let (wm_config, bus_config) = (session.dir.join("openbox.xml"), session.dir.join("bus.conf"));
-        for (path, text) in [(&wm_config, wm_config_text()), (&bus_config, bus_config_text(&session.dir.join(RUN)))] {
-            std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if session.account.is_some() && !session.namespaced() {
+            // Without it the applications would see the machine's /tmp and the other homes.
+            return Err("guigym runs as root but cannot make a mount namespace for the instance (util-linux's unshare and nsenter are needed)".into());
         }
         session.give_home();
+        session.start_desktop()?;
+        Ok(session)
+    }
+
+    /// Starts the session bus and the window manager, anew at each reset: nothing an episode
+    /// did to them (a setting of the bus, a process traced and changed) reaches the next.
+    fn start_desktop(&mut self) -> Result<(), String> {
         // The session bus: applications that look for one find it here, never the host's. It
         // runs as the applications do, so that the accessibility bus it starts does too. It
         // leads a session of its own (`setsid`, which does not fork for a process that leads
-        // no group: the bus keeps the pid we know), whose group, where what it starts lives,
-        // no process of the instance (all in guigym's session) can join to outlive a reset.
+        // no group: the bus keeps the pid we know).
         let bus_argv = [
             "setsid".to_string(),
             "dbus-daemon".into(),
-            format!("--config-file={}", bus_config.display()),
+            format!("--config-file={}", self.dir.join(BUS_CONFIG_FILE).display()),
             "--nofork".into(),
             "--nopidfile".into(),
             "--print-address=1".into(),
         ];
-        let mut bus = session
+        let mut bus = self
             .spawnable(&bus_argv, false)?
             .process_group(rustix::process::getpgrp().as_raw_nonzero().get())
             .stdout(Stdio::piped())
@@ -520,13 +563,13 @@ impl Session {
         if let Some(out) = bus.stdout.take() {
             let _ = BufReader::new(out).read_line(&mut address);
         }
-        session.bus_address = address.trim().to_string();
-        session.bus = Some(bus);
+        self.bus_address = address.trim().to_string();
+        self.bus = Some(bus);
         // Like an application, so that what it starts (a terminal by its key) sees the task's
         // paths and runs as the applications do.
-        let wm_argv = ["openbox".to_string(), "--sm-disable".into(), "--config-file".into(), wm_config.display().to_string()];
-        session.wm = Some(session.spawnable(&wm_argv, false)?.spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
-        Ok(session)
+        let wm_argv = ["openbox".to_string(), "--sm-disable".into(), "--config-file".into(), self.dir.join(WM_CONFIG).display().to_string()];
+        self.wm = Some(self.spawnable(&wm_argv, false)?.spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
+        Ok(())
     }
 
     /// What an X client shows the display to be let in: the protocol's name and the cookie.
@@ -596,27 +639,56 @@ impl Session {
         set_mode(&self.home, 0o700);
     }
 
-    /// The instance's files as a reset leaves them: the home folder a copy of `template`,
-    /// `/tmp` and `/var/tmp` empty (nothing an episode left there reaches the next), the private
-    /// folders closed to others again and the X authority file rewritten (the episode may have
-    /// removed it). The applications must have ended.
-    pub fn restore_files(&self, template: &Path) -> std::io::Result<()> {
-        restore_tree(template, &self.home)?;
-        give_private_folders(&self.dir, self.account)?;
-        write_authority(&self.dir.join(RUN).join(AUTHORITY), &self.cookie, self.account)?;
-        for scratch in [TMP, VAR_TMP] {
-            // Emptied, not replaced: the namespace shows this very folder.
-            for entry in std::fs::read_dir(self.dir.join(scratch))? {
-                let path = entry?.path();
-                // Never follows a link: removes the link.
-                match std::fs::symlink_metadata(&path)?.is_dir() {
-                    true => std::fs::remove_dir_all(&path)?,
-                    false => std::fs::remove_file(&path)?,
+    /// The instance as a reset leaves it, once its applications have ended and their windows
+    /// closed: the window manager, the session bus and whatever else still runs as the
+    /// instance's account ended; the home folder a copy of `template`; `/tmp` and `/var/tmp`
+    /// empty, the runtime folder and the getters' folder new (nothing an episode left there
+    /// reaches the next); the private folders closed to others again, the X authority file
+    /// written afresh; then a new session bus and window manager.
+    pub fn restore(&mut self, template: &Path) -> Result<(), String> {
+        self.end_all();
+        let files = || -> std::io::Result<()> {
+            restore_tree(template, &self.home)?;
+            for fresh in [RUN, FETCHED] {
+                let path = self.dir.join(fresh);
+                if path.exists() {
+                    std::fs::remove_dir_all(&path)?;
                 }
             }
-        }
+            for scratch in [TMP, VAR_TMP] {
+                // Emptied, not replaced: the namespace shows this very folder (and the
+                // display's sockets at its .X11-unix).
+                for entry in std::fs::read_dir(self.dir.join(scratch))? {
+                    let path = entry?.path();
+                    if path.file_name().is_some_and(|n| n == X11_SOCKETS) {
+                        continue;
+                    }
+                    // Never follows a link: removes the link. What is gone meanwhile is fine.
+                    let removed = match std::fs::symlink_metadata(&path)?.is_dir() {
+                        true => std::fs::remove_dir_all(&path),
+                        false => std::fs::remove_file(&path),
+                    };
+                    match removed {
+                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                        _ => {}
+                    }
+                }
+            }
+            give_private_folders(&self.dir, self.account)?;
+            write_authority(&self.dir.join(RUN).join(AUTHORITY), &self.cookie, self.account)
+        };
+        files().map_err(|e| format!("restoring the instance's files: {e}"))?;
         self.give_home();
-        Ok(())
+        self.start_desktop()
+    }
+
+    /// The folder where getters keep what they take out of the instance: guigym's alone (it
+    /// holds expected files too), emptied at each reset.
+    pub fn fetched_dir(&self) -> std::io::Result<PathBuf> {
+        let dir = self.dir.join(FETCHED);
+        std::fs::create_dir_all(&dir)?;
+        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        Ok(dir)
     }
 
     /// The argv of a task's command: a list, or one string run by the shell.
@@ -628,23 +700,29 @@ impl Session {
         }
     }
 
-    /// Makes the instance's mount namespace: a holder process, in its own namespace, mounts a
-    /// private `/home` holding only this instance's homes, its own `/tmp` and `/var/tmp`, and
-    /// (where the instance has an account) `/etc/passwd` and `/etc/group` naming it `user`,
-    /// says so, and sleeps. `None` where the machine does not allow it (no capability, no
-    /// `unshare`).
+    /// Makes the instance's namespaces: a holder process, in a mount and a network namespace of
+    /// its own, mounts a private `/home` holding only this instance's homes, its own `/tmp`
+    /// (showing the displays' sockets, read-only) and `/var/tmp`, and (where the instance has an
+    /// account) `/etc/passwd` and `/etc/group` naming it `user`, says so, and sleeps. The
+    /// network namespace has only its own loopback: the instance reaches no service of the
+    /// machine (the manager's API, a model server) and no other instance's. `None` where the
+    /// machine does not allow it (no capability, no `unshare`).
     fn enter_namespace(&self) -> Option<Child> {
         which("unshare")?;
         which("nsenter")?;
         let homes = self.home.parent()?.to_path_buf();
         std::fs::create_dir_all(&self.home).ok()?;
         let accounts = if self.account.is_some() { " && mount --bind \"$4\" /etc/passwd && mount --bind \"$5\" /etc/group" } else { "" };
+        // X clients reach the display by its socket file: the abstract one is the machine's
+        // network namespace's.
+        let sockets =
+            format!("if [ -d /tmp/{X11_SOCKETS} ]; then mkdir -p \"$2/{X11_SOCKETS}\" && mount -o bind,ro /tmp/{X11_SOCKETS} \"$2/{X11_SOCKETS}\"; fi");
         let script = format!(
-            "mount --make-rprivate / && mount --bind \"$1\" /home && mount --bind \"$2\" /tmp && mount --bind \"$3\" /var/tmp{accounts} && echo ready && exec sleep infinity"
+            "mount --make-rprivate / && {sockets} && (ip link set lo up 2>/dev/null; true) && mount --bind \"$1\" /home && mount --rbind \"$2\" /tmp && mount --bind \"$3\" /var/tmp{accounts} && echo ready && exec sleep infinity"
         );
         let mut holder = Command::new("unshare")
             .env(MARKER, self.marker())
-            .args(["--mount", "--propagation", "private", "--", "/bin/sh", "-c", &script, "sh"])
+            .args(["--mount", "--net", "--propagation", "private", "--", "/bin/sh", "-c", &script, "sh"])
             .arg(&homes)
             .args([TMP, VAR_TMP, PASSWD, GROUP].map(|name| self.dir.join(name)))
             .stdin(Stdio::null())
@@ -687,9 +765,15 @@ impl Session {
                 // The instance's own paths (an `open` step's file) as the namespace shows them.
                 let host = self.home.display().to_string();
                 let command: Vec<String> = command.iter().map(|a| a.replace(&host, TASK_HOME)).collect();
-                let mut argv = vec!["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), format!("--wd={TASK_HOME}")];
+                let mut argv = Vec::new();
                 if let Some(account) = self.account {
+                    // At most so many processes (threads included) run as the account: an agent's
+                    // fork bomb stops there, not at the machine's limit.
+                    argv.extend(["prlimit".to_string(), format!("--nproc={MAX_PROCESSES}"), "--".into()]);
+                    argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
                     argv.extend([format!("--setuid={account}"), format!("--setgid={account}")]);
+                } else {
+                    argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
                 }
                 argv.push("--".into());
                 argv.extend(Self::argv(&command, shell));
@@ -709,14 +793,55 @@ impl Session {
 
     /// Runs a command to its end (or `timeout`, when it is killed) and returns what it printed.
     pub fn run(&mut self, command: &[String], shell: bool, timeout: Duration) -> Result<Output, String> {
+        let (status, stdout, stderr) = self.run_bytes(command, shell, timeout, None, 16 << 20)?;
+        let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
+        Ok(Output { status, stdout: text(stdout), stderr: text(stderr) })
+    }
+
+    /// A file as the instance's account reads it, inside its namespace: links resolve as they
+    /// do for the applications, and nothing the account may not read is read (a link the agent
+    /// left to another instance's file or the machine's gives nothing). Its bytes; `None` where
+    /// it is missing, not a regular file (a FIFO never blocks the evaluator), unreadable or
+    /// larger than `limit`.
+    pub fn read_file(&mut self, path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
+        let script = format!("[ -f \"$1\" ] && exec head -c {} -- \"$1\"", limit + 1);
+        let argv = ["/bin/sh".to_string(), "-c".into(), script, "sh".into(), path.display().to_string()];
+        let (status, bytes, _) = self.run_bytes(&argv, false, FILE_TIMEOUT, None, limit + 1)?;
+        Ok((status == Some(0) && bytes.len() as u64 <= limit).then_some(bytes))
+    }
+
+    /// Writes a file as the instance's account, inside its namespace, making its folder: what
+    /// a task puts in the home is written as the applications would write it, and a link the
+    /// agent left on the way cannot make root write through it.
+    pub fn write_file(&mut self, path: &Path, bytes: Vec<u8>) -> Result<(), String> {
+        let script = "mkdir -p -- \"$(dirname -- \"$1\")\" && exec cat > \"$1\"".to_string();
+        let argv = ["/bin/sh".to_string(), "-c".into(), script, "sh".into(), path.display().to_string()];
+        match self.run_bytes(&argv, false, FILE_TIMEOUT, Some(bytes), 0)? {
+            (Some(0), _, _) => Ok(()),
+            (_, _, stderr) => Err(format!("writing {}: {}", path.display(), String::from_utf8_lossy(&stderr).trim())),
+        }
+    }
+
+    /// Runs a command to its end (or `timeout`), feeding it `input`, and returns its status and
+    /// what it printed (at most `limit` bytes of its output, 1 MiB of its errors).
+    fn run_bytes(&mut self, command: &[String], shell: bool, timeout: Duration, input: Option<Vec<u8>>, limit: u64) -> Result<RunOutput, String> {
         let program = command.first().cloned().unwrap_or_default();
-        let mut child =
-            self.spawnable(command, shell)?.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run {program}: {e}"))?;
+        let mut spawnable = self.spawnable(command, shell)?;
+        if input.is_some() {
+            spawnable.stdin(Stdio::piped());
+        }
+        let mut child = spawnable.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run {program}: {e}"))?;
+        if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(&input);
+            });
+        }
         let (mut out, mut err) = (child.stdout.take(), child.stderr.take());
         let reader = std::thread::spawn(move || {
             let mut s = Vec::new();
             if let Some(o) = out.as_mut() {
-                let _ = o.take(16 << 20).read_to_end(&mut s);
+                let _ = o.take(limit).read_to_end(&mut s);
             }
             s
         });
@@ -731,7 +856,7 @@ impl Session {
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break status.code(),
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
                 _ => {
                     kill_group(&mut child);
                     break None;
@@ -740,10 +865,10 @@ impl Session {
         };
         // What the command left running in its group (a daemon it started) stays an app of
         // the instance, ended at the next reset.
-        let stdout = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
-        let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+        let stdout = reader.join().unwrap_or_default();
+        let stderr = err_reader.join().unwrap_or_default();
         self.finished.push(child.id());
-        Ok(Output { status, stdout, stderr })
+        Ok((status, stdout, stderr))
     }
 
     /// OSWorld's paths (`/home/user/...`) as this instance's.
@@ -765,7 +890,8 @@ impl Session {
 
     /// Ends every application of the instance (and whatever each started): the process groups
     /// of what tasks launched and ran, then the instance's other processes (`owns`) but its
-    /// infrastructure and what the session bus started.
+    /// infrastructure (the window manager and the bus go in `restore`, once the windows have
+    /// closed under the window manager's eye).
     pub fn end_apps(&mut self) {
         for (_, mut child) in self.apps.drain(..) {
             kill_group(&mut child);
@@ -773,19 +899,35 @@ impl Session {
         for group in self.finished.drain(..) {
             kill_members(group);
         }
-        let keep = self.infrastructure();
-        // What the session bus started (the accessibility bus, settings; only the system's
-        // services, see BUS_CONFIG) serves the next episode too. It is in the bus's process
-        // group, which no process of the instance can join: the bus leads a session of its own.
-        let bus = self.bus.as_ref().map(Child::id);
-        let served = |pid: u32| bus.is_some() && process_group(pid) == bus;
+        let keep: Vec<u32> = [self.wm.as_ref(), self.bus.as_ref()].into_iter().flatten().map(Child::id).collect();
+        self.end_the_rest(&keep);
+    }
+
+    /// Ends the instance's processes (`owns`) but its display, its namespace's holder and
+    /// `keep`.
+    fn end_the_rest(&self, keep: &[u32]) {
+        let mut keep = keep.to_vec();
+        keep.extend([Some(&self.xvfb), self.namespace.as_ref()].into_iter().flatten().map(Child::id));
         let owns = self.owns();
         // Twice: a process may have forked while the first sweep ran.
         for _ in 0..2 {
-            for pid in all_pids().into_iter().filter(|p| owns(*p) && !keep.contains(p) && !served(*p)) {
+            for pid in all_pids().into_iter().filter(|p| owns(*p) && !keep.contains(p)) {
                 kill(pid);
             }
         }
+    }
+
+    /// Ends the window manager, the session bus and everything else of the instance but its
+    /// display and namespace.
+    fn end_all(&mut self) {
+        for mut child in [self.wm.take(), self.bus.take()].into_iter().flatten() {
+            kill_group(&mut child);
+        }
+        self.bus_address.clear();
+        if let Some(account) = self.account {
+            kill_account(account);
+        }
+        self.end_the_rest(&[]);
     }
 
     /// The display, the window manager, the session bus and the namespace holder.
@@ -870,10 +1012,10 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.end_apps();
-        for child in [self.wm.as_mut(), self.bus.as_mut(), self.namespace.as_mut()].into_iter().flatten() {
+        self.end_all();
+        for child in [self.namespace.as_mut(), Some(&mut self.xvfb)].into_iter().flatten() {
             kill_group(child);
         }
-        kill_group(&mut self.xvfb);
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

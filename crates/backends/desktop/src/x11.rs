@@ -81,7 +81,9 @@ impl SharedImage {
         let dir = std::path::Path::new("/dev/shm");
         let dir = if dir.is_dir() { dir.to_path_buf() } else { std::env::temp_dir() };
         let path = dir.join(format!("guigym-shm-{}-{}", std::process::id(), NEXT_SEGMENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
-        let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path).ok();
+        // guigym's alone (root's, where it runs as root) for the instant it has a name: the
+        // screen of any display is read back through it.
+        let file = std::os::unix::fs::OpenOptionsExt::mode(std::fs::OpenOptions::new().read(true).write(true).create_new(true), 0o600).open(&path).ok();
         // The name is only needed to open it: both ends keep their descriptors.
         let _ = std::fs::remove_file(&path);
         let file = file?;
@@ -133,7 +135,7 @@ fn bgrx_to_rgb(bgrx: &[u8], rgb: &mut [u8]) {
 
 static NEXT_SEGMENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-const ATOMS: [&str; 8] = [
+const ATOMS: [&str; 9] = [
     "_NET_SUPPORTING_WM_CHECK",
     "_NET_CLIENT_LIST",
     "_NET_ACTIVE_WINDOW",
@@ -142,6 +144,7 @@ const ATOMS: [&str; 8] = [
     "_NET_CLOSE_WINDOW",
     "WM_CLASS",
     "_NET_FRAME_EXTENTS",
+    "AT_SPI_BUS",
 ];
 
 impl Display {
@@ -446,9 +449,21 @@ impl Display {
             .unwrap_or_default()
     }
 
-    /// Whether a window manager runs (it names its check window on the root, EWMH).
+    /// Forgets the accessibility bus the root window names (`AT_SPI_BUS`, where applications
+    /// look for it first): after a reset it names one that has ended, and applications that
+    /// found it there would never join the new one.
+    pub fn forget_accessibility_bus(&self) -> Result<(), XError> {
+        let err = |e: String| XError { display: self.name.clone(), message: e };
+        self.conn.delete_property(self.root, self.atoms["AT_SPI_BUS"]).map_err(|e| err(e.to_string()))?.check().map_err(|e| err(e.to_string()))
+    }
+
+    /// Whether a window manager runs: it names its check window on the root, and the window
+    /// names itself (EWMH), which tells a running one from one that died and left the root's
+    /// property behind.
     pub fn wm_running(&self) -> bool {
-        !self.window_list("_NET_SUPPORTING_WM_CHECK").is_empty()
+        let Some(check) = self.window_list("_NET_SUPPORTING_WM_CHECK").first().copied() else { return false };
+        let names_itself = self.property(check, "_NET_SUPPORTING_WM_CHECK", AtomEnum::WINDOW.into());
+        names_itself.is_some_and(|v| v.len() >= 4 && u32::from_ne_bytes([v[0], v[1], v[2], v[3]]) == check)
     }
 
     /// The managed top-level windows, oldest first, as the window manager lists them.

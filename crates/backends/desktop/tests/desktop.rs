@@ -272,7 +272,7 @@ fn applications_see_the_task_home_and_no_other_instance() {
     // the machine: the reset closes the one and writes the other afresh, without following it.
     a.run(&["chmod 777 /tmp; rm -f $XAUTHORITY; ln -s /etc/hostname $XAUTHORITY".to_string()], true, Duration::from_secs(10)).unwrap();
     let hostname = std::fs::read("/etc/hostname").unwrap_or_default();
-    a.restore_files(&template).unwrap();
+    a.restore(&template).unwrap();
     assert_eq!(std::fs::read("/etc/hostname").unwrap_or_default(), hostname);
     let mode = |path: std::path::PathBuf| {
         let meta = std::fs::symlink_metadata(path).unwrap();
@@ -281,7 +281,8 @@ fn applications_see_the_task_home_and_no_other_instance() {
     assert_eq!(mode(a.dir.join("run/Xauthority")), (false, 0o600));
     assert_eq!(mode(a.dir.join("tmp")), (false, 0o700));
     let out = a.run(&["ls -A /home/user /tmp /var/tmp".to_string()], true, Duration::from_secs(10)).unwrap();
-    assert_eq!(out.stdout.split_whitespace().collect::<Vec<_>>(), ["/home/user:", "fresh.txt", "/tmp:", "/var/tmp:"], "{out:?}");
+    // (/tmp shows the displays' sockets.)
+    assert_eq!(out.stdout.split_whitespace().collect::<Vec<_>>(), ["/home/user:", "fresh.txt", "/tmp:", ".X11-unix", "/var/tmp:"], "{out:?}");
     drop(b);
 }
 
@@ -324,6 +325,37 @@ fn an_instance_cannot_reach_another() {
     );
     let out = run(&mut a, probe);
     assert_eq!(out.stdout.trim(), "own", "{out:?}");
+    // No service of the machine is in reach (the manager's API, a model server).
+    let service = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = service.local_addr().unwrap().port();
+    let out = run(&mut a, format!("bash -c 'echo hello > /dev/tcp/127.0.0.1/{port}' 2>/dev/null && echo reached; echo done"));
+    assert_eq!(out.stdout.trim(), "done", "{out:?}");
+}
+
+/// guigym reads and writes the instance's files as its account does: a link the agent left
+/// in the home never makes root read or write what the account may not, and a FIFO never
+/// blocks the evaluator.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn files_are_read_and_written_as_the_instance_account() {
+    use guigym_desktop::session::Session;
+    use std::time::Duration;
+    if guigym_desktop::missing().is_some() || !running_as_root() {
+        eprintln!("skipping: needs the desktop packages and root");
+        return;
+    }
+    let mut a = Session::start(640, 480).expect("a display starts");
+    let docs = a.home.join("Documents");
+    a.write_file(&docs.join("note.txt"), b"ours".to_vec()).expect("a file is written, its folder made");
+    assert_eq!(a.read_file(&docs.join("note.txt"), 1 << 20).unwrap().as_deref(), Some(&b"ours"[..]));
+    let setup = "ln -s /etc/shadow ~/Documents/secret && mkfifo ~/Documents/pipe && ln -s /etc ~/Documents/etc && head -c 2048 /dev/zero > ~/Documents/big";
+    a.run(&[setup.to_string()], true, Duration::from_secs(10)).unwrap();
+    assert_eq!(a.read_file(&docs.join("secret"), 1 << 20).unwrap(), None, "a link to a file the account may not read gives nothing");
+    assert_eq!(a.read_file(&docs.join("pipe"), 1 << 20).unwrap(), None, "a FIFO is not a file");
+    assert_eq!(a.read_file(&docs.join("big"), 1024).unwrap(), None, "a file over the limit is not taken");
+    assert_eq!(a.read_file(&docs.join("missing"), 1024).unwrap(), None);
+    assert!(a.write_file(&docs.join("etc/guigym-probe"), b"x".to_vec()).is_err());
+    assert!(!std::path::Path::new("/etc/guigym-probe").exists(), "nothing was written through the link");
 }
 
 /// A process an agent leaves behind does not outlive the reset, however it hides: without the
