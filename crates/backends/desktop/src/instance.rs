@@ -148,8 +148,12 @@ impl Instance {
         }
         self.session.end_apps();
         self.wait_for(|w| w.is_empty(), Duration::from_secs(10)).map_err(|_| Failure::Infra("windows stayed open after their applications ended".into()))?;
+        // The desktop goes too, the X server with it: a new one, with a new cookie, has none of
+        // the episode's settings (`xhost`, `xset`, `xmodmap`, resources, keyboard locks) or
+        // clients.
+        self.session.end_desktop().map_err(Failure::Infra)?;
         self.session.restore(&self.template).map_err(Failure::Infra)?;
-        self.display.forget_accessibility_bus().map_err(|e| Failure::Infra(e.to_string()))?;
+        self.display = Display::connect(&self.session.display_name, self.session.x_auth()).map_err(|e| Failure::Infra(e.to_string()))?;
         self.session.wait_for_wm(&self.display, Duration::from_secs(10)).map_err(Failure::Infra)?;
         for (i, step) in task.config.iter().enumerate() {
             self.run_step(step, &format!("config[{i}]"), &task.id)?;

@@ -41,7 +41,9 @@ pub struct Session {
     pub home: PathBuf,
     pub display_name: String,
     pub bus_address: String,
-    xvfb: Child,
+    /// The display's size, and its server (started anew at each reset).
+    size: (u32, u32),
+    xvfb: Option<Child>,
     wm: Option<Child>,
     bus: Option<Child>,
     /// The process holding the instance's mount namespace (applications join it), where the
@@ -85,7 +87,7 @@ fn fresh_dir() -> std::io::Result<(PathBuf, Option<u32>)> {
     std::fs::create_dir_all(&base)?;
     // Others may pass through (an application reads its own folder by its real path), not list.
     set_mode(&base, 0o711);
-    let (dir, account) = if rustix::process::geteuid().is_root() {
+    let (dir, account) = if rustix::process::geteuid().is_root() && accounts_exist() {
         let taken = named_ids();
         let claimed = (FIRST_ACCOUNT..FIRST_ACCOUNT + ACCOUNTS).filter(|id| !taken.contains(id)).find_map(|id| {
             let dir = base.join(id.to_string());
@@ -111,6 +113,26 @@ fn fresh_dir() -> std::io::Result<(PathBuf, Option<u32>)> {
 
 fn set_mode(path: &Path, mode: u32) {
     let _ = std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode));
+}
+
+/// Whether this machine has the instances' accounts: root of a user namespace (a rootless
+/// container) may have only a few uids. Without them applications run as guigym does.
+fn accounts_exist() -> bool {
+    let map = |file: &str| {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        text.lines().any(|line| {
+            let fields: Vec<u64> = line.split_whitespace().filter_map(|f| f.parse().ok()).collect();
+            matches!(fields[..], [inside, _, count] if inside <= u64::from(FIRST_ACCOUNT) && u64::from(FIRST_ACCOUNT) + u64::from(ACCOUNTS) <= inside + count)
+        })
+    };
+    let exist = map("/proc/self/uid_map") && map("/proc/self/gid_map");
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    if !exist {
+        WARNED.call_once(|| {
+            eprintln!("guigym: this user namespace maps no uids {FIRST_ACCOUNT} and up: desktop applications run as guigym does, not as accounts of their own")
+        });
+    }
+    exist
 }
 
 /// The uids and gids the machine's accounts and groups use.
@@ -148,6 +170,9 @@ const FILE_TIMEOUT: Duration = Duration::from_secs(60);
 type RunOutput = (Option<i32>, Vec<u8>, Vec<u8>);
 /// How many processes and threads an instance's account may run at once.
 const MAX_PROCESSES: u32 = 4096;
+/// How many more guigym's own helpers (reading and writing the instance's files) may run: an
+/// agent that fills its account's share does not make them fail.
+const HELPERS_MARGIN: u32 = 256;
 
 /// Removes the instance folders and templates of processes that are gone (killed before they
 /// could clean up: the folders sit on tmpfs, in memory), and ends what those instances still
@@ -177,7 +202,7 @@ pub fn remove_stale() {
             // A folder named after its account: whatever still runs as the account was the
             // instance's (a process may clear its marker and leave the namespace's holder).
             if let Some(account) = name.parse::<u32>().ok().filter(|id| (FIRST_ACCOUNT..FIRST_ACCOUNT + ACCOUNTS).contains(id)) {
-                kill_account(account);
+                let _ = kill_account(account);
             }
             let _ = std::fs::remove_dir_all(&path);
         }
@@ -338,6 +363,13 @@ fn chown_below(dir: &std::os::fd::OwnedFd, uid: rustix::fs::Uid, gid: rustix::fs
         if name == c"." || name == c".." {
             continue;
         }
+        // A file with another name elsewhere (a hard link the agent made to a file of the
+        // machine's) keeps its owner.
+        let linked = rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| st.st_nlink > 1 && !rustix::fs::FileType::from_raw_mode(st.st_mode).is_dir());
+        if linked {
+            continue;
+        }
         let _ = rustix::fs::chownat(dir, name, Some(uid), Some(gid), rustix::fs::AtFlags::SYMLINK_NOFOLLOW);
         if depth < MAX_DEPTH {
             if let Ok(sub) = open_folder(dir, name) {
@@ -396,15 +428,17 @@ fn process_group(pid: u32) -> Option<u32> {
 
 /// Kills every process that runs as `account`: `kill -KILL -1` as the account itself, which
 /// the kernel delivers to all of them at once (a process forking as fast as it can does not
-/// slip between two reads of /proc), again while any is left.
-fn kill_account(account: u32) {
+/// slip between two reads of /proc), again while any is left. Whether none is left.
+fn kill_account(account: u32) -> bool {
+    let any_left = || all_pids().into_iter().any(|pid| process_uid(pid) == Some(account));
     for _ in 0..20 {
-        if !all_pids().into_iter().any(|pid| process_uid(pid) == Some(account)) {
-            return;
+        if !any_left() {
+            return true;
         }
         let _ =
             Command::new("kill").args(["-9", "--", "-1"]).uid(account).gid(account).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
     }
+    !any_left()
 }
 
 /// The account a living process runs as (its real uid); `None` for one that ended and waits
@@ -464,9 +498,6 @@ impl Session {
         // the namespace sees the new folder.
         let home = dir.join("homes").join("user");
         let runtime = dir.join(RUN);
-        let mut cookie = [0u8; 16];
-        getrandom::fill(&mut cookie).map_err(|e| format!("cannot draw the display's cookie: {e}"))?;
-        let authority = runtime.join(AUTHORITY);
         let made = (|| -> std::io::Result<()> {
             std::fs::create_dir_all(&home)?;
             if let Some(id) = account {
@@ -476,54 +507,25 @@ impl Session {
             }
             std::fs::write(dir.join(WM_CONFIG), wm_config_text())?;
             std::fs::write(dir.join(BUS_CONFIG_FILE), bus_config_text(&runtime))?;
-            give_private_folders(&dir, account)?;
-            write_authority(&authority, &cookie, account)
+            give_private_folders(&dir, account)
         })();
         if let Err(e) = made {
             let _ = std::fs::remove_dir_all(&dir);
             return Err(format!("cannot make the instance folder {}: {e}", dir.display()));
         }
-        // Xvfb picks a free display and writes its number on the descriptor we name (stdout).
-        // It lets in only clients that show the cookie: without it, any local process (another
-        // instance's agent) could watch and drive the screen.
-        let spawned = Command::new("Xvfb")
-            .env(MARKER, marker_of(&dir))
-            .args(["-displayfd", "1", "-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp", "-noreset", "+extension", "XTEST", "-auth"])
-            .arg(&authority)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn();
-        let mut xvfb = match spawned {
-            Ok(xvfb) => xvfb,
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                return Err(format!("cannot start Xvfb: {e}"));
-            }
-        };
-        let mut line = String::new();
-        if let Some(out) = xvfb.stdout.take() {
-            let _ = BufReader::new(out).read_line(&mut line);
-        }
-        let Ok(number) = line.trim().parse::<u32>() else {
-            kill_group(&mut xvfb);
-            let _ = std::fs::remove_dir_all(&dir);
-            return Err(format!("Xvfb did not report a display (it said {line:?})"));
-        };
-        let display_name = format!(":{number}");
         // From here on, dropping the session ends what it started and removes its folder.
         let mut session = Session {
             dir,
             home,
-            display_name,
+            size: (width, height),
+            display_name: String::new(),
             bus_address: String::new(),
             wm: None,
-            xvfb,
+            xvfb: None,
             bus: None,
             namespace: None,
             account,
-            cookie,
+            cookie: [0; 16],
             office: OfficeToolkit::Gen,
             apps: Vec::new(),
             finished: Vec::new(),
@@ -538,9 +540,11 @@ impl Session {
         Ok(session)
     }
 
-    /// Starts the session bus and the window manager, anew at each reset: nothing an episode
-    /// did to them (a setting of the bus, a process traced and changed) reaches the next.
+    /// Starts the display, the session bus and the window manager, anew at each reset: nothing
+    /// an episode did to them (a setting of the X server, a client it left connected, a
+    /// setting of the bus, a process traced and changed) reaches the next.
     fn start_desktop(&mut self) -> Result<(), String> {
+        self.start_display()?;
         // The session bus: applications that look for one find it here, never the host's. It
         // runs as the applications do, so that the accessibility bus it starts does too. It
         // leads a session of its own (`setsid`, which does not fork for a process that leads
@@ -569,6 +573,37 @@ impl Session {
         // paths and runs as the applications do.
         let wm_argv = ["openbox".to_string(), "--sm-disable".into(), "--config-file".into(), self.dir.join(WM_CONFIG).display().to_string()];
         self.wm = Some(self.spawnable(&wm_argv, false)?.spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
+        Ok(())
+    }
+
+    /// Starts Xvfb with a new cookie. It picks a free display and writes its number on the
+    /// descriptor we name (stdout); it lets in only clients that show the cookie: without it,
+    /// any local process (another instance's agent) could watch and drive the screen.
+    fn start_display(&mut self) -> Result<(), String> {
+        getrandom::fill(&mut self.cookie).map_err(|e| format!("cannot draw the display's cookie: {e}"))?;
+        let authority = self.dir.join(RUN).join(AUTHORITY);
+        write_authority(&authority, &self.cookie, self.account).map_err(|e| format!("{}: {e}", authority.display()))?;
+        let (width, height) = self.size;
+        let mut xvfb = Command::new("Xvfb")
+            .env(MARKER, self.marker())
+            .args(["-displayfd", "1", "-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp", "-noreset", "+extension", "XTEST", "-auth"])
+            .arg(&authority)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot start Xvfb: {e}"))?;
+        let mut line = String::new();
+        if let Some(out) = xvfb.stdout.take() {
+            let _ = BufReader::new(out).read_line(&mut line);
+        }
+        let Ok(number) = line.trim().parse::<u32>() else {
+            kill_group(&mut xvfb);
+            return Err(format!("Xvfb did not report a display (it said {line:?})"));
+        };
+        self.display_name = format!(":{number}");
+        self.xvfb = Some(xvfb);
         Ok(())
     }
 
@@ -618,7 +653,12 @@ impl Session {
     /// rewritten), as its account, with its environment, its home as working folder, in a
     /// process group of its own.
     fn spawnable(&self, command: &[String], shell: bool) -> Result<Command, String> {
-        let argv = self.inside(command, shell);
+        self.spawnable_with(command, shell, MAX_PROCESSES)
+    }
+
+    /// `spawnable`, with at most `processes` running as the account when it starts.
+    fn spawnable_with(&self, command: &[String], shell: bool, processes: u32) -> Result<Command, String> {
+        let argv = self.inside(command, shell, processes);
         let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
         let mut c = Command::new(program);
         c.args(args).env_clear().envs(self.env()).current_dir(&self.home).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
@@ -639,14 +679,12 @@ impl Session {
         set_mode(&self.home, 0o700);
     }
 
-    /// The instance as a reset leaves it, once its applications have ended and their windows
-    /// closed: the window manager, the session bus and whatever else still runs as the
-    /// instance's account ended; the home folder a copy of `template`; `/tmp` and `/var/tmp`
-    /// empty, the runtime folder and the getters' folder new (nothing an episode left there
-    /// reaches the next); the private folders closed to others again, the X authority file
-    /// written afresh; then a new session bus and window manager.
+    /// The instance as a reset leaves it, once `end_desktop` has ended everything of it: the
+    /// home folder a copy of `template`; `/tmp` and `/var/tmp` empty, the runtime folder and the
+    /// getters' folder new (nothing an episode left there reaches the next); the private
+    /// folders closed to others again; then a new display (with a new cookie), session bus and
+    /// window manager.
     pub fn restore(&mut self, template: &Path) -> Result<(), String> {
-        self.end_all();
         let files = || -> std::io::Result<()> {
             restore_tree(template, &self.home)?;
             for fresh in [RUN, FETCHED] {
@@ -674,8 +712,7 @@ impl Session {
                     }
                 }
             }
-            give_private_folders(&self.dir, self.account)?;
-            write_authority(&self.dir.join(RUN).join(AUTHORITY), &self.cookie, self.account)
+            give_private_folders(&self.dir, self.account)
         };
         files().map_err(|e| format!("restoring the instance's files: {e}"))?;
         self.give_home();
@@ -759,7 +796,7 @@ impl Session {
 
     /// A task's command as it runs: inside the instance's namespace, or with its paths
     /// rewritten to the instance's home.
-    fn inside(&self, command: &[String], shell: bool) -> Vec<String> {
+    fn inside(&self, command: &[String], shell: bool, processes: u32) -> Vec<String> {
         match &self.namespace {
             Some(holder) => {
                 // The instance's own paths (an `open` step's file) as the namespace shows them.
@@ -769,7 +806,7 @@ impl Session {
                 if let Some(account) = self.account {
                     // At most so many processes (threads included) run as the account: an agent's
                     // fork bomb stops there, not at the machine's limit.
-                    argv.extend(["prlimit".to_string(), format!("--nproc={MAX_PROCESSES}"), "--".into()]);
+                    argv.extend(["prlimit".to_string(), format!("--nproc={processes}"), "--".into()]);
                     argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
                     argv.extend([format!("--setuid={account}"), format!("--setgid={account}")]);
                 } else {
@@ -793,7 +830,7 @@ impl Session {
 
     /// Runs a command to its end (or `timeout`, when it is killed) and returns what it printed.
     pub fn run(&mut self, command: &[String], shell: bool, timeout: Duration) -> Result<Output, String> {
-        let (status, stdout, stderr) = self.run_bytes(command, shell, timeout, None, 16 << 20)?;
+        let (status, stdout, stderr) = self.run_bytes(command, shell, timeout, None, 16 << 20, MAX_PROCESSES)?;
         let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
         Ok(Output { status, stdout: text(stdout), stderr: text(stderr) })
     }
@@ -806,7 +843,7 @@ impl Session {
     pub fn read_file(&mut self, path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
         let script = format!("[ -f \"$1\" ] && exec head -c {} -- \"$1\"", limit + 1);
         let argv = ["/bin/sh".to_string(), "-c".into(), script, "sh".into(), path.display().to_string()];
-        let (status, bytes, _) = self.run_bytes(&argv, false, FILE_TIMEOUT, None, limit + 1)?;
+        let (status, bytes, _) = self.run_bytes(&argv, false, FILE_TIMEOUT, None, limit + 1, MAX_PROCESSES + HELPERS_MARGIN)?;
         Ok((status == Some(0) && bytes.len() as u64 <= limit).then_some(bytes))
     }
 
@@ -816,17 +853,26 @@ impl Session {
     pub fn write_file(&mut self, path: &Path, bytes: Vec<u8>) -> Result<(), String> {
         let script = "mkdir -p -- \"$(dirname -- \"$1\")\" && exec cat > \"$1\"".to_string();
         let argv = ["/bin/sh".to_string(), "-c".into(), script, "sh".into(), path.display().to_string()];
-        match self.run_bytes(&argv, false, FILE_TIMEOUT, Some(bytes), 0)? {
+        match self.run_bytes(&argv, false, FILE_TIMEOUT, Some(bytes), 0, MAX_PROCESSES + HELPERS_MARGIN)? {
             (Some(0), _, _) => Ok(()),
             (_, _, stderr) => Err(format!("writing {}: {}", path.display(), String::from_utf8_lossy(&stderr).trim())),
         }
     }
 
     /// Runs a command to its end (or `timeout`), feeding it `input`, and returns its status and
-    /// what it printed (at most `limit` bytes of its output, 1 MiB of its errors).
-    fn run_bytes(&mut self, command: &[String], shell: bool, timeout: Duration, input: Option<Vec<u8>>, limit: u64) -> Result<RunOutput, String> {
+    /// what it printed (at most `limit` bytes of its output, 1 MiB of its errors); `processes`
+    /// may run as the account when it starts.
+    fn run_bytes(
+        &mut self,
+        command: &[String],
+        shell: bool,
+        timeout: Duration,
+        input: Option<Vec<u8>>,
+        limit: u64,
+        processes: u32,
+    ) -> Result<RunOutput, String> {
         let program = command.first().cloned().unwrap_or_default();
-        let mut spawnable = self.spawnable(command, shell)?;
+        let mut spawnable = self.spawnable_with(command, shell, processes)?;
         if input.is_some() {
             spawnable.stdin(Stdio::piped());
         }
@@ -907,7 +953,7 @@ impl Session {
     /// `keep`.
     fn end_the_rest(&self, keep: &[u32]) {
         let mut keep = keep.to_vec();
-        keep.extend([Some(&self.xvfb), self.namespace.as_ref()].into_iter().flatten().map(Child::id));
+        keep.extend([self.xvfb.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id));
         let owns = self.owns();
         // Twice: a process may have forked while the first sweep ran.
         for _ in 0..2 {
@@ -917,22 +963,23 @@ impl Session {
         }
     }
 
-    /// Ends the window manager, the session bus and everything else of the instance but its
-    /// display and namespace.
-    fn end_all(&mut self) {
-        for mut child in [self.wm.take(), self.bus.take()].into_iter().flatten() {
+    /// Ends the window manager, the session bus, the display and everything else of the
+    /// instance but its namespace (a reset does, once the applications' windows have closed).
+    pub fn end_desktop(&mut self) -> Result<(), String> {
+        for mut child in [self.wm.take(), self.bus.take(), self.xvfb.take()].into_iter().flatten() {
             kill_group(&mut child);
         }
         self.bus_address.clear();
-        if let Some(account) = self.account {
-            kill_account(account);
-        }
         self.end_the_rest(&[]);
+        match self.account {
+            Some(account) if !kill_account(account) => Err(format!("processes of the instance's account {account} would not end")),
+            _ => Ok(()),
+        }
     }
 
     /// The display, the window manager, the session bus and the namespace holder.
     fn infrastructure(&self) -> Vec<u32> {
-        [Some(&self.xvfb), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect()
+        [self.xvfb.as_ref(), self.wm.as_ref(), self.bus.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id).collect()
     }
 
     /// `GUIGYM_INSTANCE=<this instance's folder name>`, as it appears in a process's environment.
@@ -993,7 +1040,7 @@ impl Session {
     /// Whether the X server and the window manager still run.
     pub fn alive(&mut self) -> bool {
         let running = |c: &mut Child| matches!(c.try_wait(), Ok(None));
-        running(&mut self.xvfb) && self.wm.as_mut().is_some_and(running)
+        self.xvfb.as_mut().is_some_and(running) && self.wm.as_mut().is_some_and(running)
     }
 
     /// Waits for the window manager to manage the root window (EWMH check window set).
@@ -1012,9 +1059,9 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.end_apps();
-        self.end_all();
-        for child in [self.namespace.as_mut(), Some(&mut self.xvfb)].into_iter().flatten() {
-            kill_group(child);
+        let _ = self.end_desktop();
+        if let Some(holder) = self.namespace.as_mut() {
+            kill_group(holder);
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }

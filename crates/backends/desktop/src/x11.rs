@@ -135,7 +135,7 @@ fn bgrx_to_rgb(bgrx: &[u8], rgb: &mut [u8]) {
 
 static NEXT_SEGMENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-const ATOMS: [&str; 9] = [
+const ATOMS: [&str; 8] = [
     "_NET_SUPPORTING_WM_CHECK",
     "_NET_CLIENT_LIST",
     "_NET_ACTIVE_WINDOW",
@@ -144,7 +144,6 @@ const ATOMS: [&str; 9] = [
     "_NET_CLOSE_WINDOW",
     "WM_CLASS",
     "_NET_FRAME_EXTENTS",
-    "AT_SPI_BUS",
 ];
 
 impl Display {
@@ -447,14 +446,6 @@ impl Display {
         self.property(self.root, name, AtomEnum::WINDOW.into())
             .map(|v| v.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect())
             .unwrap_or_default()
-    }
-
-    /// Forgets the accessibility bus the root window names (`AT_SPI_BUS`, where applications
-    /// look for it first): after a reset it names one that has ended, and applications that
-    /// found it there would never join the new one.
-    pub fn forget_accessibility_bus(&self) -> Result<(), XError> {
-        let err = |e: String| XError { display: self.name.clone(), message: e };
-        self.conn.delete_property(self.root, self.atoms["AT_SPI_BUS"]).map_err(|e| err(e.to_string()))?.check().map_err(|e| err(e.to_string()))
     }
 
     /// Whether a window manager runs: it names its check window on the root, and the window

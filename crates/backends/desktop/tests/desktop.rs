@@ -272,6 +272,7 @@ fn applications_see_the_task_home_and_no_other_instance() {
     // the machine: the reset closes the one and writes the other afresh, without following it.
     a.run(&["chmod 777 /tmp; rm -f $XAUTHORITY; ln -s /etc/hostname $XAUTHORITY".to_string()], true, Duration::from_secs(10)).unwrap();
     let hostname = std::fs::read("/etc/hostname").unwrap_or_default();
+    a.end_desktop().unwrap();
     a.restore(&template).unwrap();
     assert_eq!(std::fs::read("/etc/hostname").unwrap_or_default(), hostname);
     let mode = |path: std::path::PathBuf| {
@@ -459,4 +460,34 @@ async fn the_audit_finds_no_false_verdicts_on_desktop_tasks() {
     }
     assert!(report.overall.mutants >= 10 && report.overall.alternatives >= 5, "{:?}", report.overall);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
+}
+
+/// What an episode changed on the X server (`xhost +`, which would let other instances in, the
+/// screen saver, resources, the pointer and keyboard maps) does not reach the next: the reset
+/// starts a new one.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn a_reset_puts_back_what_an_episode_changed_on_the_x_server() {
+    use guigym_desktop::instance::Instance;
+    use guigym_desktop::session::OfficeToolkit;
+    use std::time::Duration;
+    if let Some(why) = guigym_desktop::missing() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let template = guigym_desktop::home::template().unwrap();
+    let mut instance = Instance::start(640, 480, template, None, OfficeToolkit::Gen).expect("an instance starts");
+    let task: guigym_desktop::task::OsWorldTask =
+        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
+    let look = "xhost; xset q | grep -A1 -i 'screen saver'; xrdb -query; xmodmap -pp | head -6; xmodmap -pk | grep '^ *38 '".to_string();
+    let run = |i: &mut Instance, command: &str| i.session.run(&[command.to_string()], true, Duration::from_secs(10)).unwrap().stdout;
+    instance.reset(&task).unwrap();
+    let fresh = run(&mut instance, &look);
+    let change = "xhost + >/dev/null; xset s 1 1; echo 'XTerm*background: red' | xrdb -merge; xmodmap -e 'pointer = 3 2 1'; xmodmap -e 'keycode 38 = q'";
+    run(&mut instance, change);
+    let changed = run(&mut instance, &look);
+    assert_ne!(changed, fresh, "the episode changed the server");
+    assert!(changed.contains("access control disabled") && changed.contains("red"), "{changed}");
+    instance.reset(&task).unwrap();
+    assert_eq!(run(&mut instance, &look), fresh, "the reset put it back");
 }

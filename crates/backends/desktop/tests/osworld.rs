@@ -72,8 +72,10 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
     let mut env = guigym_desktop::DesktopProvider::new(1280, 800).create().await.unwrap();
     for mut task in imported.kept {
         let tail = task.id.rsplit('-').next().unwrap().to_string();
-        // The solution, as a step run on the instance: the gold file copied over the agent's.
-        let gold = |name: &str, to: &str| json!([{"type": "execute", "parameters": {"command": ["cp", cache.join(id(&tail)).join(name), to]}}]);
+        // The solution, as a step run on the instance: the gold file put over the agent's (from
+        // this machine: the instance's own /tmp, where a checkout may sit, is not this one's).
+        let gold =
+            |name: &str, to: &str| json!([{"type": "upload_file", "parameters": {"files": [{"local_path": cache.join(id(&tail)).join(name), "path": to}]}}]);
         let solution = match tail.as_str() {
             "000000000001" => json!([{"type": "execute", "parameters": {"command": ["mkdir", "/home/user/reports"]}}]),
             "000000000002" => json!([{"type": "execute", "parameters": {"command": "sed -i s/cat/dog/g /home/user/Desktop/notes.txt", "shell": true}}]),
