@@ -79,6 +79,11 @@ pub fn base_dir() -> PathBuf {
 const FIRST_ACCOUNT: u32 = 1_900_000_000;
 const ACCOUNTS: u32 = 65_536;
 
+/// The uids instances' accounts are drawn from.
+fn account_range() -> std::ops::Range<u32> {
+    FIRST_ACCOUNT..FIRST_ACCOUNT + ACCOUNTS
+}
+
 /// A new instance folder, naming the process that owns it, and the account its applications
 /// run as. Where guigym is root the folder is named after the account, and making it (which
 /// fails for a name that exists) claims the account: two guigym processes never share one.
@@ -89,7 +94,7 @@ fn fresh_dir() -> std::io::Result<(PathBuf, Option<u32>)> {
     set_mode(&base, 0o711);
     let (dir, account) = if rustix::process::geteuid().is_root() && accounts_exist() {
         let taken = named_ids();
-        let claimed = (FIRST_ACCOUNT..FIRST_ACCOUNT + ACCOUNTS).filter(|id| !taken.contains(id)).find_map(|id| {
+        let claimed = account_range().filter(|id| !taken.contains(id)).find_map(|id| {
             let dir = base.join(id.to_string());
             match std::fs::create_dir(&dir) {
                 Ok(()) => Some(Ok((dir, Some(id)))),
@@ -201,7 +206,7 @@ pub fn remove_stale() {
             }
             // A folder named after its account: whatever still runs as the account was the
             // instance's (a process may clear its marker and leave the namespace's holder).
-            if let Some(account) = name.parse::<u32>().ok().filter(|id| (FIRST_ACCOUNT..FIRST_ACCOUNT + ACCOUNTS).contains(id)) {
+            if let Some(account) = name.parse::<u32>().ok().filter(|id| account_range().contains(id)) {
                 let _ = kill_account(account);
             }
             let _ = std::fs::remove_dir_all(&path);
@@ -304,18 +309,27 @@ fn write_authority(path: &Path, cookie: &[u8], account: Option<u32>) -> std::io:
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     // `create_new` (O_EXCL) fails on a link that appears meanwhile rather than follow it.
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path)?,
-        Ok(_) => std::fs::remove_file(path)?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
+    remove_entry(path)?;
     let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
     file.write_all(&xauthority(cookie))?;
     if let Some(id) = account {
         std::os::unix::fs::fchown(&file, Some(id), Some(id))?;
     }
     Ok(())
+}
+
+/// Removes what is at `path`, a folder with its content, never following a link (a link is
+/// removed itself); nothing there is fine.
+fn remove_entry(path: &Path) -> std::io::Result<()> {
+    let removed = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) => Err(e),
+    };
+    match removed {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// The instance folder's folders only the instance's account may enter: its runtime folder
@@ -688,10 +702,7 @@ impl Session {
         let files = || -> std::io::Result<()> {
             restore_tree(template, &self.home)?;
             for fresh in [RUN, FETCHED] {
-                let path = self.dir.join(fresh);
-                if path.exists() {
-                    std::fs::remove_dir_all(&path)?;
-                }
+                remove_entry(&self.dir.join(fresh))?;
             }
             for scratch in [TMP, VAR_TMP] {
                 // Emptied, not replaced: the namespace shows this very folder (and the
@@ -701,15 +712,8 @@ impl Session {
                     if path.file_name().is_some_and(|n| n == X11_SOCKETS) {
                         continue;
                     }
-                    // Never follows a link: removes the link. What is gone meanwhile is fine.
-                    let removed = match std::fs::symlink_metadata(&path)?.is_dir() {
-                        true => std::fs::remove_dir_all(&path),
-                        false => std::fs::remove_file(&path),
-                    };
-                    match removed {
-                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                        _ => {}
-                    }
+                    // What is gone meanwhile is fine.
+                    remove_entry(&path)?;
                 }
             }
             give_private_folders(&self.dir, self.account)
@@ -803,14 +807,14 @@ impl Session {
                 let host = self.home.display().to_string();
                 let command: Vec<String> = command.iter().map(|a| a.replace(&host, TASK_HOME)).collect();
                 let mut argv = Vec::new();
-                if let Some(account) = self.account {
+                if self.account.is_some() {
                     // At most so many processes (threads included) run as the account: an agent's
                     // fork bomb stops there, not at the machine's limit.
                     argv.extend(["prlimit".to_string(), format!("--nproc={processes}"), "--".into()]);
-                    argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
+                }
+                argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
+                if let Some(account) = self.account {
                     argv.extend([format!("--setuid={account}"), format!("--setgid={account}")]);
-                } else {
-                    argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
                 }
                 argv.push("--".into());
                 argv.extend(Self::argv(&command, shell));

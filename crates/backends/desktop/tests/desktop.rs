@@ -294,8 +294,7 @@ fn applications_see_the_task_home_and_no_other_instance() {
 fn an_instance_cannot_reach_another() {
     use guigym_desktop::session::Session;
     use std::time::Duration;
-    if guigym_desktop::missing().is_some() || !running_as_root() {
-        eprintln!("skipping: needs the desktop packages and root (instances get their own accounts only then)");
+    if !accounts_testable() {
         return;
     }
     let mut a = Session::start(640, 480).expect("a display starts");
@@ -341,8 +340,7 @@ fn an_instance_cannot_reach_another() {
 fn files_are_read_and_written_as_the_instance_account() {
     use guigym_desktop::session::Session;
     use std::time::Duration;
-    if guigym_desktop::missing().is_some() || !running_as_root() {
-        eprintln!("skipping: needs the desktop packages and root");
+    if !accounts_testable() {
         return;
     }
     let mut a = Session::start(640, 480).expect("a display starts");
@@ -401,6 +399,16 @@ os.execvp("sleep", ["sleep", "600"])
     a.end_apps();
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(sleeping(&a), 0, "nothing the agent started survives the reset");
+}
+
+/// Whether instances get accounts of their own here (the desktop packages, and root); says
+/// why not.
+fn accounts_testable() -> bool {
+    let testable = guigym_desktop::missing().is_none() && running_as_root();
+    if !testable {
+        eprintln!("skipping: needs the desktop packages and root (instances get their own accounts only then)");
+    }
+    testable
 }
 
 fn running_as_root() -> bool {
