@@ -143,11 +143,14 @@ impl Instance {
     /// Ends the applications, restores the home folder, runs the task's set-up and waits for
     /// the windows it opened.
     pub fn reset(&mut self, task: &OsWorldTask) -> Result<(), Failure> {
-        if !self.session.alive() {
-            return Err(Failure::Infra("the X server or the window manager died".into()));
-        }
+        // What the episode left broken (the window manager, even the X server) is started anew
+        // below with the rest.
+        let managed = self.session.display_alive() && self.session.wm_alive();
         self.session.end_apps();
-        self.wait_for(|w| w.is_empty(), Duration::from_secs(10)).map_err(|_| Failure::Infra("windows stayed open after their applications ended".into()))?;
+        if managed {
+            self.wait_for(|w| w.is_empty(), Duration::from_secs(10))
+                .map_err(|_| Failure::Infra("windows stayed open after their applications ended".into()))?;
+        }
         // The desktop goes too, the X server with it: a new one, with a new cookie, has none of
         // the episode's settings (`xhost`, `xset`, `xmodmap`, resources, keyboard locks) or
         // clients.
@@ -163,10 +166,16 @@ impl Instance {
     }
 
     /// Fails when the instance broke under the agent: an application crashed, or the X server
-    /// or window manager died.
+    /// died. A window manager that ended (the agent may end it: it is an X client like any,
+    /// and the terminals it opens run beside it) is started again, and it manages the windows
+    /// anew: the episode goes on.
     pub fn check_health(&mut self) -> Result<(), Failure> {
-        if !self.session.alive() {
-            return Err(Failure::Infra("the X server or the window manager died".into()));
+        if !self.session.display_alive() {
+            return Err(Failure::Infra("the X server died".into()));
+        }
+        if !self.session.wm_alive() {
+            self.session.start_wm().map_err(Failure::Infra)?;
+            self.session.wait_for_wm(&self.display, Duration::from_secs(10)).map_err(Failure::Infra)?;
         }
         match self.session.crashed() {
             Some(why) => Err(Failure::Infra(why)),

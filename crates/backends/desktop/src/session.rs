@@ -56,11 +56,37 @@ pub struct Session {
     cookie: [u8; 16],
     /// The toolkit LibreOffice draws with.
     pub office: OfficeToolkit,
-    /// Applications a task launched, by program name.
-    apps: Vec<(String, Child)>,
+    /// Applications a task launched.
+    apps: Vec<App>,
+    /// How many applications were launched (names each one's `said` file).
+    launched: u32,
     /// Process groups of commands that ran to their end (what they left running dies with them
     /// at the next reset).
     finished: Vec<u32>,
+}
+
+/// An application a task launched.
+struct App {
+    program: String,
+    child: Child,
+    /// Where its sandbox's wrapper writes what it has to say (see `Role::Resident`).
+    said: Option<PathBuf>,
+}
+
+/// How a process of the instance lives beside the others.
+#[derive(Clone, Copy)]
+enum Role {
+    /// A command run to its end (a set-up step, a getter, a file helper), with at most so many
+    /// processes running as the account when it starts.
+    Command(u32),
+    /// What stays up through an episode: an application, the window manager, the session bus.
+    /// Inside the instance's namespace it is the first process of a PID namespace of its own,
+    /// so that nothing the agent makes it run (a shell in the terminal, a macro, a program the
+    /// file manager opens) sees or signals another application or the desktop, or ends it by a
+    /// signal: from inside, the kernel lets such a process take only the signals it handles.
+    /// Its death by a signal is then an outside cause (a crash, the machine, an operator): an
+    /// infrastructure failure, which an agent cannot fake to have a failed attempt run again.
+    Resident,
 }
 
 /// Where instance folders live: tmpfs when there is one (resets copy a home folder).
@@ -178,6 +204,9 @@ const MAX_PROCESSES: u32 = 4096;
 /// How many more guigym's own helpers (reading and writing the instance's files) may run: an
 /// agent that fills its account's share does not make them fail.
 const HELPERS_MARGIN: u32 = 256;
+const HELPER: Role = Role::Command(MAX_PROCESSES + HELPERS_MARGIN);
+/// The start of the names of the files where applications' sandboxes speak (`Role::Resident`).
+const SAID: &str = "said-";
 
 /// Removes the instance folders and templates of processes that are gone (killed before they
 /// could clean up: the folders sit on tmpfs, in memory), and ends what those instances still
@@ -433,6 +462,27 @@ fn mount_namespace(pid: u32) -> Option<std::ffi::OsString> {
     std::fs::read_link(format!("/proc/{pid}/ns/mnt")).ok().map(PathBuf::into_os_string)
 }
 
+/// A process's PID namespace (`pid:[4026532…]`).
+fn pid_namespace(pid: u32) -> Option<std::ffi::OsString> {
+    std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok().map(PathBuf::into_os_string)
+}
+
+/// The PID namespace a process's children are born in (a new one, for `unshare --pid`).
+fn children_pid_namespace(pid: u32) -> Option<std::ffi::OsString> {
+    std::fs::read_link(format!("/proc/{pid}/ns/pid_for_children")).ok().map(PathBuf::into_os_string)
+}
+
+/// Whether a process is the first of its PID namespace (pid 1 there).
+fn first_in_namespace(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status.lines().find_map(|l| l.strip_prefix("NSpid:")).and_then(|ids| ids.split_whitespace().last()) == Some("1")
+}
+
+/// Whether a child of ours still runs.
+fn running(child: &mut Child) -> bool {
+    matches!(child.try_wait(), Ok(None))
+}
+
 /// A process's group.
 fn process_group(pid: u32) -> Option<u32> {
     // Field 5 of /proc/PID/stat is the process group (after the parenthesized name).
@@ -542,6 +592,7 @@ impl Session {
             cookie: [0; 16],
             office: OfficeToolkit::Gen,
             apps: Vec::new(),
+            launched: 0,
             finished: Vec::new(),
         };
         session.namespace = session.enter_namespace();
@@ -562,7 +613,7 @@ impl Session {
         // The session bus: applications that look for one find it here, never the host's. It
         // runs as the applications do, so that the accessibility bus it starts does too. It
         // leads a session of its own (`setsid`, which does not fork for a process that leads
-        // no group: the bus keeps the pid we know).
+        // no group: the bus keeps the pid we know where it runs unwrapped).
         let bus_argv = [
             "setsid".to_string(),
             "dbus-daemon".into(),
@@ -572,7 +623,7 @@ impl Session {
             "--print-address=1".into(),
         ];
         let mut bus = self
-            .spawnable(&bus_argv, false)?
+            .spawnable(&bus_argv, false, Role::Resident)?
             .process_group(rustix::process::getpgrp().as_raw_nonzero().get())
             .stdout(Stdio::piped())
             .spawn()
@@ -583,10 +634,17 @@ impl Session {
         }
         self.bus_address = address.trim().to_string();
         self.bus = Some(bus);
-        // Like an application, so that what it starts (a terminal by its key) sees the task's
-        // paths and runs as the applications do.
+        self.start_wm()
+    }
+
+    /// Starts the window manager like an application, so that what it starts (a terminal by
+    /// its key) sees the task's paths and runs as the applications do.
+    pub fn start_wm(&mut self) -> Result<(), String> {
+        if let Some(mut old) = self.wm.take() {
+            kill_group(&mut old);
+        }
         let wm_argv = ["openbox".to_string(), "--sm-disable".into(), "--config-file".into(), self.dir.join(WM_CONFIG).display().to_string()];
-        self.wm = Some(self.spawnable(&wm_argv, false)?.spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
+        self.wm = Some(self.spawnable(&wm_argv, false, Role::Resident)?.spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
         Ok(())
     }
 
@@ -665,14 +723,9 @@ impl Session {
 
     /// A task's command as the instance runs it: inside its namespace (or with task paths
     /// rewritten), as its account, with its environment, its home as working folder, in a
-    /// process group of its own.
-    fn spawnable(&self, command: &[String], shell: bool) -> Result<Command, String> {
-        self.spawnable_with(command, shell, MAX_PROCESSES)
-    }
-
-    /// `spawnable`, with at most `processes` running as the account when it starts.
-    fn spawnable_with(&self, command: &[String], shell: bool, processes: u32) -> Result<Command, String> {
-        let argv = self.inside(command, shell, processes);
+    /// process group of its own, living as `role` says.
+    fn spawnable(&self, command: &[String], shell: bool, role: Role) -> Result<Command, String> {
+        let argv = self.inside(command, shell, role);
         let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
         let mut c = Command::new(program);
         c.args(args).env_clear().envs(self.env()).current_dir(&self.home).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
@@ -800,41 +853,63 @@ impl Session {
 
     /// A task's command as it runs: inside the instance's namespace, or with its paths
     /// rewritten to the instance's home.
-    fn inside(&self, command: &[String], shell: bool, processes: u32) -> Vec<String> {
-        match &self.namespace {
-            Some(holder) => {
-                // The instance's own paths (an `open` step's file) as the namespace shows them.
-                let host = self.home.display().to_string();
-                let command: Vec<String> = command.iter().map(|a| a.replace(&host, TASK_HOME)).collect();
-                let mut argv = Vec::new();
-                if self.account.is_some() {
-                    // At most so many processes (threads included) run as the account: an agent's
-                    // fork bomb stops there, not at the machine's limit.
-                    argv.extend(["prlimit".to_string(), format!("--nproc={processes}"), "--".into()]);
-                }
-                argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
-                if let Some(account) = self.account {
-                    argv.extend([format!("--setuid={account}"), format!("--setgid={account}")]);
-                }
-                argv.push("--".into());
-                argv.extend(Self::argv(&command, shell));
-                argv
-            }
-            None => Self::argv(&self.in_home(command), shell),
+    fn inside(&self, command: &[String], shell: bool, role: Role) -> Vec<String> {
+        let Some(holder) = &self.namespace else { return Self::argv(&self.in_home(command), shell) };
+        // The instance's own paths (an `open` step's file) as the namespace shows them.
+        let host = self.home.display().to_string();
+        let command: Vec<String> = command.iter().map(|a| a.replace(&host, TASK_HOME)).collect();
+        let processes = match role {
+            Role::Command(processes) => processes,
+            Role::Resident => MAX_PROCESSES,
+        };
+        let mut argv = Vec::new();
+        if self.account.is_some() {
+            // At most so many processes (threads included) run as the account: an agent's
+            // fork bomb stops there, not at the machine's limit.
+            argv.extend(["prlimit".to_string(), format!("--nproc={processes}"), "--".into()]);
         }
+        argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
+        let account = self.account.map(|id| [format!("--setuid={id}"), format!("--setgid={id}")]).into_iter().flatten();
+        match role {
+            Role::Command(_) => argv.extend(account),
+            Role::Resident => {
+                // `unshare` forks the resident as the first process of a PID namespace and
+                // waits for it (as root: no process of the account can signal it). It passes
+                // the resident's death by a signal on as its own, but for SIGKILL, which it
+                // cannot raise on itself: then it says so on its error output and exits 1.
+                // The resident's own error output goes elsewhere, so that only the wrapper
+                // speaks there.
+                argv.extend(["--".to_string(), "unshare".into(), "--pid".into(), "--fork".into()]);
+                argv.extend(account);
+                argv.extend(["--".to_string(), "/bin/sh".into(), "-c".into(), "exec \"$@\" 2>/dev/null".into(), "sh".into()]);
+                argv.extend(Self::argv(&command, shell));
+                return argv;
+            }
+        }
+        argv.push("--".into());
+        argv.extend(Self::argv(&command, shell));
+        argv
     }
 
     /// Starts an application and leaves it running (until the next reset).
     pub fn launch(&mut self, command: &[String], shell: bool) -> Result<(), String> {
         let program = command.first().cloned().unwrap_or_default();
-        let child = self.spawnable(command, shell)?.spawn().map_err(|e| format!("cannot launch {program}: {e}"))?;
-        self.apps.push((program, child));
+        let mut spawnable = self.spawnable(command, shell, Role::Resident)?;
+        // Root's alone, in the instance's folder, which the account may not list.
+        let said = self.namespaced().then(|| self.dir.join(format!("{SAID}{}", self.launched)));
+        if let Some(path) = &said {
+            let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            spawnable.stderr(file);
+        }
+        self.launched += 1;
+        let child = spawnable.spawn().map_err(|e| format!("cannot launch {program}: {e}"))?;
+        self.apps.push(App { program, child, said });
         Ok(())
     }
 
     /// Runs a command to its end (or `timeout`, when it is killed) and returns what it printed.
     pub fn run(&mut self, command: &[String], shell: bool, timeout: Duration) -> Result<Output, String> {
-        let (status, stdout, stderr) = self.run_bytes(command, shell, timeout, None, 16 << 20, MAX_PROCESSES)?;
+        let (status, stdout, stderr) = self.run_bytes(command, shell, timeout, None, 16 << 20, Role::Command(MAX_PROCESSES))?;
         let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
         Ok(Output { status, stdout: text(stdout), stderr: text(stderr) })
     }
@@ -847,7 +922,7 @@ impl Session {
     pub fn read_file(&mut self, path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
         let script = format!("[ -f \"$1\" ] && exec head -c {} -- \"$1\"", limit + 1);
         let argv = ["/bin/sh".to_string(), "-c".into(), script, "sh".into(), path.display().to_string()];
-        let (status, bytes, _) = self.run_bytes(&argv, false, FILE_TIMEOUT, None, limit + 1, MAX_PROCESSES + HELPERS_MARGIN)?;
+        let (status, bytes, _) = self.run_bytes(&argv, false, FILE_TIMEOUT, None, limit + 1, HELPER)?;
         Ok((status == Some(0) && bytes.len() as u64 <= limit).then_some(bytes))
     }
 
@@ -857,26 +932,17 @@ impl Session {
     pub fn write_file(&mut self, path: &Path, bytes: Vec<u8>) -> Result<(), String> {
         let script = "mkdir -p -- \"$(dirname -- \"$1\")\" && exec cat > \"$1\"".to_string();
         let argv = ["/bin/sh".to_string(), "-c".into(), script, "sh".into(), path.display().to_string()];
-        match self.run_bytes(&argv, false, FILE_TIMEOUT, Some(bytes), 0, MAX_PROCESSES + HELPERS_MARGIN)? {
+        match self.run_bytes(&argv, false, FILE_TIMEOUT, Some(bytes), 0, HELPER)? {
             (Some(0), _, _) => Ok(()),
             (_, _, stderr) => Err(format!("writing {}: {}", path.display(), String::from_utf8_lossy(&stderr).trim())),
         }
     }
 
     /// Runs a command to its end (or `timeout`), feeding it `input`, and returns its status and
-    /// what it printed (at most `limit` bytes of its output, 1 MiB of its errors); `processes`
-    /// may run as the account when it starts.
-    fn run_bytes(
-        &mut self,
-        command: &[String],
-        shell: bool,
-        timeout: Duration,
-        input: Option<Vec<u8>>,
-        limit: u64,
-        processes: u32,
-    ) -> Result<RunOutput, String> {
+    /// what it printed (at most `limit` bytes of its output, 1 MiB of its errors).
+    fn run_bytes(&mut self, command: &[String], shell: bool, timeout: Duration, input: Option<Vec<u8>>, limit: u64, role: Role) -> Result<RunOutput, String> {
         let program = command.first().cloned().unwrap_or_default();
-        let mut spawnable = self.spawnable_with(command, shell, processes)?;
+        let mut spawnable = self.spawnable(command, shell, role)?;
         if input.is_some() {
             spawnable.stdin(Stdio::piped());
         }
@@ -943,8 +1009,11 @@ impl Session {
     /// infrastructure (the window manager and the bus go in `restore`, once the windows have
     /// closed under the window manager's eye).
     pub fn end_apps(&mut self) {
-        for (_, mut child) in self.apps.drain(..) {
-            kill_group(&mut child);
+        for mut app in self.apps.drain(..) {
+            kill_group(&mut app.child);
+            if let Some(said) = app.said {
+                let _ = std::fs::remove_file(said);
+            }
         }
         for group in self.finished.drain(..) {
             kill_members(group);
@@ -954,14 +1023,19 @@ impl Session {
     }
 
     /// Ends the instance's processes (`owns`) but its display, its namespace's holder and
-    /// `keep`.
+    /// `keep`, with the first process of each one's PID namespace (`Role::Resident`: what it
+    /// started, a terminal the window manager opened, ends).
     fn end_the_rest(&self, keep: &[u32]) {
+        let own = pid_namespace(std::process::id());
+        let kept: Vec<_> = keep.iter().filter_map(|pid| children_pid_namespace(*pid)).filter(|ns| Some(ns) != own.as_ref()).collect();
         let mut keep = keep.to_vec();
         keep.extend([self.xvfb.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id));
         let owns = self.owns();
+        let first_of_kept = |pid: u32| pid_namespace(pid).is_some_and(|ns| kept.contains(&ns)) && first_in_namespace(pid);
+        let ends = |pid: &u32| owns(*pid) && !keep.contains(pid) && !first_of_kept(*pid);
         // Twice: a process may have forked while the first sweep ran.
         for _ in 0..2 {
-            for pid in all_pids().into_iter().filter(|p| owns(*p) && !keep.contains(p)) {
+            for pid in all_pids().into_iter().filter(ends) {
                 kill(pid);
             }
         }
@@ -1006,14 +1080,19 @@ impl Session {
     }
 
     /// An application that died of a signal (a crash, or killed from outside): not the
-    /// agent's doing as far as the instance can tell, so the attempt cannot be judged.
+    /// agent's doing (see `Role::Resident`), so the attempt cannot be judged.
     pub fn crashed(&mut self) -> Option<String> {
         use std::os::unix::process::ExitStatusExt;
-        for (name, child) in &mut self.apps {
-            if let Ok(Some(status)) = child.try_wait() {
-                if let Some(signal) = status.signal() {
-                    return Some(format!("{name} (pid {}) died of signal {signal}", child.id()));
-                }
+        for app in &mut self.apps {
+            let Ok(Some(status)) = app.child.try_wait() else { continue };
+            let pid = app.child.id();
+            if let Some(signal) = status.signal() {
+                return Some(format!("{} (pid {pid}) died of signal {signal}", app.program));
+            }
+            // The sandbox's wrapper speaks only when it could not pass a signal on.
+            let said = app.said.as_ref().and_then(|path| std::fs::read_to_string(path).ok()).unwrap_or_default();
+            if !status.success() && !said.trim().is_empty() {
+                return Some(format!("{} (pid {pid}) was ended from outside: {}", app.program, said.trim()));
             }
         }
         None
@@ -1023,7 +1102,7 @@ impl Session {
     /// processes (`owns`).
     pub fn pids(&self) -> Vec<u32> {
         let mut groups = self.infrastructure();
-        groups.extend(self.apps.iter().map(|(_, c)| c.id()));
+        groups.extend(self.apps.iter().map(|app| app.child.id()));
         groups.extend(&self.finished);
         let owns = self.owns();
         all_pids().into_iter().filter(|pid| process_group(*pid).is_some_and(|g| groups.contains(&g)) || owns(*pid)).collect()
@@ -1041,10 +1120,14 @@ impl Session {
             .sum()
     }
 
-    /// Whether the X server and the window manager still run.
-    pub fn alive(&mut self) -> bool {
-        let running = |c: &mut Child| matches!(c.try_wait(), Ok(None));
-        self.xvfb.as_mut().is_some_and(running) && self.wm.as_mut().is_some_and(running)
+    /// Whether the X server still runs.
+    pub fn display_alive(&mut self) -> bool {
+        self.xvfb.as_mut().is_some_and(running)
+    }
+
+    /// Whether the window manager still runs.
+    pub fn wm_alive(&mut self) -> bool {
+        self.wm.as_mut().is_some_and(running)
     }
 
     /// Waits for the window manager to manage the root window (EWMH check window set).

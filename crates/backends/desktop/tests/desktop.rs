@@ -401,6 +401,97 @@ os.execvp("sleep", ["sleep", "600"])
     assert_eq!(sleeping(&a), 0, "nothing the agent started survives the reset");
 }
 
+/// What the agent runs (here from an application, as a shell in the terminal would) cannot end
+/// another application, the window manager or the bus, nor its own application by a signal:
+/// only an outside cause can, and that is what `crashed` reports. (Were it otherwise, an agent
+/// could turn a failing attempt into an infrastructure failure and have it run again.)
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn only_an_outside_cause_ends_an_application_by_a_signal() {
+    use guigym_desktop::session::Session;
+    use std::time::{Duration, Instant};
+    if !accounts_testable() {
+        return;
+    }
+    let mut s = Session::start(640, 480).expect("a display starts");
+    s.launch(&["sleep".into(), "6001".into()], false).unwrap();
+    // A shell under the application's first process signals every process it can name, all it
+    // may reach at once (-1), and its application's first process, by each signal a crash or a
+    // kill would show.
+    let agent = "for p in $(ps -eo pid=); do [ $p = $$ ] || kill -9 $p; done 2>/dev/null; pkill -9 -f sleep; pkill -9 openbox; pkill -9 dbus-daemon; kill -9 -1; kill -9 1; kill -SEGV 1; kill -ABRT 1; touch /home/user/tried";
+    let script = format!("sh -c '{agent}'; sleep 6002");
+    s.launch(&["sh".into(), "-c".into(), script], false).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !s.home.join("tried").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(s.home.join("tried").exists(), "the agent's shell ran to its end");
+    std::thread::sleep(Duration::from_millis(300));
+    let running = |s: &Session, what: &[u8]| {
+        s.pids().into_iter().find(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c == what)
+                && std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| !s.contains(") Z "))
+        })
+    };
+    assert_eq!(s.crashed(), None);
+    assert!(s.wm_alive() && s.display_alive());
+    let victim = running(&s, b"sleep\x006001\x00").expect("the other application runs");
+    assert!(running(&s, b"sleep\x006002\x00").is_some(), "the agent's own application runs");
+    assert!(s.pids().into_iter().any(|p| std::fs::read(format!("/proc/{p}/comm")).is_ok_and(|c| c == b"dbus-daemon\n")), "the bus runs");
+    // From outside (the machine, an operator): the application's end is reported.
+    assert!(std::process::Command::new("kill").args(["-9", &victim.to_string()]).status().unwrap().success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut crashed = None;
+    while crashed.is_none() && Instant::now() < deadline {
+        crashed = s.crashed();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let crashed = crashed.expect("an application killed from outside is reported");
+    assert!(crashed.starts_with("sleep"), "{crashed}");
+}
+
+/// The window manager is an X client the agent may end (from the terminal it opens, or by
+/// closing its connection): it is started again, manages the windows anew, and the episode
+/// goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn a_window_manager_the_agent_ends_comes_back() {
+    use guigym_core::Action;
+    use std::time::Duration;
+    let Some(provider) = provider() else { return };
+    let mut env = provider.create().await.expect("an instance starts");
+    let task = catalogue::find_task("text.write/0").unwrap();
+    let windows = |obs: &guigym_core::Observation| obs.ui_tree.iter().filter(|n| n.role == "window").map(|n| n.id.clone()).collect::<Vec<_>>();
+    let before = windows(&env.reset(&task).await.unwrap());
+    assert!(!before.is_empty());
+    env.step(&Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] }).await.unwrap();
+    let mut opened = false;
+    for _ in 0..50 {
+        opened = windows(&env.observe(ObserveOptions::default()).await.unwrap()).iter().any(|w| w.starts_with("xterm"));
+        if opened {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(opened, "Ctrl+Alt+T opens a terminal");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    env.step(&Action::Type { text: "kill -TERM 1; kill -9 -1\n".into(), element: None, clear: false }).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut after = Vec::new();
+    for _ in 0..50 {
+        after = windows(&env.observe(ObserveOptions::default()).await.expect("no infrastructure failure"));
+        if after == before {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(after, before, "the terminal went with the window manager; the task's window is managed again");
+    let key = env.step(&Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] }).await.expect("the episode goes on");
+    assert!(!key.invalid, "{}", key.feedback);
+    env.apply_golden().await.unwrap();
+    assert!(env.evaluate().await.unwrap().success);
+}
+
 /// Whether instances get accounts of their own here (the desktop packages, and root); says
 /// why not.
 fn accounts_testable() -> bool {
