@@ -128,7 +128,12 @@ fn fresh_dir() -> std::io::Result<(PathBuf, Option<u32>)> {
                 Err(e) => Some(Err(e)),
             }
         });
-        claimed.unwrap_or_else(|| Err(std::io::Error::other(format!("all {ACCOUNTS} instance accounts are taken"))))?
+        let (dir, account) = claimed.unwrap_or_else(|| Err(std::io::Error::other(format!("all {ACCOUNTS} instance accounts are taken"))))?;
+        if let Err(e) = give_own_space(&dir) {
+            let _ = std::fs::remove_dir(&dir);
+            return Err(std::io::Error::other(format!("cannot give {} a file system of its own: {e}", dir.display())));
+        }
+        (dir, account)
     } else {
         let mut bytes = [0u8; 8];
         getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -140,6 +145,32 @@ fn fresh_dir() -> std::io::Result<(PathBuf, Option<u32>)> {
     set_mode(&dir, 0o711);
     std::fs::write(dir.join(OWNER), std::process::id().to_string())?;
     Ok((dir, account))
+}
+
+/// Mounts a file system of its own on an instance folder, as large as the instance may
+/// store (`SPACE_MIB`): the machine's /dev/shm is memory, and an agent that filled it (a
+/// command typed in the terminal) would take it from every other instance and the machine.
+fn give_own_space(dir: &Path) -> std::io::Result<()> {
+    use rustix::mount::{mount, MountFlags};
+    let mib = match std::env::var("GUIGYM_DESKTOP_SPACE_MIB") {
+        Ok(text) => text
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|m| *m > 0)
+            .ok_or_else(|| std::io::Error::other(format!("GUIGYM_DESKTOP_SPACE_MIB={text:?}: expected a number of MiB")))?,
+        Err(_) => SPACE_MIB,
+    };
+    let options = std::ffi::CString::new(format!("size={mib}m,mode=0711")).map_err(std::io::Error::other)?;
+    mount("guigym-desktop", dir, "tmpfs", MountFlags::NOSUID | MountFlags::NODEV, Some(options.as_c_str()))?;
+    Ok(())
+}
+
+/// Removes an instance folder, and the file system mounted on it, if any (detached: a process
+/// still inside keeps it until it ends).
+fn remove_instance_dir(dir: &Path) {
+    let _ = rustix::mount::unmount(dir, rustix::mount::UnmountFlags::DETACH);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 fn set_mode(path: &Path, mode: u32) {
@@ -191,8 +222,13 @@ const GROUP: &str = "group";
 /// The window manager's and the session bus's settings in an instance folder.
 const WM_CONFIG: &str = "openbox.xml";
 const BUS_CONFIG_FILE: &str = "bus.conf";
-/// Where getters keep the files they take out of the instance, guigym's alone.
+/// Where getters keep the files they take out of the instances (a folder per instance, named
+/// as its folder), guigym's alone: in the base folder, out of the instance's own space, which
+/// its agent may have filled.
 const FETCHED: &str = "fetched";
+/// How much an instance may store, in MiB, where it gets a file system of its own (root):
+/// its home, temporary and runtime folders together (`GUIGYM_DESKTOP_SPACE_MIB`).
+const SPACE_MIB: u64 = 2048;
 /// The X server's socket folder under /tmp.
 const X11_SOCKETS: &str = ".X11-unix";
 /// How long reading or writing one of the instance's files may take.
@@ -238,7 +274,8 @@ pub fn remove_stale() {
             if let Some(account) = name.parse::<u32>().ok().filter(|id| account_range().contains(id)) {
                 let _ = kill_account(account);
             }
-            let _ = std::fs::remove_dir_all(&path);
+            let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path).join(FETCHED).join(&name));
+            remove_instance_dir(&path);
         }
     }
 }
@@ -574,7 +611,7 @@ impl Session {
             give_private_folders(&dir, account)
         })();
         if let Err(e) = made {
-            let _ = std::fs::remove_dir_all(&dir);
+            remove_instance_dir(&dir);
             return Err(format!("cannot make the instance folder {}: {e}", dir.display()));
         }
         // From here on, dropping the session ends what it started and removes its folder.
@@ -754,9 +791,8 @@ impl Session {
     pub fn restore(&mut self, template: &Path) -> Result<(), String> {
         let files = || -> std::io::Result<()> {
             restore_tree(template, &self.home)?;
-            for fresh in [RUN, FETCHED] {
-                remove_entry(&self.dir.join(fresh))?;
-            }
+            remove_entry(&self.dir.join(RUN))?;
+            remove_entry(&self.fetched_path())?;
             for scratch in [TMP, VAR_TMP] {
                 // Emptied, not replaced: the namespace shows this very folder (and the
                 // display's sockets at its .X11-unix).
@@ -779,10 +815,16 @@ impl Session {
     /// The folder where getters keep what they take out of the instance: guigym's alone (it
     /// holds expected files too), emptied at each reset.
     pub fn fetched_dir(&self) -> std::io::Result<PathBuf> {
-        let dir = self.dir.join(FETCHED);
-        std::fs::create_dir_all(&dir)?;
-        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        let dir = self.fetched_path();
+        for folder in [dir.parent().unwrap_or(&dir), &dir] {
+            std::fs::create_dir_all(folder)?;
+            std::fs::set_permissions(folder, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        }
         Ok(dir)
+    }
+
+    fn fetched_path(&self) -> PathBuf {
+        self.dir.parent().unwrap_or(&self.dir).join(FETCHED).join(self.marker())
     }
 
     /// The argv of a task's command: a list, or one string run by the shell.
@@ -1150,7 +1192,8 @@ impl Drop for Session {
         if let Some(holder) = self.namespace.as_mut() {
             kill_group(holder);
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::remove_dir_all(self.fetched_path());
+        remove_instance_dir(&self.dir);
     }
 }
 

@@ -332,6 +332,36 @@ fn an_instance_cannot_reach_another() {
     assert_eq!(out.stdout.trim(), "done", "{out:?}");
 }
 
+/// Where guigym is root, an instance stores at most its own space (home, /tmp and /var/tmp
+/// together): an agent that writes without end (a command in the terminal) fills that, not the
+/// machine's memory (/dev/shm is memory) that every instance shares.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn an_instance_stores_no_more_than_its_space() {
+    use guigym_desktop::session::Session;
+    use std::time::Duration;
+    if !accounts_testable() {
+        return;
+    }
+    let mut a = Session::start(640, 480).expect("a display starts");
+    let space: u64 = std::env::var("GUIGYM_DESKTOP_SPACE_MIB").ok().and_then(|m| m.parse().ok()).unwrap_or(2048);
+    let probe = format!(
+        "df -B1M --output=size,target /home/user /tmp /var/tmp | tail -n +2; fallocate -l {}M /tmp/big && echo filled; stat -c 'size %s' /tmp/big",
+        space + 64
+    );
+    let out = a.run(&[probe], true, Duration::from_secs(30)).unwrap();
+    let lines: Vec<Vec<&str>> = out.stdout.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert!(lines.len() >= 3, "{out:?}");
+    for line in &lines[..3] {
+        assert_eq!(line[0], space.to_string(), "{out:?}");
+    }
+    assert!(!out.stdout.contains("filled") && out.stdout.contains("size 0"), "{out:?}");
+    // The getters' folder is out of it: filled, the instance still has its files taken out.
+    a.run(&[format!("fallocate -l {}M /tmp/most", space - 1)], true, Duration::from_secs(30)).unwrap();
+    let fetched = a.fetched_dir().unwrap();
+    std::fs::write(fetched.join("taken"), vec![0u8; 4 << 20]).expect("the getters' folder has room");
+}
+
 /// guigym reads and writes the instance's files as its account does: a link the agent left
 /// in the home never makes root read or write what the account may not, and a FIFO never
 /// blocks the evaluator.
@@ -528,7 +558,10 @@ fn folders_and_processes_of_dead_instances_are_removed() {
         use std::os::unix::process::CommandExt;
         let accounted = base.join("1900065535");
         std::fs::create_dir_all(&accounted).unwrap();
+        // With its own file system mounted on it, and the files its getters took out.
+        assert!(std::process::Command::new("mount").args(["-t", "tmpfs", "-o", "size=1m", "guigym-desktop"]).arg(&accounted).status().unwrap().success());
         std::fs::write(accounted.join("owner"), dead.to_string()).unwrap();
+        std::fs::create_dir_all(base.join("fetched/1900065535")).unwrap();
         std::process::Command::new("sleep").arg("600").uid(1_900_065_535).gid(1_900_065_535).spawn().unwrap()
     });
     guigym_desktop::session::remove_stale();
@@ -539,7 +572,9 @@ fn folders_and_processes_of_dead_instances_are_removed() {
     if let Some(mut unmarked) = unmarked {
         let status = unmarked.wait().unwrap();
         assert!(!status.success(), "the process running as the dead instance's account was ended: {status:?}");
-        assert!(!base.join("1900065535").exists());
+        assert!(!base.join("1900065535").exists() && !base.join("fetched/1900065535").exists());
+        let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+        assert!(!mounts.contains(&format!("{}/1900065535", base.display())), "its file system is unmounted");
     }
     std::fs::remove_dir_all(&live).unwrap();
 }
