@@ -233,6 +233,8 @@ const SPACE_MIB: u64 = 2048;
 const X11_SOCKETS: &str = ".X11-unix";
 /// How long reading or writing one of the instance's files may take.
 const FILE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a command's output may still flow once the command has ended.
+const OUTPUT_SETTLES: Duration = Duration::from_millis(500);
 /// A command's status, output and errors.
 type RunOutput = (Option<i32>, Vec<u8>, Vec<u8>);
 /// How many processes and threads an instance's account may run at once.
@@ -995,21 +997,8 @@ impl Session {
                 let _ = stdin.write_all(&input);
             });
         }
-        let (mut out, mut err) = (child.stdout.take(), child.stderr.take());
-        let reader = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            if let Some(o) = out.as_mut() {
-                let _ = o.take(limit).read_to_end(&mut s);
-            }
-            s
-        });
-        let err_reader = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            if let Some(e) = err.as_mut() {
-                let _ = e.take(1 << 20).read_to_end(&mut s);
-            }
-            s
-        });
+        let stdout = Drain::start(child.stdout.take(), limit);
+        let stderr = Drain::start(child.stderr.take(), 1 << 20);
         let deadline = Instant::now() + timeout;
         let status = loop {
             match child.try_wait() {
@@ -1022,9 +1011,11 @@ impl Session {
             }
         };
         // What the command left running in its group (a daemon it started) stays an app of
-        // the instance, ended at the next reset.
-        let stdout = reader.join().unwrap_or_default();
-        let stderr = err_reader.join().unwrap_or_default();
+        // the instance, ended at the next reset. It may hold the command's output open (a job
+        // put in the background without redirection): what it wrote in the moment after the
+        // command ended is kept, and nobody waits for the rest.
+        let settled = Instant::now() + OUTPUT_SETTLES;
+        let (stdout, stderr) = (stdout.take(settled), stderr.take(settled));
         self.finished.push(child.id());
         Ok((status, stdout, stderr))
     }
@@ -1194,6 +1185,48 @@ impl Drop for Session {
         }
         let _ = std::fs::remove_dir_all(self.fetched_path());
         remove_instance_dir(&self.dir);
+    }
+}
+
+/// A pipe read to its end (or a limit) on a thread of its own, into a buffer that can be taken
+/// before the end comes.
+struct Drain {
+    read: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    ended: std::sync::mpsc::Receiver<()>,
+}
+
+impl Drain {
+    fn start(pipe: Option<impl Read + Send + 'static>, limit: u64) -> Drain {
+        let read = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (tell, ended) = std::sync::mpsc::channel();
+        let buffer = read.clone();
+        std::thread::spawn(move || {
+            if let Some(mut pipe) = pipe {
+                let mut chunk = [0u8; 8192];
+                let mut left = limit;
+                while left > 0 {
+                    let want = chunk.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+                    match pipe.read(&mut chunk[..want]) {
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            if let Ok(mut b) = buffer.lock() {
+                                b.extend_from_slice(&chunk[..n]);
+                            }
+                            left -= n as u64;
+                        }
+                    }
+                }
+            }
+            let _ = tell.send(());
+        });
+        Drain { read, ended }
+    }
+
+    /// What was read by the pipe's end, or by `deadline` if it has not come.
+    fn take(self, deadline: Instant) -> Vec<u8> {
+        let _ = self.ended.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+        self.read.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default()
     }
 }
 

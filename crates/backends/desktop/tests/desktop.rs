@@ -362,6 +362,32 @@ fn an_instance_stores_no_more_than_its_space() {
     std::fs::write(fetched.join("taken"), vec![0u8; 4 << 20]).expect("the getters' folder has room");
 }
 
+/// A command that leaves a job holding its output open (a daemon started in the background
+/// without redirection, by a set-up step or by a script a getter runs) does not hang the reset
+/// or the evaluator: what the command printed comes back, and the job runs on.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn a_job_left_holding_a_command_output_does_not_hang_it() {
+    use guigym_desktop::session::Session;
+    use std::time::Duration;
+    if let Some(why) = guigym_desktop::missing() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let mut a = Session::start(640, 480).expect("a display starts");
+    let (tell, answer) = std::sync::mpsc::channel();
+    let ran = std::thread::spawn(move || {
+        let out = a.run(&["setsid sleep 100000 & sleep 100001 & echo hi".to_string()], true, Duration::from_secs(10));
+        let _ = tell.send(out);
+        a
+    });
+    let out = answer.recv_timeout(Duration::from_secs(120)).expect("the command returns").unwrap();
+    assert_eq!((out.status, out.stdout.as_str()), (Some(0), "hi\n"));
+    let a = ran.join().unwrap();
+    let jobs = a.pids().into_iter().filter(|p| std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.starts_with(b"sleep\x0010000"))).count();
+    assert_eq!(jobs, 2, "the jobs run on, until the next reset");
+}
+
 /// guigym reads and writes the instance's files as its account does: a link the agent left
 /// in the home never makes root read or write what the account may not, and a FIFO never
 /// blocks the evaluator.
