@@ -79,14 +79,16 @@ enum Role {
     /// A command run to its end (a set-up step, a getter, a file helper), with at most so many
     /// processes running as the account when it starts.
     Command(u32),
-    /// What stays up through an episode: an application, the window manager, the session bus.
-    /// Inside the instance's namespace it is the first process of a PID namespace of its own,
-    /// so that nothing the agent makes it run (a shell in the terminal, a macro, a program the
-    /// file manager opens) sees or signals another application or the desktop, or ends it by a
-    /// signal: from inside, the kernel lets such a process take only the signals it handles.
-    /// Its death by a signal is then an outside cause (a crash, the machine, an operator): an
-    /// infrastructure failure, which an agent cannot fake to have a failed attempt run again.
-    Resident,
+    /// What stays up through an episode (an application, the window manager, the session bus),
+    /// with at most so many processes running as the account when it starts. Inside the
+    /// instance's namespace it is the first process of a PID namespace of its own, with a
+    /// `/proc` showing only that namespace, so that nothing the agent makes it run (a shell in
+    /// the terminal, a macro, a program the file manager opens) sees, signals or traces another
+    /// application or the desktop, or ends it by a signal: from inside, the kernel lets such a
+    /// process take only the signals it handles. Its death by a signal is then an outside cause
+    /// (a crash, the machine, an operator): an infrastructure failure, which an agent cannot
+    /// fake to have a failed attempt run again.
+    Resident(u32),
 }
 
 /// Where instance folders live: tmpfs when there is one (resets copy a home folder).
@@ -161,7 +163,8 @@ fn give_own_space(dir: &Path) -> std::io::Result<()> {
             .ok_or_else(|| std::io::Error::other(format!("GUIGYM_DESKTOP_SPACE_MIB={text:?}: expected a number of MiB")))?,
         Err(_) => SPACE_MIB,
     };
-    let options = std::ffi::CString::new(format!("size={mib}m,mode=0711")).map_err(std::io::Error::other)?;
+    // Inodes too: a million empty files would take kernel memory outside `size`.
+    let options = std::ffi::CString::new(format!("size={mib}m,nr_inodes=131072,mode=0711")).map_err(std::io::Error::other)?;
     mount("guigym-desktop", dir, "tmpfs", MountFlags::NOSUID | MountFlags::NODEV, Some(options.as_c_str()))?;
     Ok(())
 }
@@ -229,6 +232,9 @@ const FETCHED: &str = "fetched";
 /// How much an instance may store, in MiB, where it gets a file system of its own (root):
 /// its home, temporary and runtime folders together (`GUIGYM_DESKTOP_SPACE_MIB`).
 const SPACE_MIB: u64 = 2048;
+/// Where the namespace's own /dev/shm is made, in the instance folder, and how large it is.
+const SHM: &str = "shm";
+const SHM_MIB: u64 = 256;
 /// The X server's socket folder under /tmp.
 const X11_SOCKETS: &str = ".X11-unix";
 /// How long reading or writing one of the instance's files may take.
@@ -243,6 +249,13 @@ const MAX_PROCESSES: u32 = 4096;
 /// agent that fills its account's share does not make them fail.
 const HELPERS_MARGIN: u32 = 256;
 const HELPER: Role = Role::Command(MAX_PROCESSES + HELPERS_MARGIN);
+/// A task's command (a set-up step, a getter).
+const COMMAND: Role = Role::Command(MAX_PROCESSES);
+/// An application.
+const APP: Role = Role::Resident(MAX_PROCESSES);
+/// The window manager and the session bus: started again mid-episode (see
+/// `Instance::check_health`) even where the agent filled its share, below the helpers' margin.
+const DESKTOP: Role = Role::Resident(MAX_PROCESSES + HELPERS_MARGIN / 2);
 /// The start of the names of the files where applications' sandboxes speak (`Role::Resident`).
 const SAID: &str = "said-";
 
@@ -662,7 +675,7 @@ impl Session {
             "--print-address=1".into(),
         ];
         let mut bus = self
-            .spawnable(&bus_argv, false, Role::Resident)?
+            .spawnable(&bus_argv, false, DESKTOP)?
             .process_group(rustix::process::getpgrp().as_raw_nonzero().get())
             .stdout(Stdio::piped())
             .spawn()
@@ -683,7 +696,7 @@ impl Session {
             kill_group(&mut old);
         }
         let wm_argv = ["openbox".to_string(), "--sm-disable".into(), "--config-file".into(), self.dir.join(WM_CONFIG).display().to_string()];
-        self.wm = Some(self.spawnable(&wm_argv, false, Role::Resident)?.spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
+        self.wm = Some(self.spawnable(&wm_argv, false, DESKTOP)?.spawn().map_err(|e| format!("cannot start openbox: {e}"))?);
         Ok(())
     }
 
@@ -768,6 +781,12 @@ impl Session {
         let Some((program, args)) = argv.split_first() else { return Err("an empty command".into()) };
         let mut c = Command::new(program);
         c.args(args).env_clear().envs(self.env()).current_dir(&self.home).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
+        if let Role::Command(_) = role {
+            // A task's commands run in the home, which the agent wrote: Python must not import
+            // a module it left there (an `openpyxl.py` a getter's script would take for the
+            // real one, to print a passing result) or under its user site folder (a `.pth`).
+            c.env("PYTHONSAFEPATH", "1").env("PYTHONNOUSERSITE", "1");
+        }
         // Entering the namespace needs root: `nsenter` changes the account after it.
         if let (Some(account), false) = (self.account, self.namespaced()) {
             c.uid(account).gid(account);
@@ -792,7 +811,7 @@ impl Session {
     /// window manager.
     pub fn restore(&mut self, template: &Path) -> Result<(), String> {
         let files = || -> std::io::Result<()> {
-            restore_tree(template, &self.home)?;
+            // What the episode stored goes first: a full space has room for the template again.
             remove_entry(&self.dir.join(RUN))?;
             remove_entry(&self.fetched_path())?;
             for scratch in [TMP, VAR_TMP] {
@@ -807,6 +826,7 @@ impl Session {
                     remove_entry(&path)?;
                 }
             }
+            restore_tree(template, &self.home)?;
             give_private_folders(&self.dir, self.account)
         };
         files().map_err(|e| format!("restoring the instance's files: {e}"))?;
@@ -855,14 +875,25 @@ impl Session {
         // network namespace's.
         let sockets =
             format!("if [ -d /tmp/{X11_SOCKETS} ]; then mkdir -p \"$2/{X11_SOCKETS}\" && mount -o bind,ro /tmp/{X11_SOCKETS} \"$2/{X11_SOCKETS}\"; fi");
+        // The machine's /dev/shm is memory anyone may fill, and shows every instance's folder:
+        // the namespace gets one of its own, small, that shows only this instance's folder, at
+        // its real path (the environment names it: the runtime folder, the X authority file).
+        let shm = match self.dir.strip_prefix("/dev/shm") {
+            Ok(inside) => format!(
+                " && mkdir -p \"$6/{SHM}\" && mount -t tmpfs -o size={SHM_MIB}m,nr_inodes=16384,mode=1777,nosuid,nodev guigym-shm \"$6/{SHM}\" && mkdir -p \"$6/{SHM}/{inside}\" && mount --bind \"$6\" \"$6/{SHM}/{inside}\" && mount --move \"$6/{SHM}\" /dev/shm",
+                inside = inside.display()
+            ),
+            Err(_) => String::new(),
+        };
         let script = format!(
-            "mount --make-rprivate / && {sockets} && (ip link set lo up 2>/dev/null; true) && mount --bind \"$1\" /home && mount --rbind \"$2\" /tmp && mount --bind \"$3\" /var/tmp{accounts} && echo ready && exec sleep infinity"
+            "mount --make-rprivate / && {sockets} && (ip link set lo up 2>/dev/null; true) && mount --bind \"$1\" /home && mount --rbind \"$2\" /tmp && mount --bind \"$3\" /var/tmp{accounts}{shm} && echo ready && exec sleep infinity"
         );
         let mut holder = Command::new("unshare")
             .env(MARKER, self.marker())
             .args(["--mount", "--net", "--propagation", "private", "--", "/bin/sh", "-c", &script, "sh"])
             .arg(&homes)
             .args([TMP, VAR_TMP, PASSWD, GROUP].map(|name| self.dir.join(name)))
+            .arg(&self.dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -902,10 +933,7 @@ impl Session {
         // The instance's own paths (an `open` step's file) as the namespace shows them.
         let host = self.home.display().to_string();
         let command: Vec<String> = command.iter().map(|a| a.replace(&host, TASK_HOME)).collect();
-        let processes = match role {
-            Role::Command(processes) => processes,
-            Role::Resident => MAX_PROCESSES,
-        };
+        let (Role::Command(processes) | Role::Resident(processes)) = role;
         let mut argv = Vec::new();
         if self.account.is_some() {
             // At most so many processes (threads included) run as the account: an agent's
@@ -916,14 +944,14 @@ impl Session {
         let account = self.account.map(|id| [format!("--setuid={id}"), format!("--setgid={id}")]).into_iter().flatten();
         match role {
             Role::Command(_) => argv.extend(account),
-            Role::Resident => {
+            Role::Resident(_) => {
                 // `unshare` forks the resident as the first process of a PID namespace and
                 // waits for it (as root: no process of the account can signal it). It passes
                 // the resident's death by a signal on as its own, but for SIGKILL, which it
                 // cannot raise on itself: then it says so on its error output and exits 1.
                 // The resident's own error output goes elsewhere, so that only the wrapper
                 // speaks there.
-                argv.extend(["--".to_string(), "unshare".into(), "--pid".into(), "--fork".into()]);
+                argv.extend(["--".to_string(), "unshare".into(), "--pid".into(), "--fork".into(), "--mount-proc".into()]);
                 argv.extend(account);
                 argv.extend(["--".to_string(), "/bin/sh".into(), "-c".into(), "exec \"$@\" 2>/dev/null".into(), "sh".into()]);
                 argv.extend(Self::argv(&command, shell));
@@ -938,7 +966,7 @@ impl Session {
     /// Starts an application and leaves it running (until the next reset).
     pub fn launch(&mut self, command: &[String], shell: bool) -> Result<(), String> {
         let program = command.first().cloned().unwrap_or_default();
-        let mut spawnable = self.spawnable(command, shell, Role::Resident)?;
+        let mut spawnable = self.spawnable(command, shell, APP)?;
         // Root's alone, in the instance's folder, which the account may not list.
         let said = self.namespaced().then(|| self.dir.join(format!("{SAID}{}", self.launched)));
         if let Some(path) = &said {
@@ -953,7 +981,7 @@ impl Session {
 
     /// Runs a command to its end (or `timeout`, when it is killed) and returns what it printed.
     pub fn run(&mut self, command: &[String], shell: bool, timeout: Duration) -> Result<Output, String> {
-        let (status, stdout, stderr) = self.run_bytes(command, shell, timeout, None, 16 << 20, Role::Command(MAX_PROCESSES))?;
+        let (status, stdout, stderr) = self.run_bytes(command, shell, timeout, None, 16 << 20, COMMAND)?;
         let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
         Ok(Output { status, stdout: text(stdout), stderr: text(stderr) })
     }
@@ -1179,12 +1207,17 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.end_apps();
-        let _ = self.end_desktop();
+        let ended = self.end_desktop();
         if let Some(holder) = self.namespace.as_mut() {
             kill_group(holder);
         }
         let _ = std::fs::remove_dir_all(self.fetched_path());
-        remove_instance_dir(&self.dir);
+        match ended {
+            Ok(()) => remove_instance_dir(&self.dir),
+            // The folder keeps the account claimed (no new instance may run as it beside what
+            // still runs) until a later guigym finds it stale and ends what is left.
+            Err(e) => eprintln!("guigym: {e}; {} is left for a later start to remove", self.dir.display()),
+        }
     }
 }
 

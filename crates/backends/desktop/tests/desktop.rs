@@ -346,7 +346,7 @@ fn an_instance_stores_no_more_than_its_space() {
     let mut a = Session::start(640, 480).expect("a display starts");
     let space: u64 = std::env::var("GUIGYM_DESKTOP_SPACE_MIB").ok().and_then(|m| m.parse().ok()).unwrap_or(2048);
     let probe = format!(
-        "df -B1M --output=size,target /home/user /tmp /var/tmp | tail -n +2; fallocate -l {}M /tmp/big && echo filled; stat -c 'size %s' /tmp/big",
+        "df -B1M --output=size,target /home/user /tmp /var/tmp /dev/shm | tail -n +2; fallocate -l {}M /tmp/big && echo filled; stat -c 'size %s' /tmp/big; ls /dev/shm/guigym-desktop",
         space + 64
     );
     let out = a.run(&[probe], true, Duration::from_secs(30)).unwrap();
@@ -356,8 +356,12 @@ fn an_instance_stores_no_more_than_its_space() {
         assert_eq!(line[0], space.to_string(), "{out:?}");
     }
     assert!(!out.stdout.contains("filled") && out.stdout.contains("size 0"), "{out:?}");
+    // Its /dev/shm is its own, small, and shows no other instance's folder.
+    assert_eq!(lines[3][0], "256", "{out:?}");
+    assert_eq!(lines.last().unwrap(), &[a.dir.file_name().unwrap().to_str().unwrap()], "{out:?}");
     // The getters' folder is out of it: filled, the instance still has its files taken out.
-    a.run(&[format!("fallocate -l {}M /tmp/most", space - 1)], true, Duration::from_secs(30)).unwrap();
+    let filled = a.run(&[format!("fallocate -l {}M /tmp/most && echo filled", space - 16)], true, Duration::from_secs(30)).unwrap();
+    assert_eq!(filled.stdout, "filled\n", "{filled:?}");
     let fetched = a.fetched_dir().unwrap();
     std::fs::write(fetched.join("taken"), vec![0u8; 4 << 20]).expect("the getters' folder has room");
 }
@@ -470,29 +474,39 @@ fn only_an_outside_cause_ends_an_application_by_a_signal() {
         return;
     }
     let mut s = Session::start(640, 480).expect("a display starts");
-    s.launch(&["sleep".into(), "6001".into()], false).unwrap();
-    // A shell under the application's first process signals every process it can name, all it
-    // may reach at once (-1), and its application's first process, by each signal a crash or a
-    // kill would show.
-    let agent = "for p in $(ps -eo pid=); do [ $p = $$ ] || kill -9 $p; done 2>/dev/null; pkill -9 -f sleep; pkill -9 openbox; pkill -9 dbus-daemon; kill -9 -1; kill -9 1; kill -SEGV 1; kill -ABRT 1; touch /home/user/tried";
-    let script = format!("sh -c '{agent}'; sleep 6002");
-    s.launch(&["sh".into(), "-c".into(), script], false).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !s.home.join("tried").exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(s.home.join("tried").exists(), "the agent's shell ran to its end");
-    std::thread::sleep(Duration::from_millis(300));
     let running = |s: &Session, what: &[u8]| {
         s.pids().into_iter().find(|p| {
             std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c == what)
                 && std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| !s.contains(") Z "))
         })
     };
+    let wait_for = |what: &dyn Fn() -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !what() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        what()
+    };
+    s.launch(&["sleep".into(), "6001".into()], false).unwrap();
+    // An application that ends of itself, complaining: no crash.
+    s.launch(&["sh".into(), "-c".into(), "echo complaint >&2; exit 3".into()], false).unwrap();
+    assert!(wait_for(&|| running(&s, b"sleep\x006001\x00").is_some()));
+    let victim = running(&s, b"sleep\x006001\x00").unwrap();
+    // A shell under the application's first process signals every process it can name, all it
+    // may reach at once (-1), and its application's first process, by each signal a crash or a
+    // kill would show; it looks for the other application in /proc, to trace it or write its
+    // memory.
+    let agent = format!(
+        "[ -e /proc/{victim}/mem ] && echo seen > /home/user/seen; for p in $(ps -eo pid=); do [ $p = $$ ] || kill -9 $p; done 2>/dev/null; pkill -9 -x sleep; pkill -9 openbox; pkill -9 dbus-daemon; kill -9 -1; kill -9 1; kill -SEGV 1; kill -ABRT 1; touch /home/user/tried"
+    );
+    let script = format!("sh -c '{agent}'; sleep 6002");
+    s.launch(&["sh".into(), "-c".into(), script], false).unwrap();
+    assert!(wait_for(&|| s.home.join("tried").exists()), "the agent's shell ran to its end");
+    assert!(wait_for(&|| running(&s, b"sleep\x006002\x00").is_some()), "the agent's own application runs");
+    assert!(!s.home.join("seen").exists(), "the other application is out of the agent's sight");
     assert_eq!(s.crashed(), None);
     assert!(s.wm_alive() && s.display_alive());
-    let victim = running(&s, b"sleep\x006001\x00").expect("the other application runs");
-    assert!(running(&s, b"sleep\x006002\x00").is_some(), "the agent's own application runs");
+    assert_eq!(running(&s, b"sleep\x006001\x00"), Some(victim), "the other application runs");
     assert!(s.pids().into_iter().any(|p| std::fs::read(format!("/proc/{p}/comm")).is_ok_and(|c| c == b"dbus-daemon\n")), "the bus runs");
     // From outside (the machine, an operator): the application's end is reported.
     assert!(std::process::Command::new("kill").args(["-9", &victim.to_string()]).status().unwrap().success());
@@ -531,7 +545,7 @@ async fn a_window_manager_the_agent_ends_comes_back() {
     }
     assert!(opened, "Ctrl+Alt+T opens a terminal");
     tokio::time::sleep(Duration::from_millis(500)).await;
-    env.step(&Action::Type { text: "kill -TERM 1; kill -9 -1\n".into(), element: None, clear: false }).await.unwrap();
+    env.step(&Action::Type { text: "kill -TERM 1\n".into(), element: None, clear: false }).await.unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut after = Vec::new();
     for _ in 0..50 {
