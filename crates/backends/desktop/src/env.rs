@@ -22,6 +22,12 @@ use crate::x11::WindowInfo;
 /// The screen an instance gets unless asked otherwise (OSWorld's).
 pub const DEFAULT_SIZE: (u32, u32) = (1920, 1080);
 
+/// What the agent is told when the display stopped answering (`x11::ANSWER_TIMEOUT`): a client
+/// holds the X server to itself, which only a program of the agent's does. The episode ends there
+/// and is judged on what the agent left: an infrastructure failure would let an agent have its
+/// failing attempts run again.
+const STALLED: &str = "the display stopped answering (a program holds the X server to itself); the episode ends";
+
 fn env_error(f: Failure) -> EnvError {
     match f {
         Failure::Infra(m) => EnvError::Infra(format!("desktop backend: {m}")),
@@ -320,15 +326,30 @@ impl Env for DesktopEnv {
     async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
         self.task("observe")?;
         let (width, height, step) = (self.width, self.height, self.steps);
-        let (windows, png) = self
+        let (windows, png, stalled) = self
             .blocking(move |i| {
                 i.check_health()?;
                 let windows = i.windows();
                 let png = if options.screenshot { Some(i.display.screenshot_png()) } else { None };
-                Ok((windows, png))
+                Ok((windows, png, i.display.stalled()))
             })
             .await?
             .map_err(env_error)?;
+        if stalled {
+            self.ended = true;
+            let screen = "the display stopped answering".to_string();
+            return Ok(Observation {
+                step,
+                screenshot: None,
+                app: None,
+                screen,
+                ui_tree: Vec::new(),
+                feedback: Some(STALLED.into()),
+                width,
+                height,
+                time: String::new(),
+            });
+        }
         let screenshot = match png {
             Some(Ok(png)) => Some(Screenshot { width, height, png }),
             Some(Err(e)) => return Err(EnvError::Infra(format!("desktop backend: {e}"))),
@@ -365,7 +386,11 @@ impl Env for DesktopEnv {
         self.last = Some(action.clone());
         let ok = |feedback: &str| Ok(StepOutcome { feedback: feedback.into(), invalid: false, done: false });
         let invalid = |why: String| Ok(StepOutcome { feedback: why, invalid: true, done: false });
-        let windows = self.blocking(|i| i.check_health().map(|_| i.windows())).await?.map_err(env_error)?;
+        let (windows, stalled) = self.blocking(|i| i.check_health().map(|_| (i.windows(), i.display.stalled()))).await?.map_err(env_error)?;
+        if stalled {
+            self.ended = true;
+            return Ok(StepOutcome { feedback: STALLED.into(), invalid: true, done: true });
+        }
         let (width, height) = (self.width as f32, self.height as f32);
         let off_screen = |p: &Point| p.0 < 0.0 || p.1 < 0.0 || p.0 >= width || p.1 >= height;
         let pointer = |env: &DesktopEnv| -> Result<(i32, i32), String> {
@@ -485,15 +510,19 @@ impl Env for DesktopEnv {
         let input = move |i: &mut Instance| {
             let done = input(i);
             i.last_input = std::time::Instant::now();
-            done
+            (done, i.display.stalled())
         };
         match self.blocking(input).await? {
-            Ok(feedback) => {
+            (_, true) => {
+                self.ended = true;
+                Ok(StepOutcome { feedback: STALLED.into(), invalid: true, done: true })
+            }
+            (Ok(feedback), false) => {
                 // Give the application a moment to draw what the input did.
                 tokio::time::sleep(Duration::from_millis(30)).await;
                 ok(&feedback)
             }
-            Err(why) => invalid(why),
+            (Err(why), false) => invalid(why),
         }
     }
 

@@ -174,6 +174,12 @@ impl Instance {
         if !self.session.display_alive() {
             return Err(Failure::Infra("the X server died".into()));
         }
+        // Any client may close another's connection (`XKillClient`), guigym's too: connect anew.
+        // (A round trip that ran out is a held server, which the env ends the episode on.)
+        let closed = !self.display.stalled() && !self.display.answers();
+        if closed && !self.display.stalled() {
+            self.display = Display::connect(&self.session.display_name, self.session.x_auth()).map_err(|e| Failure::Infra(e.to_string()))?;
+        }
         if !self.session.wm_alive() {
             self.session.start_wm().map_err(Failure::Infra)?;
             let _ = self.session.wait_for_wm(&self.display, Duration::from_secs(2));
@@ -442,8 +448,14 @@ impl Instance {
                     let client = a11y::Client::connect(&address).await?;
                     client.tree(&a11y::Limits::whole()).await
                 };
-                let nodes = block_on(read).map_err(|e| Failure::Infra(format!("reading the accessibility tree: {e}")))?;
-                Ok(Got::Text(a11y::osworld_xml(&nodes)))
+                match block_on(read) {
+                    Ok(nodes) => Ok(Got::Text(a11y::osworld_xml(&nodes))),
+                    // The bus is out of the agent's reach, so its death is not the agent's doing;
+                    // a bus that runs but cannot be read is (its socket sits in the runtime folder
+                    // the account owns): no tree, which OSWorld's metrics judge a failure.
+                    Err(e) if !self.session.bus_alive() => Err(Failure::Infra(format!("reading the accessibility tree: {e}"))),
+                    Err(_) => Ok(Got::Missing),
+                }
             }
             other => Err(bad(format!("{field}.type: getter \"{other}\" is not supported; getters: {}", GETTERS.join(", ")))),
         }

@@ -1186,6 +1186,11 @@ impl Session {
         self.xvfb.as_mut().is_some_and(running)
     }
 
+    /// Whether the session bus still runs.
+    pub fn bus_alive(&mut self) -> bool {
+        self.bus.as_mut().is_some_and(running)
+    }
+
     /// Whether the window manager still runs.
     pub fn wm_alive(&mut self) -> bool {
         self.wm.as_mut().is_some_and(running)

@@ -12,7 +12,70 @@ use x11rb::protocol::xproto::{
     KEY_PRESS_EVENT, KEY_RELEASE_EVENT, MOTION_NOTIFY_EVENT,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
-use x11rb::rust_connection::RustConnection;
+use x11rb::rust_connection::{DefaultStream, PollMode, Stream};
+
+/// How long the display may leave guigym waiting (for an answer, or to take a request): past
+/// it, a client holds the server to itself (`XGrabServer`, which any client may ask for and
+/// which an agent's program in the terminal can keep for ever), and guigym's calls fail instead
+/// of waiting. Generous: a loaded machine answers within it.
+pub const ANSWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The connection to the X server, over a socket whose waits end (`TimedStream`).
+type RustConnection = x11rb::rust_connection::RustConnection<TimedStream>;
+
+/// The socket to the X server, whose waits last at most `ANSWER_TIMEOUT`. Once one has run out
+/// the server is held by another client: every later wait fails at once (the connection is
+/// left mid-request; a reset makes a new server and a new connection).
+pub struct TimedStream {
+    inner: DefaultStream,
+    stalled: std::sync::atomic::AtomicBool,
+}
+
+impl Stream for TimedStream {
+    fn poll(&self, mode: PollMode) -> std::io::Result<()> {
+        use rustix::event::{poll, PollFd, PollFlags, Timespec};
+        use std::sync::atomic::Ordering;
+        let stalled = || std::io::Error::new(std::io::ErrorKind::TimedOut, format!("the X server did not answer within {} s", ANSWER_TIMEOUT.as_secs()));
+        if self.stalled.load(Ordering::Relaxed) {
+            return Err(stalled());
+        }
+        let mut flags = PollFlags::empty();
+        if mode.readable() {
+            flags |= PollFlags::IN;
+        }
+        if mode.writable() {
+            flags |= PollFlags::OUT;
+        }
+        let mut fds = [PollFd::new(&self.inner, flags)];
+        let deadline = std::time::Instant::now() + ANSWER_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let timeout = Timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
+            match poll(&mut fds, Some(&timeout)) {
+                Ok(0) => {
+                    self.stalled.store(true, Ordering::Relaxed);
+                    return Err(stalled());
+                }
+                // The errors (POLLERR) show when reading or writing.
+                Ok(_) => return Ok(()),
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    fn read(&self, buf: &mut [u8], fd_storage: &mut Vec<x11rb::utils::RawFdContainer>) -> std::io::Result<usize> {
+        self.inner.read(buf, fd_storage)
+    }
+
+    fn write(&self, buf: &[u8], fds: &mut Vec<x11rb::utils::RawFdContainer>) -> std::io::Result<usize> {
+        self.inner.write(buf, fds)
+    }
+
+    fn write_vectored(&self, bufs: &[std::io::IoSlice<'_>], fds: &mut Vec<x11rb::utils::RawFdContainer>) -> std::io::Result<usize> {
+        self.inner.write_vectored(bufs, fds)
+    }
+}
 
 use crate::keys;
 
@@ -193,8 +256,9 @@ impl Display {
         let parsed = x11rb::reexports::x11rb_protocol::parse_display::parse_display(Some(name)).map_err(|e| e.to_string())?;
         let mut last = format!("{name} has no address");
         for address in parsed.connect_instruction() {
-            match x11rb::rust_connection::DefaultStream::connect(&address) {
-                Ok((stream, _)) => {
+            match DefaultStream::connect(&address) {
+                Ok((inner, _)) => {
+                    let stream = TimedStream { inner, stalled: false.into() };
                     let screen = usize::from(parsed.screen);
                     let conn = RustConnection::connect_to_stream_with_auth_info(stream, screen, auth_name.as_bytes().to_vec(), auth_data.to_vec())
                         .map_err(|e| e.to_string())?;
@@ -204,6 +268,21 @@ impl Display {
             }
         }
         Err(last)
+    }
+
+    /// The first id of the resources this connection makes: what `XKillClient` names it by.
+    pub fn resource_base(&self) -> u32 {
+        self.conn.setup().resource_id_base
+    }
+
+    /// Whether the server answers a request (a round trip).
+    pub fn answers(&self) -> bool {
+        self.conn.get_input_focus().ok().and_then(|c| c.reply().ok()).is_some()
+    }
+
+    /// Whether a wait for the server ran out (see `TimedStream`): another client holds it.
+    pub fn stalled(&self) -> bool {
+        self.conn.stream().stalled.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn watch_damage(conn: &RustConnection, root: Window) -> Option<u32> {

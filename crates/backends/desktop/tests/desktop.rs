@@ -562,6 +562,56 @@ async fn a_window_manager_the_agent_ends_comes_back() {
     assert!(env.evaluate().await.unwrap().success);
 }
 
+/// A program of the agent's that holds the X server to itself (`XGrabServer`, which any client
+/// may ask for) stalls every call of guigym's: the episode ends there, judged on what the agent
+/// left, rather than hanging or failing as infrastructure; the reset frees the display.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn a_program_holding_the_display_ends_the_episode() {
+    use guigym_core::Action;
+    use std::time::Duration;
+    let Some(provider) = provider() else { return };
+    if std::process::Command::new("python3").arg("-V").output().is_err() {
+        eprintln!("skipping: needs python3");
+        return;
+    }
+    let mut env = provider.create().await.expect("an instance starts");
+    let task = catalogue::find_task("text.write/0").unwrap();
+    let windows = |obs: &guigym_core::Observation| obs.ui_tree.iter().filter(|n| n.role == "window").map(|n| n.id.clone()).collect::<Vec<_>>();
+    env.reset(&task).await.unwrap();
+    env.step(&Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] }).await.unwrap();
+    let mut opened = false;
+    for _ in 0..50 {
+        opened = windows(&env.observe(ObserveOptions::default()).await.unwrap()).iter().any(|w| w.starts_with("xterm"));
+        if opened {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(opened, "Ctrl+Alt+T opens a terminal");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let grab = "python3 -c 'import ctypes,time; x=ctypes.CDLL(\"libX11.so.6\"); x.XOpenDisplay.restype=ctypes.c_void_p; d=ctypes.c_void_p(x.XOpenDisplay(None)); x.XGrabServer(d); x.XSync(d,0); time.sleep(100000)'\n";
+    env.step(&Action::Type { text: grab.into(), element: None, clear: false }).await.expect("typing is no failure");
+    let mut ended = false;
+    for _ in 0..5 {
+        let obs = env.observe(ObserveOptions { screenshot: true }).await.expect("no infrastructure failure");
+        let step = env.step(&Action::Wait { ms: 100 }).await.expect("no infrastructure failure");
+        if step.done {
+            assert!(obs.feedback.is_some() || step.feedback.contains("stopped answering"), "{step:?}");
+            ended = true;
+            break;
+        }
+    }
+    assert!(ended, "the episode ends");
+    let v = env.evaluate().await.expect("the evaluation needs no display");
+    assert!(!v.success, "{v:?}");
+    env.reset(&task).await.expect("the reset frees the display");
+    let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
+    assert!(obs.feedback.is_none() && obs.screenshot.is_some() && !windows(&obs).is_empty(), "{:?}", obs.feedback);
+    env.apply_golden().await.unwrap();
+    assert!(env.evaluate().await.unwrap().success);
+}
+
 /// Whether instances get accounts of their own here (the desktop packages, and root); says
 /// why not.
 fn accounts_testable() -> bool {
@@ -664,4 +714,31 @@ fn a_reset_puts_back_what_an_episode_changed_on_the_x_server() {
     assert!(changed.contains("access control disabled") && changed.contains("red"), "{changed}");
     instance.reset(&task).unwrap();
     assert_eq!(run(&mut instance, &look), fresh, "the reset put it back");
+}
+
+/// Any X client may close another's connection (`XKillClient`), guigym's own too: the instance
+/// connects anew, and the episode goes on.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn a_closed_display_connection_is_opened_again() {
+    use guigym_desktop::instance::Instance;
+    use guigym_desktop::session::OfficeToolkit;
+    use std::time::Duration;
+    if let Some(why) = guigym_desktop::missing() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let template = guigym_desktop::home::template().unwrap();
+    let mut instance = Instance::start(640, 480, template, None, OfficeToolkit::Gen).expect("an instance starts");
+    let task: guigym_desktop::task::OsWorldTask =
+        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
+    instance.reset(&task).unwrap();
+    let ours = format!("xkill -id {:#x}", instance.display.resource_base());
+    let out = instance.session.run(&[ours], true, Duration::from_secs(10)).unwrap();
+    assert_eq!(out.status, Some(0), "{out:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!instance.display.answers(), "the connection was closed");
+    instance.check_health().expect("no infrastructure failure");
+    assert!(instance.display.answers());
+    assert!(instance.display.capture_rgb().is_ok());
 }
