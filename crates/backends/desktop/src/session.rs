@@ -232,6 +232,8 @@ const FETCHED: &str = "fetched";
 /// How much an instance may store, in MiB, where it gets a file system of its own (root):
 /// its home, temporary and runtime folders together (`GUIGYM_DESKTOP_SPACE_MIB`).
 const SPACE_MIB: u64 = 2048;
+/// How much address space the X server may use (a 1920×1080 one uses about 260 MiB).
+const XVFB_MEMORY_MIB: u64 = 2048;
 /// Where the namespace's own /dev/shm is made, in the instance folder, and how large it is.
 const SHM: &str = "shm";
 const SHM_MIB: u64 = 256;
@@ -708,8 +710,11 @@ impl Session {
         let authority = self.dir.join(RUN).join(AUTHORITY);
         write_authority(&authority, &self.cookie, self.account).map_err(|e| format!("{}: {e}", authority.display()))?;
         let (width, height) = self.size;
-        let mut xvfb = Command::new("Xvfb")
+        // Its memory is bounded: a client may make it allocate (pixmaps without end), and the
+        // server then answers BadAlloc rather than taking the machine's memory.
+        let mut xvfb = Command::new("prlimit")
             .env(MARKER, self.marker())
+            .args([format!("--as={}", XVFB_MEMORY_MIB << 20), "--".into(), "Xvfb".into()])
             .args(["-displayfd", "1", "-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp", "-noreset", "+extension", "XTEST", "-auth"])
             .arg(&authority)
             .stdin(Stdio::null())

@@ -742,3 +742,37 @@ fn a_closed_display_connection_is_opened_again() {
     assert!(instance.display.answers());
     assert!(instance.display.capture_rgb().is_ok());
 }
+
+/// A client cannot make the X server take the machine's memory (pixmaps without end): the server
+/// answers BadAlloc past its bound, and goes on.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn the_x_server_memory_is_bounded() {
+    use guigym_desktop::session::Session;
+    use std::time::Duration;
+    if guigym_desktop::missing().is_some() || std::process::Command::new("python3").arg("-V").output().is_err() {
+        eprintln!("skipping: needs the desktop packages and python3");
+        return;
+    }
+    let mut s = Session::start(640, 480).expect("a display starts");
+    // A 30000×30000 pixmap: 3.4 GiB, past the bound (made lazily, it would cost nothing without one).
+    let flood = r#"
+import ctypes
+x = ctypes.CDLL("libX11.so.6")
+x.XOpenDisplay.restype = ctypes.c_void_p
+x.XDefaultRootWindow.restype = ctypes.c_ulong
+x.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+x.XCreatePixmap.restype = ctypes.c_ulong
+x.XCreatePixmap.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint]
+x.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
+d = x.XOpenDisplay(None)
+x.XCreatePixmap(d, x.XDefaultRootWindow(d), 30000, 30000, 24)
+x.XSync(d, 0)
+print("made")
+"#;
+    let out = s.run(&["python3".to_string(), "-c".into(), flood.into()], false, Duration::from_secs(30)).unwrap();
+    assert!(!out.stdout.contains("made") && out.stderr.contains("BadAlloc"), "{out:?}");
+    assert!(s.display_alive());
+    let out = s.run(&["xdpyinfo >/dev/null && echo answers".to_string()], true, Duration::from_secs(10)).unwrap();
+    assert_eq!(out.stdout, "answers\n", "{out:?}");
+}
