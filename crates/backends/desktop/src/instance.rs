@@ -506,8 +506,11 @@ impl Instance {
             // cannot work in any state are refused on import.)
             let _ = self.run_step(step, &format!("evaluator.postconfig[{i}]"), &task.id);
         }
-        // What broke the instance meanwhile is not the agent's.
-        self.check_health()?;
+        // A display that died meanwhile is not the agent's doing. (An application may have been
+        // ended by a step of the task's own.)
+        if !self.session.display_alive() {
+            return Err(Failure::Infra("the X server died".into()));
+        }
         let metrics = task.metrics().map_err(Failure::BadTask)?;
         let or = task.evaluator.conj.as_deref() == Some("or");
         let mut checks = Vec::new();

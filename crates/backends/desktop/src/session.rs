@@ -232,8 +232,9 @@ const FETCHED: &str = "fetched";
 /// How much an instance may store, in MiB, where it gets a file system of its own (root):
 /// its home, temporary and runtime folders together (`GUIGYM_DESKTOP_SPACE_MIB`).
 const SPACE_MIB: u64 = 2048;
-/// How much address space the X server may use (a 1920×1080 one uses about 260 MiB).
-const XVFB_MEMORY_MIB: u64 = 2048;
+/// How much address space the X server may use (a 1920×1080 one uses about 260 MiB, and the
+/// shared-memory segments its clients attach count too).
+const XVFB_MEMORY_MIB: u64 = 4096;
 /// Where the namespace's own /dev/shm is made, in the instance folder, and how large it is.
 const SHM: &str = "shm";
 const SHM_MIB: u64 = 256;
@@ -526,6 +527,21 @@ fn children_pid_namespace(pid: u32) -> Option<std::ffi::OsString> {
     std::fs::read_link(format!("/proc/{pid}/ns/pid_for_children")).ok().map(PathBuf::into_os_string)
 }
 
+/// Whether a PID namespace may have a `/proc` of its own here (a container in a user namespace
+/// that masks parts of its /proc refuses the mount): checked once.
+fn private_proc() -> bool {
+    static PRIVATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PRIVATE.get_or_init(|| {
+        let mut probe = Command::new("unshare");
+        probe.args(["--pid", "--fork", "--mount-proc", "true"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        let private = probe.status().is_ok_and(|s| s.success());
+        if !private {
+            eprintln!("guigym: this machine gives no PID namespace a /proc of its own: an instance's applications see the machine's processes (they still cannot signal them)");
+        }
+        private
+    })
+}
+
 /// Whether a process is the first of its PID namespace (pid 1 there).
 fn first_in_namespace(pid: u32) -> bool {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -787,10 +803,10 @@ impl Session {
         let mut c = Command::new(program);
         c.args(args).env_clear().envs(self.env()).current_dir(&self.home).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
         if let Role::Command(_) = role {
-            // A task's commands run in the home, which the agent wrote: Python must not import
-            // a module it left there (an `openpyxl.py` a getter's script would take for the
-            // real one, to print a passing result) or under its user site folder (a `.pth`).
-            c.env("PYTHONSAFEPATH", "1").env("PYTHONNOUSERSITE", "1");
+            // A task's commands run as the account whose home the agent wrote: Python must not
+            // load what it left under its user site folder (a `.pth` runs at every start, and
+            // could print a getter's passing result).
+            c.env("PYTHONNOUSERSITE", "1");
         }
         // Entering the namespace needs root: `nsenter` changes the account after it.
         if let (Some(account), false) = (self.account, self.namespaced()) {
@@ -891,7 +907,7 @@ impl Session {
             Err(_) => String::new(),
         };
         let script = format!(
-            "mount --make-rprivate / && {sockets} && (ip link set lo up 2>/dev/null; true) && mount --bind \"$1\" /home && mount --rbind \"$2\" /tmp && mount --bind \"$3\" /var/tmp{accounts}{shm} && echo ready && exec sleep infinity"
+            "umask 022 && mount --make-rprivate / && {sockets} && (ip link set lo up 2>/dev/null; true) && mount --bind \"$1\" /home && mount --rbind \"$2\" /tmp && mount --bind \"$3\" /var/tmp{accounts}{shm} && echo ready && exec sleep infinity"
         );
         let mut holder = Command::new("unshare")
             .env(MARKER, self.marker())
@@ -956,7 +972,10 @@ impl Session {
                 // cannot raise on itself: then it says so on its error output and exits 1.
                 // The resident's own error output goes elsewhere, so that only the wrapper
                 // speaks there.
-                argv.extend(["--".to_string(), "unshare".into(), "--pid".into(), "--fork".into(), "--mount-proc".into()]);
+                argv.extend(["--".to_string(), "unshare".into(), "--pid".into(), "--fork".into()]);
+                if private_proc() {
+                    argv.push("--mount-proc".into());
+                }
                 argv.extend(account);
                 argv.extend(["--".to_string(), "/bin/sh".into(), "-c".into(), "exec \"$@\" 2>/dev/null".into(), "sh".into()]);
                 argv.extend(Self::argv(&command, shell));

@@ -755,7 +755,7 @@ fn the_x_server_memory_is_bounded() {
         return;
     }
     let mut s = Session::start(640, 480).expect("a display starts");
-    // A 30000×30000 pixmap: 3.4 GiB, past the bound (made lazily, it would cost nothing without one).
+    // A 32767×32767 pixmap: 4 GiB, past the bound (made lazily, it would cost nothing without one).
     let flood = r#"
 import ctypes
 x = ctypes.CDLL("libX11.so.6")
@@ -766,7 +766,7 @@ x.XCreatePixmap.restype = ctypes.c_ulong
 x.XCreatePixmap.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint]
 x.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
 d = x.XOpenDisplay(None)
-x.XCreatePixmap(d, x.XDefaultRootWindow(d), 30000, 30000, 24)
+x.XCreatePixmap(d, x.XDefaultRootWindow(d), 32767, 32767, 24)
 x.XSync(d, 0)
 print("made")
 "#;
