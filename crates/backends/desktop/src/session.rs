@@ -562,15 +562,18 @@ fn process_group(pid: u32) -> Option<u32> {
 
 /// Kills every process that runs as `account`: `kill -KILL -1` as the account itself, which
 /// the kernel delivers to all of them at once (a process forking as fast as it can does not
-/// slip between two reads of /proc), again while any is left. Whether none is left.
+/// slip between two reads of /proc), again while any is left, for a few seconds (a killed
+/// process takes a moment to end on a loaded machine). Whether none is left.
 fn kill_account(account: u32) -> bool {
     let any_left = || all_pids().into_iter().any(|pid| process_uid(pid) == Some(account));
-    for _ in 0..20 {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
         if !any_left() {
             return true;
         }
         let _ =
             Command::new("kill").args(["-9", "--", "-1"]).uid(account).gid(account).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        std::thread::sleep(Duration::from_millis(2));
     }
     !any_left()
 }

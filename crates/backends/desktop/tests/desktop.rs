@@ -14,6 +14,46 @@ fn provider() -> Option<DesktopProvider> {
     Some(DesktopProvider::new(1280, 800))
 }
 
+/// The ids of the windows an observation shows.
+fn window_ids(obs: &guigym_core::Observation) -> Vec<String> {
+    obs.ui_tree.iter().filter(|n| n.role == "window").map(|n| n.id.clone()).collect()
+}
+
+/// Opens a terminal as an agent would (Ctrl+Alt+T, which the window manager binds) and waits
+/// until it shows and takes keys.
+async fn open_terminal(env: &mut dyn guigym_core::Env) {
+    use guigym_core::Action;
+    use std::time::Duration;
+    let key = env.step(&Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] }).await.unwrap();
+    assert!(!key.invalid, "{}", key.feedback);
+    let mut opened = Vec::new();
+    for _ in 0..50 {
+        opened = window_ids(&env.observe(ObserveOptions::default()).await.unwrap());
+        if opened.iter().any(|w| w.starts_with("xterm")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(opened.iter().any(|w| w.starts_with("xterm")), "Ctrl+Alt+T opens a terminal: {opened:?}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+}
+
+/// An instance, reset for a task that starts nothing; `None` where the desktop packages lack.
+fn blank_instance() -> Option<guigym_desktop::instance::Instance> {
+    use guigym_desktop::instance::Instance;
+    use guigym_desktop::session::OfficeToolkit;
+    if let Some(why) = guigym_desktop::missing() {
+        eprintln!("skipping: {why}");
+        return None;
+    }
+    let template = guigym_desktop::home::template().unwrap();
+    let mut instance = Instance::start(640, 480, template, None, OfficeToolkit::Gen).expect("an instance starts");
+    let task: guigym_desktop::task::OsWorldTask =
+        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
+    instance.reset(&task).unwrap();
+    Some(instance)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "full tier: real X server and applications"]
 async fn every_family_validates_through_the_gui() {
@@ -190,25 +230,13 @@ async fn a_change_outside_the_task_fails_it_and_a_reset_ends_what_the_agent_star
     let Some(provider) = provider() else { return };
     let mut env = provider.create().await.expect("an instance starts");
     let task = catalogue::find_task("text.write/0").unwrap();
-    let windows = |obs: &guigym_core::Observation| obs.ui_tree.iter().filter(|n| n.role == "window").map(|n| n.id.clone()).collect::<Vec<_>>();
 
     env.reset(&task).await.unwrap();
     env.apply_golden().await.unwrap();
     let v = env.evaluate().await.unwrap();
     assert!(v.success && v.unexpected_side_effects.is_empty(), "{v:?}");
 
-    let key = env.step(&Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] }).await.unwrap();
-    assert!(!key.invalid, "{}", key.feedback);
-    let mut opened = Vec::new();
-    for _ in 0..50 {
-        opened = windows(&env.observe(ObserveOptions::default()).await.unwrap());
-        if opened.iter().any(|w| w.starts_with("xterm")) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(opened.iter().any(|w| w.starts_with("xterm")), "Ctrl+Alt+T opens a terminal: {opened:?}");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    open_terminal(env.as_mut()).await;
     // The late job leaves its process group, its session and the instance's marker.
     let typed = "echo x > ~/Documents/elsewhere.txt; env -u GUIGYM_INSTANCE setsid sh -c 'sleep 4; echo late > ~/Desktop/late.txt' > /dev/null 2>&1 &\n";
     env.step(&Action::Type { text: typed.into(), element: None, clear: false }).await.unwrap();
@@ -220,7 +248,7 @@ async fn a_change_outside_the_task_fails_it_and_a_reset_ends_what_the_agent_star
     // The reset ends the terminal and the job it left behind: the job's late write never
     // comes, and the solved task passes again.
     env.reset(&task).await.unwrap();
-    let after = windows(&env.observe(ObserveOptions::default()).await.unwrap());
+    let after = window_ids(&env.observe(ObserveOptions::default()).await.unwrap());
     assert!(!after.iter().any(|w| w.starts_with("xterm")), "{after:?}");
     tokio::time::sleep(Duration::from_secs(5)).await;
     env.apply_golden().await.unwrap();
@@ -531,25 +559,14 @@ async fn a_window_manager_the_agent_ends_comes_back() {
     let Some(provider) = provider() else { return };
     let mut env = provider.create().await.expect("an instance starts");
     let task = catalogue::find_task("text.write/0").unwrap();
-    let windows = |obs: &guigym_core::Observation| obs.ui_tree.iter().filter(|n| n.role == "window").map(|n| n.id.clone()).collect::<Vec<_>>();
-    let before = windows(&env.reset(&task).await.unwrap());
+    let before = window_ids(&env.reset(&task).await.unwrap());
     assert!(!before.is_empty());
-    env.step(&Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] }).await.unwrap();
-    let mut opened = false;
-    for _ in 0..50 {
-        opened = windows(&env.observe(ObserveOptions::default()).await.unwrap()).iter().any(|w| w.starts_with("xterm"));
-        if opened {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(opened, "Ctrl+Alt+T opens a terminal");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    open_terminal(env.as_mut()).await;
     env.step(&Action::Type { text: "kill -TERM 1\n".into(), element: None, clear: false }).await.unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut after = Vec::new();
     for _ in 0..50 {
-        after = windows(&env.observe(ObserveOptions::default()).await.expect("no infrastructure failure"));
+        after = window_ids(&env.observe(ObserveOptions::default()).await.expect("no infrastructure failure"));
         if after == before {
             break;
         }
@@ -569,7 +586,6 @@ async fn a_window_manager_the_agent_ends_comes_back() {
 #[ignore = "full tier: real X server and applications"]
 async fn a_program_holding_the_display_ends_the_episode() {
     use guigym_core::Action;
-    use std::time::Duration;
     let Some(provider) = provider() else { return };
     if std::process::Command::new("python3").arg("-V").output().is_err() {
         eprintln!("skipping: needs python3");
@@ -577,19 +593,8 @@ async fn a_program_holding_the_display_ends_the_episode() {
     }
     let mut env = provider.create().await.expect("an instance starts");
     let task = catalogue::find_task("text.write/0").unwrap();
-    let windows = |obs: &guigym_core::Observation| obs.ui_tree.iter().filter(|n| n.role == "window").map(|n| n.id.clone()).collect::<Vec<_>>();
     env.reset(&task).await.unwrap();
-    env.step(&Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] }).await.unwrap();
-    let mut opened = false;
-    for _ in 0..50 {
-        opened = windows(&env.observe(ObserveOptions::default()).await.unwrap()).iter().any(|w| w.starts_with("xterm"));
-        if opened {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(opened, "Ctrl+Alt+T opens a terminal");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    open_terminal(env.as_mut()).await;
     let grab = "python3 -c 'import ctypes,time; x=ctypes.CDLL(\"libX11.so.6\"); x.XOpenDisplay.restype=ctypes.c_void_p; d=ctypes.c_void_p(x.XOpenDisplay(None)); x.XGrabServer(d); x.XSync(d,0); time.sleep(100000)'\n";
     env.step(&Action::Type { text: grab.into(), element: None, clear: false }).await.expect("typing is no failure");
     let mut ended = false;
@@ -607,7 +612,7 @@ async fn a_program_holding_the_display_ends_the_episode() {
     assert!(!v.success, "{v:?}");
     env.reset(&task).await.expect("the reset frees the display");
     let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
-    assert!(obs.feedback.is_none() && obs.screenshot.is_some() && !windows(&obs).is_empty(), "{:?}", obs.feedback);
+    assert!(obs.feedback.is_none() && obs.screenshot.is_some() && !window_ids(&obs).is_empty(), "{:?}", obs.feedback);
     env.apply_golden().await.unwrap();
     assert!(env.evaluate().await.unwrap().success);
 }
@@ -693,14 +698,8 @@ async fn the_audit_finds_no_false_verdicts_on_desktop_tasks() {
 #[ignore = "full tier: real X server and applications"]
 fn a_reset_puts_back_what_an_episode_changed_on_the_x_server() {
     use guigym_desktop::instance::Instance;
-    use guigym_desktop::session::OfficeToolkit;
     use std::time::Duration;
-    if let Some(why) = guigym_desktop::missing() {
-        eprintln!("skipping: {why}");
-        return;
-    }
-    let template = guigym_desktop::home::template().unwrap();
-    let mut instance = Instance::start(640, 480, template, None, OfficeToolkit::Gen).expect("an instance starts");
+    let Some(mut instance) = blank_instance() else { return };
     let task: guigym_desktop::task::OsWorldTask =
         serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
     let look = "xhost; xset q | grep -A1 -i 'screen saver'; xrdb -query; xmodmap -pp | head -6; xmodmap -pk | grep '^ *38 '".to_string();
@@ -721,18 +720,8 @@ fn a_reset_puts_back_what_an_episode_changed_on_the_x_server() {
 #[test]
 #[ignore = "full tier: real X server and applications"]
 fn a_closed_display_connection_is_opened_again() {
-    use guigym_desktop::instance::Instance;
-    use guigym_desktop::session::OfficeToolkit;
     use std::time::Duration;
-    if let Some(why) = guigym_desktop::missing() {
-        eprintln!("skipping: {why}");
-        return;
-    }
-    let template = guigym_desktop::home::template().unwrap();
-    let mut instance = Instance::start(640, 480, template, None, OfficeToolkit::Gen).expect("an instance starts");
-    let task: guigym_desktop::task::OsWorldTask =
-        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
-    instance.reset(&task).unwrap();
+    let Some(mut instance) = blank_instance() else { return };
     let ours = format!("xkill -id {:#x}", instance.display.resource_base());
     let out = instance.session.run(&[ours], true, Duration::from_secs(10)).unwrap();
     assert_eq!(out.status, Some(0), "{out:?}");
