@@ -171,6 +171,12 @@ impl DesktopEnv {
         .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))
     }
 
+    /// Ends the episode on a display that stopped answering (`STALLED`).
+    fn end_stalled(&mut self) -> StepOutcome {
+        self.ended = true;
+        StepOutcome { feedback: STALLED.into(), invalid: true, done: true }
+    }
+
     fn task(&self, what: &str) -> Result<&(TaskSpec, OsWorldTask, Vec<ConfigStep>), EnvError> {
         self.task.as_ref().ok_or_else(|| EnvError::ResetNeeded(what.into()))
     }
@@ -388,8 +394,7 @@ impl Env for DesktopEnv {
         let invalid = |why: String| Ok(StepOutcome { feedback: why, invalid: true, done: false });
         let (windows, stalled) = self.blocking(|i| i.check_health().map(|_| (i.windows(), i.display.stalled()))).await?.map_err(env_error)?;
         if stalled {
-            self.ended = true;
-            return Ok(StepOutcome { feedback: STALLED.into(), invalid: true, done: true });
+            return Ok(self.end_stalled());
         }
         let (width, height) = (self.width as f32, self.height as f32);
         let off_screen = |p: &Point| p.0 < 0.0 || p.1 < 0.0 || p.0 >= width || p.1 >= height;
@@ -513,10 +518,7 @@ impl Env for DesktopEnv {
             (done, i.display.stalled())
         };
         match self.blocking(input).await? {
-            (_, true) => {
-                self.ended = true;
-                Ok(StepOutcome { feedback: STALLED.into(), invalid: true, done: true })
-            }
+            (_, true) => Ok(self.end_stalled()),
             (Ok(feedback), false) => {
                 // Give the application a moment to draw what the input did.
                 tokio::time::sleep(Duration::from_millis(30)).await;

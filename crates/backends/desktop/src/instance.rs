@@ -156,7 +156,7 @@ impl Instance {
         // clients.
         self.session.end_desktop().map_err(Failure::Infra)?;
         self.session.restore(&self.template).map_err(Failure::Infra)?;
-        self.display = Display::connect(&self.session.display_name, self.session.x_auth()).map_err(|e| Failure::Infra(e.to_string()))?;
+        self.reconnect()?;
         self.session.wait_for_wm(&self.display, Duration::from_secs(10)).map_err(Failure::Infra)?;
         for (i, step) in task.config.iter().enumerate() {
             self.run_step(step, &format!("config[{i}]"), &task.id)?;
@@ -171,14 +171,11 @@ impl Instance {
     /// anew: the episode goes on. Where it cannot start (the agent's own client holds the
     /// screen's window management), the episode goes on without one: the agent's doing.
     pub fn check_health(&mut self) -> Result<(), Failure> {
-        if !self.session.display_alive() {
-            return Err(Failure::Infra("the X server died".into()));
-        }
+        self.check_display()?;
         // Any client may close another's connection (`XKillClient`), guigym's too: connect anew.
         // (A round trip that ran out is a held server, which the env ends the episode on.)
-        let closed = !self.display.stalled() && !self.display.answers();
-        if closed && !self.display.stalled() {
-            self.display = Display::connect(&self.session.display_name, self.session.x_auth()).map_err(|e| Failure::Infra(e.to_string()))?;
+        if !self.display.answers() && !self.display.stalled() {
+            self.reconnect()?;
         }
         if !self.session.wm_alive() {
             self.session.start_wm().map_err(Failure::Infra)?;
@@ -188,6 +185,21 @@ impl Instance {
             Some(why) => Err(Failure::Infra(why)),
             None => Ok(()),
         }
+    }
+
+    /// Fails when the X server died: never the agent's doing (it runs as root, outside the
+    /// instance's namespaces).
+    fn check_display(&mut self) -> Result<(), Failure> {
+        match self.session.display_alive() {
+            true => Ok(()),
+            false => Err(Failure::Infra("the X server died".into())),
+        }
+    }
+
+    /// A new connection to the display (the X server is new, or another client closed ours).
+    fn reconnect(&mut self) -> Result<(), Failure> {
+        self.display = Display::connect(&self.session.display_name, self.session.x_auth()).map_err(|e| Failure::Infra(e.to_string()))?;
+        Ok(())
     }
 
     /// The windows, their titles naming paths as the task does (`/home/user/…`), so every
@@ -506,11 +518,9 @@ impl Instance {
             // cannot work in any state are refused on import.)
             let _ = self.run_step(step, &format!("evaluator.postconfig[{i}]"), &task.id);
         }
-        // A display that died meanwhile is not the agent's doing. (An application may have been
-        // ended by a step of the task's own.)
-        if !self.session.display_alive() {
-            return Err(Failure::Infra("the X server died".into()));
-        }
+        // Only the display's death is checked: an application may have been ended by a step of
+        // the task's own.
+        self.check_display()?;
         let metrics = task.metrics().map_err(Failure::BadTask)?;
         let or = task.evaluator.conj.as_deref() == Some("or");
         let mut checks = Vec::new();

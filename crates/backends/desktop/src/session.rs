@@ -58,8 +58,6 @@ pub struct Session {
     pub office: OfficeToolkit,
     /// Applications a task launched.
     apps: Vec<App>,
-    /// How many applications were launched (names each one's `said` file).
-    launched: u32,
     /// Process groups of commands that ran to their end (what they left running dies with them
     /// at the next reset).
     finished: Vec<u32>,
@@ -167,6 +165,12 @@ fn give_own_space(dir: &Path) -> std::io::Result<()> {
     let options = std::ffi::CString::new(format!("size={mib}m,nr_inodes=131072,mode=0711")).map_err(std::io::Error::other)?;
     mount("guigym-desktop", dir, "tmpfs", MountFlags::NOSUID | MountFlags::NODEV, Some(options.as_c_str()))?;
     Ok(())
+}
+
+/// Where the getters of the instance whose folder is `dir` keep their files: beside the
+/// instance folders, out of the instance's own space.
+fn fetched_of(dir: &Path) -> PathBuf {
+    dir.parent().unwrap_or(dir).join(FETCHED).join(marker_of(dir))
 }
 
 /// Removes an instance folder, and the file system mounted on it, if any (detached: a process
@@ -292,7 +296,7 @@ pub fn remove_stale() {
             if let Some(account) = name.parse::<u32>().ok().filter(|id| account_range().contains(id)) {
                 let _ = kill_account(account);
             }
-            let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path).join(FETCHED).join(&name));
+            let _ = std::fs::remove_dir_all(fetched_of(&path));
             remove_instance_dir(&path);
         }
     }
@@ -665,7 +669,6 @@ impl Session {
             cookie: [0; 16],
             office: OfficeToolkit::Gen,
             apps: Vec::new(),
-            launched: 0,
             finished: Vec::new(),
         };
         session.namespace = session.enter_namespace();
@@ -837,7 +840,7 @@ impl Session {
         let files = || -> std::io::Result<()> {
             // What the episode stored goes first: a full space has room for the template again.
             remove_entry(&self.dir.join(RUN))?;
-            remove_entry(&self.fetched_path())?;
+            remove_entry(&fetched_of(&self.dir))?;
             for scratch in [TMP, VAR_TMP] {
                 // Emptied, not replaced: the namespace shows this very folder (and the
                 // display's sockets at its .X11-unix).
@@ -861,16 +864,12 @@ impl Session {
     /// The folder where getters keep what they take out of the instance: guigym's alone (it
     /// holds expected files too), emptied at each reset.
     pub fn fetched_dir(&self) -> std::io::Result<PathBuf> {
-        let dir = self.fetched_path();
+        let dir = fetched_of(&self.dir);
         for folder in [dir.parent().unwrap_or(&dir), &dir] {
             std::fs::create_dir_all(folder)?;
             std::fs::set_permissions(folder, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
         }
         Ok(dir)
-    }
-
-    fn fetched_path(&self) -> PathBuf {
-        self.dir.parent().unwrap_or(&self.dir).join(FETCHED).join(self.marker())
     }
 
     /// The argv of a task's command: a list, or one string run by the shell.
@@ -967,7 +966,10 @@ impl Session {
         argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
         let account = self.account.map(|id| [format!("--setuid={id}"), format!("--setgid={id}")]).into_iter().flatten();
         match role {
-            Role::Command(_) => argv.extend(account),
+            Role::Command(_) => {
+                argv.extend(account);
+                argv.push("--".into());
+            }
             Role::Resident(_) => {
                 // `unshare` forks the resident as the first process of a PID namespace and
                 // waits for it (as root: no process of the account can signal it). It passes
@@ -981,11 +983,8 @@ impl Session {
                 }
                 argv.extend(account);
                 argv.extend(["--".to_string(), "/bin/sh".into(), "-c".into(), "exec \"$@\" 2>/dev/null".into(), "sh".into()]);
-                argv.extend(Self::argv(&command, shell));
-                return argv;
             }
         }
-        argv.push("--".into());
         argv.extend(Self::argv(&command, shell));
         argv
     }
@@ -995,12 +994,11 @@ impl Session {
         let program = command.first().cloned().unwrap_or_default();
         let mut spawnable = self.spawnable(command, shell, APP)?;
         // Root's alone, in the instance's folder, which the account may not list.
-        let said = self.namespaced().then(|| self.dir.join(format!("{SAID}{}", self.launched)));
+        let said = self.namespaced().then(|| self.dir.join(format!("{SAID}{}", self.apps.len())));
         if let Some(path) = &said {
             let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
             spawnable.stderr(file);
         }
-        self.launched += 1;
         let child = spawnable.spawn().map_err(|e| format!("cannot launch {program}: {e}"))?;
         self.apps.push(App { program, child, said });
         Ok(())
@@ -1243,7 +1241,7 @@ impl Drop for Session {
         if let Some(holder) = self.namespace.as_mut() {
             kill_group(holder);
         }
-        let _ = std::fs::remove_dir_all(self.fetched_path());
+        let _ = std::fs::remove_dir_all(fetched_of(&self.dir));
         match ended {
             Ok(()) => remove_instance_dir(&self.dir),
             // The folder keeps the account claimed (no new instance may run as it beside what

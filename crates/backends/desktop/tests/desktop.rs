@@ -453,8 +453,7 @@ fn files_are_read_and_written_as_the_instance_account() {
 fn nothing_an_agent_starts_outlives_a_reset() {
     use guigym_desktop::session::Session;
     use std::time::Duration;
-    if guigym_desktop::missing().is_some() || std::process::Command::new("python3").arg("-V").output().is_err() {
-        eprintln!("skipping: needs the desktop packages and python3");
+    if !python_testable() {
         return;
     }
     let mut a = Session::start(640, 480).expect("a display starts");
@@ -586,11 +585,10 @@ async fn a_window_manager_the_agent_ends_comes_back() {
 #[ignore = "full tier: real X server and applications"]
 async fn a_program_holding_the_display_ends_the_episode() {
     use guigym_core::Action;
-    let Some(provider) = provider() else { return };
-    if std::process::Command::new("python3").arg("-V").output().is_err() {
-        eprintln!("skipping: needs python3");
+    if !python_testable() {
         return;
     }
+    let Some(provider) = provider() else { return };
     let mut env = provider.create().await.expect("an instance starts");
     let task = catalogue::find_task("text.write/0").unwrap();
     env.reset(&task).await.unwrap();
@@ -623,6 +621,16 @@ fn accounts_testable() -> bool {
     let testable = guigym_desktop::missing().is_none() && running_as_root();
     if !testable {
         eprintln!("skipping: needs the desktop packages and root (instances get their own accounts only then)");
+    }
+    testable
+}
+
+/// Whether the desktop packages and python3 (an agent's programs are written in it here) are
+/// on this machine; says why not.
+fn python_testable() -> bool {
+    let testable = guigym_desktop::missing().is_none() && std::process::Command::new("python3").arg("-V").output().is_ok();
+    if !testable {
+        eprintln!("skipping: needs the desktop packages and python3");
     }
     testable
 }
@@ -739,8 +747,7 @@ fn a_closed_display_connection_is_opened_again() {
 fn the_x_server_memory_is_bounded() {
     use guigym_desktop::session::Session;
     use std::time::Duration;
-    if guigym_desktop::missing().is_some() || std::process::Command::new("python3").arg("-V").output().is_err() {
-        eprintln!("skipping: needs the desktop packages and python3");
+    if !python_testable() {
         return;
     }
     let mut s = Session::start(640, 480).expect("a display starts");
