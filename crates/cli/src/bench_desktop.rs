@@ -55,6 +55,10 @@ pub struct DesktopFigures {
     pub concurrent_ready: usize,
     pub concurrent_ready_ms: f64,
     pub concurrent_memory_mib: f64,
+    /// One look of the memory watch at every process of the machine (it looks ten times a
+    /// second), with those instances up, and how many processes there were.
+    pub memory_look_p50_ms: f64,
+    pub processes: usize,
     /// Memory available to instances, and how many Calc instances it holds at the measured size.
     pub mem_available_mib: f64,
     pub calc_instances_that_fit: u64,
@@ -83,6 +87,7 @@ impl DesktopFigures {
             "  concurrent Calc      {}/{} ready in {:.0} ms, {:.0} MiB together\n",
             self.concurrent_ready, self.concurrent_asked, self.concurrent_ready_ms, self.concurrent_memory_mib
         ));
+        out.push_str(&format!("  memory watch         one look p50 {:.2} ms at {} processes\n", self.memory_look_p50_ms, self.processes));
         out.push_str(&format!("  fit in {:.0} MiB available: {} Calc instances\n", self.mem_available_mib, self.calc_instances_that_fit));
         out
     }
@@ -207,6 +212,14 @@ pub async fn bench_desktop(s: &Settings) -> anyhow::Result<DesktopFigures> {
     for env in &ready {
         together += env.memory_pss().await?;
     }
+    let mut looks = Vec::new();
+    for _ in 0..20 {
+        let t = Instant::now();
+        std::hint::black_box(guigym_desktop::memory::held_by_account());
+        looks.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let processes =
+        std::fs::read_dir("/proc").map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit())).count()).unwrap_or(0);
     let per = if ready.is_empty() { memory_calc.max(memory_editor) } else { together / ready.len() as u64 };
     Ok(DesktopFigures {
         width,
@@ -228,6 +241,8 @@ pub async fn bench_desktop(s: &Settings) -> anyhow::Result<DesktopFigures> {
         concurrent_ready: ready.len(),
         concurrent_ready_ms,
         concurrent_memory_mib: together as f64 / MIB,
+        memory_look_p50_ms: percentile(&mut looks, 50.0),
+        processes,
         mem_available_mib: available as f64 / MIB,
         calc_instances_that_fit: available.checked_div(per.max(1)).unwrap_or(0),
     })

@@ -22,12 +22,6 @@ use crate::x11::WindowInfo;
 /// The screen an instance gets unless asked otherwise (OSWorld's).
 pub const DEFAULT_SIZE: (u32, u32) = (1920, 1080);
 
-/// What the agent is told when the display stopped answering (`x11::ANSWER_TIMEOUT`): a client
-/// holds the X server to itself, which only a program of the agent's does. The episode ends there
-/// and is judged on what the agent left: an infrastructure failure would let an agent have its
-/// failing attempts run again.
-const STALLED: &str = "the display stopped answering (a program holds the X server to itself); the episode ends";
-
 fn env_error(f: Failure) -> EnvError {
     match f {
         Failure::Infra(m) => EnvError::Infra(format!("desktop backend: {m}")),
@@ -171,10 +165,10 @@ impl DesktopEnv {
         .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))
     }
 
-    /// Ends the episode on a display that stopped answering (`STALLED`).
-    fn end_stalled(&mut self) -> StepOutcome {
+    /// Ends the episode by the agent's doing (`Instance::ended_by_agent`).
+    fn end_episode(&mut self, why: String) -> StepOutcome {
         self.ended = true;
-        StepOutcome { feedback: STALLED.into(), invalid: true, done: true }
+        StepOutcome { feedback: why, invalid: true, done: true }
     }
 
     fn task(&self, what: &str) -> Result<&(TaskSpec, OsWorldTask, Vec<ConfigStep>), EnvError> {
@@ -332,29 +326,19 @@ impl Env for DesktopEnv {
     async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
         self.task("observe")?;
         let (width, height, step) = (self.width, self.height, self.steps);
-        let (windows, png, stalled) = self
+        let (windows, png, ended) = self
             .blocking(move |i| {
                 i.check_health()?;
                 let windows = i.windows();
                 let png = if options.screenshot { Some(i.display.screenshot_png()) } else { None };
-                Ok((windows, png, i.display.stalled()))
+                Ok((windows, png, i.ended_by_agent()))
             })
             .await?
             .map_err(env_error)?;
-        if stalled {
+        if let Some(why) = ended {
             self.ended = true;
-            let screen = "the display stopped answering".to_string();
-            return Ok(Observation {
-                step,
-                screenshot: None,
-                app: None,
-                screen,
-                ui_tree: Vec::new(),
-                feedback: Some(STALLED.into()),
-                width,
-                height,
-                time: String::new(),
-            });
+            let screen = "the episode ended".to_string();
+            return Ok(Observation { step, screenshot: None, app: None, screen, ui_tree: Vec::new(), feedback: Some(why), width, height, time: String::new() });
         }
         let screenshot = match png {
             Some(Ok(png)) => Some(Screenshot { width, height, png }),
@@ -392,9 +376,9 @@ impl Env for DesktopEnv {
         self.last = Some(action.clone());
         let ok = |feedback: &str| Ok(StepOutcome { feedback: feedback.into(), invalid: false, done: false });
         let invalid = |why: String| Ok(StepOutcome { feedback: why, invalid: true, done: false });
-        let (windows, stalled) = self.blocking(|i| i.check_health().map(|_| (i.windows(), i.display.stalled()))).await?.map_err(env_error)?;
-        if stalled {
-            return Ok(self.end_stalled());
+        let (windows, ended) = self.blocking(|i| i.check_health().map(|_| (i.windows(), i.ended_by_agent()))).await?.map_err(env_error)?;
+        if let Some(why) = ended {
+            return Ok(self.end_episode(why));
         }
         let (width, height) = (self.width as f32, self.height as f32);
         let off_screen = |p: &Point| p.0 < 0.0 || p.1 < 0.0 || p.0 >= width || p.1 >= height;
@@ -515,16 +499,16 @@ impl Env for DesktopEnv {
         let input = move |i: &mut Instance| {
             let done = input(i);
             i.last_input = std::time::Instant::now();
-            (done, i.display.stalled())
+            (done, i.ended_by_agent())
         };
         match self.blocking(input).await? {
-            (_, true) => Ok(self.end_stalled()),
-            (Ok(feedback), false) => {
+            (_, Some(why)) => Ok(self.end_episode(why)),
+            (Ok(feedback), None) => {
                 // Give the application a moment to draw what the input did.
                 tokio::time::sleep(Duration::from_millis(30)).await;
                 ok(&feedback)
             }
-            (Err(why), false) => invalid(why),
+            (Err(why), None) => invalid(why),
         }
     }
 

@@ -181,10 +181,26 @@ impl Instance {
             self.session.start_wm().map_err(Failure::Infra)?;
             let _ = self.session.wait_for_wm(&self.display, Duration::from_secs(2));
         }
+        // Over its memory budget, the instance's processes were all ended: by the agent's doing.
+        if self.session.over_memory().is_some() {
+            return Ok(());
+        }
         match self.session.crashed() {
             Some(why) => Err(Failure::Infra(why)),
             None => Ok(()),
         }
+    }
+
+    /// Why the episode ends by the agent's doing, if it must: a program of the agent's holds
+    /// the X server to itself (no other does), or the instance's processes passed its memory
+    /// budget and were ended. It is judged on what the agent left: an infrastructure failure
+    /// would let an agent have its failing attempts run again.
+    pub fn ended_by_agent(&self) -> Option<String> {
+        if self.display.stalled() {
+            return Some("the display stopped answering (a program holds the X server to itself); the episode ends".into());
+        }
+        let (held, limit) = self.session.over_memory()?;
+        Some(format!("the instance's programs held {} MiB, over its {} MiB of memory, and were ended; the episode ends", held >> 20, limit >> 20))
     }
 
     /// Fails when the X server died: never the agent's doing (it runs as root, outside the

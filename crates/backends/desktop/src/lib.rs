@@ -5,7 +5,7 @@
 //! restarts the applications, no virtual machine.
 //!
 //! Layers, bottom up: `x11` (the X protocol: input, screenshots, windows), `session` (the
-//! instance's processes and files), `instance` (set-up steps, getters, the evaluator),
+//! instance's processes and files, `memory` their budget), `instance` (set-up steps, getters, the evaluator),
 //! `env` (the `Env` interface). `task` and `metrics` are OSWorld's task format and metric
 //! functions; `catalogue` is our own desktop benchmark; `osworld` imports OSWorld's task files.
 
@@ -15,6 +15,7 @@ pub mod env;
 pub mod home;
 pub mod instance;
 pub mod keys;
+pub mod memory;
 pub mod metrics;
 pub mod office;
 pub mod osworld;

@@ -18,10 +18,12 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use std::os::unix::process::CommandExt;
 
+use crate::memory;
 use crate::x11::Display;
 
 /// The home folder OSWorld's tasks name; paths under it are the instance's own home.
@@ -58,6 +60,8 @@ pub struct Session {
     pub office: OfficeToolkit,
     /// Applications a task launched.
     apps: Vec<App>,
+    /// What the account's processes may hold, watched (`memory`), where there is an account.
+    memory: Option<Arc<memory::Budget>>,
     /// Process groups of commands that ran to their end (what they left running dies with them
     /// at the next reset).
     finished: Vec<u32>,
@@ -152,19 +156,19 @@ fn fresh_dir() -> std::io::Result<(PathBuf, Option<u32>)> {
 /// command typed in the terminal) would take it from every other instance and the machine.
 fn give_own_space(dir: &Path) -> std::io::Result<()> {
     use rustix::mount::{mount, MountFlags};
-    let mib = match std::env::var("GUIGYM_DESKTOP_SPACE_MIB") {
-        Ok(text) => text
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|m| *m > 0)
-            .ok_or_else(|| std::io::Error::other(format!("GUIGYM_DESKTOP_SPACE_MIB={text:?}: expected a number of MiB")))?,
-        Err(_) => SPACE_MIB,
-    };
+    let mib = mib_from_env("GUIGYM_DESKTOP_SPACE_MIB", SPACE_MIB).map_err(std::io::Error::other)?;
     // Inodes too: a million empty files would take kernel memory outside `size`.
     let options = std::ffi::CString::new(format!("size={mib}m,nr_inodes=131072,mode=0711")).map_err(std::io::Error::other)?;
     mount("guigym-desktop", dir, "tmpfs", MountFlags::NOSUID | MountFlags::NODEV, Some(options.as_c_str()))?;
     Ok(())
+}
+
+/// A size in MiB from the environment variable `name`, or `default` where it is unset.
+fn mib_from_env(name: &str, default: u64) -> Result<u64, String> {
+    match std::env::var(name) {
+        Ok(text) => text.trim().parse::<u64>().ok().filter(|m| *m > 0).ok_or_else(|| format!("{name}={text:?}: expected a number of MiB")),
+        Err(_) => Ok(default),
+    }
 }
 
 /// Where the getters of the instance whose folder is `dir` keep their files: beside the
@@ -239,6 +243,9 @@ const SPACE_MIB: u64 = 2048;
 /// How much address space the X server may use (a 1920×1080 one uses about 260 MiB, and the
 /// shared-memory segments its clients attach count too).
 const XVFB_MEMORY_MIB: u64 = 4096;
+/// The memory the processes of an instance may hold together (`GUIGYM_DESKTOP_MEMORY_MIB`;
+/// see `memory`): LibreOffice with a document holds a few hundred MiB.
+const MEMORY_MIB: u64 = 2048;
 /// Where the namespace's own /dev/shm is made, in the instance folder, and how large it is.
 const SHM: &str = "shm";
 const SHM_MIB: u64 = 256;
@@ -575,11 +582,22 @@ fn kill_account(account: u32) -> bool {
         if !any_left() {
             return true;
         }
-        let _ =
-            Command::new("kill").args(["-9", "--", "-1"]).uid(account).gid(account).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        signal_account(account);
         std::thread::sleep(Duration::from_millis(2));
     }
     !any_left()
+}
+
+/// Sends SIGKILL to every process that runs as `account`, once.
+pub(crate) fn signal_account(account: u32) {
+    let _ = Command::new("kill").args(["-9", "--", "-1"]).uid(account).gid(account).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+}
+
+/// Removes the System V shared memory segments, semaphores and message queues `account`
+/// made: they outlive their processes (a segment stays in memory until removed), and the
+/// machine's IPC namespace is every instance's (X's MIT-SHM needs the server's).
+fn remove_ipc_of(account: u32) {
+    let _ = Command::new("ipcrm").arg("--all").uid(account).gid(account).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
 }
 
 /// The account a living process runs as (its real uid); `None` for one that ended and waits
@@ -670,11 +688,15 @@ impl Session {
             office: OfficeToolkit::Gen,
             apps: Vec::new(),
             finished: Vec::new(),
+            memory: None,
         };
         session.namespace = session.enter_namespace();
         if session.account.is_some() && !session.namespaced() {
             // Without it the applications would see the machine's /tmp and the other homes.
             return Err("guigym runs as root but cannot make a mount namespace for the instance (util-linux's unshare and nsenter are needed)".into());
+        }
+        if let Some(id) = session.account {
+            session.memory = Some(memory::watch(id, mib_from_env("GUIGYM_DESKTOP_MEMORY_MIB", MEMORY_MIB)? << 20));
         }
         session.give_home();
         session.start_desktop()?;
@@ -1135,10 +1157,23 @@ impl Session {
         }
         self.bus_address.clear();
         self.end_the_rest(&[]);
-        match self.account {
-            Some(account) if !kill_account(account) => Err(format!("processes of the instance's account {account} would not end")),
-            _ => Ok(()),
+        if let Some(account) = self.account {
+            if !kill_account(account) {
+                return Err(format!("processes of the instance's account {account} would not end"));
+            }
+            remove_ipc_of(account);
         }
+        if let Some(budget) = &self.memory {
+            budget.clear();
+        }
+        Ok(())
+    }
+
+    /// The bytes the instance's processes held when the memory watch ended them all, and its
+    /// budget, if it did since the desktop last started (`memory`).
+    pub fn over_memory(&self) -> Option<(u64, u64)> {
+        let budget = self.memory.as_ref()?;
+        budget.exceeded().map(|held| (held, budget.limit()))
     }
 
     /// The display, the window manager, the session bus and the namespace holder.

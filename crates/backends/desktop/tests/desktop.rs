@@ -615,6 +615,75 @@ async fn a_program_holding_the_display_ends_the_episode() {
     assert!(env.evaluate().await.unwrap().success);
 }
 
+/// An agent's program that eats memory (here after making its terminal the kernel's first
+/// choice to end, `oom_score_adj`) is ended with the rest of the instance at its budget,
+/// before the machine runs short: the episode ends by the agent's doing and is judged, never an
+/// infrastructure failure to run again; the next reset starts afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn an_agent_eating_memory_ends_its_own_episode() {
+    use guigym_core::Action;
+    if !accounts_testable() || !python_testable() {
+        return;
+    }
+    let Some(provider) = provider() else { return };
+    let mut env = provider.create().await.expect("an instance starts");
+    let task = catalogue::find_task("text.write/0").unwrap();
+    env.reset(&task).await.unwrap();
+    open_terminal(env.as_mut()).await;
+    let budget_mib: u64 = std::env::var("GUIGYM_DESKTOP_MEMORY_MIB").ok().and_then(|m| m.parse().ok()).unwrap_or(2048);
+    let eat = format!("echo 1000 > /proc/$PPID/oom_score_adj; python3 -c 'import time; b = b\"x\" * ({} << 20); time.sleep(600)'\n", budget_mib + 1024);
+    env.step(&Action::Type { text: eat, element: None, clear: false }).await.expect("typing is no failure");
+    let mut ended = None;
+    for _ in 0..100 {
+        let step = env.step(&Action::Wait { ms: 100 }).await.expect("no infrastructure failure");
+        if step.done {
+            ended = Some(step.feedback);
+            break;
+        }
+    }
+    let feedback = ended.expect("the episode ends");
+    assert!(feedback.contains("memory"), "{feedback}");
+    let obs = env.observe(ObserveOptions::default()).await.expect("no infrastructure failure");
+    assert!(obs.feedback.is_some_and(|f| f.contains("memory")));
+    let v = env.evaluate().await.expect("the evaluation is no infrastructure failure");
+    assert!(!v.success, "{v:?}");
+    env.reset(&task).await.expect("the reset starts afresh");
+    let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
+    assert!(obs.feedback.is_none() && !window_ids(&obs).is_empty(), "{:?}", obs.feedback);
+    env.apply_golden().await.unwrap();
+    assert!(env.evaluate().await.unwrap().success);
+}
+
+/// System V shared memory, semaphores and message queues outlive their processes, and the
+/// machine's IPC namespace is shared: what an episode made is removed at the reset.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn what_an_episode_leaves_in_system_v_ipc_is_removed() {
+    use std::time::Duration;
+    if !accounts_testable() {
+        return;
+    }
+    let Some(mut instance) = blank_instance() else { return };
+    let made = instance.session.run(&["ipcmk -M 1048576 && ipcmk -S 1 && ipcmk -Q && id -u".into()], true, Duration::from_secs(30)).unwrap();
+    let account = made.stdout.lines().last().unwrap_or_default().to_string();
+    assert!(made.stdout.lines().count() == 4 && !account.is_empty(), "{made:?}");
+    let owned = |table: &str| {
+        // The owner's uid is the 8th column of /proc/sysvipc/shm and msg, the 5th of sem.
+        let column = if table == "sem" { 4 } else { 7 };
+        std::fs::read_to_string(format!("/proc/sysvipc/{table}"))
+            .unwrap()
+            .lines()
+            .filter(|l| l.split_whitespace().nth(column) == Some(account.as_str()))
+            .count()
+    };
+    assert_eq!([owned("shm"), owned("sem"), owned("msg")], [1, 1, 1]);
+    let task: guigym_desktop::task::OsWorldTask =
+        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
+    instance.reset(&task).unwrap();
+    assert_eq!([owned("shm"), owned("sem"), owned("msg")], [0, 0, 0]);
+}
+
 /// Whether instances get accounts of their own here (the desktop packages, and root); says
 /// why not.
 fn accounts_testable() -> bool {

@@ -1,0 +1,141 @@
+//! Each instance's memory budget, watched. The machine has no memory cgroup for guigym to put an
+//! instance in (cgroup v1, read-only here), so one thread looks, a few times a second, at what
+//! the processes of each instance's account hold, and ends them all when the sum passes the
+//! instance's budget (`GUIGYM_DESKTOP_MEMORY_MIB`). Without it, an agent's program that ate
+//! memory (a command typed in the terminal) would take it from every other instance, and the
+//! kernel's out-of-memory killer would pick its victim anywhere: in another instance, or in
+//! this one's applications, whose death by a signal reads as an infrastructure failure (an
+//! agent could raise its own application's `oom_score_adj` to have its failing attempt run
+//! again). Ended by the watch, the episode is the agent's doing: it ends and is judged.
+//!
+//! What counts is a process's anonymous and shared memory (`RssAnon` + `RssShmem`), what the
+//! kernel cannot drop; pages of files it maps can be read again, and the instance's files are
+//! bounded by its own file system. A segment two processes share counts for both: a budget
+//! errs on the side of the machine.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Once, Weak};
+use std::time::Duration;
+
+/// How often the watch looks. At a few GiB a second of writing, a program passes its budget by
+/// well under a GiB before it is seen.
+const TICK: Duration = Duration::from_millis(100);
+
+/// An instance's budget: at most `limit` bytes held by the processes of `account`.
+pub struct Budget {
+    account: u32,
+    limit: u64,
+    /// What the account held when the watch ended its processes (0: never, since the last
+    /// `clear`).
+    ended_at: AtomicU64,
+}
+
+impl Budget {
+    /// The bytes the account held when the watch ended its processes, if it did since the last
+    /// `clear`.
+    pub fn exceeded(&self) -> Option<u64> {
+        Some(self.ended_at.load(Ordering::SeqCst)).filter(|held| *held > 0)
+    }
+
+    /// Forgets that the budget was exceeded (a reset starts the next episode).
+    pub fn clear(&self) {
+        self.ended_at.store(0, Ordering::SeqCst);
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+}
+
+/// The budgets being watched; a budget dropped with its instance is forgotten.
+static WATCHED: Mutex<Vec<Weak<Budget>>> = Mutex::new(Vec::new());
+static WATCH: Once = Once::new();
+
+/// Watches the processes of `account`, holding them to `limit` bytes, for as long as the
+/// returned budget lives.
+pub fn watch(account: u32, limit: u64) -> Arc<Budget> {
+    let budget = Arc::new(Budget { account, limit, ended_at: AtomicU64::new(0) });
+    WATCHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(Arc::downgrade(&budget));
+    WATCH.call_once(|| {
+        let _ = std::thread::Builder::new().name("guigym-desktop-memory".into()).spawn(|| loop {
+            std::thread::sleep(TICK);
+            look_once();
+        });
+    });
+    budget
+}
+
+/// One look at every watched account; ends the processes of those over their budget.
+fn look_once() {
+    let budgets: Vec<Arc<Budget>> = {
+        let mut watched = WATCHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        watched.retain(|b| b.strong_count() > 0);
+        watched.iter().filter_map(Weak::upgrade).collect()
+    };
+    if budgets.is_empty() {
+        return;
+    }
+    let held = held_by_account();
+    for budget in budgets {
+        let bytes = held.get(&budget.account).copied().unwrap_or(0);
+        if bytes > budget.limit {
+            budget.ended_at.store(bytes, Ordering::SeqCst);
+            crate::session::signal_account(budget.account);
+        }
+    }
+}
+
+/// The memory the processes of each account hold, in bytes.
+pub fn held_by_account() -> HashMap<u32, u64> {
+    let mut held = HashMap::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return held };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())) {
+            continue;
+        }
+        // `status`, not the folder's owner: a process that made itself undumpable shows a
+        // folder owned by root.
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
+        if let Some((uid, bytes)) = held_in(&status) {
+            *held.entry(uid).or_insert(0) += bytes;
+        }
+    }
+    held
+}
+
+/// A process's real uid and the memory it holds, from its `/proc/PID/status`.
+fn held_in(status: &str) -> Option<(u32, u64)> {
+    let mut uid = None;
+    let mut kib = 0;
+    for line in status.lines() {
+        if let Some(rest) = line.strip_prefix("Uid:") {
+            uid = rest.split_whitespace().next()?.parse().ok();
+        } else if let Some(rest) = line.strip_prefix("RssAnon:").or_else(|| line.strip_prefix("RssShmem:")) {
+            kib += rest.split_whitespace().next()?.parse::<u64>().ok()?;
+        }
+    }
+    Some((uid?, kib * 1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_holds_its_anonymous_and_shared_memory() {
+        let status = "Name:\tpython3\nUid:\t1900000003\t1900000003\t1900000003\t1900000003\nVmRSS:\t  900 kB\nRssAnon:\t  500 kB\nRssFile:\t  300 kB\nRssShmem:\t  100 kB\n";
+        assert_eq!(held_in(status), Some((1_900_000_003, 600 * 1024)));
+        // A kernel thread has no memory lines: it holds nothing.
+        assert_eq!(held_in("Name:\tkthreadd\nUid:\t0\t0\t0\t0\n"), Some((0, 0)));
+        assert_eq!(held_in("Name:\tx\n"), None);
+    }
+
+    #[test]
+    fn this_process_is_seen_holding_memory() {
+        let me = rustix::process::getuid().as_raw();
+        let held = held_by_account();
+        assert!(held.get(&me).is_some_and(|bytes| *bytes > 0), "{held:?}");
+    }
+}
