@@ -8,10 +8,13 @@
 //! agent could raise its own application's `oom_score_adj` to have its failing attempt run
 //! again). Ended by the watch, the episode is the agent's doing: it ends and is judged.
 //!
-//! What counts is a process's anonymous and shared memory (`RssAnon` + `RssShmem`), what the
-//! kernel cannot drop; pages of files it maps can be read again, and the instance's files are
-//! bounded by its own file system. A segment two processes share counts for both: a budget
-//! errs on the side of the machine.
+//! What counts is a process's anonymous and shared memory, in memory or swapped out (`RssAnon`,
+//! `RssShmem`, `VmSwap`), what the kernel cannot drop (pages of files it maps can be read
+//! again, and the instance's files are bounded by its own file system), and the System V shared
+//! memory segments the account made, which outlive their processes. A segment two processes
+//! share counts for both: a budget errs on the side of the machine. Not counted: what the kernel
+//! holds for the processes (pipe and socket buffers) and a `memfd` file written without being
+//! mapped; only a memory cgroup would see those.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,7 +69,8 @@ pub fn watch(account: u32, limit: u64) -> Arc<Budget> {
     budget
 }
 
-/// One look at every watched account; ends the processes of those over their budget.
+/// One look at every watched account; ends the processes of those over their budget, and
+/// removes their System V objects.
 fn look_once() {
     let budgets: Vec<Arc<Budget>> = {
         let mut watched = WATCHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -82,6 +86,7 @@ fn look_once() {
         if bytes > budget.limit {
             budget.ended_at.store(bytes, Ordering::SeqCst);
             crate::session::signal_account(budget.account);
+            crate::session::remove_ipc_of(budget.account);
         }
     }
 }
@@ -102,7 +107,19 @@ pub fn held_by_account() -> HashMap<u32, u64> {
             *held.entry(uid).or_insert(0) += bytes;
         }
     }
+    for (uid, bytes) in std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default().lines().skip(1).filter_map(segment_held) {
+        *held.entry(uid).or_insert(0) += bytes;
+    }
     held
+}
+
+/// The account that made a System V shared memory segment and the bytes it holds, from its
+/// line in `/proc/sysvipc/shm` (key shmid perms size cpid lpid nattch uid gid cuid cgid atime
+/// dtime ctime rss swap). Its creator, not its owner: an owner can give a segment away.
+fn segment_held(line: &str) -> Option<(u32, u64)> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let number = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    Some((u32::try_from(number(9)?).ok()?, number(14)? + number(15)?))
 }
 
 /// A process's real uid and the memory it holds, from its `/proc/PID/status`.
@@ -112,7 +129,7 @@ fn held_in(status: &str) -> Option<(u32, u64)> {
     for line in status.lines() {
         if let Some(rest) = line.strip_prefix("Uid:") {
             uid = rest.split_whitespace().next()?.parse().ok();
-        } else if let Some(rest) = line.strip_prefix("RssAnon:").or_else(|| line.strip_prefix("RssShmem:")) {
+        } else if let Some(rest) = ["RssAnon:", "RssShmem:", "VmSwap:"].iter().find_map(|field| line.strip_prefix(field)) {
             kib += rest.split_whitespace().next()?.parse::<u64>().ok()?;
         }
     }
@@ -125,11 +142,18 @@ mod tests {
 
     #[test]
     fn a_process_holds_its_anonymous_and_shared_memory() {
-        let status = "Name:\tpython3\nUid:\t1900000003\t1900000003\t1900000003\t1900000003\nVmRSS:\t  900 kB\nRssAnon:\t  500 kB\nRssFile:\t  300 kB\nRssShmem:\t  100 kB\n";
-        assert_eq!(held_in(status), Some((1_900_000_003, 600 * 1024)));
+        let status = "Name:\tpython3\nUid:\t1900000003\t1900000003\t1900000003\t1900000003\nVmRSS:\t  900 kB\nRssAnon:\t  500 kB\nRssFile:\t  300 kB\nRssShmem:\t  100 kB\nVmSwap:\t  20 kB\n";
+        assert_eq!(held_in(status), Some((1_900_000_003, 620 * 1024)));
         // A kernel thread has no memory lines: it holds nothing.
         assert_eq!(held_in("Name:\tkthreadd\nUid:\t0\t0\t0\t0\n"), Some((0, 0)));
         assert_eq!(held_in("Name:\tx\n"), None);
+    }
+
+    #[test]
+    fn a_segment_counts_for_its_creator() {
+        let line = "         0   12025907  1600            1073741824 11014 11049      2 1900000001 1900000001 1900000000 1900000000 1796272473 1796272473 1796272472              88301568                     4096";
+        assert_eq!(segment_held(line), Some((1_900_000_000, 88_301_568 + 4096)));
+        assert_eq!(segment_held("       key      shmid perms"), None);
     }
 
     #[test]

@@ -596,7 +596,7 @@ pub(crate) fn signal_account(account: u32) {
 /// Removes the System V shared memory segments, semaphores and message queues `account`
 /// made: they outlive their processes (a segment stays in memory until removed), and the
 /// machine's IPC namespace is every instance's (X's MIT-SHM needs the server's).
-fn remove_ipc_of(account: u32) {
+pub(crate) fn remove_ipc_of(account: u32) {
     let _ = Command::new("ipcrm").arg("--all").uid(account).gid(account).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
 }
 

@@ -684,6 +684,34 @@ fn what_an_episode_leaves_in_system_v_ipc_is_removed() {
     assert_eq!([owned("shm"), owned("sem"), owned("msg")], [0, 0, 0]);
 }
 
+/// Memory left in System V shared memory segments, which outlive the program that made them and
+/// belong to no process, counts against the instance's budget too.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn memory_left_in_system_v_segments_counts_against_the_budget() {
+    use std::time::Duration;
+    if !accounts_testable() || !python_testable() {
+        return;
+    }
+    let Some(mut instance) = blank_instance() else { return };
+    let budget_mib: u64 = std::env::var("GUIGYM_DESKTOP_MEMORY_MIB").ok().and_then(|m| m.parse().ok()).unwrap_or(2048);
+    // Segments of 256 MiB, each filled and let go, past the budget.
+    let fill = format!(
+        "python3 -c 'import ctypes\nlibc = ctypes.CDLL(None)\nlibc.shmat.restype = ctypes.c_void_p\nfor _ in range({}):\n    i = libc.shmget(0, 256 << 20, 0o1600)\n    a = libc.shmat(i, None, 0)\n    ctypes.memset(a, 1, 256 << 20)\n    libc.shmdt(ctypes.c_void_p(a))'",
+        budget_mib / 256 + 2
+    );
+    let out = instance.session.run(&[fill], true, Duration::from_secs(60)).unwrap();
+    // (The watch ends the program once its segments pass the budget.)
+    std::thread::sleep(Duration::from_millis(500));
+    let (held, limit) = instance.session.over_memory().unwrap_or_else(|| panic!("the budget is passed: {out:?}"));
+    assert!(held > limit && limit == budget_mib << 20, "{held} {limit}");
+    assert!(instance.ended_by_agent().is_some_and(|why| why.contains("memory")));
+    let task: guigym_desktop::task::OsWorldTask =
+        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
+    instance.reset(&task).unwrap();
+    assert!(instance.session.over_memory().is_none());
+}
+
 /// Whether instances get accounts of their own here (the desktop packages, and root); says
 /// why not.
 fn accounts_testable() -> bool {
