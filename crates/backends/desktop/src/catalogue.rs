@@ -858,10 +858,7 @@ fn calc_insert_chart(rng: &mut Rng) -> Draft {
     for _ in 0..3 {
         walk.extend([Action::Wait { ms: 700 }, key(&["alt", "n"])]);
     }
-    // On the last page, the title field is reached from the X axis one: Title's mnemonic is also
-    // the legend's Top, which GTK picks first.
-    walk.extend([Action::Wait { ms: 1000 }, key(&["alt", "x"]), key(&["shift", "Tab"]), key(&["shift", "Tab"])]);
-    walk.extend([typed(&title), key(&["alt", "f"]), Action::Wait { ms: 1500 }]);
+    walk.extend([Action::Wait { ms: 1000 }, key(&["alt", "t"]), typed(&title), key(&["alt", "f"]), Action::Wait { ms: 1500 }]);
     walk.extend([key(&["Escape"]), Action::Wait { ms: 500 }, key(&["Escape"]), Action::Wait { ms: 500 }]);
     Draft {
         instruction: format!(
