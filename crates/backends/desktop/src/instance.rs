@@ -161,6 +161,10 @@ impl Instance {
         for (i, step) in task.config.iter().enumerate() {
             self.run_step(step, &format!("config[{i}]"), &task.id)?;
         }
+        // The agent has done nothing yet: a budget passed here is the task's or the machine's.
+        if let Some((held, limit)) = self.session.over_memory() {
+            return Err(Failure::Infra(format!("the task's set-up held {} MiB, over the instance's {} MiB of memory", held >> 20, limit >> 20)));
+        }
         self.at_reset = self.files();
         Ok(())
     }
@@ -171,6 +175,11 @@ impl Instance {
     /// anew: the episode goes on. Where it cannot start (the agent's own client holds the
     /// screen's window management), the episode goes on without one: the agent's doing.
     pub fn check_health(&mut self) -> Result<(), Failure> {
+        // Over its memory budget, the instance's processes were all ended: by the agent's doing
+        // (what went with them, the window manager included, is the episode's end, not a fault).
+        if self.session.over_memory().is_some() {
+            return Ok(());
+        }
         self.check_display()?;
         // Any client may close another's connection (`XKillClient`), guigym's too: connect anew.
         // (A round trip that ran out is a held server, which the env ends the episode on.)
@@ -180,10 +189,6 @@ impl Instance {
         if !self.session.wm_alive() {
             self.session.start_wm().map_err(Failure::Infra)?;
             let _ = self.session.wait_for_wm(&self.display, Duration::from_secs(2));
-        }
-        // Over its memory budget, the instance's processes were all ended: by the agent's doing.
-        if self.session.over_memory().is_some() {
-            return Ok(());
         }
         match self.session.crashed() {
             Some(why) => Err(Failure::Infra(why)),
@@ -481,7 +486,9 @@ impl Instance {
                     // The bus is out of the agent's reach, so its death is not the agent's doing;
                     // a bus that runs but cannot be read is (its socket sits in the runtime folder
                     // the account owns): no tree, which OSWorld's metrics judge a failure.
-                    Err(e) if !self.session.bus_alive() => Err(Failure::Infra(format!("reading the accessibility tree: {e}"))),
+                    Err(e) if !self.session.bus_alive() && self.session.over_memory().is_none() => {
+                        Err(Failure::Infra(format!("reading the accessibility tree: {e}")))
+                    }
                     Err(_) => Ok(Got::Missing),
                 }
             }

@@ -8,17 +8,16 @@
 //! agent could raise its own application's `oom_score_adj` to have its failing attempt run
 //! again). Ended by the watch, the episode is the agent's doing: it ends and is judged.
 //!
-//! What counts is a process's anonymous and shared memory, in memory or swapped out (`RssAnon`,
-//! `RssShmem`, `VmSwap`), what the kernel cannot drop (pages of files it maps can be read
-//! again, and the instance's files are bounded by its own file system), and the System V shared
-//! memory segments the account made, which outlive their processes. A segment two processes
+//! What counts is a process's anonymous and shared memory, in memory or swapped out, and its
+//! page tables (`RssAnon`, `RssShmem`, `VmSwap`, `VmPTE`), what the kernel cannot drop (pages of
+//! files it maps can be read again, and the instance's files are bounded by its own file
+//! system), and the System V objects the account made, which outlive their processes. A segment two processes
 //! share counts for both: a budget errs on the side of the machine. Not counted: what the kernel
 //! holds for the processes (pipe and socket buffers) and a `memfd` file written without being
 //! mapped; only a memory cgroup would see those.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Once, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Once, Weak};
 use std::time::Duration;
 
 /// How often the watch looks. At a few GiB a second of writing, a program passes its budget by
@@ -29,21 +28,35 @@ const TICK: Duration = Duration::from_millis(100);
 pub struct Budget {
     account: u32,
     limit: u64,
-    /// What the account held when the watch ended its processes (0: never, since the last
-    /// `clear`).
-    ended_at: AtomicU64,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Bumped by each `clear`: a look that began before it must not act after it (on the next
+    /// episode's processes).
+    epoch: u64,
+    /// What the account held when the watch ended its processes, since the last `clear`.
+    ended_at: Option<u64>,
 }
 
 impl Budget {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// The bytes the account held when the watch ended its processes, if it did since the last
     /// `clear`.
     pub fn exceeded(&self) -> Option<u64> {
-        Some(self.ended_at.load(Ordering::SeqCst)).filter(|held| *held > 0)
+        self.state().ended_at
     }
 
-    /// Forgets that the budget was exceeded (a reset starts the next episode).
+    /// Forgets that the budget was exceeded (a reset starts the next episode); waits for a kill
+    /// under way to be done.
     pub fn clear(&self) {
-        self.ended_at.store(0, Ordering::SeqCst);
+        let mut state = self.state();
+        state.epoch += 1;
+        state.ended_at = None;
     }
 
     pub fn limit(&self) -> u64 {
@@ -58,7 +71,7 @@ static WATCH: Once = Once::new();
 /// Watches the processes of `account`, holding them to `limit` bytes, for as long as the
 /// returned budget lives.
 pub fn watch(account: u32, limit: u64) -> Arc<Budget> {
-    let budget = Arc::new(Budget { account, limit, ended_at: AtomicU64::new(0) });
+    let budget = Arc::new(Budget { account, limit, state: Mutex::default() });
     WATCHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(Arc::downgrade(&budget));
     WATCH.call_once(|| {
         let _ = std::thread::Builder::new().name("guigym-desktop-memory".into()).spawn(|| loop {
@@ -80,11 +93,13 @@ fn look_once() {
     if budgets.is_empty() {
         return;
     }
+    let epochs: Vec<u64> = budgets.iter().map(|b| b.state().epoch).collect();
     let held = held_by_account();
-    for budget in budgets {
+    for (budget, epoch) in budgets.iter().zip(epochs) {
         let bytes = held.get(&budget.account).copied().unwrap_or(0);
-        if bytes > budget.limit {
-            budget.ended_at.store(bytes, Ordering::SeqCst);
+        let mut state = budget.state();
+        if bytes > budget.limit && state.epoch == epoch {
+            state.ended_at = Some(bytes);
             crate::session::signal_account(budget.account);
             crate::session::remove_ipc_of(budget.account);
         }
@@ -103,14 +118,43 @@ pub fn held_by_account() -> HashMap<u32, u64> {
         // `status`, not the folder's owner: a process that made itself undumpable shows a
         // folder owned by root.
         let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
+        // A leader that ended before its threads shows no memory: a living thread does.
+        let status = match status.contains("VmPTE:") {
+            true => status,
+            false => living_thread_status(&entry.path()).unwrap_or(status),
+        };
         if let Some((uid, bytes)) = held_in(&status) {
             *held.entry(uid).or_insert(0) += bytes;
         }
     }
-    for (uid, bytes) in std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default().lines().skip(1).filter_map(segment_held) {
-        *held.entry(uid).or_insert(0) += bytes;
+    for (table, held_by) in [("shm", segment_held as fn(&str) -> Option<(u32, u64)>), ("sem", semaphores_held), ("msg", messages_held)] {
+        for (uid, bytes) in std::fs::read_to_string(format!("/proc/sysvipc/{table}")).unwrap_or_default().lines().skip(1).filter_map(held_by) {
+            *held.entry(uid).or_insert(0) += bytes;
+        }
     }
     held
+}
+
+/// The status of a living thread of a process, which shows its memory.
+fn living_thread_status(process: &std::path::Path) -> Option<String> {
+    std::fs::read_dir(process.join("task")).ok()?.flatten().find_map(|t| std::fs::read_to_string(t.path().join("status")).ok().filter(|s| s.contains("VmPTE:")))
+}
+
+/// The account that made a set of System V semaphores and the kernel memory it holds (about
+/// 64 bytes a semaphore), from its line in `/proc/sysvipc/sem` (key semid perms nsems uid gid
+/// cuid ...).
+fn semaphores_held(line: &str) -> Option<(u32, u64)> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let number = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    Some((u32::try_from(number(6)?).ok()?, number(3)? * 64))
+}
+
+/// The account that made a System V message queue and the bytes of its messages, from its line
+/// in `/proc/sysvipc/msg` (key msqid perms cbytes qnum lspid lrpid uid gid cuid ...).
+fn messages_held(line: &str) -> Option<(u32, u64)> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let number = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    Some((u32::try_from(number(9)?).ok()?, number(3)?))
 }
 
 /// The account that made a System V shared memory segment and the bytes it holds, from its
@@ -129,7 +173,7 @@ fn held_in(status: &str) -> Option<(u32, u64)> {
     for line in status.lines() {
         if let Some(rest) = line.strip_prefix("Uid:") {
             uid = rest.split_whitespace().next()?.parse().ok();
-        } else if let Some(rest) = ["RssAnon:", "RssShmem:", "VmSwap:"].iter().find_map(|field| line.strip_prefix(field)) {
+        } else if let Some(rest) = ["RssAnon:", "RssShmem:", "VmSwap:", "VmPTE:"].iter().find_map(|field| line.strip_prefix(field)) {
             kib += rest.split_whitespace().next()?.parse::<u64>().ok()?;
         }
     }
@@ -154,6 +198,14 @@ mod tests {
         let line = "         0   12025907  1600            1073741824 11014 11049      2 1900000001 1900000001 1900000000 1900000000 1796272473 1796272473 1796272472              88301568                     4096";
         assert_eq!(segment_held(line), Some((1_900_000_000, 88_301_568 + 4096)));
         assert_eq!(segment_held("       key      shmid perms"), None);
+        assert_eq!(
+            semaphores_held("         0          3   666          5 1900000002 1900000002 1900000001 1900000001 0 1796272472"),
+            Some((1_900_000_001, 320))
+        );
+        assert_eq!(
+            messages_held("         0          7   666        900          2     0     0 1900000002 1900000002 1900000001 1900000001 0 0 1796272472"),
+            Some((1_900_000_001, 900))
+        );
     }
 
     #[test]

@@ -593,11 +593,26 @@ pub(crate) fn signal_account(account: u32) {
     let _ = Command::new("kill").args(["-9", "--", "-1"]).uid(account).gid(account).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
 }
 
-/// Removes the System V shared memory segments, semaphores and message queues `account`
-/// made: they outlive their processes (a segment stays in memory until removed), and the
-/// machine's IPC namespace is every instance's (X's MIT-SHM needs the server's).
+/// Removes the System V shared memory segments, semaphores and message queues `account` made
+/// or owns: they outlive their processes (a segment stays in memory until removed), and the
+/// machine's IPC namespace is every instance's (X's MIT-SHM needs the server's). By their ids,
+/// as root: `ipcrm --all` as the account skips what it made unreadable to itself.
 pub(crate) fn remove_ipc_of(account: u32) {
-    let _ = Command::new("ipcrm").arg("--all").uid(account).gid(account).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    let mut args = Vec::new();
+    // The id is the 2nd column; the owner and creator are the 8th and 10th of shm and msg, the
+    // 5th and 7th of sem.
+    for (table, flag, owner, creator) in [("shm", "-m", 7, 9), ("sem", "-s", 4, 6), ("msg", "-q", 7, 9)] {
+        for line in std::fs::read_to_string(format!("/proc/sysvipc/{table}")).unwrap_or_default().lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let ours = [owner, creator].iter().any(|i| fields.get(*i).and_then(|f| f.parse::<u32>().ok()) == Some(account));
+            if let (true, Some(id)) = (ours, fields.get(1)) {
+                args.extend([flag.to_string(), id.to_string()]);
+            }
+        }
+    }
+    if !args.is_empty() {
+        let _ = Command::new("ipcrm").args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    }
 }
 
 /// The account a living process runs as (its real uid); `None` for one that ended and waits
