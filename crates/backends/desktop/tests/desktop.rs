@@ -665,7 +665,8 @@ fn what_an_episode_leaves_in_system_v_ipc_is_removed() {
         return;
     }
     let Some(mut instance) = blank_instance() else { return };
-    let made = instance.session.run(&["ipcmk -M 1048576 && ipcmk -M 1048576 -p 0 && ipcmk -S 1 && ipcmk -Q && id -u".into()], true, Duration::from_secs(30)).unwrap();
+    let made =
+        instance.session.run(&["ipcmk -M 1048576 && ipcmk -M 1048576 -p 0 && ipcmk -S 1 && ipcmk -Q && id -u".into()], true, Duration::from_secs(30)).unwrap();
     let account = made.stdout.lines().last().unwrap_or_default().to_string();
     assert!(made.stdout.lines().count() == 5 && !account.is_empty(), "{made:?}");
     let owned = |table: &str| {
