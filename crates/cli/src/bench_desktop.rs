@@ -218,8 +218,7 @@ pub async fn bench_desktop(s: &Settings) -> anyhow::Result<DesktopFigures> {
         std::hint::black_box(guigym_desktop::memory::held_by_account());
         looks.push(t.elapsed().as_secs_f64() * 1e3);
     }
-    let processes =
-        std::fs::read_dir("/proc").map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit())).count()).unwrap_or(0);
+    let processes = guigym_desktop::session::all_pids().len();
     let per = if ready.is_empty() { memory_calc.max(memory_editor) } else { together / ready.len() as u64 };
     Ok(DesktopFigures {
         width,

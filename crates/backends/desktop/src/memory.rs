@@ -109,19 +109,15 @@ fn look_once() {
 /// The memory the processes of each account hold, in bytes.
 pub fn held_by_account() -> HashMap<u32, u64> {
     let mut held = HashMap::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return held };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())) {
-            continue;
-        }
+    for pid in crate::session::all_pids() {
+        let process = std::path::PathBuf::from(format!("/proc/{pid}"));
         // `status`, not the folder's owner: a process that made itself undumpable shows a
         // folder owned by root.
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
+        let Ok(status) = std::fs::read_to_string(process.join("status")) else { continue };
         // A leader that ended before its threads shows no memory: a living thread does.
         let status = match status.contains("VmPTE:") {
             true => status,
-            false => living_thread_status(&entry.path()).unwrap_or(status),
+            false => living_thread_status(&process).unwrap_or(status),
         };
         if let Some((uid, bytes)) = held_in(&status) {
             *held.entry(uid).or_insert(0) += bytes;
@@ -144,26 +140,25 @@ fn living_thread_status(process: &std::path::Path) -> Option<String> {
 /// 64 bytes a semaphore), from its line in `/proc/sysvipc/sem` (key semid perms nsems uid gid
 /// cuid ...).
 fn semaphores_held(line: &str) -> Option<(u32, u64)> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let number = |i: usize| fields.get(i)?.parse::<u64>().ok();
-    Some((u32::try_from(number(6)?).ok()?, number(3)? * 64))
+    Some((u32::try_from(column(line, 6)?).ok()?, column(line, 3)? * 64))
 }
 
 /// The account that made a System V message queue and the bytes of its messages, from its line
 /// in `/proc/sysvipc/msg` (key msqid perms cbytes qnum lspid lrpid uid gid cuid ...).
 fn messages_held(line: &str) -> Option<(u32, u64)> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let number = |i: usize| fields.get(i)?.parse::<u64>().ok();
-    Some((u32::try_from(number(9)?).ok()?, number(3)?))
+    Some((u32::try_from(column(line, 9)?).ok()?, column(line, 3)?))
 }
 
 /// The account that made a System V shared memory segment and the bytes it holds, from its
 /// line in `/proc/sysvipc/shm` (key shmid perms size cpid lpid nattch uid gid cuid cgid atime
 /// dtime ctime rss swap). Its creator, not its owner: an owner can give a segment away.
 fn segment_held(line: &str) -> Option<(u32, u64)> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let number = |i: usize| fields.get(i)?.parse::<u64>().ok();
-    Some((u32::try_from(number(9)?).ok()?, number(14)? + number(15)?))
+    Some((u32::try_from(column(line, 9)?).ok()?, column(line, 14)? + column(line, 15)?))
+}
+
+/// The number in column `i` (from 0) of a line of a `/proc/sysvipc` table.
+pub(crate) fn column(line: &str, i: usize) -> Option<u64> {
+    line.split_whitespace().nth(i)?.parse().ok()
 }
 
 /// A process's real uid and the memory it holds, from its `/proc/PID/status`.

@@ -518,7 +518,7 @@ pub fn missing() -> Option<String> {
     (!lacking.is_empty()).then(|| format!("the desktop backend needs Debian's {} (run ./scripts/setup.sh)", lacking.join(", ")))
 }
 
-fn all_pids() -> Vec<u32> {
+pub fn all_pids() -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries.flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()).collect()
 }
@@ -603,9 +603,8 @@ pub(crate) fn remove_ipc_of(account: u32) {
     // 5th and 7th of sem.
     for (table, flag, owner, creator) in [("shm", "-m", 7, 9), ("sem", "-s", 4, 6), ("msg", "-q", 7, 9)] {
         for line in std::fs::read_to_string(format!("/proc/sysvipc/{table}")).unwrap_or_default().lines().skip(1) {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let ours = [owner, creator].iter().any(|i| fields.get(*i).and_then(|f| f.parse::<u32>().ok()) == Some(account));
-            if let (true, Some(id)) = (ours, fields.get(1)) {
+            let ours = [owner, creator].iter().any(|i| memory::column(line, *i) == Some(u64::from(account)));
+            if let (true, Some(id)) = (ours, memory::column(line, 1)) {
                 args.extend([flag.to_string(), id.to_string()]);
             }
         }

@@ -48,10 +48,25 @@ fn blank_instance() -> Option<guigym_desktop::instance::Instance> {
     }
     let template = guigym_desktop::home::template().unwrap();
     let mut instance = Instance::start(640, 480, template, None, OfficeToolkit::Gen).expect("an instance starts");
-    let task: guigym_desktop::task::OsWorldTask =
-        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
+    let task = blank_task();
     instance.reset(&task).unwrap();
     Some(instance)
+}
+
+/// A task that starts nothing and asks nothing.
+fn blank_task() -> guigym_desktop::task::OsWorldTask {
+    serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap()
+}
+
+/// An instance reset for a text editor task, with a terminal the agent opened; `None` where the
+/// desktop packages lack.
+async fn text_task_with_terminal() -> Option<(Box<dyn guigym_core::Env>, guigym_core::TaskSpec)> {
+    let provider = provider()?;
+    let mut env = provider.create().await.expect("an instance starts");
+    let task = catalogue::find_task("text.write/0").unwrap();
+    env.reset(&task).await.unwrap();
+    open_terminal(env.as_mut()).await;
+    Some((env, task))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -588,11 +603,7 @@ async fn a_program_holding_the_display_ends_the_episode() {
     if !python_testable() {
         return;
     }
-    let Some(provider) = provider() else { return };
-    let mut env = provider.create().await.expect("an instance starts");
-    let task = catalogue::find_task("text.write/0").unwrap();
-    env.reset(&task).await.unwrap();
-    open_terminal(env.as_mut()).await;
+    let Some((mut env, task)) = text_task_with_terminal().await else { return };
     let grab = "python3 -c 'import ctypes,time; x=ctypes.CDLL(\"libX11.so.6\"); x.XOpenDisplay.restype=ctypes.c_void_p; d=ctypes.c_void_p(x.XOpenDisplay(None)); x.XGrabServer(d); x.XSync(d,0); time.sleep(100000)'\n";
     env.step(&Action::Type { text: grab.into(), element: None, clear: false }).await.expect("typing is no failure");
     let mut ended = false;
@@ -626,11 +637,7 @@ async fn an_agent_eating_memory_ends_its_own_episode() {
     if !accounts_testable() || !python_testable() {
         return;
     }
-    let Some(provider) = provider() else { return };
-    let mut env = provider.create().await.expect("an instance starts");
-    let task = catalogue::find_task("text.write/0").unwrap();
-    env.reset(&task).await.unwrap();
-    open_terminal(env.as_mut()).await;
+    let Some((mut env, task)) = text_task_with_terminal().await else { return };
     let budget_mib: u64 = std::env::var("GUIGYM_DESKTOP_MEMORY_MIB").ok().and_then(|m| m.parse().ok()).unwrap_or(2048);
     let eat = format!("echo 1000 > /proc/$PPID/oom_score_adj; python3 -c 'import time; b = b\"x\" * ({} << 20); time.sleep(600)'\n", budget_mib + 1024);
     env.step(&Action::Type { text: eat, element: None, clear: false }).await.expect("typing is no failure");
@@ -680,8 +687,7 @@ fn what_an_episode_leaves_in_system_v_ipc_is_removed() {
     };
     // (One segment the account made unreadable to itself.)
     assert_eq!([owned("shm"), owned("sem"), owned("msg")], [2, 1, 1]);
-    let task: guigym_desktop::task::OsWorldTask =
-        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
+    let task = blank_task();
     instance.reset(&task).unwrap();
     assert_eq!([owned("shm"), owned("sem"), owned("msg")], [0, 0, 0]);
 }
@@ -708,8 +714,7 @@ fn memory_left_in_system_v_segments_counts_against_the_budget() {
     let (held, limit) = instance.session.over_memory().unwrap_or_else(|| panic!("the budget is passed: {out:?}"));
     assert!(held > limit && limit == budget_mib << 20, "{held} {limit}");
     assert!(instance.ended_by_agent().is_some_and(|why| why.contains("memory")));
-    let task: guigym_desktop::task::OsWorldTask =
-        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
+    let task = blank_task();
     instance.reset(&task).unwrap();
     assert!(instance.session.over_memory().is_none());
 }
@@ -807,8 +812,7 @@ fn a_reset_puts_back_what_an_episode_changed_on_the_x_server() {
     use guigym_desktop::instance::Instance;
     use std::time::Duration;
     let Some(mut instance) = blank_instance() else { return };
-    let task: guigym_desktop::task::OsWorldTask =
-        serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap();
+    let task = blank_task();
     let look = "xhost; xset q | grep -A1 -i 'screen saver'; xrdb -query; xmodmap -pp | head -6; xmodmap -pk | grep '^ *38 '".to_string();
     let run = |i: &mut Instance, command: &str| i.session.run(&[command.to_string()], true, Duration::from_secs(10)).unwrap().stdout;
     instance.reset(&task).unwrap();
