@@ -48,10 +48,11 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver curl >/dev/null
 fi
 
+# keyutils empties an instance account's kernel keyrings at each reset;
 # at-spi2-core is the accessibility bus; libatk-adaptor lets GTK 2 applications join it;
 # libreoffice-gtk3 is LibreOffice's GTK toolkit, whose accessibility bridge GUIGYM_OFFICE_TOOLKIT=gtk3 uses.
-desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor"
-desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip"
+desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils"
+desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl"
 # Libraries have no program to look for: their packages are asked about (on any architecture).
 desktop_libraries="at-spi2-core libatk-adaptor libreoffice-gtk3"
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -851,14 +851,16 @@ fn calc_insert_chart(rng: &mut Rng) -> Draft {
         "options": {"rules": rules}
     });
     // Select the table, Insert ▸ Chart…, the type in the wizard's list, its last page for the
-    // title, Finish; Escape twice leaves the chart.
+    // title, Finish; Escape twice leaves the chart. The title field is reached from the
+    // subtitle's (alt+s, shift+Tab): GTK gives alt+t to the legend's Top, and the axis fields
+    // are disabled for a pie.
     let mut walk = vec![key(&["ctrl", "home"]), key(&["shift", "ctrl", "end"]), Action::Wait { ms: 500 }, key(&["alt", "i"]), Action::Wait { ms: 800 }];
     walk.extend([key(&["down"]), key(&["Return"]), Action::Wait { ms: 3000 }]);
     walk.extend(presses("down", wizard_index));
     for _ in 0..3 {
         walk.extend([Action::Wait { ms: 700 }, key(&["alt", "n"])]);
     }
-    walk.extend([Action::Wait { ms: 1000 }, key(&["alt", "t"]), typed(&title), key(&["alt", "f"]), Action::Wait { ms: 1500 }]);
+    walk.extend([Action::Wait { ms: 1000 }, key(&["alt", "s"]), key(&["shift", "Tab"]), typed(&title), key(&["alt", "f"]), Action::Wait { ms: 1500 }]);
     walk.extend([key(&["Escape"]), Action::Wait { ms: 500 }, key(&["Escape"]), Action::Wait { ms: 500 }]);
     Draft {
         instruction: format!(

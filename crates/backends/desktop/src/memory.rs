@@ -17,7 +17,7 @@
 //! mapped; only a memory cgroup would see those.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, Once, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 /// How often the watch looks. At a few GiB a second of writing, a program passes its budget by
@@ -66,20 +66,25 @@ impl Budget {
 
 /// The budgets being watched; a budget dropped with its instance is forgotten.
 static WATCHED: Mutex<Vec<Weak<Budget>>> = Mutex::new(Vec::new());
-static WATCH: Once = Once::new();
+/// Whether the thread that watches every budget runs (one for the whole process).
+static WATCHING: Mutex<bool> = Mutex::new(false);
 
 /// Watches the processes of `account`, holding them to `limit` bytes, for as long as the
-/// returned budget lives.
-pub fn watch(account: u32, limit: u64) -> Arc<Budget> {
-    let budget = Arc::new(Budget { account, limit, state: Mutex::default() });
-    WATCHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(Arc::downgrade(&budget));
-    WATCH.call_once(|| {
-        let _ = std::thread::Builder::new().name("guigym-desktop-memory".into()).spawn(|| loop {
+/// returned budget lives. Fails where the watch cannot run: an instance without it would
+/// have no budget at all.
+pub fn watch(account: u32, limit: u64) -> Result<Arc<Budget>, String> {
+    let mut watching = WATCHING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if !*watching {
+        let looks = || loop {
             std::thread::sleep(TICK);
             look_once();
-        });
-    });
-    budget
+        };
+        std::thread::Builder::new().name("guigym-desktop-memory".into()).spawn(looks).map_err(|e| format!("cannot start the memory watch: {e}"))?;
+        *watching = true;
+    }
+    let budget = Arc::new(Budget { account, limit, state: Mutex::default() });
+    WATCHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(Arc::downgrade(&budget));
+    Ok(budget)
 }
 
 /// One look at every watched account; ends the processes of those over their budget, and
@@ -101,7 +106,8 @@ fn look_once() {
         if bytes > budget.limit && state.epoch == epoch {
             state.ended_at = Some(bytes);
             crate::session::signal_account(budget.account);
-            crate::session::remove_ipc_of(budget.account);
+            // (What fails here is tried again at the reset, which says so.)
+            let _ = crate::session::remove_ipc_of(budget.account);
         }
     }
 }

@@ -249,6 +249,9 @@ const MEMORY_MIB: u64 = 2048;
 /// Where the namespace's own /dev/shm is made, in the instance folder, and how large it is.
 const SHM: &str = "shm";
 const SHM_MIB: u64 = 256;
+/// The machine's /run/lock is the one other folder anyone may write that the namespace would
+/// show: it gets one of its own, small (a lock file is empty).
+const RUN_LOCK: &str = "if [ -d /run/lock ]; then mount -t tmpfs -o size=1m,nr_inodes=1024,mode=1777,nosuid,nodev guigym-lock /run/lock; fi";
 /// The X server's socket folder under /tmp.
 const X11_SOCKETS: &str = ".X11-unix";
 /// How long reading or writing one of the instance's files may take.
@@ -310,12 +313,11 @@ pub fn remove_stale() {
 }
 
 /// The toolkit LibreOffice draws with (`GUIGYM_OFFICE_TOOLKIT`): its own X11 one (`gen`, the
-/// default, which the catalogue's walkthroughs are validated with, also where the GTK one is
-/// installed), or GTK 3 (`gtk3`, Debian's libreoffice-gtk3), which has an accessibility bridge:
-/// LibreOffice's windows then carry their tree (menus, toolbars, the document, the sheet).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// default), or GTK 3 (`gtk3`, Debian's libreoffice-gtk3), which has an accessibility bridge:
+/// LibreOffice's windows then carry their tree (menus, toolbars, the document, the sheet). The
+/// catalogue's walkthroughs are validated with both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OfficeToolkit {
-    #[default]
     Gen,
     Gtk3,
 }
@@ -505,7 +507,7 @@ fn wm_config_text() -> String {
 }
 
 /// The programs an instance needs, and the Debian packages that bring them.
-pub const REQUIRED: &[(&str, &str)] = &[("Xvfb", "xvfb"), ("openbox", "openbox"), ("dbus-daemon", "dbus"), ("setsid", "util-linux")];
+pub const REQUIRED: &[(&str, &str)] = &[("Xvfb", "xvfb"), ("openbox", "openbox"), ("dbus-daemon", "dbus"), ("setsid", "util-linux"), ("keyctl", "keyutils")];
 
 pub fn which(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -594,10 +596,11 @@ pub(crate) fn signal_account(account: u32) {
 }
 
 /// Removes the System V shared memory segments, semaphores and message queues `account` made
-/// or owns: they outlive their processes (a segment stays in memory until removed), and the
-/// machine's IPC namespace is every instance's (X's MIT-SHM needs the server's). By their ids,
-/// as root: `ipcrm --all` as the account skips what it made unreadable to itself.
-pub(crate) fn remove_ipc_of(account: u32) {
+/// or owns, and its POSIX message queues: they outlive their processes (a segment stays in
+/// memory until removed), and the machine's IPC namespace is every instance's (X's MIT-SHM
+/// needs the server's). As root, System V objects by their ids: `ipcrm --all` as the account
+/// skips what it made unreadable to itself.
+pub(crate) fn remove_ipc_of(account: u32) -> Result<(), String> {
     let mut args = Vec::new();
     // The id is the 2nd column; the owner and creator are the 8th and 10th of shm and msg, the
     // 5th and 7th of sem.
@@ -611,6 +614,32 @@ pub(crate) fn remove_ipc_of(account: u32) {
     }
     if !args.is_empty() {
         let _ = Command::new("ipcrm").args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    }
+    // POSIX message queues live in the IPC namespace too, seen only through an mqueue file
+    // system: one mounted where no one else sees it lists them, and the account's go.
+    let mut queues = Command::new("unshare");
+    queues
+        .args(["--mount", "--propagation", "private", "--", "/bin/sh", "-c"])
+        .arg("mount -t mqueue guigym-mqueue /tmp && find /tmp -mindepth 1 -maxdepth 1 -user \"$1\" -delete")
+        .args(["sh".to_string(), account.to_string()]);
+    succeeds(&mut queues, &format!("removing the POSIX message queues of the instance's account {account}"))
+}
+
+/// Empties the kernel keyrings of `account` (its user keyring and user session keyring): they
+/// outlive its last process (since Linux 5.3), so an episode could leave the next a key. The
+/// keys of the sessions its processes made go with those processes.
+fn clear_keyrings(account: u32) -> Result<(), String> {
+    let mut clear = Command::new("/bin/sh");
+    clear.args(["-c", "keyctl clear @u && keyctl clear @us"]).uid(account).gid(account);
+    succeeds(&mut clear, &format!("clearing the kernel keyrings of the instance's account {account}"))
+}
+
+/// Runs one of guigym's own commands, silently, and says `what` failed if it did not succeed.
+fn succeeds(command: &mut Command, what: &str) -> Result<(), String> {
+    match command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status() {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(format!("{what}: {status}")),
+        Err(e) => Err(format!("{what}: {e}")),
     }
 }
 
@@ -710,7 +739,7 @@ impl Session {
             return Err("guigym runs as root but cannot make a mount namespace for the instance (util-linux's unshare and nsenter are needed)".into());
         }
         if let Some(id) = session.account {
-            session.memory = Some(memory::watch(id, mib_from_env("GUIGYM_DESKTOP_MEMORY_MIB", MEMORY_MIB)? << 20));
+            session.memory = Some(memory::watch(id, mib_from_env("GUIGYM_DESKTOP_MEMORY_MIB", MEMORY_MIB)? << 20)?);
         }
         session.give_home();
         session.start_desktop()?;
@@ -823,6 +852,11 @@ impl Session {
             // GTK 2 applications (the file manager) load their accessibility bridge only
             // when asked; GTK 3 ones always do. The bus is the session's own (see `a11y`).
             ("GTK_MODULES".into(), "gail:atk-bridge".into()),
+            // GTK 3 draws a window through offscreen surfaces the X server composes, by
+            // software on Xvfb: LibreOffice's first window took 1.25 s to map that way, 1.0 s
+            // when GTK draws into images of its own (`bench desktop`). (`recording` was faster
+            // still, but LibreOffice's toolbar icons stayed blank.)
+            ("GDK_RENDERING".into(), "image".into()),
             ("SAL_USE_VCLPLUGIN".into(), self.office.plugin().into()),
             ("PATH".into(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),
             // Marks every process of the instance, those it starts included, so that a reset
@@ -847,8 +881,9 @@ impl Session {
         if let Role::Command(_) = role {
             // A task's commands run as the account whose home the agent wrote: Python must not
             // load what it left under its user site folder (a `.pth` runs at every start, and
-            // could print a getter's passing result).
-            c.env("PYTHONNOUSERSITE", "1");
+            // could print a getter's passing result), nor a module it left in the working
+            // folder (the home: `python3 -c` looks there first).
+            c.env("PYTHONNOUSERSITE", "1").env("PYTHONSAFEPATH", "1");
         }
         // Entering the namespace needs root: `nsenter` changes the account after it.
         if let (Some(account), false) = (self.account, self.namespaced()) {
@@ -870,11 +905,12 @@ impl Session {
     /// The instance as a reset leaves it, once `end_desktop` has ended everything of it: the
     /// home folder a copy of `template`; `/tmp` and `/var/tmp` empty, the runtime folder and the
     /// getters' folder new (nothing an episode left there reaches the next); the private
-    /// folders closed to others again; then a new display (with a new cookie), session bus and
-    /// window manager.
+    /// folders closed to others again; the namespace's /dev/shm and /run/lock new; then a new
+    /// display (with a new cookie), session bus and window manager.
     pub fn restore(&mut self, template: &Path) -> Result<(), String> {
         let files = || -> std::io::Result<()> {
             // What the episode stored goes first: a full space has room for the template again.
+            self.renew_shared_folders().map_err(std::io::Error::other)?;
             remove_entry(&self.dir.join(RUN))?;
             remove_entry(&fetched_of(&self.dir))?;
             for scratch in [TMP, VAR_TMP] {
@@ -937,15 +973,9 @@ impl Session {
         // The machine's /dev/shm is memory anyone may fill, and shows every instance's folder:
         // the namespace gets one of its own, small, that shows only this instance's folder, at
         // its real path (the environment names it: the runtime folder, the X authority file).
-        let shm = match self.dir.strip_prefix("/dev/shm") {
-            Ok(inside) => format!(
-                " && mkdir -p \"$6/{SHM}\" && mount -t tmpfs -o size={SHM_MIB}m,nr_inodes=16384,mode=1777,nosuid,nodev guigym-shm \"$6/{SHM}\" && mkdir -p \"$6/{SHM}/{inside}\" && mount --bind \"$6\" \"$6/{SHM}/{inside}\" && mount --move \"$6/{SHM}\" /dev/shm",
-                inside = inside.display()
-            ),
-            Err(_) => String::new(),
-        };
+        let shm = self.own_shm("$6").map(|mounts| format!(" && {mounts}")).unwrap_or_default();
         let script = format!(
-            "umask 022 && mount --make-rprivate / && {sockets} && (ip link set lo up 2>/dev/null; true) && mount --bind \"$1\" /home && mount --rbind \"$2\" /tmp && mount --bind \"$3\" /var/tmp{accounts}{shm} && echo ready && exec sleep infinity"
+            "umask 022 && mount --make-rprivate / && {sockets} && (ip link set lo up 2>/dev/null; true) && mount --bind \"$1\" /home && mount --rbind \"$2\" /tmp && mount --bind \"$3\" /var/tmp{accounts}{shm} && {RUN_LOCK} && echo ready && exec sleep infinity"
         );
         let mut holder = Command::new("unshare")
             .env(MARKER, self.marker())
@@ -969,6 +999,35 @@ impl Session {
             kill_group(&mut holder);
             None
         }
+    }
+
+    /// The commands that give the namespace a /dev/shm of its own, small, that shows only the
+    /// instance's folder (named by the shell word `dir`) at its real path; `None` where the
+    /// folder is not under the machine's /dev/shm.
+    fn own_shm(&self, dir: &str) -> Option<String> {
+        let inside = self.dir.strip_prefix("/dev/shm").ok()?.display();
+        Some(format!(
+            "mkdir -p \"{dir}/{SHM}\" && mount -t tmpfs -o size={SHM_MIB}m,nr_inodes=16384,mode=1777,nosuid,nodev guigym-shm \"{dir}/{SHM}\" && mkdir -p \"{dir}/{SHM}/{inside}\" && mount --bind \"{dir}\" \"{dir}/{SHM}/{inside}\" && mount --move \"{dir}/{SHM}\" /dev/shm"
+        ))
+    }
+
+    /// Gives the namespace a new, empty /dev/shm and /run/lock: what an episode left there
+    /// (files, POSIX shared memory and semaphores, locks) does not reach the next. The old ones
+    /// are let go lazily (their memory returns once nothing holds them open), and only where
+    /// they are guigym's: after a renewal that failed half-way, the machine's folder shows
+    /// there, and stays.
+    fn renew_shared_folders(&self) -> Result<(), String> {
+        let Some(holder) = &self.namespace else { return Ok(()) };
+        let release = |folder: &str, source: &str| {
+            format!("if [ \"$(findmnt -rn -o SOURCE --mountpoint {folder} | tail -n 1)\" = {source} ]; then umount --recursive --lazy {folder}; fi")
+        };
+        let shm = self.own_shm("$1").map(|mounts| format!("{} && {mounts} && ", release("/dev/shm", "guigym-shm"))).unwrap_or_default();
+        let mut renew = Command::new("nsenter");
+        renew
+            .args([format!("--target={}", holder.id()), "--mount".into(), "--".into(), "/bin/sh".into(), "-c".into()])
+            .arg(format!("{shm}{} && {RUN_LOCK}", release("/run/lock", "guigym-lock")))
+            .args([std::ffi::OsStr::new("sh"), self.dir.as_os_str()]);
+        succeeds(&mut renew, "giving the instance's namespace a new /dev/shm and /run/lock")
     }
 
     /// Whether applications see the task's paths as they are (`/home/user`).
@@ -999,7 +1058,9 @@ impl Session {
             // fork bomb stops there, not at the machine's limit.
             argv.extend(["prlimit".to_string(), format!("--nproc={processes}"), "--".into()]);
         }
-        argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wd={TASK_HOME}")]);
+        // `--wdns`: the home as the namespace shows it (`--wd` opens the machine's folder of that
+        // name, before entering).
+        argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wdns={TASK_HOME}")]);
         let account = self.account.map(|id| [format!("--setuid={id}"), format!("--setgid={id}")]).into_iter().flatten();
         match role {
             Role::Command(_) => {
@@ -1175,7 +1236,8 @@ impl Session {
             if !kill_account(account) {
                 return Err(format!("processes of the instance's account {account} would not end"));
             }
-            remove_ipc_of(account);
+            remove_ipc_of(account)?;
+            clear_keyrings(account)?;
         }
         if let Some(budget) = &self.memory {
             budget.clear();

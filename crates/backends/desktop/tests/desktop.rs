@@ -109,6 +109,32 @@ async fn every_family_validates_through_the_gui() {
     }
 }
 
+/// The LibreOffice walkthroughs that go through dialogs hold with GTK's toolkit too (the test
+/// above runs the default, LibreOffice's own): the keys they press reach the same fields in both
+/// (a pie chart's, whose axis fields are disabled, included; GTK gives alt+t to the legend's Top).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn libreoffice_dialog_walkthroughs_hold_with_gtk_too() {
+    let Some(provider) = provider() else { return };
+    let mut env = provider.with_office_toolkit(guigym_desktop::OfficeToolkit::Gtk3).create().await.expect("an instance starts");
+    let mut failures = Vec::new();
+    let dialogs = ["calc.insert_chart", "calc.sort_rows", "calc.filter_rows", "writer.replace_word"];
+    for family in dialogs.iter().map(|name| catalogue::family(name).unwrap()) {
+        let task = catalogue::task(family, 3);
+        if family.name == "calc.insert_chart" {
+            assert!(task.instruction.contains("pie chart"), "{}", task.instruction);
+        }
+        let v = guigym_rollout::validate_task(env.as_mut(), &task).await.expect("no infrastructure failure");
+        if !v.passed {
+            failures.push(format!("{}: {}", task.id, v.failure.unwrap_or_default()));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    // It was GTK's toolkit: LibreOffice's windows carry their accessibility tree.
+    let obs = env.reset(&catalogue::find_task("calc.fill_cell/0").unwrap()).await.unwrap();
+    assert!(obs.ui_tree.iter().any(|n| n.id.starts_with("libreoffice.") && n.role == "menu"), "{:?}", obs.ui_tree);
+}
+
 /// A screenshot's width and RGB pixels.
 fn decode(png_bytes: &[u8]) -> (usize, Vec<u8>) {
     let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes)).read_info().unwrap();
@@ -690,6 +716,71 @@ fn what_an_episode_leaves_in_system_v_ipc_is_removed() {
     let task = blank_task();
     instance.reset(&task).unwrap();
     assert_eq!([owned("shm"), owned("sem"), owned("msg")], [0, 0, 0]);
+}
+
+/// What an episode leaves where anyone may write outside its folders (the namespace's /dev/shm
+/// and /run/lock), in POSIX message queues and in the account's kernel keyrings does not reach
+/// the next episode.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn what_an_episode_leaves_in_shared_folders_queues_and_keyrings_is_removed() {
+    use std::time::Duration;
+    if !accounts_testable() || !python_testable() {
+        return;
+    }
+    let Some(mut instance) = blank_instance() else { return };
+    let queue = |flags: &str| {
+        format!("python3 -c 'import ctypes, os\nrt = ctypes.CDLL(\"librt.so.1\")\nprint(\"queue\", rt.mq_open(b\"/guigym-left\", {flags}, 0o600, None) >= 0)'")
+    };
+    let keys = "for ring in @u @us; do keyctl search $ring user guigym-left-$ring >/dev/null 2>&1 && echo key $ring; done";
+    let look = format!("{}; {keys}; ls /dev/shm /run/lock; df -k --output=size /dev/shm | tail -n 1", queue("os.O_RDONLY"));
+    let left = format!(
+        "echo secret > /dev/shm/left && echo secret > /run/lock/left && keyctl add user guigym-left-@u secret @u && keyctl add user guigym-left-@us secret @us && {}",
+        queue("os.O_CREAT | os.O_RDWR")
+    );
+    let made = instance.session.run(&[left], true, Duration::from_secs(30)).unwrap();
+    assert!(made.stdout.contains("queue True"), "{made:?}");
+    let seen = instance.session.run(std::slice::from_ref(&look), true, Duration::from_secs(30)).unwrap();
+    let lines = |out: &str| out.lines().map(str::to_string).collect::<Vec<_>>();
+    let before = lines(&seen.stdout);
+    for line in ["queue True", "key @u", "key @us", "left"] {
+        assert!(before.iter().any(|l| l == line), "{line}: {seen:?}");
+    }
+    let task = blank_task();
+    instance.reset(&task).unwrap();
+    let seen = instance.session.run(&[look], true, Duration::from_secs(30)).unwrap();
+    let after = lines(&seen.stdout);
+    assert!(after.iter().any(|l| l == "queue False"), "{seen:?}");
+    for line in ["key @u", "key @us", "left"] {
+        assert!(!after.iter().any(|l| l == line), "{line}: {seen:?}");
+    }
+    // The namespace's own /dev/shm, new (256 MiB, showing only guigym's folder), not the
+    // machine's; the instance's folder still seen at its real path (its runtime folder).
+    assert!(after.iter().any(|l| l == "guigym-desktop") && after.last().is_some_and(|size| size.trim() == "262144"), "{seen:?}");
+    let runtime = instance.session.run(&["test -d \"$XDG_RUNTIME_DIR\" && echo runtime".into()], true, Duration::from_secs(30)).unwrap();
+    assert!(runtime.stdout.contains("runtime"), "{runtime:?}");
+}
+
+/// A getter's Python program runs as the account whose home the agent wrote, in that home: it
+/// loads neither a module the agent left there nor what it left under its user site folder.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn a_getters_python_loads_nothing_the_agent_left_in_the_home() {
+    use std::time::Duration;
+    if !python_testable() {
+        return;
+    }
+    let Some(mut instance) = blank_instance() else { return };
+    let plant = r#"printf 'def dumps(*a, **k):\n    return "planted"\n' > json.py
+site=$(python3 -m site --user-site) && mkdir -p "$site"
+echo 'import sys; sys.stdout.write("planted ")' > "$site/agent.pth"
+python3 -c 'import json; print(json.dumps(1))'"#;
+    // The agent's own Python (without the getters' settings) loads both.
+    let argv: Vec<String> = ["env", "-u", "PYTHONSAFEPATH", "-u", "PYTHONNOUSERSITE", "sh", "-c", plant].map(String::from).into();
+    let planted = instance.session.run(&argv, false, Duration::from_secs(30)).unwrap();
+    assert_eq!(planted.stdout.trim(), "planted planted", "{planted:?}");
+    let getter = instance.session.run(&["python3 -c 'import json; print(json.dumps(1))'".into()], true, Duration::from_secs(30)).unwrap();
+    assert_eq!(getter.stdout.trim(), "1", "{getter:?}");
 }
 
 /// Memory left in System V shared memory segments, which outlive the program that made them and
