@@ -50,7 +50,7 @@ fi
 
 # keyutils empties an instance account's kernel keyrings at each reset;
 # at-spi2-core is the accessibility bus; libatk-adaptor lets GTK 2 applications join it;
-# libreoffice-gtk3 is LibreOffice's GTK toolkit, whose accessibility bridge GUIGYM_OFFICE_TOOLKIT=gtk3 uses.
+# libreoffice-gtk3 is LibreOffice's GTK toolkit, the default, whose accessibility bridge gives its windows their tree.
 desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils"
 desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl"
 # Libraries have no program to look for: their packages are asked about (on any architecture).

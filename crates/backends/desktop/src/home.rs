@@ -7,6 +7,13 @@ const FOLDERS: &[&str] = &["Desktop", "Documents", "Downloads", "Music", "Pictur
 
 const BASHRC: &str = "# guigym desktop instance\nPS1='$ '\nHISTFILE=/dev/null\n";
 
+/// GTK's settings (3, then 2): carets that do not blink and no animations. A screen that
+/// changes by itself makes two screenshots of one state differ, and keeps the wait for a
+/// still screen from ending: GTK's caret blinks every 600 ms, as long as a ready window
+/// must stay still (see `Instance::launch`).
+const GTK3_SETTINGS: &str = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n";
+const GTK2_RC: &str = "gtk-cursor-blink = 0\ngtk-enable-animations = 0\n";
+
 /// The template, made once per process (under the instance base folder): every provider of
 /// the process shares it. The first call also removes what dead processes left there.
 pub fn template() -> Result<PathBuf, String> {
@@ -29,6 +36,9 @@ fn make_template() -> Result<PathBuf, String> {
             std::fs::create_dir_all(dir.join(f))?;
         }
         std::fs::write(dir.join(".bashrc"), BASHRC)?;
+        std::fs::create_dir_all(dir.join(".config/gtk-3.0"))?;
+        std::fs::write(dir.join(".config/gtk-3.0/settings.ini"), GTK3_SETTINGS)?;
+        std::fs::write(dir.join(".gtkrc-2.0"), GTK2_RC)?;
         Ok(())
     };
     build().map_err(|e| format!("making the home template in {}: {e}", dir.display()))?;

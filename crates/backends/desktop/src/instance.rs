@@ -29,6 +29,9 @@ fn bad(message: impl Into<String>) -> Failure {
 
 /// How long set-up waits for an application's first window.
 const WINDOW_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the window manager may take to start: on a machine's first start (caches cold,
+/// two instances starting at once) 10 s was once too short.
+const WM_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a new window may stay untitled before it is taken as ready anyway.
 const UNTITLED_WAIT: Duration = Duration::from_secs(5);
 /// How long a new window may stay one flat colour before it is taken as it is.
@@ -132,7 +135,7 @@ impl Instance {
         let mut session = Session::start(width, height)?;
         session.office = office;
         let display = Display::connect(&session.display_name, session.x_auth()).map_err(|e| e.to_string())?;
-        session.wait_for_wm(&display, Duration::from_secs(10))?;
+        session.wait_for_wm(&display, WM_TIMEOUT)?;
         Ok(Instance { session, display, template, cache, task_cache: None, last_input: Instant::now(), at_reset: Files::new() })
     }
 

@@ -312,10 +312,10 @@ pub fn remove_stale() {
     }
 }
 
-/// The toolkit LibreOffice draws with (`GUIGYM_OFFICE_TOOLKIT`): its own X11 one (`gen`, the
-/// default), or GTK 3 (`gtk3`, Debian's libreoffice-gtk3), which has an accessibility bridge:
-/// LibreOffice's windows then carry their tree (menus, toolbars, the document, the sheet). The
-/// catalogue's walkthroughs are validated with both.
+/// The toolkit LibreOffice draws with (`GUIGYM_OFFICE_TOOLKIT`): GTK 3 (`gtk3`, the default,
+/// Debian's libreoffice-gtk3), whose accessibility bridge gives LibreOffice's windows their
+/// tree (menus, toolbars, the document, the sheet), or its own X11 one (`gen`), which has no
+/// bridge. The catalogue's walkthroughs are validated with both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OfficeToolkit {
     Gen,
@@ -323,14 +323,25 @@ pub enum OfficeToolkit {
 }
 
 impl OfficeToolkit {
-    /// From `GUIGYM_OFFICE_TOOLKIT` (unset: `gen`); an unknown name, or GTK 3 without its
-    /// package, is an error that says so.
+    /// From `GUIGYM_OFFICE_TOOLKIT`; an unknown name, or GTK 3 without its package, is an
+    /// error that says so.
     pub fn from_env() -> Result<OfficeToolkit, String> {
-        match std::env::var("GUIGYM_OFFICE_TOOLKIT").as_deref() {
-            Err(_) | Ok("gen") => Ok(OfficeToolkit::Gen),
-            Ok("gtk3") if Path::new(GTK3_PLUGIN).exists() => Ok(OfficeToolkit::Gtk3),
-            Ok("gtk3") => Err(format!("GUIGYM_OFFICE_TOOLKIT=gtk3 needs Debian's libreoffice-gtk3 ({GTK3_PLUGIN} is missing; run ./scripts/setup.sh)")),
-            Ok(other) => Err(format!("GUIGYM_OFFICE_TOOLKIT={other:?}: expected gen or gtk3")),
+        let setting = std::env::var("GUIGYM_OFFICE_TOOLKIT").ok();
+        OfficeToolkit::chosen(setting.as_deref(), Path::new(GTK3_PLUGIN).exists(), which("soffice").is_some())
+    }
+
+    /// The toolkit `setting` names (`None`: the default, GTK 3). Without LibreOffice at all
+    /// the toolkit does not matter; with LibreOffice but not its GTK 3 toolkit, the default
+    /// fails rather than quietly give observations without LibreOffice's tree.
+    fn chosen(setting: Option<&str>, gtk3_installed: bool, office_installed: bool) -> Result<OfficeToolkit, String> {
+        match setting {
+            Some("gen") => Ok(OfficeToolkit::Gen),
+            Some("gtk3") | None if gtk3_installed || !office_installed => Ok(OfficeToolkit::Gtk3),
+            Some("gtk3") => Err(format!("GUIGYM_OFFICE_TOOLKIT=gtk3 needs Debian's libreoffice-gtk3 ({GTK3_PLUGIN} is missing; run ./scripts/setup.sh)")),
+            None => Err(format!(
+                "LibreOffice is installed without its GTK 3 toolkit, the default, which gives its windows their accessibility tree ({GTK3_PLUGIN} is missing): run ./scripts/setup.sh, or set GUIGYM_OFFICE_TOOLKIT=gen to go without"
+            )),
+            Some(other) => Err(format!("GUIGYM_OFFICE_TOOLKIT={other:?}: expected gtk3 or gen")),
         }
     }
 
@@ -728,7 +739,7 @@ impl Session {
             namespace: None,
             account,
             cookie: [0; 16],
-            office: OfficeToolkit::Gen,
+            office: OfficeToolkit::Gtk3,
             apps: Vec::new(),
             finished: Vec::new(),
             memory: None,
@@ -1427,4 +1438,23 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OfficeToolkit;
+
+    #[test]
+    fn libreoffice_draws_with_gtk_unless_told_otherwise() {
+        let chosen = OfficeToolkit::chosen;
+        assert_eq!(chosen(None, true, true), Ok(OfficeToolkit::Gtk3));
+        assert_eq!(chosen(Some("gen"), true, true), Ok(OfficeToolkit::Gen));
+        assert_eq!(chosen(Some("gen"), false, true), Ok(OfficeToolkit::Gen));
+        // Without LibreOffice the toolkit does not matter; with it but not its GTK toolkit,
+        // the default says how to go on rather than drop LibreOffice's tree unasked.
+        assert_eq!(chosen(None, false, false), Ok(OfficeToolkit::Gtk3));
+        assert!(chosen(None, false, true).is_err_and(|e| e.contains("GUIGYM_OFFICE_TOOLKIT=gen")));
+        assert!(chosen(Some("gtk3"), false, true).is_err_and(|e| e.contains("libreoffice-gtk3")));
+        assert!(chosen(Some("qt6"), true, true).is_err_and(|e| e.contains("expected gtk3 or gen")));
+    }
 }
