@@ -160,13 +160,13 @@ impl Instance {
         self.session.end_desktop().map_err(Failure::Infra)?;
         self.session.restore(&self.template).map_err(Failure::Infra)?;
         self.reconnect()?;
-        self.session.wait_for_wm(&self.display, Duration::from_secs(10)).map_err(Failure::Infra)?;
+        self.session.wait_for_wm(&self.display, WM_TIMEOUT).map_err(Failure::Infra)?;
         for (i, step) in task.config.iter().enumerate() {
             self.run_step(step, &format!("config[{i}]"), &task.id)?;
         }
         // The agent has done nothing yet: a budget passed here is the task's or the machine's.
-        if let Some((held, limit)) = self.session.over_memory() {
-            return Err(Failure::Infra(format!("the task's set-up held {} MiB, over the instance's {} MiB of memory", held >> 20, limit >> 20)));
+        if let Some(why) = self.session.memory_ended() {
+            return Err(Failure::Infra(format!("during the task's set-up, {why}")));
         }
         self.at_reset = self.files();
         Ok(())
@@ -178,9 +178,9 @@ impl Instance {
     /// anew: the episode goes on. Where it cannot start (the agent's own client holds the
     /// screen's window management), the episode goes on without one: the agent's doing.
     pub fn check_health(&mut self) -> Result<(), Failure> {
-        // Over its memory budget, the instance's processes were all ended: by the agent's doing
+        // Ended by the memory watch, the instance's processes were all ended: by the agent's doing
         // (what went with them, the window manager included, is the episode's end, not a fault).
-        if self.session.over_memory().is_some() {
+        if self.session.memory_ended().is_some() {
             return Ok(());
         }
         self.check_display()?;
@@ -200,15 +200,15 @@ impl Instance {
     }
 
     /// Why the episode ends by the agent's doing, if it must: a program of the agent's holds
-    /// the X server to itself (no other does), or the instance's processes passed its memory
-    /// budget and were ended. It is judged on what the agent left: an infrastructure failure
+    /// the X server to itself (no other does), or the memory watch ended the instance's
+    /// processes (over its budget, or in a user namespace of their own). It is judged on what the agent left: an infrastructure failure
     /// would let an agent have its failing attempts run again.
     pub fn ended_by_agent(&self) -> Option<String> {
         if self.display.stalled() {
             return Some("the display stopped answering (a program holds the X server to itself); the episode ends".into());
         }
-        let (held, limit) = self.session.over_memory()?;
-        Some(format!("the instance's programs held {} MiB, over its {} MiB of memory, and were ended; the episode ends", held >> 20, limit >> 20))
+        let why = self.session.memory_ended()?;
+        Some(format!("{why}: its programs were ended, and the episode ends"))
     }
 
     /// Fails when the X server died: never the agent's doing (it runs as root, outside the
@@ -489,7 +489,7 @@ impl Instance {
                     // The bus is out of the agent's reach, so its death is not the agent's doing;
                     // a bus that runs but cannot be read is (its socket sits in the runtime folder
                     // the account owns): no tree, which OSWorld's metrics judge a failure.
-                    Err(e) if !self.session.bus_alive() && self.session.over_memory().is_none() => {
+                    Err(e) if !self.session.bus_alive() && self.session.memory_ended().is_none() => {
                         Err(Failure::Infra(format!("reading the accessibility tree: {e}")))
                     }
                     Err(_) => Ok(Got::Missing),

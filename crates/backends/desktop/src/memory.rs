@@ -15,6 +15,10 @@
 //! share counts for both: a budget errs on the side of the machine. Not counted: what the kernel
 //! holds for the processes (pipe and socket buffers) and a `memfd` file written without being
 //! mapped; only a memory cgroup would see those.
+//!
+//! A process of the instance in a user namespace of its own ends them all too, at once: there
+//! (`unshare -Urm`, which this machine lets anyone do) a program may mount a file system in
+//! memory of any size, and make System V objects no table here shows, held by no process.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -36,8 +40,26 @@ struct State {
     /// Bumped by each `clear`: a look that began before it must not act after it (on the next
     /// episode's processes).
     epoch: u64,
-    /// What the account held when the watch ended its processes, since the last `clear`.
-    ended_at: Option<u64>,
+    /// Why the watch ended the account's processes, since the last `clear`.
+    ended: Option<Ended>,
+}
+
+/// Why the watch ended an account's processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// They held this many bytes, over the budget.
+    OverBudget(u64),
+    /// One of them was in a user namespace of its own.
+    UserNamespace,
+}
+
+/// What an account's processes hold, by one look.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Held {
+    pub bytes: u64,
+    /// Whether one of them is in a user namespace other than guigym's, where what it holds
+    /// cannot be counted.
+    pub in_own_user_namespace: bool,
 }
 
 impl Budget {
@@ -45,10 +67,14 @@ impl Budget {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The bytes the account held when the watch ended its processes, if it did since the last
-    /// `clear`.
-    pub fn exceeded(&self) -> Option<u64> {
-        self.state().ended_at
+    /// Why the watch ended the account's processes, if it did since the last `clear`.
+    pub fn ended(&self) -> Option<String> {
+        self.state().ended.map(|why| match why {
+            Ended::OverBudget(bytes) => format!("the instance's programs held {} MiB, over its {} MiB of memory", bytes >> 20, self.limit >> 20),
+            Ended::UserNamespace => {
+                "a program of the instance entered a user namespace of its own, where the memory it holds (a file system in memory, System V objects) cannot be counted against the instance's budget".into()
+            }
+        })
     }
 
     /// Forgets that the budget was exceeded (a reset starts the next episode); waits for a kill
@@ -56,11 +82,7 @@ impl Budget {
     pub fn clear(&self) {
         let mut state = self.state();
         state.epoch += 1;
-        state.ended_at = None;
-    }
-
-    pub fn limit(&self) -> u64 {
-        self.limit
+        state.ended = None;
     }
 }
 
@@ -87,8 +109,8 @@ pub fn watch(account: u32, limit: u64) -> Result<Arc<Budget>, String> {
     Ok(budget)
 }
 
-/// One look at every watched account; ends the processes of those over their budget, and
-/// removes their System V objects.
+/// One look at every watched account; ends the processes of those over their budget or in a
+/// user namespace of their own, and removes their System V objects.
 fn look_once() {
     let budgets: Vec<Arc<Budget>> = {
         let mut watched = WATCHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -101,10 +123,15 @@ fn look_once() {
     let epochs: Vec<u64> = budgets.iter().map(|b| b.state().epoch).collect();
     let held = held_by_account();
     for (budget, epoch) in budgets.iter().zip(epochs) {
-        let bytes = held.get(&budget.account).copied().unwrap_or(0);
+        let held = held.get(&budget.account).copied().unwrap_or_default();
+        let why = match held {
+            Held { in_own_user_namespace: true, .. } => Ended::UserNamespace,
+            Held { bytes, .. } if bytes > budget.limit => Ended::OverBudget(bytes),
+            _ => continue,
+        };
         let mut state = budget.state();
-        if bytes > budget.limit && state.epoch == epoch {
-            state.ended_at = Some(bytes);
+        if state.epoch == epoch {
+            state.ended = Some(why);
             crate::session::signal_account(budget.account);
             // (What fails here is tried again at the reset, which says so.)
             let _ = crate::session::remove_ipc_of(budget.account);
@@ -112,9 +139,11 @@ fn look_once() {
     }
 }
 
-/// The memory the processes of each account hold, in bytes.
-pub fn held_by_account() -> HashMap<u32, u64> {
-    let mut held = HashMap::new();
+/// What the processes of each account hold.
+pub fn held_by_account() -> HashMap<u32, Held> {
+    let mut held: HashMap<u32, Held> = HashMap::new();
+    let user_namespace = |process: &std::path::Path| std::fs::read_link(process.join("ns/user")).ok();
+    let ours = user_namespace(std::path::Path::new("/proc/self"));
     for pid in crate::session::all_pids() {
         let process = std::path::PathBuf::from(format!("/proc/{pid}"));
         // `status`, not the folder's owner: a process that made itself undumpable shows a
@@ -126,12 +155,16 @@ pub fn held_by_account() -> HashMap<u32, u64> {
             false => living_thread_status(&process).unwrap_or(status),
         };
         if let Some((uid, bytes)) = held_in(&status) {
-            *held.entry(uid).or_insert(0) += bytes;
+            let account = held.entry(uid).or_default();
+            account.bytes += bytes;
+            // (A process that ended, reaped or not, has left its namespaces.)
+            let living = !crate::session::waits_to_be_reaped(&status);
+            account.in_own_user_namespace |= living && ours.is_some() && user_namespace(&process).is_some_and(|theirs| Some(theirs) != ours);
         }
     }
     for (table, held_by) in [("shm", segment_held as fn(&str) -> Option<(u32, u64)>), ("sem", semaphores_held), ("msg", messages_held)] {
         for (uid, bytes) in std::fs::read_to_string(format!("/proc/sysvipc/{table}")).unwrap_or_default().lines().skip(1).filter_map(held_by) {
-            *held.entry(uid).or_insert(0) += bytes;
+            held.entry(uid).or_default().bytes += bytes;
         }
     }
     held
@@ -213,6 +246,6 @@ mod tests {
     fn this_process_is_seen_holding_memory() {
         let me = rustix::process::getuid().as_raw();
         let held = held_by_account();
-        assert!(held.get(&me).is_some_and(|bytes| *bytes > 0), "{held:?}");
+        assert!(held.get(&me).is_some_and(|held| held.bytes > 0 && !held.in_own_user_namespace), "{held:?}");
     }
 }

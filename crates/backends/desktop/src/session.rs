@@ -658,10 +658,16 @@ fn succeeds(command: &mut Command, what: &str) -> Result<(), String> {
 /// to be reaped.
 fn process_uid(pid: u32) -> Option<u32> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    if status.lines().find_map(|l| l.strip_prefix("State:")).is_some_and(|state| state.trim_start().starts_with('Z')) {
+    if waits_to_be_reaped(&status) {
         return None;
     }
     status.lines().find_map(|l| l.strip_prefix("Uid:"))?.split_whitespace().next()?.parse().ok()
+}
+
+/// Whether the process whose `/proc/PID/status` this is has ended and waits to be reaped (a
+/// zombie: it holds no memory, and its namespaces are gone).
+pub(crate) fn waits_to_be_reaped(status: &str) -> bool {
+    status.lines().find_map(|l| l.strip_prefix("State:")).is_some_and(|state| state.trim_start().starts_with(['Z', 'X']))
 }
 
 /// The marker of the instance whose folder is `dir` (its name).
@@ -1256,11 +1262,10 @@ impl Session {
         Ok(())
     }
 
-    /// The bytes the instance's processes held when the memory watch ended them all, and its
-    /// budget, if it did since the desktop last started (`memory`).
-    pub fn over_memory(&self) -> Option<(u64, u64)> {
-        let budget = self.memory.as_ref()?;
-        budget.exceeded().map(|held| (held, budget.limit()))
+    /// Why the memory watch ended all the instance's processes, if it did since the desktop
+    /// last started (`memory`).
+    pub fn memory_ended(&self) -> Option<String> {
+        self.memory.as_ref()?.ended()
     }
 
     /// The display, the window manager, the session bus and the namespace holder.

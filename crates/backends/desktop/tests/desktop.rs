@@ -804,12 +804,39 @@ fn memory_left_in_system_v_segments_counts_against_the_budget() {
     let out = instance.session.run(&[fill], true, Duration::from_secs(60)).unwrap();
     // (The watch ends the program once its segments pass the budget.)
     std::thread::sleep(Duration::from_millis(500));
-    let (held, limit) = instance.session.over_memory().unwrap_or_else(|| panic!("the budget is passed: {out:?}"));
-    assert!(held > limit && limit == budget_mib << 20, "{held} {limit}");
+    let why = instance.session.memory_ended().unwrap_or_else(|| panic!("the budget is passed: {out:?}"));
+    assert!(why.contains(&format!("over its {budget_mib} MiB of memory")), "{why}");
     assert!(instance.ended_by_agent().is_some_and(|why| why.contains("memory")));
     let task = blank_task();
     instance.reset(&task).unwrap();
-    assert!(instance.session.over_memory().is_none());
+    assert!(instance.session.memory_ended().is_none());
+}
+
+/// In a user namespace of its own (which this machine lets any account make), a program could
+/// hold memory no look counts (a file system in memory, System V objects): one that enters one
+/// ends the episode by the agent's doing, as memory over the budget does.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn a_program_in_a_user_namespace_of_its_own_ends_the_episode() {
+    use std::time::Duration;
+    if !accounts_testable() {
+        return;
+    }
+    let Some(mut instance) = blank_instance() else { return };
+    let made = instance.session.run(&["unshare --user --map-root-user true && echo made".into()], true, Duration::from_secs(30)).unwrap();
+    if !made.stdout.contains("made") {
+        eprintln!("skipping: this machine lets no account make a user namespace: {made:?}");
+        return;
+    }
+    // (The watch ends every process of the account: the shell too.)
+    let held = instance.session.run(&["unshare --user --map-root-user sleep 20 && echo slept".into()], true, Duration::from_secs(30)).unwrap();
+    assert!(!held.stdout.contains("slept"), "the watch ended the program: {held:?}");
+    let why = instance.session.memory_ended().unwrap_or_else(|| panic!("the episode ends: {held:?}"));
+    assert!(why.contains("user namespace"), "{why}");
+    assert!(instance.ended_by_agent().is_some_and(|why| why.contains("user namespace")));
+    let task = blank_task();
+    instance.reset(&task).unwrap();
+    assert!(instance.session.memory_ended().is_none());
 }
 
 /// Whether instances get accounts of their own here (the desktop packages, and root); says
