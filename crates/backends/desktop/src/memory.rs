@@ -16,9 +16,12 @@
 //! holds for the processes (pipe and socket buffers) and a `memfd` file written without being
 //! mapped; only a memory cgroup would see those.
 //!
-//! A process of the instance in a user namespace of its own ends them all too, at once: there
+//! A process of the instance found in a user namespace of its own ends them all too: there
 //! (`unshare -Urm`, which this machine lets anyone do) a program may mount a file system in
-//! memory of any size, and make System V objects no table here shows, held by no process.
+//! memory of any size, and make System V objects no table here shows, held by no process. This
+//! is a look, not a bar: a program that lives between two looks goes unseen (and may hand
+//! another a way into what it mounted). Barring user namespaces needs a seccomp filter or a
+//! user namespace of the instance's own whose limit is 0, neither of which guigym sets up yet.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -45,21 +48,21 @@ struct State {
 }
 
 /// Why the watch ended an account's processes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Ended {
     /// They held this many bytes, over the budget.
     OverBudget(u64),
-    /// One of them was in a user namespace of its own.
-    UserNamespace,
+    /// This program of theirs was in a user namespace of its own.
+    UserNamespace(String),
 }
 
 /// What an account's processes hold, by one look.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Held {
     pub bytes: u64,
-    /// Whether one of them is in a user namespace other than guigym's, where what it holds
-    /// cannot be counted.
-    pub in_own_user_namespace: bool,
+    /// The name of a program of theirs in a user namespace other than guigym's, where what it
+    /// holds cannot be counted.
+    pub in_own_user_namespace: Option<String>,
 }
 
 impl Budget {
@@ -69,11 +72,11 @@ impl Budget {
 
     /// Why the watch ended the account's processes, if it did since the last `clear`.
     pub fn ended(&self) -> Option<String> {
-        self.state().ended.map(|why| match why {
+        self.state().ended.as_ref().map(|why| match why {
             Ended::OverBudget(bytes) => format!("the instance's programs held {} MiB, over its {} MiB of memory", bytes >> 20, self.limit >> 20),
-            Ended::UserNamespace => {
-                "a program of the instance entered a user namespace of its own, where the memory it holds (a file system in memory, System V objects) cannot be counted against the instance's budget".into()
-            }
+            Ended::UserNamespace(program) => format!(
+                "{program:?} entered a user namespace of its own, where the memory a program holds (a file system in memory, System V objects) cannot be counted against the instance's budget"
+            ),
         })
     }
 
@@ -97,6 +100,7 @@ static WATCHING: Mutex<bool> = Mutex::new(false);
 pub fn watch(account: u32, limit: u64) -> Result<Arc<Budget>, String> {
     let mut watching = WATCHING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if !*watching {
+        machine_user_namespace()?;
         let looks = || loop {
             std::thread::sleep(TICK);
             look_once();
@@ -123,10 +127,9 @@ fn look_once() {
     let epochs: Vec<u64> = budgets.iter().map(|b| b.state().epoch).collect();
     let held = held_by_account();
     for (budget, epoch) in budgets.iter().zip(epochs) {
-        let held = held.get(&budget.account).copied().unwrap_or_default();
-        let why = match held {
-            Held { in_own_user_namespace: true, .. } => Ended::UserNamespace,
-            Held { bytes, .. } if bytes > budget.limit => Ended::OverBudget(bytes),
+        let why = match held.get(&budget.account) {
+            Some(Held { in_own_user_namespace: Some(program), .. }) => Ended::UserNamespace(program.clone()),
+            Some(Held { bytes, .. }) if *bytes > budget.limit => Ended::OverBudget(*bytes),
             _ => continue,
         };
         let mut state = budget.state();
@@ -139,11 +142,29 @@ fn look_once() {
     }
 }
 
+/// The user namespace guigym runs in (the link `/proc/self/ns/user` reads), which the
+/// instance's processes share unless one made its own.
+fn machine_user_namespace() -> Result<&'static std::path::Path, String> {
+    static OURS: std::sync::OnceLock<Result<std::path::PathBuf, String>> = std::sync::OnceLock::new();
+    let ours =
+        OURS.get_or_init(|| std::fs::read_link("/proc/self/ns/user").map_err(|e| format!("cannot read guigym's own user namespace (/proc/self/ns/user): {e}")));
+    ours.as_deref().map_err(Clone::clone)
+}
+
+/// Whether the process whose folder under /proc is `process` is in a user namespace other
+/// than `ours`. One that ended since it was listed is not; one whose namespace cannot be read
+/// for another reason is taken to be.
+fn in_other_user_namespace(process: &std::path::Path, ours: &std::path::Path) -> bool {
+    match std::fs::read_link(process.join("ns/user")) {
+        Ok(theirs) => theirs != ours,
+        Err(e) => e.kind() != std::io::ErrorKind::NotFound && e.raw_os_error() != Some(rustix::io::Errno::SRCH.raw_os_error()),
+    }
+}
+
 /// What the processes of each account hold.
 pub fn held_by_account() -> HashMap<u32, Held> {
     let mut held: HashMap<u32, Held> = HashMap::new();
-    let user_namespace = |process: &std::path::Path| std::fs::read_link(process.join("ns/user")).ok();
-    let ours = user_namespace(std::path::Path::new("/proc/self"));
+    let ours = machine_user_namespace().ok();
     for pid in crate::session::all_pids() {
         let process = std::path::PathBuf::from(format!("/proc/{pid}"));
         // `status`, not the folder's owner: a process that made itself undumpable shows a
@@ -157,9 +178,15 @@ pub fn held_by_account() -> HashMap<u32, Held> {
         if let Some((uid, bytes)) = held_in(&status) {
             let account = held.entry(uid).or_default();
             account.bytes += bytes;
-            // (A process that ended, reaped or not, has left its namespaces.)
+            // A process that ended and waits to be reaped holds nothing: its mounts and System V
+            // objects went with its other namespaces (its user namespace, kept with its
+            // credentials, still shows).
             let living = !crate::session::waits_to_be_reaped(&status);
-            account.in_own_user_namespace |= living && ours.is_some() && user_namespace(&process).is_some_and(|theirs| Some(theirs) != ours);
+            if let (true, None, Some(ours)) = (living, &account.in_own_user_namespace, ours) {
+                if in_other_user_namespace(&process, ours) {
+                    account.in_own_user_namespace = Some(program_name(&status));
+                }
+            }
         }
     }
     for (table, held_by) in [("shm", segment_held as fn(&str) -> Option<(u32, u64)>), ("sem", semaphores_held), ("msg", messages_held)] {
@@ -198,6 +225,11 @@ fn segment_held(line: &str) -> Option<(u32, u64)> {
 /// The number in column `i` (from 0) of a line of a `/proc/sysvipc` table.
 pub(crate) fn column(line: &str, i: usize) -> Option<u64> {
     line.split_whitespace().nth(i)?.parse().ok()
+}
+
+/// A process's program name, from its `/proc/PID/status`.
+fn program_name(status: &str) -> String {
+    status.lines().find_map(|l| l.strip_prefix("Name:")).unwrap_or_default().trim().to_string()
 }
 
 /// A process's real uid and the memory it holds, from its `/proc/PID/status`.
@@ -246,6 +278,11 @@ mod tests {
     fn this_process_is_seen_holding_memory() {
         let me = rustix::process::getuid().as_raw();
         let held = held_by_account();
-        assert!(held.get(&me).is_some_and(|held| held.bytes > 0 && !held.in_own_user_namespace), "{held:?}");
+        assert!(held.get(&me).is_some_and(|held| held.bytes > 0), "{held:?}");
+        // This process is in guigym's user namespace (another of this account's, a browser's
+        // sandbox, may not be).
+        let ours = machine_user_namespace().unwrap();
+        assert!(!in_other_user_namespace(std::path::Path::new("/proc/self"), ours));
+        assert!(!in_other_user_namespace(std::path::Path::new("/proc/4294967295"), ours), "a process that ended is in none");
     }
 }

@@ -315,7 +315,8 @@ pub fn remove_stale() {
 /// The toolkit LibreOffice draws with (`GUIGYM_OFFICE_TOOLKIT`): GTK 3 (`gtk3`, the default,
 /// Debian's libreoffice-gtk3), whose accessibility bridge gives LibreOffice's windows their
 /// tree (menus, toolbars, the document, the sheet), or its own X11 one (`gen`), which has no
-/// bridge. The catalogue's walkthroughs are validated with both.
+/// bridge. The catalogue's walkthroughs are validated with GTK's (those through dialogs with
+/// both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OfficeToolkit {
     Gen,
@@ -323,8 +324,8 @@ pub enum OfficeToolkit {
 }
 
 impl OfficeToolkit {
-    /// From `GUIGYM_OFFICE_TOOLKIT`; an unknown name, or GTK 3 without its package, is an
-    /// error that says so.
+    /// From `GUIGYM_OFFICE_TOOLKIT`; an unknown name, or GTK 3 where LibreOffice is installed
+    /// without it, is an error that says so.
     pub fn from_env() -> Result<OfficeToolkit, String> {
         let setting = std::env::var("GUIGYM_OFFICE_TOOLKIT").ok();
         OfficeToolkit::chosen(setting.as_deref(), Path::new(GTK3_PLUGIN).exists(), which("soffice").is_some())
@@ -631,25 +632,33 @@ pub(crate) fn remove_ipc_of(account: u32) -> Result<(), String> {
     let mut queues = Command::new("unshare");
     queues
         .args(["--mount", "--propagation", "private", "--", "/bin/sh", "-c"])
-        .arg("mount -t mqueue guigym-mqueue /tmp && find /tmp -mindepth 1 -maxdepth 1 -user \"$1\" -delete")
+        .arg("mount -t mqueue guigym-mqueue /tmp && find /tmp -mindepth 1 -maxdepth 1 -user \"$1\" -exec rm -f -- {} +")
         .args(["sh".to_string(), account.to_string()]);
     succeeds(&mut queues, &format!("removing the POSIX message queues of the instance's account {account}"))
 }
 
-/// Empties the kernel keyrings of `account` (its user keyring and user session keyring): they
-/// outlive its last process (since Linux 5.3), so an episode could leave the next a key. The
-/// keys of the sessions its processes made go with those processes.
-fn clear_keyrings(account: u32) -> Result<(), String> {
+/// Empties the kernel keyrings of `account` (its user, user session and persistent keyrings):
+/// they outlive its last process (since Linux 5.3), so an episode could leave the next a key.
+/// The keys of the sessions its processes made go with those processes. Not a failure of the
+/// reset where it cannot: the account may have taken every right on its keyring away, root's
+/// too, and a reset that failed for it would fail for every later instance on the account.
+/// What such a keyring holds no process can read either, unless the agent left it readable.
+fn clear_keyrings(account: u32) {
+    // The persistent keyring only its possessor may write: reached from a session keyring
+    // that links the user keyring (`get_persistent` links it there, which the last clear undoes).
+    let persistent = "keyctl link @u @s >/dev/null && p=$(keyctl get_persistent @u) && keyctl clear \"$p\"";
+    let script = format!("keyctl session - sh -c '{persistent}'; keyctl clear @u; keyctl clear @us");
     let mut clear = Command::new("/bin/sh");
-    clear.args(["-c", "keyctl clear @u && keyctl clear @us"]).uid(account).gid(account);
-    succeeds(&mut clear, &format!("clearing the kernel keyrings of the instance's account {account}"))
+    clear.args(["-c", &script]).uid(account).gid(account);
+    let _ = succeeds(&mut clear, "clearing the account's kernel keyrings");
 }
 
-/// Runs one of guigym's own commands, silently, and says `what` failed if it did not succeed.
+/// Runs one of guigym's own commands, silently, and says `what` failed, and what it said, if
+/// it did not succeed.
 fn succeeds(command: &mut Command, what: &str) -> Result<(), String> {
-    match command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status() {
-        Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!("{what}: {status}")),
+    match command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).output() {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(format!("{what}: {} ({})", out.status, String::from_utf8_lossy(&out.stderr).trim())),
         Err(e) => Err(format!("{what}: {e}")),
     }
 }
@@ -665,7 +674,7 @@ fn process_uid(pid: u32) -> Option<u32> {
 }
 
 /// Whether the process whose `/proc/PID/status` this is has ended and waits to be reaped (a
-/// zombie: it holds no memory, and its namespaces are gone).
+/// zombie, which holds no memory).
 pub(crate) fn waits_to_be_reaped(status: &str) -> bool {
     status.lines().find_map(|l| l.strip_prefix("State:")).is_some_and(|state| state.trim_start().starts_with(['Z', 'X']))
 }
@@ -1254,7 +1263,7 @@ impl Session {
                 return Err(format!("processes of the instance's account {account} would not end"));
             }
             remove_ipc_of(account)?;
-            clear_keyrings(account)?;
+            clear_keyrings(account);
         }
         if let Some(budget) = &self.memory {
             budget.clear();
