@@ -47,7 +47,7 @@ fn eval_through_a_manager_equals_embedded_eval() {
 #[ignore = "full tier: end to end, processes killed"]
 fn killing_a_worker_mid_eval_reruns_its_attempts_and_changes_no_score() {
     let dir = temp("manager-chaos");
-    let manager = Served::start(&["serve", "--port", "0", "--capacity", "0", "--worker-timeout-ms", "1000"]);
+    let manager = Served::start(&["serve", "--port", "0", "--capacity", "0", "--worker-timeout-ms", "2000"]);
     let mut victim = Served::start(&["worker", "--manager", &manager.url, "--capacity", "64", "--heartbeat-ms", "200"]);
     let _survivor = Served::start(&["worker", "--manager", &manager.url, "--capacity", "64", "--heartbeat-ms", "200"]);
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -67,7 +67,7 @@ fn killing_a_worker_mid_eval_reruns_its_attempts_and_changes_no_score() {
         .args(eval_args(&chaos, &dir.join("s2")))
         .args(["--limit", "16", "--screenshots", "--manager", &manager.url])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("eval.stderr")).unwrap())
         .spawn()
         .unwrap();
     // Kill the victim as soon as it holds leases: it has attempts in flight.
@@ -76,6 +76,11 @@ fn killing_a_worker_mid_eval_reruns_its_attempts_and_changes_no_score() {
         let status = get(&format!("{}/v1/worker/status", victim.url));
         if status["status"]["leased"].as_u64().unwrap_or(0) > 0 {
             break;
+        }
+        if let Ok(Some(ended)) = eval.try_wait() {
+            let stderr = std::fs::read_to_string(dir.join("eval.stderr")).unwrap_or_default();
+            let workers = get(&format!("{}/v1/workers", manager.url));
+            panic!("the eval ended ({ended}) before the victim held a lease; workers: {workers}; its stderr:\n{stderr}");
         }
         assert!(Instant::now() < deadline, "the victim never got a lease");
         std::thread::sleep(Duration::from_millis(20));

@@ -211,8 +211,33 @@ pub struct Manager {
     pub config: ManagerConfig,
     workers: Mutex<Vec<WorkerEntry>>,
     leases: Mutex<LeaseTable>,
+    /// Leases placed on each worker (by id) whose acquisition has not answered yet. Placement
+    /// counts them: concurrent requests would otherwise all see the same free worker.
+    placing: Mutex<HashMap<String, usize>>,
     ended: Mutex<Ended>,
     pub metrics: Arc<Metrics>,
+}
+
+/// Leases placed on one worker and not yet acquired there; dropping it (acquired, failed, or
+/// the request abandoned) takes them out of the manager's in-flight count.
+struct Placed<'a> {
+    worker_id: String,
+    data_url: String,
+    link: Arc<dyn WorkerLink>,
+    count: usize,
+    placing: &'a Mutex<HashMap<String, usize>>,
+}
+
+impl Drop for Placed<'_> {
+    fn drop(&mut self) {
+        let mut placing = lock(self.placing);
+        if let Some(n) = placing.get_mut(&self.worker_id) {
+            *n = n.saturating_sub(self.count);
+            if *n == 0 {
+                placing.remove(&self.worker_id);
+            }
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -229,6 +254,7 @@ impl Manager {
             config,
             workers: Mutex::new(Vec::new()),
             leases: Mutex::new(LeaseTable::default()),
+            placing: Mutex::new(HashMap::new()),
             ended: Mutex::new(Ended::default()),
             metrics: Arc::new(Metrics::default()),
         })
@@ -411,17 +437,13 @@ impl Manager {
                 break;
             }
             let plan = self.place(spec, remaining);
-            if plan.iter().all(|(_, n)| *n == 0) {
+            if plan.is_empty() {
                 break;
             }
-            for (index, n) in plan.into_iter().filter(|(_, n)| *n > 0) {
-                let (worker_id, data_url, link) = {
-                    let workers = lock(&self.workers);
-                    let Some(w) = workers.get(index) else { continue };
-                    (w.id.clone(), w.data_url.clone(), w.link.clone())
-                };
+            for placed in plan {
+                let (worker_id, n) = (&placed.worker_id, placed.count);
                 let ids = crate::auth::random_ids("l", n);
-                match link.acquire(spec, &ids).await {
+                match placed.link.acquire(spec, &ids).await {
                     Ok(instances) => {
                         let mut leases = lock(&self.leases);
                         for (lease, instance) in ids.into_iter().zip(instances) {
@@ -430,17 +452,17 @@ impl Manager {
                                 lease_id: lease,
                                 instance_id: instance,
                                 worker_id: worker_id.clone(),
-                                data_url: data_url.clone(),
+                                data_url: placed.data_url.clone(),
                                 ttl_ms: ttl.as_millis() as u64,
                                 expires_at_ms: now_ms() + ttl.as_millis() as u64,
                             });
                             remaining -= 1;
                         }
                         drop(leases);
-                        self.bump_remote(&worker_id, spec, n);
+                        self.bump_remote(worker_id, spec, n);
                     }
-                    Err(LinkError::Unreachable(why)) => self.mark_lost(&worker_id, &why),
-                    Err(LinkError::Worker(WorkerError::Full(_))) => self.mark_full(&worker_id),
+                    Err(LinkError::Unreachable(why)) => self.mark_lost(worker_id, &why),
+                    Err(LinkError::Worker(WorkerError::Full(_))) => self.mark_full(worker_id),
                     Err(LinkError::Worker(e)) => {
                         self.rollback(&grants).await;
                         return Err(match e {
@@ -525,11 +547,15 @@ impl Manager {
         lock(&self.workers).iter().find(|w| w.id == worker_id).map(|w| w.link.clone())
     }
 
-    /// How many of `count` leases each worker (by index) takes.
-    fn place(&self, spec: &EnvSpec, count: usize) -> Vec<(usize, usize)> {
+    /// Where `count` leases go: how many each live worker takes, reserved at once in the
+    /// in-flight count so that a concurrent request places around them.
+    fn place(&self, spec: &EnvSpec, count: usize) -> Vec<Placed<'_>> {
         let key = spec.key();
+        // Held across planning and reserving: two requests never plan on the same picture.
+        let mut placing = lock(&self.placing);
         let leased = self.leased_by_worker();
-        let mut loads: Vec<WorkerLoad> = lock(&self.workers)
+        let workers = lock(&self.workers);
+        let mut loads: Vec<WorkerLoad> = workers
             .iter()
             .map(|w| {
                 let s = w.status();
@@ -538,21 +564,25 @@ impl Manager {
                 // Ready instances of other specs make room when needed (the worker evicts them).
                 let evictable: usize = s.ready.iter().filter(|(k, _)| **k != key).map(|(_, n)| n).sum();
                 let occupied = s.instances.saturating_sub(evictable).max(held + ready);
-                WorkerLoad { alive: w.alive, capacity: s.capacity, instances: occupied, leased: held, ready }
+                let mut load = WorkerLoad { alive: w.alive, capacity: s.capacity, instances: occupied, leased: held, ready };
+                for _ in 0..placing.get(&w.id).copied().unwrap_or(0) {
+                    take_one(&mut load);
+                }
+                load
             })
             .collect();
-        let mut out = vec![0usize; loads.len()];
+        let mut counts = vec![0usize; loads.len()];
         for _ in 0..count {
             let Some(i) = plan::place(&loads) else { break };
-            out[i] += 1;
-            loads[i].leased += 1;
-            if loads[i].ready > 0 {
-                loads[i].ready -= 1;
-            } else {
-                loads[i].instances += 1;
-            }
+            counts[i] += 1;
+            take_one(&mut loads[i]);
         }
-        out.into_iter().enumerate().collect()
+        let mut out = Vec::new();
+        for (w, n) in workers.iter().zip(counts).filter(|(_, n)| *n > 0) {
+            *placing.entry(w.id.clone()).or_default() += n;
+            out.push(Placed { worker_id: w.id.clone(), data_url: w.data_url.clone(), link: w.link.clone(), count: n, placing: &self.placing });
+        }
+        out
     }
 
     pub fn heartbeat(&self, lease: &str) -> Result<LeaseGrant, ControlError> {
@@ -677,6 +707,17 @@ fn check_worker_id(id: &str) -> Result<(), ControlError> {
 
 /// A worker's data URL: `http(s)://host[:port]`, nothing else (no user, path, query or
 /// fragment), so that it names a server and nothing can be smuggled into the requests built on it.
+/// One more lease on a worker's load: a ready instance of the spec if it has one, else a new
+/// instance.
+fn take_one(load: &mut WorkerLoad) {
+    load.leased += 1;
+    if load.ready > 0 {
+        load.ready -= 1;
+    } else {
+        load.instances += 1;
+    }
+}
+
 fn check_data_url(url: &str) -> Result<(), ControlError> {
     let bad = |why: &str| Err(ControlError::BadRequest(format!("data_url {url:?}: {why}")));
     let Ok(parsed) = reqwest::Url::parse(url) else { return bad("not a URL") };
@@ -711,5 +752,57 @@ mod tests {
         }
         assert!(check_worker_id("w-0f3a_9").is_ok());
         assert!(check_worker_id("../x").is_err() && check_worker_id("").is_err() && check_worker_id(&"a".repeat(65)).is_err());
+    }
+
+    /// A remote worker whose instances take a while to provision, as real ones do.
+    struct SlowToProvision {
+        id: String,
+        next: std::sync::atomic::AtomicU64,
+    }
+
+    #[async_trait]
+    impl WorkerLink for SlowToProvision {
+        async fn identity(&self) -> Result<String, LinkError> {
+            Ok(self.id.clone())
+        }
+        async fn acquire(&self, _: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, LinkError> {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok(leases.iter().map(|_| self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)).collect())
+        }
+        async fn release(&self, _: &[String], _: &str) -> Result<(), LinkError> {
+            Ok(())
+        }
+        async fn set_warm(&self, _: &EnvSpec, _: usize) -> Result<(), LinkError> {
+            Ok(())
+        }
+    }
+
+    /// Requests that arrive together (an eval's parallel slots each ask for one instance) see
+    /// each other's placements while the workers are still provisioning: they spread instead of
+    /// all landing on the first worker.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_requests_spread_over_workers_while_they_provision() {
+        let manager = Manager::new(ManagerConfig::default());
+        for id in ["w-first", "w-second"] {
+            let status = WorkerStatus { capacity: 64, backends: vec!["sim".into()], ..WorkerStatus::default() };
+            let link = Arc::new(SlowToProvision { id: id.into(), next: 0.into() });
+            manager.register(id, &format!("http://{id}:1"), status, link).await.unwrap();
+        }
+        let spec = EnvSpec { backend: "sim".into(), platform: "mobile".into(), width: 1080, height: 2400 };
+        let requests: Vec<_> = (0..6)
+            .map(|_| {
+                let (manager, spec) = (manager.clone(), spec.clone());
+                tokio::spawn(async move { manager.request(&spec, 1, None).await })
+            })
+            .collect();
+        let mut per_worker: HashMap<String, usize> = HashMap::new();
+        for r in requests {
+            for grant in r.await.unwrap().unwrap() {
+                *per_worker.entry(grant.worker_id).or_default() += 1;
+            }
+        }
+        assert_eq!(per_worker.get("w-first"), Some(&3), "{per_worker:?}");
+        assert_eq!(per_worker.get("w-second"), Some(&3), "{per_worker:?}");
+        assert!(lock(&manager.placing).is_empty(), "nothing is left in flight");
     }
 }
