@@ -234,30 +234,29 @@ async fn name_of(bus: &Connection, object: &Ref) -> String {
     property::<String>(bus, object, ACCESSIBLE, "Name").await.unwrap_or_default()
 }
 
-/// Everything one node says about itself, asked at once (the calls are pipelined on the
-/// one connection), then its children's references: only for a showing node that does not
-/// manage its descendants and has at most `max_children` (a spreadsheet's table has billions
-/// of cells; asked for them, LibreOffice spins for minutes and answers nothing else).
+/// Everything one node says about itself, then its children's references: its state first,
+/// and the rest (asked at once: the calls are pipelined on the one connection) only for a
+/// showing node, since a hidden one is left out with its subtree (LibreOffice's toolbars hold
+/// twice as many hidden items as showing ones). Children are asked for only where the node
+/// does not manage its descendants and has at most `max_children` (a spreadsheet's table has
+/// billions of cells; asked for them, LibreOffice spins for minutes and answers nothing else).
 async fn read_node(bus: &Connection, object: &Ref, max_text: usize, max_children: usize) -> Result<(Node, Vec<Ref>), String> {
-    let (role, name, states, extents, count) = tokio::join!(
+    let states = call::<_, Vec<u32>>(bus, object, ACCESSIBLE, "GetState", &()).await?;
+    let mut node = Node { states: states.first().copied().unwrap_or(0) as u64 | (states.get(1).copied().unwrap_or(0) as u64) << 32, ..Node::default() };
+    if !node.has(state::SHOWING) {
+        return Ok((node, Vec::new()));
+    }
+    let (role, name, extents, count) = tokio::join!(
         call::<_, String>(bus, object, ACCESSIBLE, "GetRoleName", &()),
         name_of(bus, object),
-        call::<_, Vec<u32>>(bus, object, ACCESSIBLE, "GetState", &()),
         call::<_, (i32, i32, i32, i32)>(bus, object, "org.a11y.atspi.Component", "GetExtents", &(0u32,)),
         property::<i32>(bus, object, ACCESSIBLE, "ChildCount"),
     );
-    let states = states?;
-    let mut node = Node {
-        parent: None,
-        role: role?.replace(' ', "-"),
-        name,
-        text: String::new(),
-        bounds: extents.unwrap_or_default(),
-        application: String::new(),
-        states: states.first().copied().unwrap_or(0) as u64 | (states.get(1).copied().unwrap_or(0) as u64) << 32,
-    };
+    node.role = role?.replace(' ', "-");
+    node.name = name;
+    node.bounds = extents.unwrap_or_default();
     let count = count.unwrap_or(0);
-    let open = node.has(state::SHOWING) && !node.has(state::MANAGES_DESCENDANTS) && count > 0 && count as usize <= max_children;
+    let open = !node.has(state::MANAGES_DESCENDANTS) && count > 0 && count as usize <= max_children;
     // A text node's content is its value: an editor's document, an entry's text.
     let texty = node.has(state::EDITABLE) || matches!(node.role.as_str(), "text" | "paragraph" | "entry" | "terminal");
     let (text, children) = tokio::join!(
