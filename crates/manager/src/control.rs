@@ -228,14 +228,24 @@ struct Placed<'a> {
     placing: &'a Mutex<HashMap<String, usize>>,
 }
 
-impl Drop for Placed<'_> {
-    fn drop(&mut self) {
-        let mut placing = lock(self.placing);
+impl Placed<'_> {
+    /// Takes the leases out of the in-flight count (`placing` is the manager's, locked).
+    fn settle(&mut self, placing: &mut HashMap<String, usize>) {
         if let Some(n) = placing.get_mut(&self.worker_id) {
             *n = n.saturating_sub(self.count);
             if *n == 0 {
                 placing.remove(&self.worker_id);
             }
+        }
+        self.count = 0;
+    }
+}
+
+impl Drop for Placed<'_> {
+    fn drop(&mut self) {
+        if self.count > 0 {
+            let placing = self.placing;
+            self.settle(&mut lock(placing));
         }
     }
 }
@@ -440,11 +450,14 @@ impl Manager {
             if plan.is_empty() {
                 break;
             }
-            for placed in plan {
-                let (worker_id, n) = (&placed.worker_id, placed.count);
+            for mut placed in plan {
+                let (worker_id, n) = (placed.worker_id.clone(), placed.count);
                 let ids = crate::auth::random_ids("l", n);
                 match placed.link.acquire(spec, &ids).await {
                     Ok(instances) => {
+                        // In the table and out of the in-flight count at once (the lock order
+                        // `place` takes), so that no placement counts them twice.
+                        let mut placing = lock(&self.placing);
                         let mut leases = lock(&self.leases);
                         for (lease, instance) in ids.into_iter().zip(instances) {
                             leases.insert(lease.clone(), Lease { worker: worker_id.clone(), instance, spec: spec.clone(), ttl, expires: Instant::now() + ttl });
@@ -458,11 +471,12 @@ impl Manager {
                             });
                             remaining -= 1;
                         }
-                        drop(leases);
-                        self.bump_remote(worker_id, spec, n);
+                        placed.settle(&mut placing);
+                        drop((leases, placing));
+                        self.bump_remote(&worker_id, spec, n);
                     }
-                    Err(LinkError::Unreachable(why)) => self.mark_lost(worker_id, &why),
-                    Err(LinkError::Worker(WorkerError::Full(_))) => self.mark_full(worker_id),
+                    Err(LinkError::Unreachable(why)) => self.mark_lost(&worker_id, &why),
+                    Err(LinkError::Worker(WorkerError::Full(_))) => self.mark_full(&worker_id),
                     Err(LinkError::Worker(e)) => {
                         self.rollback(&grants).await;
                         return Err(match e {
@@ -560,22 +574,28 @@ impl Manager {
             .map(|w| {
                 let s = w.status();
                 let ready = s.ready.get(&key).copied().unwrap_or(0);
-                let held = leased.get(&w.id).copied().unwrap_or(0);
+                // Leases being acquired count as held. Their instances may or may not show in
+                // the worker's status yet (a worker counts an instance as it starts to provision
+                // it; a remote one says so at its next heartbeat): the larger figure counts them
+                // once either way.
+                let held = leased.get(&w.id).copied().unwrap_or(0) + placing.get(&w.id).copied().unwrap_or(0);
                 // Ready instances of other specs make room when needed (the worker evicts them).
                 let evictable: usize = s.ready.iter().filter(|(k, _)| **k != key).map(|(_, n)| n).sum();
                 let occupied = s.instances.saturating_sub(evictable).max(held + ready);
-                let mut load = WorkerLoad { alive: w.alive, capacity: s.capacity, instances: occupied, leased: held, ready };
-                for _ in 0..placing.get(&w.id).copied().unwrap_or(0) {
-                    take_one(&mut load);
-                }
-                load
+                WorkerLoad { alive: w.alive, capacity: s.capacity, instances: occupied, leased: held, ready }
             })
             .collect();
         let mut counts = vec![0usize; loads.len()];
         for _ in 0..count {
             let Some(i) = plan::place(&loads) else { break };
             counts[i] += 1;
-            take_one(&mut loads[i]);
+            let load = &mut loads[i];
+            load.leased += 1;
+            if load.ready > 0 {
+                load.ready -= 1;
+            } else {
+                load.instances += 1;
+            }
         }
         let mut out = Vec::new();
         for (w, n) in workers.iter().zip(counts).filter(|(_, n)| *n > 0) {
@@ -707,17 +727,6 @@ fn check_worker_id(id: &str) -> Result<(), ControlError> {
 
 /// A worker's data URL: `http(s)://host[:port]`, nothing else (no user, path, query or
 /// fragment), so that it names a server and nothing can be smuggled into the requests built on it.
-/// One more lease on a worker's load: a ready instance of the spec if it has one, else a new
-/// instance.
-fn take_one(load: &mut WorkerLoad) {
-    load.leased += 1;
-    if load.ready > 0 {
-        load.ready -= 1;
-    } else {
-        load.instances += 1;
-    }
-}
-
 fn check_data_url(url: &str) -> Result<(), ControlError> {
     let bad = |why: &str| Err(ControlError::BadRequest(format!("data_url {url:?}: {why}")));
     let Ok(parsed) = reqwest::Url::parse(url) else { return bad("not a URL") };
@@ -758,6 +767,27 @@ mod tests {
     struct SlowToProvision {
         id: String,
         next: std::sync::atomic::AtomicU64,
+        capacity: usize,
+        /// Where it heartbeats as it starts to provision (the manager and its secret), the way
+        /// a worker's status counts an instance from then on.
+        reports_to: Mutex<Option<(Arc<Manager>, String)>>,
+        provisioning: std::sync::atomic::AtomicUsize,
+    }
+
+    impl SlowToProvision {
+        fn new(id: &str, capacity: usize) -> Arc<SlowToProvision> {
+            Arc::new(SlowToProvision { id: id.into(), next: 0.into(), capacity, reports_to: Mutex::new(None), provisioning: 0.into() })
+        }
+
+        fn status(&self, instances: usize) -> WorkerStatus {
+            WorkerStatus { capacity: self.capacity, instances, backends: vec!["sim".into()], ..WorkerStatus::default() }
+        }
+
+        async fn register_with(self: &Arc<Self>, manager: &Arc<Manager>) {
+            let url = format!("http://{}:1", self.id);
+            let secret = manager.register(&self.id, &url, self.status(0), self.clone()).await.unwrap();
+            *lock(&self.reports_to) = Some((manager.clone(), secret));
+        }
     }
 
     #[async_trait]
@@ -766,6 +796,10 @@ mod tests {
             Ok(self.id.clone())
         }
         async fn acquire(&self, _: &EnvSpec, leases: &[String]) -> Result<Vec<u64>, LinkError> {
+            let instances = self.provisioning.fetch_add(leases.len(), std::sync::atomic::Ordering::SeqCst) + leases.len();
+            if let Some((manager, secret)) = lock(&self.reports_to).clone() {
+                manager.worker_heartbeat(&self.id, &secret, self.status(instances)).unwrap();
+            }
             tokio::time::sleep(Duration::from_millis(100)).await;
             Ok(leases.iter().map(|_| self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)).collect())
         }
@@ -784,9 +818,7 @@ mod tests {
     async fn concurrent_requests_spread_over_workers_while_they_provision() {
         let manager = Manager::new(ManagerConfig::default());
         for id in ["w-first", "w-second"] {
-            let status = WorkerStatus { capacity: 64, backends: vec!["sim".into()], ..WorkerStatus::default() };
-            let link = Arc::new(SlowToProvision { id: id.into(), next: 0.into() });
-            manager.register(id, &format!("http://{id}:1"), status, link).await.unwrap();
+            SlowToProvision::new(id, 64).register_with(&manager).await;
         }
         let spec = EnvSpec { backend: "sim".into(), platform: "mobile".into(), width: 1080, height: 2400 };
         let requests: Vec<_> = (0..6)
@@ -804,5 +836,27 @@ mod tests {
         assert_eq!(per_worker.get("w-first"), Some(&3), "{per_worker:?}");
         assert_eq!(per_worker.get("w-second"), Some(&3), "{per_worker:?}");
         assert!(lock(&manager.placing).is_empty(), "nothing is left in flight");
+    }
+
+    /// A worker that already counts an instance it is provisioning is not charged for it a
+    /// second time: at capacity 2, a second request while the first provisions still fits.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_instance_being_provisioned_is_counted_once() {
+        let manager = Manager::new(ManagerConfig::default());
+        let worker = SlowToProvision::new("w-tight", 2);
+        worker.register_with(&manager).await;
+        let spec = EnvSpec { backend: "sim".into(), platform: "mobile".into(), width: 1080, height: 2400 };
+        let first = {
+            let (manager, spec) = (manager.clone(), spec.clone());
+            tokio::spawn(async move { manager.request(&spec, 1, None).await })
+        };
+        while worker.provisioning.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let second = manager.request(&spec, 1, None).await;
+        assert!(second.is_ok(), "{second:?}");
+        assert!(first.await.unwrap().is_ok());
+        let third = manager.request(&spec, 1, None).await;
+        assert!(matches!(third, Err(ControlError::NoCapacity(_))), "{third:?}");
     }
 }
