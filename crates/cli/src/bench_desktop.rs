@@ -62,6 +62,9 @@ pub struct DesktopFigures {
     /// One look of the memory watch at every process of the machine (it looks ten times a
     /// second), with those instances up, and how many processes there were.
     pub memory_look_p50_ms: f64,
+    /// Of that, the time the look spent on a CPU (what the watch costs the machine; the rest
+    /// is waiting for a core while the instances work). 0 where the kernel does not say.
+    pub memory_look_cpu_p50_ms: f64,
     pub processes: usize,
     /// Memory available to instances, and how many Calc instances it holds at the measured size.
     pub mem_available_mib: f64,
@@ -94,7 +97,10 @@ impl DesktopFigures {
             "  concurrent Calc      {}/{} ready in {:.0} ms, {:.0} MiB together\n",
             self.concurrent_ready, self.concurrent_asked, self.concurrent_ready_ms, self.concurrent_memory_mib
         ));
-        out.push_str(&format!("  memory watch         one look p50 {:.2} ms at {} processes\n", self.memory_look_p50_ms, self.processes));
+        out.push_str(&format!(
+            "  memory watch         one look p50 {:.2} ms ({:.2} ms on a CPU) at {} processes\n",
+            self.memory_look_p50_ms, self.memory_look_cpu_p50_ms, self.processes
+        ));
         out.push_str(&format!("  fit in {:.0} MiB available: {} Calc instances\n", self.mem_available_mib, self.calc_instances_that_fit));
         out
     }
@@ -227,11 +233,14 @@ pub async fn bench_desktop(s: &Settings) -> anyhow::Result<DesktopFigures> {
     for env in &ready {
         together += env.memory_pss().await?;
     }
-    let mut looks = Vec::new();
+    let (mut looks, mut looks_on_cpu) = (Vec::new(), Vec::new());
     for _ in 0..20 {
-        let t = Instant::now();
+        let (t, cpu) = (Instant::now(), thread_cpu_ns());
         std::hint::black_box(guigym_desktop::memory::held_by_account());
         looks.push(t.elapsed().as_secs_f64() * 1e3);
+        if let (Some(before), Some(after)) = (cpu, thread_cpu_ns()) {
+            looks_on_cpu.push(after.saturating_sub(before) as f64 / 1e6);
+        }
     }
     let processes = guigym_desktop::session::all_pids().len();
     let per = if ready.is_empty() { memory_calc.max(memory_editor) } else { together / ready.len() as u64 };
@@ -258,8 +267,15 @@ pub async fn bench_desktop(s: &Settings) -> anyhow::Result<DesktopFigures> {
         concurrent_ready_ms,
         concurrent_memory_mib: together as f64 / MIB,
         memory_look_p50_ms: percentile(&mut looks, 50.0),
+        memory_look_cpu_p50_ms: percentile(&mut looks_on_cpu, 50.0),
         processes,
         mem_available_mib: available as f64 / MIB,
         calc_instances_that_fit: available.checked_div(per.max(1)).unwrap_or(0),
     })
+}
+
+/// The time this thread has spent on a CPU, in nanoseconds (the first field of its
+/// `schedstat`).
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
 }
