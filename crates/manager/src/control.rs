@@ -820,7 +820,7 @@ mod tests {
         for id in ["w-first", "w-second"] {
             SlowToProvision::new(id, 64).register_with(&manager).await;
         }
-        let spec = EnvSpec { backend: "sim".into(), platform: "mobile".into(), width: 1080, height: 2400 };
+        let spec = EnvSpec::sim();
         let requests: Vec<_> = (0..6)
             .map(|_| {
                 let (manager, spec) = (manager.clone(), spec.clone());
@@ -845,12 +845,14 @@ mod tests {
         let manager = Manager::new(ManagerConfig::default());
         let worker = SlowToProvision::new("w-tight", 2);
         worker.register_with(&manager).await;
-        let spec = EnvSpec { backend: "sim".into(), platform: "mobile".into(), width: 1080, height: 2400 };
+        let spec = EnvSpec::sim();
         let first = {
             let (manager, spec) = (manager.clone(), spec.clone());
             tokio::spawn(async move { manager.request(&spec, 1, None).await })
         };
+        let deadline = Instant::now() + Duration::from_secs(10);
         while worker.provisioning.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            assert!(Instant::now() < deadline && !first.is_finished(), "the first request never reached the worker");
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         let second = manager.request(&spec, 1, None).await;
