@@ -6,6 +6,7 @@ images, acknowledge the batch, and announce a new weight version. Standard libra
 """
 
 import json
+import os
 import sys
 import urllib.request
 
@@ -29,9 +30,17 @@ SLIME_FIELDS = {
 STATUSES = {"pending", "completed", "truncated", "aborted", "failed"}
 
 
+def _headers():
+    """JSON, and the trainers' credential when the buffer has one (GUIGYM_BUFFER_TRAINER_TOKEN)."""
+    headers = {"content-type": "application/json"}
+    if os.environ.get("GUIGYM_BUFFER_TRAINER_TOKEN"):
+        headers["authorization"] = "Bearer " + os.environ["GUIGYM_BUFFER_TRAINER_TOKEN"]
+    return headers
+
+
 def fetch(url, path, body=None, method=None):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url + path, data=data, method=method, headers={"content-type": "application/json"})
+    req = urllib.request.Request(url + path, data=data, method=method, headers=_headers())
     with urllib.request.urlopen(req, timeout=30) as r:
         return r.read()
 

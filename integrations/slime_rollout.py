@@ -50,9 +50,17 @@ except ImportError:  # The same fields, for machines without slime (and CI).
         session_id: Optional[str] = None
 
 
+def _headers():
+    """JSON, and the trainers' credential when the buffer has one (GUIGYM_BUFFER_TRAINER_TOKEN)."""
+    headers = {"content-type": "application/json"}
+    if os.environ.get("GUIGYM_BUFFER_TRAINER_TOKEN"):
+        headers["authorization"] = "Bearer " + os.environ["GUIGYM_BUFFER_TRAINER_TOKEN"]
+    return headers
+
+
 def _call(url, path, body=None, method=None):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url + path, data=data, method=method, headers={"content-type": "application/json"})
+    req = urllib.request.Request(url + path, data=data, method=method, headers=_headers())
     with urllib.request.urlopen(req, timeout=60) as r:
         return json.load(r)
 

@@ -61,6 +61,26 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 8)]
         instances: usize,
     },
+    /// The trajectory buffer over HTTP: groups per second in and out, durable and in memory
+    Buffer {
+        #[arg(long)]
+        json: bool,
+        /// Groups posted
+        #[arg(long, default_value_t = 20_000)]
+        groups: usize,
+        #[arg(long, default_value_t = 8)]
+        samples_per_group: usize,
+        #[arg(long, default_value_t = 512)]
+        prompt_tokens: usize,
+        #[arg(long, default_value_t = 64)]
+        response_tokens: usize,
+        /// Concurrent producers
+        #[arg(long, default_value_t = 16)]
+        producers: usize,
+        /// Samples a trainer leases per batch
+        #[arg(long, default_value_t = 256)]
+        batch_samples: usize,
+    },
     /// The harness: prefix-cache hits, prompt and training tokens, overhead per step, for
     /// window-wise against last-k history on the same trajectories
     Harness {
@@ -182,6 +202,23 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
         }
         BenchCommand::Desktop { json, resets, iterations, instances } => {
             let figures = crate::bench_desktop::bench_desktop(&crate::bench_desktop::Settings { resets, iterations, instances }).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&figures)?);
+            } else {
+                print!("{}", figures.text());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BenchCommand::Buffer { json, groups, samples_per_group, prompt_tokens, response_tokens, producers, batch_samples } => {
+            let settings = crate::bench_buffer::Settings {
+                groups: groups.max(1),
+                samples_per_group: samples_per_group.max(1),
+                prompt_tokens: prompt_tokens.max(1),
+                response_tokens: response_tokens.max(1),
+                producers: producers.max(1),
+                batch_samples: batch_samples.max(1),
+            };
+            let figures = crate::bench_buffer::run(settings).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&figures)?);
             } else {

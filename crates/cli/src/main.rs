@@ -4,6 +4,7 @@
 //! validate) or could not run (an error, printed); 2 the command line is wrong.
 
 mod bench;
+mod bench_buffer;
 mod bench_desktop;
 mod bench_manager;
 mod bench_web;

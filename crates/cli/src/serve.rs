@@ -93,14 +93,14 @@ async fn bind(host: &str, port: u16) -> anyhow::Result<(tokio::net::TcpListener,
 }
 
 /// Raises the open-file limit and says so; the limits connections are held to.
-fn limits() -> net::Limits {
+pub fn limits() -> net::Limits {
     let (before, after) = net::raise_open_file_limit();
     let limits = net::Limits::for_process();
     tracing::info!(open_files_before = before, open_files = after, max_connections = limits.max_connections, "connection limits");
     limits
 }
 
-fn announce(url: &str) {
+pub fn announce(url: &str) {
     use std::io::Write;
     println!("listening on {url}");
     let _ = std::io::stdout().flush();

@@ -73,6 +73,7 @@ fn crates_depend_only_downward_and_only_some_speak_http() {
         ("rollout", &["guigym-core", "guigym-harness"], true),
         ("manager", &["guigym-core"], true),
         ("learner", &["guigym-core", "guigym-harness", "guigym-rollout"], false),
+        ("serve", &["guigym-core", "guigym-harness", "guigym-rollout", "guigym-manager"], true),
     ];
     let network = ["reqwest", "axum", "hyper", "hyper-util", "tokio-tungstenite"];
     let mut problems = Vec::new();

@@ -145,10 +145,22 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
     let dir = std::env::temp_dir().join(format!("guigym-train-buffer-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let server = common::Served::start(&["buffer", "serve", "--max-staleness", "5"]);
+    // Producers and trainers each hold their own credential.
+    let server = common::Served::start(&[
+        "buffer",
+        "serve",
+        "--dir",
+        dir.join("buffer").to_str().unwrap(),
+        "--max-staleness",
+        "5",
+        "--producer-token",
+        "producer-secret",
+        "--trainer-token",
+        "trainer-secret",
+    ]);
     let client = |method: &str, path: &str, body: Option<&str>| {
         let mut cmd = std::process::Command::new("curl");
-        cmd.args(["-s", "-X", method, &format!("{}{path}", server.url)]);
+        cmd.args(["-s", "-X", method, "-H", "authorization: Bearer trainer-secret", &format!("{}{path}", server.url)]);
         if let Some(b) = body {
             cmd.args(["-H", "content-type: application/json", "-d", b]);
         }
@@ -163,7 +175,17 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
     let path = config(&dir, 2);
     let text = std::fs::read_to_string(&path).unwrap() + &format!("buffer: {}\n", server.url);
     std::fs::write(&path, text).unwrap();
-    let out = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store")).output().unwrap();
+    // Without the producers' credential the run cannot post; with it, it does.
+    let refused = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("refused")).output().unwrap();
+    assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("401"), "{}", String::from_utf8_lossy(&refused.stderr));
+    let out = guigym()
+        .args(["train", "--config"])
+        .arg(&path)
+        .arg("--store")
+        .arg(dir.join("store"))
+        .env("GUIGYM_BUFFER_PRODUCER_TOKEN", "producer-secret")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let written: usize = (0..2).map(|r| std::fs::read_to_string(dir.join(format!("out/round-{r}.jsonl"))).unwrap().lines().count()).sum();
     let state = client("GET", "/v1/buffer", None);
@@ -184,7 +206,14 @@ fn rounds_feed_a_live_buffer_with_the_trainers_weight_version() {
     // The rounds again (as a resumed run re-does a round it had started posting): every
     // group is a duplicate, nothing is queued twice.
     let queued = client("GET", "/v1/buffer", None)["queued"].as_u64().unwrap();
-    let out = guigym().args(["train", "--config"]).arg(&path).arg("--store").arg(dir.join("store2")).output().unwrap();
+    let out = guigym()
+        .args(["train", "--config"])
+        .arg(&path)
+        .arg("--store")
+        .arg(dir.join("store2"))
+        .env("GUIGYM_BUFFER_PRODUCER_TOKEN", "producer-secret")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(client("GET", "/v1/buffer", None)["queued"].as_u64().unwrap(), queued, "re-posted groups are not queued again");
     let _ = std::fs::remove_dir_all(dir);
@@ -271,7 +300,7 @@ fn rollouts_pause_while_the_trainer_falls_behind() {
     let dir = std::env::temp_dir().join(format!("guigym-train-pause-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let server = common::Served::start(&["buffer", "serve"]);
+    let server = common::Served::start(&["buffer", "serve", "--dir", dir.join("buffer").to_str().unwrap()]);
     let url = server.url.clone();
     let get = |path: &str| -> serde_json::Value {
         let out = std::process::Command::new("curl").args(["-s", &format!("{url}{path}")]).output().unwrap();
@@ -320,7 +349,7 @@ fn samples_carry_the_weight_version_the_policy_server_reported() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let model = common::Served::start(&["policy-server", "--suite", "smoke", "--weight-version", "6"]);
-    let buffer = common::Served::start(&["buffer", "serve", "--max-staleness", "5"]);
+    let buffer = common::Served::start(&["buffer", "serve", "--dir", dir.join("buffer").to_str().unwrap(), "--max-staleness", "5"]);
     let post = std::process::Command::new("curl")
         .args(["-s", "-X", "POST", "-H", "content-type: application/json", "-d", "{\"version\": 7}", &format!("{}/v1/weights", buffer.url)])
         .output()
@@ -354,7 +383,7 @@ fn reinforce_pp_rounds_are_whitened_before_they_reach_the_buffer() {
     let dir = std::env::temp_dir().join(format!("guigym-train-rpp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let buffer = common::Served::start(&["buffer", "serve"]);
+    let buffer = common::Served::start(&["buffer", "serve", "--dir", dir.join("buffer").to_str().unwrap()]);
     let path = config(&dir, 1);
     let text = std::fs::read_to_string(&path).unwrap().replace("name: grpo", "name: reinforce_pp") + &format!("buffer: {}\n", buffer.url);
     std::fs::write(&path, text).unwrap();
@@ -383,7 +412,7 @@ fn a_run_killed_mid_round_and_resumed_gives_the_buffer_every_group_once() {
     std::fs::create_dir_all(&dir).unwrap();
     // A slow model, so the round is still running when the first group reaches the buffer.
     let model = common::Served::start(&["policy-server", "--suite", "smoke", "--mode", "slow", "--delay-ms", "40"]);
-    let buffer = common::Served::start(&["buffer", "serve"]);
+    let buffer = common::Served::start(&["buffer", "serve", "--dir", dir.join("buffer").to_str().unwrap()]);
     let get = |path: &str| -> serde_json::Value {
         let out = std::process::Command::new("curl").args(["-s", &format!("{}{path}", buffer.url)]).output().unwrap();
         serde_json::from_slice(&out.stdout).unwrap()

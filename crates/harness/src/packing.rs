@@ -15,6 +15,7 @@ use crate::tokenizer::Tokenizer;
 /// One training sample in a layout trainers read (slime's `Sample`, verl's
 /// `AgentLoopOutput` are built from it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sample {
     pub trajectory_id: String,
     pub task_id: String,

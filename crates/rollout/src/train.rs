@@ -14,6 +14,7 @@ use guigym_harness::tokenizer::Tokenizer;
 use guigym_harness::{HarnessConfig, HistoryPolicy, PolicyFactory, Prompt};
 use serde::{Deserialize, Serialize};
 
+use crate::buffer::client::BufferClient;
 use crate::eval::{eval, EvalConfig, Progress};
 use crate::rl::{dapo_keep, dr_grpo, grpo, AdaptiveSampler, KlEstimator, SamplingConfig, TaskStats};
 use crate::store::Store;
@@ -417,65 +418,6 @@ pub struct Trainer<'a> {
     pub tokenizer: &'a Tokenizer,
 }
 
-/// What a buffer reports of itself (`GET /v1/buffer`: its weight version, queued and leased
-/// samples).
-async fn buffer_state(http: &reqwest::Client, url: &str) -> Result<serde_json::Value, TrainError> {
-    let fail = |e: reqwest::Error| TrainError::Run(format!("trajectory buffer {url}: {e}"));
-    http.get(format!("{}/v1/buffer", url.trim_end_matches('/'))).send().await.map_err(fail)?.error_for_status().map_err(fail)?.json().await.map_err(fail)
-}
-
-/// The weight version a buffer holds (what its trainer last announced).
-async fn buffer_version(http: &reqwest::Client, url: &str) -> Result<u64, TrainError> {
-    buffer_state(http, url).await?["weight_version"]
-        .as_u64()
-        .ok_or_else(|| TrainError::Run(format!("trajectory buffer {url}: no weight_version in /v1/buffer")))
-}
-
-/// Waits while the buffer holds `max` samples or more that the trainer has not consumed.
-async fn wait_for_trainer(http: &reqwest::Client, url: &str, max: usize) -> Result<(), TrainError> {
-    let mut said = false;
-    loop {
-        let v = buffer_state(http, url).await?;
-        let pending = v["queued"].as_u64().unwrap_or(0) + v["leased"].as_u64().unwrap_or(0);
-        if (pending as usize) < max {
-            return Ok(());
-        }
-        if !said {
-            eprintln!("waiting for the trainer: {pending} samples not yet consumed (buffer_max_pending {max})");
-            said = true;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    }
-}
-
-/// Posts one group to the buffer, its screenshots first (each once: a `HEAD` says whether the
-/// buffer has it). A group the buffer already has (a resumed round) is accepted as a duplicate.
-async fn post_group(http: &reqwest::Client, url: &str, store: &Store, group_id: &str, trajectories: usize, samples: &[Sample]) -> Result<(), TrainError> {
-    let base = url.trim_end_matches('/');
-    let fail = |e: String| TrainError::Run(format!("trajectory buffer {url}: {e}"));
-    let mut hashes: Vec<&String> = samples.iter().flat_map(|s| &s.images).collect();
-    hashes.sort();
-    hashes.dedup();
-    for hash in hashes {
-        let at = format!("{base}/v1/images/{hash}");
-        let head = http.head(&at).send().await.map_err(|e| fail(e.to_string()))?;
-        if head.status().is_success() {
-            continue;
-        }
-        let png = std::fs::read(store.blob_path(hash)).map_err(|e| fail(format!("screenshot {hash} is not in the store: {e}")))?;
-        let r = http.put(&at).body(png).send().await.map_err(|e| fail(e.to_string()))?;
-        if !r.status().is_success() {
-            return Err(fail(format!("uploading image {hash}: {} {}", r.status(), r.text().await.unwrap_or_default())));
-        }
-    }
-    let body = serde_json::json!({ "group_id": group_id, "trajectories": trajectories, "samples": samples });
-    let r = http.post(format!("{base}/v1/groups")).json(&body).send().await.map_err(|e| fail(e.to_string()))?;
-    if !r.status().is_success() {
-        return Err(fail(format!("posting group {group_id}: {} {}", r.status(), r.text().await.unwrap_or_default())));
-    }
-    Ok(())
-}
-
 /// Copies a round's screenshots into `out/images/` (named `<hash>.png`), so the round's
 /// sample files resolve their images from the output folder alone.
 fn copy_images(store: &Store, out: &Path, samples: &[Sample]) -> Result<(), TrainError> {
@@ -563,7 +505,7 @@ impl Trainer<'_> {
         Rng::derive(c.seed, &c.name).shuffle(&mut order);
         let mut out = Vec::new();
         // One connection pool for the run's buffer requests.
-        let http = reqwest::Client::new();
+        let buffer = c.buffer.as_deref().map(BufferClient::new);
         let mut reported: Option<serde_json::Value> = None;
         for round in (done.len() as u32)..c.rounds {
             let started = Instant::now();
@@ -579,12 +521,12 @@ impl Trainer<'_> {
                 task_attempts: budgets,
                 ..EvalConfig::default()
             };
-            if let (Some(url), Some(max)) = (&c.buffer, c.buffer_max_pending) {
-                wait_for_trainer(&http, url, max).await?;
+            if let (Some(b), Some(max)) = (&buffer, c.buffer_max_pending) {
+                b.wait_for_trainer(max).await.map_err(TrainError::Run)?;
             }
             // The trainer's current weights, as it announced them to the buffer.
-            let weight_version = match &c.buffer {
-                Some(url) => buffer_version(&http, url).await?,
+            let weight_version = match &buffer {
+                Some(b) => b.version().await.map_err(TrainError::Run)?,
                 None => round as u64,
             };
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -613,8 +555,8 @@ impl Trainer<'_> {
                         s.algorithm = Some(settings.clone());
                     }
                     copy_images(&self.store, &c.output, &samples)?;
-                    if let (Some(url), false) = (&c.buffer, whole_round) {
-                        post_group(&http, url, &self.store, &format!("{round}:{task_id}"), group.len(), &samples).await?;
+                    if let (Some(b), false) = (&buffer, whole_round) {
+                        b.post_group(&self.store, &format!("{round}:{task_id}"), group.len(), &samples).await.map_err(TrainError::Run)?;
                     }
                     packed.push((task_id, group.len(), samples));
                 }
@@ -635,10 +577,10 @@ impl Trainer<'_> {
             if whole_round {
                 whiten_round(&mut samples);
             }
-            if let (Some(url), true) = (&c.buffer, whole_round) {
+            if let (Some(b), true) = (&buffer, whole_round) {
                 let mut at = 0;
                 for (task_id, attempts, group) in &packed {
-                    post_group(&http, url, &self.store, &format!("{round}:{task_id}"), *attempts, &samples[at..at + group.len()]).await?;
+                    b.post_group(&self.store, &format!("{round}:{task_id}"), *attempts, &samples[at..at + group.len()]).await.map_err(TrainError::Run)?;
                     at += group.len();
                 }
             }
@@ -648,8 +590,8 @@ impl Trainer<'_> {
                 .map_err(|e| TrainError::Run(format!("{}: {e}", path.display())))?;
             // What the trainer reported with its newest weights, once per report.
             let mut trainer = BTreeMap::new();
-            if let Some(url) = &c.buffer {
-                if let Some(report) = buffer_state(&http, url).await?.get("trainer_figures").filter(|r| !r.is_null()) {
+            if let Some(b) = &buffer {
+                if let Some(report) = b.state().await.map_err(TrainError::Run)?.get("trainer_figures").filter(|r| !r.is_null()) {
                     // A report not recorded yet (a new version, or new figures for the same one).
                     if reported.as_ref() != Some(report) {
                         reported = Some(report.clone());
