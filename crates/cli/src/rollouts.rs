@@ -29,6 +29,8 @@ pub struct Rollouts {
     /// The manager this server is (its own URL and token): attempts lease like any client.
     pub manager_url: String,
     pub token: Option<String>,
+    /// Which model endpoints callers may name.
+    egress: guigym_harness::egress::Egress,
     /// Packing needs it where the model server reports no token ids: loaded at the first
     /// rollout (a server that never plays one does not hold it), `None` when none was found.
     tokenizer: std::sync::OnceLock<Option<Tokenizer>>,
@@ -127,10 +129,20 @@ async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<
     let Some(tokenizer) = s.tokenizer() else {
         return Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "no_tokenizer", "this server has no Qwen tokenizer for packing: run ./scripts/setup.sh"));
     };
-    // The server's environment holds secrets (its own token, API keys): a caller-named model
-    // must never read one of them and carry it to the caller's URL.
-    let model = OpenAiConfig { api_key_env: None, ..req.model.clone() };
-    let factory = OpenAiFactory::new(model).map_err(|e| bad("bad_model", format!("model: {e}")))?;
+    // A caller-named model gets none of the server's secrets (its API keys), reaches only what
+    // the operator allows, follows no redirect, and its answers are not relayed in errors; a
+    // caller cannot hold the server's slots for long with its own retry settings.
+    let model = OpenAiConfig {
+        timeout_ms: req.model.timeout_ms.min(MAX_MODEL_TIMEOUT_MS),
+        max_retries: req.model.max_retries.min(4),
+        backoff_ms: req.model.backoff_ms.min(5_000),
+        down_for_ms: req.model.down_for_ms.min(60_000),
+        ..req.model.clone()
+    };
+    for u in &model.base_urls {
+        s.egress.check(u).map_err(|e| ApiError::new(StatusCode::FORBIDDEN, "model_not_allowed", e))?;
+    }
+    let factory = OpenAiFactory::for_callers(model, &s.egress).map_err(|e| bad("bad_model", format!("model: {e}")))?;
     // The backend's own platform and screen (a desktop is not a phone).
     let screen = crate::registry::backend(&req.backend).map_err(|e| bad("bad_backend", e.to_string()))?.screen;
     let spec = crate::registry::env_spec(&req.backend, screen).map_err(|e| bad("bad_backend", e.to_string()))?;
@@ -174,7 +186,11 @@ async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<
     })))
 }
 
-/// The state of the rollout routes for a server at `url`.
-pub fn state(url: &str, token: Option<String>) -> Arc<Rollouts> {
-    Arc::new(Rollouts { manager_url: url.to_string(), token, tokenizer: std::sync::OnceLock::new() })
+/// The longest a caller's model may take to answer one request.
+const MAX_MODEL_TIMEOUT_MS: u64 = 600_000;
+
+/// The state of the rollout routes for a server at `url`, whose callers may name the model
+/// endpoints `egress` allows.
+pub fn state(url: &str, token: Option<String>, egress: guigym_harness::egress::Egress) -> Arc<Rollouts> {
+    Arc::new(Rollouts { manager_url: url.to_string(), token, egress, tokenizer: std::sync::OnceLock::new() })
 }

@@ -81,6 +81,13 @@ pub struct ServeArgs {
     /// A remote worker silent this long is declared lost
     #[arg(long, default_value_t = 5_000)]
     worker_timeout_ms: u64,
+    /// A model endpoint (a base URL ending in /v1) that callers of `POST /v1/rollouts` may
+    /// name; repeat for more. With none listed, only hosts whose every address is public
+    #[arg(long = "model-endpoint")]
+    model_endpoints: Vec<String>,
+    /// A file of such model endpoints, one per line (`#` starts a comment)
+    #[arg(long)]
+    model_endpoints_file: Option<std::path::PathBuf>,
     /// The in-process worker (capacity 0: manager only, workers register with `guigym worker`)
     #[command(flatten)]
     worker: WorkerArgs,
@@ -131,7 +138,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let manager = Manager::new(config);
     let link = RemoteLink::factory(creds.worker.clone());
     // Rollouts lease through this same manager, as any client does.
-    let mut rollouts = crate::rollouts::routes(crate::rollouts::state(&url, creds.client.clone()))
+    let mut endpoints = args.model_endpoints.clone();
+    if let Some(file) = &args.model_endpoints_file {
+        let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        endpoints.extend(text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).filter(|l| !l.is_empty()).map(str::to_string));
+    }
+    let egress = guigym_harness::egress::Egress::new(&endpoints).map_err(|e| anyhow::anyhow!("--model-endpoint: {e}"))?;
+    let mut rollouts = crate::rollouts::routes(crate::rollouts::state(&url, creds.client.clone(), egress))
         .merge(crate::task_routes::routes())
         .merge(crate::dash::fleet_routes(manager.clone()));
     if let Some(dir) = &args.store {

@@ -262,7 +262,7 @@ print(json.dumps({"groups": len(groups), "sizes": [len(g) for g in groups]}))
 #[test]
 fn the_verl_agent_loop_plays_tasks_through_guigym_serve() {
     let model = Served::start(&["policy-server"]);
-    let server = Served::start(&["serve", "--port", "0", "--token", "s3cret"]);
+    let server = Served::start(&["serve", "--port", "0", "--token", "s3cret", "--model-endpoint", &model.url]);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../integrations");
     let script = r#"
 import asyncio, json, os, sys

@@ -382,3 +382,87 @@ fn after_any_restarts_every_live_worker_is_back_with_its_capacity() {
     }
     println!("restarted, and every worker registered again after (ms): {back_in:?}");
 }
+
+/// A loopback HTTP server that answers every request with `response` and counts them.
+fn fixed_server(response: String) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let response = response.clone();
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                // Read the head and the body the head announces, then answer.
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 65536];
+                while let Ok(n) = stream.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    seen.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&seen);
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let length = text[..end]
+                            .lines()
+                            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0)));
+                        if seen.len() >= end + 4 + length.unwrap_or(0) {
+                            break;
+                        }
+                    }
+                }
+                let _ = stream.write_all(response.as_bytes());
+            });
+        }
+    });
+    (url, hits)
+}
+
+/// `POST /v1/rollouts` calls the model a client names: it must not become a way to reach what
+/// only the server reaches. A redirect is not followed (the redirector's target is never
+/// asked), an error says what failed without relaying what answered, and an endpoint the
+/// operator did not list is refused when it is on loopback or link-local (the manager's own
+/// routes, a buffer, a cloud's metadata service).
+#[test]
+fn the_rollout_route_is_no_way_into_the_servers_network() {
+    let secret = "SECRET-7c1d-internal-answer";
+    // What a redirect would lead to: a service that must never be asked.
+    let (target, target_hits) = fixed_server(format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{secret}", secret.len()));
+    let (redirector, _) = fixed_server(format!("HTTP/1.1 307 Temporary Redirect\r\nLocation: {target}/v1/chat/completions\r\nContent-Length: 0\r\n\r\n"));
+    // An endpoint that is some other service: its error bodies, and a 200 that is no completion.
+    let (echo, _) = fixed_server(format!("HTTP/1.1 500 Internal Server Error\r\nContent-Length: {}\r\n\r\n{secret}", secret.len()));
+    let body200 = format!("{{\"error\": \"{secret}\", \"message\": \"{secret}\"}}");
+    let (not_chat, _) = fixed_server(format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body200}", body200.len()));
+    let (not_found, _) = fixed_server(format!("HTTP/1.1 404 Not Found\r\nContent-Length: {}\r\n\r\n{secret}", secret.len()));
+    let listed: Vec<String> = [&redirector, &echo, &not_chat, &not_found].iter().map(|u| format!("{u}/v1")).collect();
+    let mut args = vec!["serve", "--port", "0"];
+    for l in &listed {
+        args.extend(["--model-endpoint", l.as_str()]);
+    }
+    let server = Served::start(&args);
+    let rollout = |base: &str| {
+        let body = json!({"task": "contacts.add/0", "format": "guigym", "model": {"base_urls": [base], "max_retries": 0, "timeout_ms": 5000}});
+        http("POST", &format!("{}/v1/rollouts", server.url), None, Some(&body))
+    };
+    for base in &listed {
+        let (code, answer) = rollout(base);
+        let text = answer.to_string();
+        assert!(!text.contains(secret), "{base}: the endpoint's answer was relayed: {text}");
+        assert!(code == 502 || code == 503, "{base}: {code} {text}");
+        assert!(answer["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{base}: an error says what failed: {text}");
+    }
+    let (_, answer) = rollout(&listed[0]);
+    assert!(answer["error"]["message"].as_str().unwrap().contains("307"), "{answer}");
+    assert_eq!(target_hits.load(std::sync::atomic::Ordering::SeqCst), 0, "the redirect was not followed");
+    // Not listed: the server's own routes, its loopback and link-local neighbours.
+    for base in
+        [format!("{}/v1", server.url), format!("{target}/v1"), "http://169.254.169.254/v1".into(), "http://localhost:1/v1".into(), "http://[::1]:1/v1".into()]
+    {
+        let (code, answer) = rollout(&base);
+        assert_eq!((code, answer["error"]["code"].as_str()), (403, Some("model_not_allowed")), "{base}: {answer}");
+    }
+    assert_eq!(target_hits.load(std::sync::atomic::Ordering::SeqCst), 0);
+}

@@ -11,6 +11,7 @@
 pub mod accounting;
 pub mod codec;
 pub mod config;
+pub mod egress;
 pub mod image;
 pub mod openai;
 pub mod packing;

@@ -120,7 +120,12 @@ pub struct OpenAiFactory {
     client: reqwest::Client,
     api_key: Option<String>,
     health: Arc<Health>,
+    quiet: bool,
 }
+
+/// The largest response body read from a model server (a completion with every token's
+/// log-probs is a few MiB).
+const MAX_RESPONSE_BYTES: usize = 64 << 20;
 
 /// What every trajectory of a run knows about the endpoints: which are down until when, and
 /// what happened, for the report.
@@ -156,17 +161,36 @@ impl Health {
 
 impl OpenAiFactory {
     pub fn new(config: OpenAiConfig) -> Result<OpenAiFactory, String> {
+        OpenAiFactory::build(config, None)
+    }
+
+    /// A factory for a model that a caller of a server names (`POST /v1/rollouts`): each base
+    /// URL must be one `egress` allows, every connection goes only where it allows, no API key
+    /// of the server's is sent, and errors say what failed without what the endpoint answered
+    /// (an endpoint that is really some other service must not have its answers relayed).
+    pub fn for_callers(config: OpenAiConfig, egress: &crate::egress::Egress) -> Result<OpenAiFactory, String> {
+        for u in &config.base_urls {
+            egress.check(u)?;
+        }
+        OpenAiFactory::build(OpenAiConfig { api_key_env: None, ..config }, Some(egress))
+    }
+
+    fn build(config: OpenAiConfig, egress: Option<&crate::egress::Egress>) -> Result<OpenAiFactory, String> {
         if config.base_urls.is_empty() {
             return Err("openai policy: give at least one base URL".into());
         }
         for u in &config.base_urls {
-            if !(u.starts_with("http://") || u.starts_with("https://")) {
-                return Err(format!("openai policy: base URL {u:?} must start with http:// or https://"));
-            }
+            crate::egress::parse_endpoint(u).map_err(|e| format!("openai policy: base URL {e}"))?;
         }
         let api_key = config.api_key_env.as_deref().and_then(|v| std::env::var(v).ok()).filter(|k| !k.is_empty());
-        let client = reqwest::Client::builder().pool_max_idle_per_host(64).build().map_err(|e| format!("openai policy: http client: {e}"))?;
-        Ok(OpenAiFactory { config: Arc::new(config), client, api_key, health: Arc::default() })
+        // A model server has no business redirecting: a redirect is answered as what it is.
+        let mut builder = reqwest::Client::builder().pool_max_idle_per_host(64).redirect(reqwest::redirect::Policy::none());
+        if let Some(egress) = egress {
+            // No proxy from the server's environment either: the connection goes where checked.
+            builder = builder.no_proxy().dns_resolver(egress.resolver());
+        }
+        let client = builder.build().map_err(|e| format!("openai policy: http client: {e}"))?;
+        Ok(OpenAiFactory { config: Arc::new(config), client, api_key, health: Arc::default(), quiet: egress.is_some() })
     }
 }
 
@@ -182,6 +206,7 @@ impl PolicyFactory for OpenAiFactory {
             api_key: self.api_key.clone(),
             health: self.health.clone(),
             endpoint: None,
+            quiet: self.quiet,
         })
     }
 
@@ -207,6 +232,8 @@ pub struct OpenAiPolicy {
     health: Arc<Health>,
     /// The endpoint this trajectory sticks to, once chosen (after a failover, the new one).
     endpoint: Option<usize>,
+    /// Errors leave out what the server said.
+    quiet: bool,
 }
 
 enum Failure {
@@ -248,30 +275,41 @@ impl OpenAiPolicy {
         if let Some(key) = &self.api_key {
             req = req.bearer_auth(key);
         }
-        let resp = req.send().await.map_err(|e| Failure::Retry(describe_error(&e), None))?;
+        let mut resp = req.send().await.map_err(|e| Failure::Retry(describe_error(&e), None))?;
         let status = resp.status();
         let header = resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok());
         let retry_after = guigym_core::retry_after_ms(header).map(Duration::from_millis);
         // The weights that answered, when the server says (a header, or the body below).
         let served_version = resp.headers().get("x-weight-version").and_then(|v| v.to_str().ok()).map(str::to_string);
-        let text = resp.text().await.map_err(|e| Failure::Retry(describe_error(&e), None))?;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| Failure::Retry(describe_error(&e), None))? {
+            if bytes.len() + chunk.len() > MAX_RESPONSE_BYTES {
+                return Err(Failure::Retry(format!("the response is over {} MiB", MAX_RESPONSE_BYTES >> 20), None));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        // What the server said, unless it must not be relayed.
+        let said = |what: String| if self.quiet { String::new() } else { format!(": {what}") };
         if status.is_server_error() || matches!(status.as_u16(), 408 | 429) {
-            return Err(Failure::Retry(format!("HTTP {status}: {}", snippet(&text)), retry_after));
+            return Err(Failure::Retry(format!("HTTP {status}{}", said(snippet(&text))), retry_after));
         }
         if !status.is_success() {
             let parsed: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
             let message = server_message(&parsed, &text);
             if matches!(status.as_u16(), 400 | 413 | 422) && is_context_length(&parsed, &text) {
-                return Err(Failure::Fatal(PolicyError::ContextLength(message)));
+                return Err(Failure::Fatal(PolicyError::ContextLength(if self.quiet { format!("HTTP {status}") } else { message })));
             }
             let hint = match status.as_u16() {
                 404 if message.to_lowercase().contains("model") => format!(" (model {:?} is not served there: pass --model)", self.config.model),
                 401 | 403 => " (check the API key: --api-key-env names the variable that holds it)".to_string(),
+                300..=399 => " (redirects are not followed: give the URL it points to)".to_string(),
                 _ => String::new(),
             };
-            return Err(Failure::Fatal(PolicyError::Config(format!("{url} answered HTTP {status}: {message}{hint}"))));
+            let hint = if self.quiet && status.as_u16() != 401 && status.as_u16() != 403 && !status.is_redirection() { String::new() } else { hint };
+            return Err(Failure::Fatal(PolicyError::Config(format!("{url} answered HTTP {status}{}{hint}", said(message)))));
         }
-        let mut v: Value = serde_json::from_str(&text).map_err(|e| Failure::Retry(format!("response is not JSON ({e}): {}", snippet(&text)), None))?;
+        let mut v: Value = serde_json::from_str(&text).map_err(|e| Failure::Retry(format!("response is not JSON ({e}){}", said(snippet(&text))), None))?;
         if let (Some(version), Value::Object(m)) = (served_version, &mut v) {
             m.entry("weight_version").or_insert(Value::String(version));
         }
@@ -473,7 +511,10 @@ impl Policy for OpenAiPolicy {
                 }
                 match self.call(&url, &body, input.trajectory_id).await {
                     Ok(v) => {
-                        let (raw, usage, tokens) = read_completion(&v).map_err(PolicyError::Unavailable)?;
+                        let (raw, usage, tokens) = read_completion(&v).map_err(|e| {
+                            // A 200 with an error in it: its message is the server's words.
+                            PolicyError::Unavailable(if self.quiet { "the response has no choices".into() } else { e })
+                        })?;
                         self.health.mark_up(&endpoint);
                         return Ok(PolicyOutput { raw, usage, tokens, endpoint: Some(endpoint) });
                     }
