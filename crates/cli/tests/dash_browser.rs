@@ -71,7 +71,7 @@ async fn the_dashboard_works_in_a_real_browser() {
     let base = format!("{}/dash", dash.url);
 
     let browser = Browser::launch(Duration::from_secs(30)).await.unwrap();
-    let page = browser.new_page(1280, 1000, 1.0, false).await.unwrap();
+    let page = browser.new_page(1280, 1000, 1.0, false, std::time::Duration::from_secs(30)).await.unwrap();
     page.call("Page.addScriptToEvaluateOnNewDocument", serde_json::json!({ "source": ERRORS })).await.unwrap();
 
     visit(&page, &base, "runs").await;

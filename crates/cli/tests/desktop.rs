@@ -166,3 +166,42 @@ fn imported_osworld_tasks_run_through_eval() {
     assert_eq!(r["attempts"], 7, "{r:#}");
     assert_eq!(r["infra_failures"], 0, "{r:#}");
 }
+
+/// An agent that stalls its desktop (a program of its own holds the X server, which any client
+/// may ask for) through a worker whose deadline is shorter than the X server's answer timeout:
+/// the backend's own detection decides first, and the attempt ends judged (it fails, the
+/// reason recorded), not as an infrastructure failure the run would take out of its count.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn a_display_the_agent_holds_ends_its_attempt_judged_through_a_worker() {
+    use guigym_core::{Action, EnvProvider};
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    assert!(guigym_desktop::missing().is_none(), "run ./scripts/setup.sh");
+    let server = Served::start(&["serve", "--port", "0", "--op-deadline-ms", "15000"]);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let task = guigym_desktop::catalogue::find_task("text.write/0").unwrap();
+    let grab = "python3 -c 'import ctypes,time; x=ctypes.CDLL(\"libX11.so.6\"); x.XOpenDisplay.restype=ctypes.c_void_p; d=ctypes.c_void_p(x.XOpenDisplay(None)); x.XGrabServer(d); x.XSync(d,0); time.sleep(100000)'\n";
+    let actions = vec![
+        Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] },
+        Action::Wait { ms: 2000 },
+        Action::Type { text: grab.into(), element: None, clear: false },
+        Action::Wait { ms: 500 },
+        Action::Wait { ms: 500 },
+        Action::Wait { ms: 500 },
+    ];
+    let attempt = runtime.block_on(async {
+        let spec = guigym_manager::EnvSpec { backend: "desktop".into(), platform: "desktop".into(), width: 1280, height: 800 };
+        let provider = guigym_manager::ManagerProvider::new(&server.url, None, spec, Duration::from_secs(600));
+        let mut env = provider.create().await.expect("a desktop is leased");
+        let mut policy = guigym_harness::GoldenPolicy::new(actions);
+        let harness = guigym_harness::Harness::default();
+        let attempt = guigym_rollout::run_attempt(env.as_mut(), &task, &mut policy, &harness, 0, "t-grab", &mut guigym_rollout::NullRecorder).await;
+        let _ = env.release().await;
+        attempt
+    });
+    let attempt = attempt.expect("judged, not an infrastructure failure");
+    assert_eq!(attempt.ended_by.as_deref(), Some(guigym_rollout::attempt::BROKEN), "{:?}", attempt.trajectory.steps.last());
+    assert!(!attempt.verdict.success && attempt.verdict.score == 0.0);
+    let check = attempt.verdict.checks.iter().find(|c| c.name == guigym_rollout::attempt::INTACT).expect("the reason is recorded");
+    assert!(!check.passed && check.detail.contains("answer"), "{check:?}");
+}

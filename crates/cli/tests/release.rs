@@ -22,6 +22,43 @@ fn worker(provider: Arc<WebProvider>, config: WorkerConfig) -> Arc<Worker> {
     Worker::new(config, backends)
 }
 
+/// Web instances that claim no time of their own to notice a stall, so that a deadline of a
+/// millisecond is missed (a web page's own bound is seconds long).
+struct Unbounded(Arc<WebProvider>);
+struct UnboundedEnv(Box<dyn guigym_core::Env>);
+
+#[async_trait::async_trait]
+impl EnvProvider for Unbounded {
+    fn backend(&self) -> String {
+        self.0.backend()
+    }
+    async fn create(&self) -> Result<Box<dyn guigym_core::Env>, guigym_core::EnvError> {
+        Ok(Box::new(UnboundedEnv(self.0.create().await?)))
+    }
+}
+
+#[async_trait::async_trait]
+impl guigym_core::Env for UnboundedEnv {
+    async fn reset(&mut self, t: &guigym_core::TaskSpec) -> Result<guigym_core::Observation, guigym_core::EnvError> {
+        self.0.reset(t).await
+    }
+    async fn observe(&mut self, o: guigym_core::ObserveOptions) -> Result<guigym_core::Observation, guigym_core::EnvError> {
+        self.0.observe(o).await
+    }
+    async fn step(&mut self, a: &guigym_core::Action) -> Result<guigym_core::StepOutcome, guigym_core::EnvError> {
+        self.0.step(a).await
+    }
+    async fn evaluate(&mut self) -> Result<guigym_core::Verdict, guigym_core::EnvError> {
+        self.0.evaluate().await
+    }
+    async fn state_hash(&mut self) -> Result<String, guigym_core::EnvError> {
+        self.0.state_hash().await
+    }
+    async fn release(&mut self) -> Result<(), guigym_core::EnvError> {
+        self.0.release().await
+    }
+}
+
 #[test]
 fn instances_leave_no_browser_context_behind() {
     if guigym_web::find_chromium().is_none() {
@@ -46,7 +83,9 @@ fn instances_leave_no_browser_context_behind() {
         }
 
         // Quarantine: an operation that misses its deadline drops the instance, and its page.
-        let w = worker(provider.clone(), WorkerConfig { op_deadline: Duration::from_millis(1), ..WorkerConfig::default() });
+        let unbounded = Arc::new(Unbounded(provider.clone()));
+        let backends = Backends::new().with("web", &["mobile"], Arc::new(move |_: &EnvSpec| Ok(unbounded.clone() as Arc<dyn EnvProvider>)));
+        let w = Worker::new(WorkerConfig { op_deadline: Duration::from_millis(1), ..WorkerConfig::default() }, backends);
         let lease = "quarantined".to_string();
         let ids = w.acquire(&spec, std::slice::from_ref(&lease)).await.unwrap();
         w.reset(ids[0], &lease, &task).await.unwrap();

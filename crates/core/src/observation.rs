@@ -94,6 +94,10 @@ pub struct Observation {
     /// Virtual time inside the instance, ISO 8601 local time.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub time: String,
+    /// The agent's doing broke the instance, and why (see `StepOutcome::broken`): the episode
+    /// is over, nothing more can be done in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broken: Option<String>,
 }
 
 impl Observation {
@@ -109,6 +113,7 @@ impl Observation {
             width: self.width,
             height: self.height,
             time: self.time.clone(),
+            broken: self.broken.clone(),
         }
     }
 

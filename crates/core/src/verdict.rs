@@ -33,6 +33,14 @@ impl Verdict {
         Verdict { score: if success { 1.0 } else { 0.0 }, success, checks, unexpected_side_effects, progress }
     }
 
+    /// The verdict with one more check, failed: what made the attempt fail beyond what the
+    /// verifier looked at (the agent broke its instance).
+    pub fn with_failed_check(self, name: &str, detail: impl Into<String>) -> Verdict {
+        let mut checks = self.checks;
+        checks.push(Check::new(name, false, detail));
+        Verdict::from_checks(checks, self.unexpected_side_effects)
+    }
+
     /// The first failing check, or the first side effect, worded for a report.
     pub fn first_failure(&self) -> Option<String> {
         if let Some(c) = self.checks.iter().find(|c| !c.passed) {

@@ -19,6 +19,9 @@ use crate::spec::{Backends, EnvSpec};
 /// The largest task spec an instance accepts at reset (the catalogue's largest is a few KB).
 pub const MAX_TASK_BYTES: usize = 256 << 10;
 
+/// How much longer than a backend's `Env::stall_bound` an operation's deadline is at least.
+pub const STALL_MARGIN: Duration = Duration::from_secs(5);
+
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
     /// Instances this worker may hold at once.
@@ -379,6 +382,10 @@ impl Worker {
         if inner.lease.as_deref() != Some(lease) {
             return Err(self.ended_or(lease, WorkerError::NotYourLease(lease.to_string())));
         }
+        // The backend's own detection of an agent that stalled its instance decides first (the
+        // episode is then judged); this deadline is for the backend's own failures.
+        let bound = inner.env.stall_bound();
+        let deadline = if bound.is_zero() { deadline } else { deadline.max(bound + STALL_MARGIN) };
         let started = Instant::now();
         let result = tokio::time::timeout(deadline, f(&mut inner)).await;
         self.metrics.observe(op, started.elapsed());

@@ -41,6 +41,48 @@ impl Env for Hanging {
     }
 }
 
+/// A backend whose instance the agent stalled: each operation takes 700 ms, then says so,
+/// within the bound the backend declares (longer than the worker's deadline).
+struct Stalled;
+
+const STALL: Duration = Duration::from_millis(700);
+
+#[async_trait]
+impl Env for Stalled {
+    fn stall_bound(&self) -> Duration {
+        STALL
+    }
+    async fn reset(&mut self, _t: &TaskSpec) -> Result<Observation, EnvError> {
+        Ok(Observation::default())
+    }
+    async fn observe(&mut self, _o: ObserveOptions) -> Result<Observation, EnvError> {
+        tokio::time::sleep(STALL).await;
+        Ok(Observation { broken: Some("the agent's program holds the display".into()), ..Observation::default() })
+    }
+    async fn step(&mut self, _a: &Action) -> Result<StepOutcome, EnvError> {
+        tokio::time::sleep(STALL).await;
+        Ok(StepOutcome::broken("the agent's program holds the display"))
+    }
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        Ok(Verdict::default())
+    }
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        Ok(String::new())
+    }
+}
+
+struct StalledProvider;
+
+#[async_trait]
+impl EnvProvider for StalledProvider {
+    fn backend(&self) -> String {
+        "stalled".into()
+    }
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        Ok(Box::new(Stalled))
+    }
+}
+
 struct HangingProvider;
 
 #[async_trait]
@@ -61,6 +103,7 @@ fn backends() -> Backends {
             Arc::new(|s: &EnvSpec| Ok(Arc::new(SimProvider { screen: Screen { width: s.width, height: s.height } }) as Arc<dyn EnvProvider>)),
         )
         .with("hang", &["mobile"], Arc::new(|_s: &EnvSpec| Ok(Arc::new(HangingProvider) as Arc<dyn EnvProvider>)))
+        .with("stalled", &["mobile"], Arc::new(|_s: &EnvSpec| Ok(Arc::new(StalledProvider) as Arc<dyn EnvProvider>)))
 }
 
 /// An embedded manager + worker on a free loopback port.
@@ -102,6 +145,26 @@ fn status_of(r: Result<Value, ClientError>) -> (u16, String) {
         Err(other) => panic!("transport error: {other}"),
         Ok(v) => panic!("expected an error, got {v}"),
     }
+}
+
+/// An operation that takes longer than the worker's deadline because the agent stalled its
+/// instance, within the bound the backend declares, is answered (the episode is then judged)
+/// rather than cut off as an infrastructure failure that would re-run the attempt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_backends_own_stall_detection_decides_before_the_workers_deadline() {
+    let (url, _m, _w) = start(8, None).await;
+    let c = client(&url, None);
+    let g = lease(&c, json!({"backend": "stalled"}), 60_000).await;
+    let (iid, lid) = (g["instance_id"].as_u64().unwrap(), g["lease_id"].as_str().unwrap().to_string());
+    let task = tasks::find_task("messages.send/0").unwrap();
+    let _: Value = c.post(&format!("/v1/instances/{iid}/reset"), &json!({"lease": lid, "task": task})).await.unwrap();
+    let obs: Value = c.post(&format!("/v1/instances/{iid}/observe"), &json!({"lease": lid})).await.unwrap();
+    assert!(obs["broken"].as_str().is_some_and(|b| b.contains("display")), "{obs}");
+    let step: Value =
+        c.post(&format!("/v1/instances/{iid}/step"), &json!({"lease": lid, "request_id": "r-1", "action": {"action": "wait", "ms": 10}})).await.unwrap();
+    assert_eq!((step["done"].clone(), step["broken"].is_string()), (json!(true), true), "{step}");
+    let verdict: Value = c.post(&format!("/v1/instances/{iid}/evaluate"), &json!({"lease": lid})).await.unwrap();
+    assert!(verdict.is_object(), "the instance was not quarantined: {verdict}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -45,6 +45,11 @@ pub fn new_trajectory_id() -> String {
 /// `Attempt::ended_by` when the prompt outgrew the model's context.
 pub const CONTEXT_LENGTH: &str = "context_length";
 
+/// `Attempt::ended_by` when the agent's doing broke its instance (`StepOutcome::broken`): the
+/// attempt fails, with the reason as the failed check `INTACT`; it is never re-run.
+pub const BROKEN: &str = "instance_broken";
+pub const INTACT: &str = "instance_intact";
+
 /// Feedback the model reads back is cut to this many characters: an agent's own overlong
 /// input must not flood its next prompt.
 pub const MAX_FEEDBACK_CHARS: usize = 500;
@@ -93,10 +98,16 @@ pub async fn run_attempt(
     let mut parse_feedback: Option<String> = None;
     let options = ObserveOptions { screenshot: harness.config.observation.screenshots() };
     let mut ended_by = None;
+    // How the agent broke its instance, when it did.
+    let mut broken: Option<String> = None;
     for index in 0..task.step_budget {
         let env_start = Instant::now();
         let mut observation = env.observe(options).await?;
         let observe_ms = ms(env_start);
+        if observation.broken.is_some() {
+            broken = observation.broken.take();
+            break;
+        }
         if let Some(f) = parse_feedback.take() {
             observation.feedback = Some(f);
         }
@@ -127,6 +138,9 @@ pub async fn run_attempt(
                 let outcome = env.step(&action).await?;
                 if let Action::Terminate { status: TerminateStatus::Success } = action {
                     claimed_success = !outcome.invalid;
+                }
+                if outcome.broken.is_some() {
+                    broken = outcome.broken.clone();
                 }
                 (Some(action), Some(bounded(outcome.feedback)), outcome.invalid, outcome.done, ms(t))
             }
@@ -162,7 +176,11 @@ pub async fn run_attempt(
             break;
         }
     }
-    let verdict = env.evaluate().await?;
+    let mut verdict = env.evaluate().await?;
+    if let Some(why) = broken {
+        ended_by = Some(BROKEN.to_string());
+        verdict = verdict.with_failed_check(INTACT, why);
+    }
     Ok(Attempt {
         trajectory_id: trajectory_id.to_string(),
         task_id: task.id.clone(),

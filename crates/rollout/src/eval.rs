@@ -11,6 +11,7 @@
 //! | environment service 503 (no capacity) | the worker waits (honouring `Retry-After`); no try is used up |
 //! | environment service unreachable | the worker backs off exponentially; past `outage_limit_ms` the run fails |
 //! | backend failure inside an attempt, a panic | infrastructure: fresh instance, re-run, then unscored |
+//! | the agent broke its instance (a program holding the display, a page script that never returns, memory past the budget) | the attempt ends there and is scored, failed (`ended_by: instance_broken`) |
 //! | bad task | the run stops |
 
 use std::collections::{BTreeMap, VecDeque};

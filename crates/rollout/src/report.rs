@@ -93,6 +93,9 @@ pub struct FamilyReport {
     /// Scored attempts that ended because the prompt outgrew the model's context.
     #[serde(default)]
     pub context_length: usize,
+    /// Scored attempts that ended because the agent broke its instance (failures).
+    #[serde(default)]
+    pub broken: usize,
     #[serde(default)]
     pub tokens: TokenTotals,
 }
@@ -126,6 +129,11 @@ pub struct EvalReport {
     /// Scored attempts that ended because the prompt outgrew the model's context.
     #[serde(default)]
     pub context_length: usize,
+    /// Scored attempts that ended because the agent's doing broke its instance (a program
+    /// holding the display, a page that never answers, memory past the budget): failures,
+    /// never re-run.
+    #[serde(default)]
+    pub broken: usize,
     #[serde(default)]
     pub tokens: TokenTotals,
     /// What the policy says of its servers (endpoints marked down, failovers).
@@ -155,6 +163,7 @@ fn figures(attempts: &[&Attempt]) -> FamilyReport {
         unscored: 0,
         infra_retries: 0,
         context_length: attempts.iter().filter(|a| a.ended_by.as_deref() == Some(crate::attempt::CONTEXT_LENGTH)).count(),
+        broken: attempts.iter().filter(|a| a.ended_by.as_deref() == Some(crate::attempt::BROKEN)).count(),
         tokens: TokenTotals::of(attempts.iter().flat_map(|a| &a.trajectory.steps)),
     }
 }
@@ -214,6 +223,7 @@ impl EvalReport {
             unscored_reasons,
             unscored_attempts: unscored,
             context_length: overall.context_length,
+            broken: overall.broken,
             tokens: overall.tokens,
             policy_health: serde_json::Value::Null,
             false_complete: overall.false_complete,
@@ -256,6 +266,7 @@ impl EvalReport {
             unscored: self.unscored,
             infra_retries: self.infra_failures,
             context_length: self.context_length,
+            broken: self.broken,
             tokens: self.tokens,
         };
         out.push_str(&"-".repeat(102));
@@ -267,6 +278,9 @@ impl EvalReport {
         ));
         if self.context_length > 0 {
             out.push_str(&format!("{} attempts ended at the model's context length (scored as failures)\n", self.context_length));
+        }
+        if self.broken > 0 {
+            out.push_str(&format!("{} attempts ended because the agent broke its instance (scored as failures, not re-run)\n", self.broken));
         }
         let t = &self.tokens;
         out.push_str(&format!(

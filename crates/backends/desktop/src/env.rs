@@ -80,6 +80,7 @@ impl DesktopProvider {
             last: None,
             answers: Vec::new(),
             ended: false,
+            broken: None,
             width: w,
             height: h,
             bus_address,
@@ -113,6 +114,8 @@ pub struct DesktopEnv {
     answers: Vec<String>,
     /// The agent terminated: later steps are refused.
     ended: bool,
+    /// How the agent broke the instance, when it did (the episode ended then).
+    broken: Option<String>,
     width: u32,
     height: u32,
     /// The instance's session bus, through which the accessibility bus is found.
@@ -165,10 +168,12 @@ impl DesktopEnv {
         .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))
     }
 
-    /// Ends the episode by the agent's doing (`Instance::ended_by_agent`).
+    /// Ends the episode by the agent's doing (`Instance::ended_by_agent`): it broke the
+    /// instance, and is judged for it.
     fn end_episode(&mut self, why: String) -> StepOutcome {
         self.ended = true;
-        StepOutcome { feedback: why, invalid: true, done: true }
+        self.broken = Some(why.clone());
+        StepOutcome::broken(why)
     }
 
     fn task(&self, what: &str) -> Result<&(TaskSpec, OsWorldTask, Vec<ConfigStep>), EnvError> {
@@ -301,6 +306,12 @@ fn scroll_button(d: Direction) -> u8 {
 
 #[async_trait]
 impl Env for DesktopEnv {
+    /// A display held by the agent's program shows as X calls that wait out `ANSWER_TIMEOUT`;
+    /// an operation may also hold a `wait` (10 s at most) and an accessibility walk (3 s).
+    fn stall_bound(&self) -> Duration {
+        crate::x11::ANSWER_TIMEOUT + Duration::from_secs(15)
+    }
+
     async fn reset(&mut self, spec: &TaskSpec) -> Result<Observation, EnvError> {
         let (task, golden) = task_of(spec)?;
         let t = task.clone();
@@ -320,6 +331,7 @@ impl Env for DesktopEnv {
         self.last = None;
         self.answers.clear();
         self.ended = false;
+        self.broken = None;
         self.observe(ObserveOptions { screenshot: false }).await
     }
 
@@ -337,8 +349,10 @@ impl Env for DesktopEnv {
             .map_err(env_error)?;
         if let Some(why) = ended {
             self.ended = true;
+            self.broken = Some(why.clone());
             let screen = "the episode ended".to_string();
-            return Ok(Observation { step, screenshot: None, app: None, screen, ui_tree: Vec::new(), feedback: Some(why), width, height, time: String::new() });
+            let feedback = Some(why.clone());
+            return Ok(Observation { step, screen, feedback, width, height, broken: Some(why), ..Observation::default() });
         }
         let screenshot = match png {
             Some(Ok(png)) => Some(Screenshot { width, height, png }),
@@ -359,23 +373,27 @@ impl Env for DesktopEnv {
             width,
             height,
             time: String::new(),
+            broken: None,
         })
     }
 
     async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         self.task("step")?;
         if self.ended {
-            return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true });
+            if let Some(why) = &self.broken {
+                return Ok(StepOutcome::broken(why.clone()));
+            }
+            return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true, broken: None });
         }
         // Out of bounds (20,000 characters to type, a chord of 50 keys): refused before
         // anything reaches the screen, as every backend does.
         if let Err(e) = action.check() {
-            return Ok(StepOutcome { feedback: e.message, invalid: true, done: false });
+            return Ok(StepOutcome::invalid(e.message));
         }
         self.steps += 1;
         self.last = Some(action.clone());
-        let ok = |feedback: &str| Ok(StepOutcome { feedback: feedback.into(), invalid: false, done: false });
-        let invalid = |why: String| Ok(StepOutcome { feedback: why, invalid: true, done: false });
+        let ok = |feedback: &str| Ok(StepOutcome::ok(feedback));
+        let invalid = |why: String| Ok(StepOutcome::invalid(why));
         let (windows, ended) = self.blocking(|i| i.check_health().map(|_| (i.windows(), i.ended_by_agent()))).await?.map_err(env_error)?;
         if let Some(why) = ended {
             return Ok(self.end_episode(why));
@@ -493,7 +511,7 @@ impl Env for DesktopEnv {
             Action::AskUser { .. } => return ok("no one is there to answer; go on with what the task says"),
             Action::Terminate { status } => {
                 self.ended = true;
-                return Ok(StepOutcome { feedback: format!("terminated: {status:?}"), invalid: false, done: true });
+                return Ok(StepOutcome::done(format!("terminated: {status:?}")));
             }
         };
         let input = move |i: &mut Instance| {

@@ -690,6 +690,38 @@ async fn an_agent_eating_memory_ends_its_own_episode() {
     assert!(env.evaluate().await.unwrap().success);
 }
 
+/// A fork bomb typed into the terminal fills the account's share of processes and its memory
+/// budget: the instance's processes are ended and the episode ends by the agent's doing, judged;
+/// no operation on the way fails as infrastructure, and the next reset starts afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn a_fork_bomb_in_the_terminal_ends_its_own_episode() {
+    use guigym_core::Action;
+    if !accounts_testable() {
+        return;
+    }
+    let Some((mut env, task)) = text_task_with_terminal().await else { return };
+    env.step(&Action::Type { text: ":(){ :|:& };:\n".into(), element: None, clear: false }).await.expect("typing is no failure");
+    let mut broken = None;
+    for _ in 0..300 {
+        let obs = env.observe(ObserveOptions::default()).await.expect("no infrastructure failure");
+        let step = env.step(&Action::Wait { ms: 100 }).await.expect("no infrastructure failure");
+        if let Some(why) = obs.broken.or(step.broken) {
+            broken = Some(why);
+            break;
+        }
+    }
+    let why = broken.expect("the episode ends");
+    assert!(why.contains("memory") || why.contains("answer"), "{why}");
+    let v = env.evaluate().await.expect("the evaluation is no infrastructure failure");
+    assert!(!v.success, "{v:?}");
+    env.reset(&task).await.expect("the reset starts afresh");
+    let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
+    assert!(obs.broken.is_none() && !window_ids(&obs).is_empty(), "{:?}", obs.feedback);
+    env.apply_golden().await.unwrap();
+    assert!(env.evaluate().await.unwrap().success);
+}
+
 /// System V shared memory, semaphores and message queues outlive their processes, and the
 /// machine's IPC namespace is shared: what an episode made is removed at the reset.
 #[test]

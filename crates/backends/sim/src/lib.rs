@@ -97,6 +97,7 @@ impl SimEnv {
             width: self.screen.width,
             height: self.screen.height,
             time: format!("{}T{}", guigym_phone::time::date_iso(state.now()), guigym_phone::time::time_hm(state.now())),
+            broken: None,
         })
     }
 
@@ -104,12 +105,12 @@ impl SimEnv {
     pub fn step_sync(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         let state = self.state.as_mut().ok_or_else(|| EnvError::ResetNeeded("step".into()))?;
         if self.log.terminated.is_some() {
-            return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true });
+            return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true, broken: None });
         }
         // The limits every backend enforces (whatever reached us without the harness).
         if let Err(e) = action.check() {
             self.feedback = Some(format!("invalid action: {}", e.message));
-            return Ok(StepOutcome { feedback: e.message, invalid: true, done: false });
+            return Ok(StepOutcome::invalid(e.message));
         }
         let result = match action {
             Action::Answer { text } => {
@@ -134,9 +135,9 @@ impl SimEnv {
         let outcome = match result {
             Ok(feedback) => {
                 self.step += 1;
-                StepOutcome { feedback, invalid: false, done: self.log.terminated.is_some() }
+                StepOutcome { feedback, invalid: false, done: self.log.terminated.is_some(), broken: None }
             }
-            Err(e) => StepOutcome { feedback: e.message, invalid: true, done: false },
+            Err(e) => StepOutcome::invalid(e.message),
         };
         self.feedback = Some(if outcome.invalid { format!("invalid action: {}", outcome.feedback) } else { outcome.feedback.clone() });
         Ok(outcome)

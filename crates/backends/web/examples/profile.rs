@@ -12,7 +12,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let browser = p.browser().await?;
     let mut env = p.create().await?;
     env.reset(&miniwob::task("click-button", 0)).await?;
-    let page = browser.new_page(160, 210, 1.0, false).await?;
+    let page = browser.new_page(160, 210, 1.0, false, std::time::Duration::from_secs(30)).await?;
     page.navigate(&format!("{}/wob/miniwob/click-button.html", p.server().await?.url)).await?;
     let time = |label: &str, t: Instant| println!("{label:<14} {:>7.2} ms", t.elapsed().as_secs_f64() * 1e3);
     for _ in 0..3 {

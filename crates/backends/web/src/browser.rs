@@ -22,7 +22,15 @@ pub enum BrowserError {
     Script(String),
     #[error("page did not load: {0}")]
     Load(String),
+    /// The page stopped answering while the browser still does: a script of the page's runs
+    /// without end (the page's doing, and so the agent's, never the infrastructure's).
+    #[error("the page stopped responding: {0}")]
+    PageHung(String),
 }
+
+/// How long the browser itself has to answer when a page did not: past it, the browser is
+/// taken for broken (an infrastructure failure), not the page.
+pub const BROWSER_PROBE: Duration = Duration::from_secs(5);
 
 /// The Chromium binary: `$GUIGYM_CHROMIUM`, or the first of the usual names on `PATH`.
 pub fn find_chromium() -> Option<PathBuf> {
@@ -118,15 +126,16 @@ impl Browser {
         Ok(v["browserContextIds"].as_array().map_or(0, Vec::len))
     }
 
-    /// A new isolated page: its own browser context, viewport and device emulation.
-    pub async fn new_page(&self, width: u32, height: u32, scale: f32, mobile: bool) -> Result<Page, BrowserError> {
+    /// A new isolated page: its own browser context, viewport and device emulation. A call to
+    /// the page waits up to `timeout`.
+    pub async fn new_page(&self, width: u32, height: u32, scale: f32, mobile: bool, timeout: Duration) -> Result<Page, BrowserError> {
         let ctx = self.cdp.call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true })).await?;
         let context = ctx["browserContextId"].as_str().unwrap_or_default().to_string();
         let t = self.cdp.call(None, "Target.createTarget", json!({ "url": "about:blank", "browserContextId": context })).await?;
         let target = t["targetId"].as_str().unwrap_or_default().to_string();
         let s = self.cdp.call(None, "Target.attachToTarget", json!({ "targetId": target, "flatten": true })).await?;
         let session = s["sessionId"].as_str().unwrap_or_default().to_string();
-        let page = Page { cdp: self.cdp.clone(), session, target, context, scale, mobile };
+        let page = Page { cdp: self.cdp.clone(), session, target, context, scale, mobile, timeout };
         let css_w = (width as f32 / scale).round() as u32;
         let css_h = (height as f32 / scale).round() as u32;
         page.call("Emulation.setDeviceMetricsOverride", json!({ "width": css_w, "height": css_h, "deviceScaleFactor": scale, "mobile": mobile })).await?;
@@ -153,11 +162,21 @@ pub struct Page {
     /// Screenshot pixels per CSS pixel.
     pub scale: f32,
     pub mobile: bool,
+    /// How long the page has to answer a call.
+    timeout: Duration,
 }
 
 impl Page {
+    /// A call to the page. When the page does not answer in time but the browser does, the
+    /// page is hung (`PageHung`); when neither does, the browser is.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
-        Ok(self.cdp.call(Some(&self.session), method, params).await?)
+        match self.cdp.call_within(Some(&self.session), method, params, self.timeout).await {
+            Err(CdpError::Timeout { method, ms }) => match self.cdp.call_within(None, "Browser.getVersion", json!({}), BROWSER_PROBE).await {
+                Ok(_) => Err(BrowserError::PageHung(format!("{method} had no answer in {} s, while the browser answers", ms / 1000))),
+                Err(_) => Err(BrowserError::Cdp(CdpError::Timeout { method, ms })),
+            },
+            other => Ok(other?),
+        }
     }
 
     /// Navigates and waits until the document has loaded.
@@ -288,7 +307,9 @@ impl Page {
     }
 
     pub async fn close(&self) {
-        let _ = self.cdp.call(None, "Target.closeTarget", json!({ "targetId": self.target })).await;
+        // The context first: disposing of it ends its pages even when one hangs in a script
+        // (closing the page alone would wait for it).
         let _ = self.cdp.call(None, "Target.disposeBrowserContext", json!({ "browserContextId": self.context })).await;
+        let _ = self.cdp.call_within(None, "Target.closeTarget", json!({ "targetId": self.target }), Duration::from_secs(2)).await;
     }
 }

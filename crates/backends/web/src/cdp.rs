@@ -83,8 +83,13 @@ impl Cdp {
         self.alive.load(Ordering::SeqCst)
     }
 
-    /// Sends a command and waits for its result.
+    /// Sends a command and waits for its result, up to the connection's timeout.
     pub async fn call(&self, session: Option<&str>, method: &str, params: Value) -> Result<Value, CdpError> {
+        self.call_within(session, method, params, self.timeout).await
+    }
+
+    /// `call`, waiting up to `timeout`.
+    pub async fn call_within(&self, session: Option<&str>, method: &str, params: Value, timeout: Duration) -> Result<Value, CdpError> {
         if !self.is_alive() {
             return Err(CdpError::Closed);
         }
@@ -99,13 +104,13 @@ impl Cdp {
             lock(&self.pending).remove(&id);
             return Err(CdpError::Closed);
         }
-        match tokio::time::timeout(self.timeout, rx).await {
+        match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(Ok(v))) => Ok(v),
             Ok(Ok(Err(message))) => Err(CdpError::Protocol { method: method.to_string(), message }),
             Ok(Err(_)) => Err(CdpError::Closed),
             Err(_) => {
                 lock(&self.pending).remove(&id);
-                Err(CdpError::Timeout { method: method.to_string(), ms: self.timeout.as_millis() as u64 })
+                Err(CdpError::Timeout { method: method.to_string(), ms: timeout.as_millis() as u64 })
             }
         }
     }

@@ -21,8 +21,24 @@ use crate::miniwob;
 use crate::server::{AppServer, Hosted};
 use crate::uitree::ui_tree;
 
-fn infra(e: BrowserError) -> EnvError {
-    EnvError::Infra(format!("web backend: {e}"))
+/// Why an operation on a page did not go through: the infrastructure's failure (or a bad task),
+/// or the page's own hang, which ends the episode by the agent's doing.
+enum Fail {
+    Env(EnvError),
+    Hung(String),
+}
+
+impl From<EnvError> for Fail {
+    fn from(e: EnvError) -> Fail {
+        Fail::Env(e)
+    }
+}
+
+fn infra(e: BrowserError) -> Fail {
+    match e {
+        BrowserError::PageHung(why) => Fail::Hung(why),
+        other => Fail::Env(EnvError::Infra(format!("web backend: {other}"))),
+    }
 }
 
 /// The viewport MiniWoB++ pages get: exactly their task area (160×210 at the top left), as
@@ -35,11 +51,20 @@ pub struct WebProvider {
     browser: tokio::sync::Mutex<Option<Arc<Browser>>>,
     server: tokio::sync::OnceCell<Arc<AppServer>>,
     pub cdp_timeout: Duration,
+    /// How long a page has to answer a call before it is taken for hung (when the browser
+    /// still answers): the episode then ends by the page's, so the agent's, doing.
+    pub page_timeout: Duration,
 }
 
 impl WebProvider {
     pub fn new(screen: Screen) -> WebProvider {
-        WebProvider { screen, browser: tokio::sync::Mutex::new(None), server: tokio::sync::OnceCell::new(), cdp_timeout: Duration::from_secs(30) }
+        WebProvider {
+            screen,
+            browser: tokio::sync::Mutex::new(None),
+            server: tokio::sync::OnceCell::new(),
+            cdp_timeout: Duration::from_secs(30),
+            page_timeout: Duration::from_secs(20),
+        }
     }
 
     /// The live browser, launched anew when there is none or the last one died.
@@ -51,7 +76,7 @@ impl WebProvider {
         if slot.is_some() {
             tracing::warn!("the browser died; launching a new one");
         }
-        let b = Arc::new(Browser::launch(self.cdp_timeout).await.map_err(infra)?);
+        let b = Arc::new(Browser::launch(self.cdp_timeout).await.map_err(|e| EnvError::Infra(format!("web backend: {e}")))?);
         *slot = Some(b.clone());
         Ok(b)
     }
@@ -71,9 +96,16 @@ impl EnvProvider for WebProvider {
     }
 
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        Ok(Box::new(self.create_web().await?))
+    }
+}
+
+impl WebProvider {
+    /// A new instance, as its own type (`WebEnv::run_in_page` is for tests).
+    pub async fn create_web(&self) -> Result<WebEnv, EnvError> {
         let browser = self.browser().await?;
         let server = self.server().await?;
-        Ok(Box::new(WebEnv {
+        Ok(WebEnv {
             browser,
             server,
             screen: self.screen,
@@ -84,7 +116,9 @@ impl EnvProvider for WebProvider {
             step: 0,
             log: EpisodeLog::default(),
             miniwob_seed: 0,
-        }))
+            page_timeout: self.page_timeout,
+            broken: None,
+        })
     }
 }
 
@@ -105,6 +139,9 @@ pub struct WebEnv {
     step: u32,
     log: EpisodeLog,
     miniwob_seed: u64,
+    page_timeout: Duration,
+    /// Why the page stopped responding, once it did: the episode is over.
+    broken: Option<String>,
 }
 
 impl WebEnv {
@@ -112,7 +149,7 @@ impl WebEnv {
         self.page.as_ref().ok_or_else(|| EnvError::ResetNeeded("a page".into()))
     }
 
-    async fn ensure_page(&mut self, kind: Kind) -> Result<(), EnvError> {
+    async fn ensure_page(&mut self, kind: Kind) -> Result<(), Fail> {
         if self.page.is_some() && self.kind == kind {
             return Ok(());
         }
@@ -120,8 +157,8 @@ impl WebEnv {
             old.close().await;
         }
         let page = match kind {
-            Kind::Apps => self.browser.new_page(self.screen.width, self.screen.height, self.screen.scale(), true).await,
-            Kind::Miniwob => self.browser.new_page(MINIWOB_VIEWPORT.0, MINIWOB_VIEWPORT.1, 1.0, false).await,
+            Kind::Apps => self.browser.new_page(self.screen.width, self.screen.height, self.screen.scale(), true, self.page_timeout).await,
+            Kind::Miniwob => self.browser.new_page(MINIWOB_VIEWPORT.0, MINIWOB_VIEWPORT.1, 1.0, false, self.page_timeout).await,
         }
         .map_err(infra)?;
         self.page = Some(page);
@@ -134,13 +171,13 @@ impl WebEnv {
         self.hosted.as_ref().map(|h| h.1.clone()).ok_or_else(|| EnvError::ResetNeeded("an app".into()))
     }
 
-    async fn events(&self) -> Result<u64, EnvError> {
+    async fn events(&self) -> Result<u64, Fail> {
         Ok(self.page()?.eval("__guigym.events").await.map_err(infra)?.as_u64().unwrap_or(0))
     }
 
     /// Waits until the page has applied every event in flight; returns the event count and
     /// the last event's (feedback, invalid).
-    async fn settle(&self) -> Result<(u64, Option<(String, bool)>), EnvError> {
+    async fn settle(&self) -> Result<(u64, Option<(String, bool)>), Fail> {
         let v = self.page()?.eval("__guigym.settled().then(() => [__guigym.events, __guigym.last])").await.map_err(infra)?;
         let last = v.get(1).filter(|l| !l.is_null()).map(|l| (l["feedback"].as_str().unwrap_or("").to_string(), l["invalid"].as_bool().unwrap_or(false)));
         Ok((v.get(0).and_then(Value::as_u64).unwrap_or(0), last))
@@ -148,7 +185,7 @@ impl WebEnv {
 
     /// Applies a device-level action on the server (back, home, open_app, answers…) and
     /// refreshes the page.
-    async fn on_server(&self, action: &Action) -> Result<StepOutcome, EnvError> {
+    async fn on_server(&self, action: &Action) -> Result<StepOutcome, Fail> {
         let hosted = self.hosted()?;
         let outcome = hosted.lock().await.sim.step_sync(action)?;
         self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
@@ -156,7 +193,7 @@ impl WebEnv {
     }
 
     /// Where a pointer action lands, in screenshot pixels.
-    async fn point(&self, action: &Action) -> Result<Result<Point, String>, EnvError> {
+    async fn point(&self, action: &Action) -> Result<Result<Point, String>, Fail> {
         match action.target() {
             Ok(Some(Target::At(p))) => Ok(Ok(p)),
             Ok(Some(Target::Element(id))) => {
@@ -183,7 +220,7 @@ impl WebEnv {
 
     /// Plays a pointer, text or key action through the browser. `Ok(Err(reason))` is an
     /// invalid action.
-    async fn in_browser(&self, action: &Action) -> Result<Result<(), String>, EnvError> {
+    async fn in_browser(&self, action: &Action) -> Result<Result<(), String>, Fail> {
         let page = self.page()?;
         let (w, h) = self.size();
         let inside = |p: Point| p.0.is_finite() && p.1.is_finite() && p.0 >= 0.0 && p.1 >= 0.0 && p.0 < w && p.1 < h;
@@ -260,7 +297,7 @@ impl WebEnv {
         Ok(Ok(()))
     }
 
-    async fn step_apps(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+    async fn step_apps(&mut self, action: &Action) -> Result<StepOutcome, Fail> {
         match action {
             Action::Back
             | Action::Home
@@ -273,7 +310,7 @@ impl WebEnv {
             _ => {
                 let before = self.events().await?;
                 if let Err(why) = self.in_browser(action).await? {
-                    return Ok(StepOutcome { feedback: why, invalid: true, done: false });
+                    return Ok(StepOutcome::invalid(why));
                 }
                 // Wait for the page to apply what the gesture caused; no new event means it hit nothing.
                 let (after, last) = self.settle().await?;
@@ -283,18 +320,18 @@ impl WebEnv {
                             Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
                             _ => "nothing to tap there",
                         };
-                        StepOutcome { feedback: what.into(), invalid: true, done: false }
+                        StepOutcome::invalid(what)
                     }
                     last => {
                         let (feedback, invalid) = last.unwrap_or_default();
-                        StepOutcome { feedback, invalid, done: false }
+                        StepOutcome { feedback, invalid, done: false, broken: None }
                     }
                 })
             }
         }
     }
 
-    async fn step_miniwob(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+    async fn step_miniwob(&mut self, action: &Action) -> Result<StepOutcome, Fail> {
         let feedback = match action {
             Action::Answer { text } => {
                 self.log.answers.push(text.clone());
@@ -310,30 +347,36 @@ impl WebEnv {
                 "waited".into()
             }
             Action::Back | Action::Home | Action::OpenApp { .. } => {
-                return Ok(StepOutcome { feedback: format!("{} is not available on a web page", action.name()), invalid: true, done: false })
+                return Ok(StepOutcome::invalid(format!("{} is not available on a web page", action.name())))
             }
             _ => match self.in_browser(action).await? {
-                Err(why) => return Ok(StepOutcome { feedback: why, invalid: true, done: false }),
+                Err(why) => return Ok(StepOutcome::invalid(why)),
                 Ok(()) => "done".into(),
             },
         };
         let reward = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
         let done = reward.get(1).and_then(Value::as_bool).unwrap_or(false) || self.log.terminated.is_some();
-        Ok(StepOutcome { feedback, invalid: false, done })
+        Ok(StepOutcome { feedback, invalid: false, done, broken: None })
     }
 }
 
-#[async_trait]
-impl Env for WebEnv {
-    async fn reset(&mut self, task: &TaskSpec) -> Result<Observation, EnvError> {
+impl WebEnv {
+    async fn reset_page(&mut self, task: &TaskSpec) -> Result<(), Fail> {
         self.step = 0;
         self.log = EpisodeLog::default();
+        // A page that stopped responding is closed with its browser context, and a new one made.
+        if self.broken.take().is_some() {
+            if let Some(old) = self.page.take() {
+                old.close().await;
+            }
+            self.location.clear();
+        }
         // The task's benchmark says how it runs: MiniWoB++ pages judge themselves, every other
         // benchmark is a phone benchmark hosted by the simulated phone behind the page.
         if task.benchmark == miniwob::BENCHMARK {
             let page_path = task.params.get("page").and_then(Value::as_str).ok_or_else(|| EnvError::BadTask("a MiniWoB++ task needs params.page".into()))?;
             if self.server.miniwob_dir().is_none() {
-                return Err(EnvError::BadTask("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)".into()));
+                return Err(EnvError::BadTask("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)".into()).into());
             }
             self.miniwob_seed = task.params.get("seed").and_then(Value::as_u64).unwrap_or(0);
             self.ensure_page(Kind::Miniwob).await?;
@@ -362,10 +405,10 @@ impl Env for WebEnv {
                 self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
             }
         }
-        self.observe(ObserveOptions::default()).await
+        Ok(())
     }
 
-    async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
+    async fn observe_page(&mut self, options: ObserveOptions) -> Result<Observation, Fail> {
         let page = self.page()?;
         let tree = ui_tree(page).await.map_err(infra)?;
         let screenshot = if options.screenshot {
@@ -394,20 +437,30 @@ impl Env for WebEnv {
         Ok(obs)
     }
 
-    async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
-        if let Err(e) = action.check() {
-            return Ok(StepOutcome { feedback: e.message, invalid: true, done: false });
-        }
-        self.step += 1;
-        match self.kind {
-            Kind::Apps => self.step_apps(action).await,
-            Kind::Miniwob => self.step_miniwob(action).await,
+    /// The episode is over: the page stopped responding, by what it was made to do.
+    fn broken_observation(&self, why: &str) -> Observation {
+        let (w, h) = self.size();
+        Observation {
+            step: self.step,
+            screen: "the page stopped responding".into(),
+            feedback: Some(why.to_string()),
+            width: w as u32,
+            height: h as u32,
+            broken: Some(why.to_string()),
+            ..Observation::default()
         }
     }
 
-    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+    /// Ends the episode: the page stopped responding.
+    fn hung(&mut self, why: String) -> String {
+        let why = format!("the page stopped responding: {why}");
+        self.broken = Some(why.clone());
+        why
+    }
+
+    async fn evaluate_page(&mut self) -> Result<Verdict, Fail> {
         match self.kind {
-            Kind::Apps => self.hosted()?.lock().await.sim.evaluate_sync(),
+            Kind::Apps => Ok(self.hosted()?.lock().await.sim.evaluate_sync()?),
             Kind::Miniwob => {
                 let v = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
                 let raw = v.get(0).and_then(Value::as_f64).unwrap_or(0.0);
@@ -420,9 +473,9 @@ impl Env for WebEnv {
         }
     }
 
-    async fn state_hash(&mut self) -> Result<String, EnvError> {
+    async fn state_hash_page(&mut self) -> Result<String, Fail> {
         match self.kind {
-            Kind::Apps => self.hosted()?.lock().await.sim.hash(),
+            Kind::Apps => Ok(self.hosted()?.lock().await.sim.hash()?),
             Kind::Miniwob => {
                 let v = self.page()?.eval("document.body.innerHTML + JSON.stringify([WOB_RAW_REWARD_GLOBAL, WOB_DONE_GLOBAL])").await.map_err(infra)?;
                 Ok(sha256_hex(v.to_string().as_bytes()))
@@ -430,15 +483,106 @@ impl Env for WebEnv {
         }
     }
 
-    async fn apply_golden(&mut self) -> Result<(), EnvError> {
+    async fn golden_page(&mut self) -> Result<(), Fail> {
         match self.kind {
             Kind::Apps => {
                 self.hosted()?.lock().await.sim.apply_golden_sync()?;
                 self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
                 Ok(())
             }
-            Kind::Miniwob => Err(EnvError::BadTask("MiniWoB++ tasks have no golden".into())),
+            Kind::Miniwob => Err(EnvError::BadTask("MiniWoB++ tasks have no golden".into()).into()),
         }
+    }
+
+    /// A script run in the page, as one of the page's own would run (tests use it to make a
+    /// page that never answers again); returns at once.
+    pub async fn run_in_page(&self, script: &str) -> Result<(), EnvError> {
+        let params = serde_json::json!({ "expression": format!("setTimeout(() => {{ {script} }}, 0)") });
+        self.page()?.call("Runtime.evaluate", params).await.map_err(|e| EnvError::Infra(e.to_string()))?;
+        Ok(())
+    }
+}
+
+/// A failure as the `Env` answers it; a hung page is never one (the caller ends the episode).
+fn env_error(f: Fail) -> EnvError {
+    match f {
+        Fail::Env(e) => e,
+        Fail::Hung(why) => EnvError::Infra(format!("the page stopped responding: {why}")),
+    }
+}
+
+#[async_trait]
+impl Env for WebEnv {
+    /// A page call waits up to the page's timeout, then the browser has `BROWSER_PROBE` to
+    /// show it still answers; a step may also hold a `wait` (5 s at most).
+    fn stall_bound(&self) -> Duration {
+        self.page_timeout + crate::browser::BROWSER_PROBE + Duration::from_secs(10)
+    }
+
+    async fn reset(&mut self, task: &TaskSpec) -> Result<Observation, EnvError> {
+        // A page that hangs during a reset is no agent's doing.
+        self.reset_page(task).await.map_err(env_error)?;
+        self.observe(ObserveOptions::default()).await
+    }
+
+    async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
+        if let Some(why) = &self.broken {
+            return Ok(self.broken_observation(why));
+        }
+        match self.observe_page(options).await {
+            Ok(obs) => Ok(obs),
+            Err(Fail::Env(e)) => Err(e),
+            Err(Fail::Hung(why)) => {
+                let why = self.hung(why);
+                Ok(self.broken_observation(&why))
+            }
+        }
+    }
+
+    async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        if let Some(why) = &self.broken {
+            return Ok(StepOutcome::broken(why.clone()));
+        }
+        if let Err(e) = action.check() {
+            return Ok(StepOutcome::invalid(e.message));
+        }
+        self.step += 1;
+        let outcome = match self.kind {
+            Kind::Apps => self.step_apps(action).await,
+            Kind::Miniwob => self.step_miniwob(action).await,
+        };
+        match outcome {
+            Ok(o) => Ok(o),
+            Err(Fail::Env(e)) => Err(e),
+            Err(Fail::Hung(why)) => Ok(StepOutcome::broken(self.hung(why))),
+        }
+    }
+
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        // A page that stopped responding has no reward to read; the phone's state lives on the
+        // server and is judged as it is.
+        if let (Some(why), Kind::Miniwob) = (&self.broken, self.kind) {
+            return Ok(Verdict::from_checks(vec![Check::new("reward", false, why.clone())], vec![]));
+        }
+        match self.evaluate_page().await {
+            Ok(v) => Ok(v),
+            Err(Fail::Env(e)) => Err(e),
+            Err(Fail::Hung(why)) => {
+                let why = self.hung(why);
+                Ok(Verdict::from_checks(vec![Check::new("reward", false, why)], vec![]))
+            }
+        }
+    }
+
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        if let (Some(why), Kind::Miniwob) = (&self.broken, self.kind) {
+            return Ok(sha256_hex(why.as_bytes()));
+        }
+        self.state_hash_page().await.map_err(env_error)
+    }
+
+    async fn apply_golden(&mut self) -> Result<(), EnvError> {
+        self.golden_page().await.map_err(env_error)
     }
 
     async fn release(&mut self) -> Result<(), EnvError> {

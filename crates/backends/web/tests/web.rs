@@ -164,3 +164,63 @@ async fn what_a_dialog_covers_is_not_offered_in_the_browser() {
     }
     env.release().await.unwrap();
 }
+
+/// A web instance whose page, at the agent's first step, starts a script that never returns
+/// (as a page of its own could, made to by what the agent did).
+struct LoopsOnFirstStep {
+    env: guigym_web::WebEnv,
+    armed: bool,
+}
+
+#[async_trait::async_trait]
+impl Env for LoopsOnFirstStep {
+    fn stall_bound(&self) -> std::time::Duration {
+        self.env.stall_bound()
+    }
+    async fn reset(&mut self, task: &guigym_core::TaskSpec) -> Result<guigym_core::Observation, guigym_core::EnvError> {
+        self.env.reset(task).await
+    }
+    async fn observe(&mut self, o: ObserveOptions) -> Result<guigym_core::Observation, guigym_core::EnvError> {
+        self.env.observe(o).await
+    }
+    async fn step(&mut self, a: &Action) -> Result<guigym_core::StepOutcome, guigym_core::EnvError> {
+        if std::mem::take(&mut self.armed) {
+            self.env.run_in_page("for (;;) {}").await?;
+        }
+        self.env.step(a).await
+    }
+    async fn evaluate(&mut self) -> Result<guigym_core::Verdict, guigym_core::EnvError> {
+        self.env.evaluate().await
+    }
+    async fn state_hash(&mut self) -> Result<String, guigym_core::EnvError> {
+        self.env.state_hash().await
+    }
+}
+
+/// A page whose script loops forever ends the attempt judged (it fails, the reason recorded),
+/// on a MiniWoB++ page and on the phone in Chromium; it is no infrastructure failure, and the
+/// next reset gives a page that works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Chromium"]
+async fn a_page_script_that_never_returns_ends_the_attempt_judged() {
+    let mut p = provider();
+    p.page_timeout = std::time::Duration::from_secs(2);
+    let mut env = LoopsOnFirstStep { env: p.create_web().await.unwrap(), armed: true };
+    let phone = tasks::find_task("messages.send/0").unwrap();
+    let click_test = miniwob::task("click-test", 0);
+    for task in [&phone, &click_test] {
+        env.armed = true;
+        let mut policy = GoldenPolicy::new(if task.walkthrough.is_empty() { vec![Action::click_at(80.0, 100.0)] } else { task.walkthrough.clone() });
+        let attempt = run_attempt(&mut env, task, &mut policy, &Harness::default(), 0, "t-loop", &mut NullRecorder).await.expect("judged, not infrastructure");
+        assert_eq!(attempt.ended_by.as_deref(), Some(guigym_rollout::attempt::BROKEN), "{}", task.id);
+        assert!(!attempt.verdict.success, "{}: {:?}", task.id, attempt.verdict);
+        let check = attempt.verdict.checks.iter().find(|c| c.name == guigym_rollout::attempt::INTACT).unwrap();
+        assert!(check.detail.contains("stopped responding"), "{check:?}");
+        assert_eq!(attempt.trajectory.steps.len(), 1, "{}: the episode ended at the step that hung the page", task.id);
+    }
+    // The next reset makes a page that answers: the walkthrough solves the task.
+    env.armed = false;
+    let mut golden = GoldenPolicy::new(phone.walkthrough.clone());
+    let attempt = run_attempt(&mut env, &phone, &mut golden, &Harness::default(), 0, "t-after", &mut NullRecorder).await.unwrap();
+    assert!(attempt.verdict.success, "{:?}", attempt.verdict);
+}
