@@ -514,3 +514,12 @@ impl Drop for Guard {
         let _ = self.0.wait();
     }
 }
+
+/// A buffer without credentials takes anyone's writes: it listens on loopback only.
+#[test]
+fn an_open_buffer_refuses_to_listen_beyond_loopback() {
+    let dir = common::temp("buffer-open");
+    let out = guigym().args(["buffer", "serve", "--host", "0.0.0.0", "--dir"]).arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--producer-token"), "{}", String::from_utf8_lossy(&out.stderr));
+}
