@@ -46,6 +46,17 @@ pub struct JournalError {
     pub message: String,
 }
 
+/// The buffer's counts and its trainer's last word, as the journal keeps them.
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    pub next_seq: u64,
+    pub weight_version: u64,
+    pub figures: Option<(u64, BTreeMap<String, f64>)>,
+    pub consumed: u64,
+    pub dropped_stale: u64,
+    pub expired_batches: u64,
+}
+
 /// What a journal holds when it is opened.
 #[derive(Debug, Default)]
 pub struct Restored {
@@ -55,12 +66,7 @@ pub struct Restored {
     pub seen: HashSet<String>,
     pub acked: HashSet<String>,
     pub expired: HashSet<String>,
-    pub next_seq: u64,
-    pub weight_version: u64,
-    pub figures: Option<(u64, BTreeMap<String, f64>)>,
-    pub consumed: u64,
-    pub dropped_stale: u64,
-    pub expired_batches: u64,
+    pub tally: Tally,
 }
 
 /// The buffer's whole state, as a compaction writes it. The groups' samples are not in it:
@@ -75,12 +81,7 @@ pub struct Snapshot {
     pub spent: Vec<String>,
     pub acked: Vec<String>,
     pub expired: Vec<String>,
-    pub next_seq: u64,
-    pub weight_version: u64,
-    pub figures: Option<(u64, BTreeMap<String, f64>)>,
-    pub consumed: u64,
-    pub dropped_stale: u64,
-    pub expired_batches: u64,
+    pub tally: Tally,
 }
 
 /// One record of the log, as JSON (`{"accepted": {…}}`: tagged outside, so that serde reads
@@ -331,10 +332,10 @@ fn encode_spent(s: &Snapshot, out: &mut Vec<u8>) -> std::io::Result<()> {
         ids: s.spent.clone(),
         acked: s.acked.clone(),
         expired: s.expired.clone(),
-        next_seq: s.next_seq,
-        consumed: s.consumed,
-        dropped_stale: s.dropped_stale,
-        expired_batches: s.expired_batches,
+        next_seq: s.tally.next_seq,
+        consumed: s.tally.consumed,
+        dropped_stale: s.tally.dropped_stale,
+        expired_batches: s.tally.expired_batches,
     };
     record(&spent, out)
 }
@@ -344,8 +345,8 @@ fn encode_state(s: &Snapshot, out: &mut Vec<u8>) -> std::io::Result<()> {
     for (batch, deadline_ms, groups) in &s.leases {
         record(&Record::Leased { batch: batch.clone(), deadline_ms: *deadline_ms, groups: groups.clone() }, out)?;
     }
-    record(&Record::Weights { version: s.weight_version }, out)?;
-    if let Some((version, figures)) = &s.figures {
+    record(&Record::Weights { version: s.tally.weight_version }, out)?;
+    if let Some((version, figures)) = &s.tally.figures {
         record(&Record::Figures { version: *version, figures: figures.clone() }, out)?;
     }
     Ok(())
@@ -530,7 +531,7 @@ impl Replay {
         let s = &mut self.state;
         match r {
             Record::Accepted { seq, id, stale, count, samples } => {
-                s.next_seq = s.next_seq.max(seq + 1);
+                s.tally.next_seq = s.tally.next_seq.max(seq + 1);
                 s.seen.insert(id.clone());
                 match (stale, samples) {
                     (false, Some(raw)) => {
@@ -538,7 +539,7 @@ impl Replay {
                         self.held.insert(seq, Group { id, samples: samples.into(), seq, json: None });
                         self.sizes.insert(seq, place);
                     }
-                    _ => s.dropped_stale += count,
+                    _ => s.tally.dropped_stale += count,
                 }
             }
             Record::Leased { batch, deadline_ms, groups } => {
@@ -551,7 +552,7 @@ impl Replay {
                 for seq in self.leases.remove(&batch).map(|l| l.1).unwrap_or_default() {
                     self.leased.remove(&seq);
                     if let Some(g) = self.held.remove(&seq) {
-                        s.consumed += g.samples.len() as u64;
+                        s.tally.consumed += g.samples.len() as u64;
                     }
                 }
                 s.acked.insert(batch);
@@ -560,18 +561,18 @@ impl Replay {
                 for seq in self.leases.remove(&batch).map(|l| l.1).unwrap_or_default() {
                     self.leased.remove(&seq);
                 }
-                s.expired_batches += 1;
+                s.tally.expired_batches += 1;
                 s.expired.insert(batch);
             }
             Record::Dropped { groups } => {
                 for seq in groups {
                     if let Some(g) = self.held.remove(&seq) {
-                        s.dropped_stale += g.samples.len() as u64;
+                        s.tally.dropped_stale += g.samples.len() as u64;
                     }
                 }
             }
-            Record::Weights { version } => s.weight_version = s.weight_version.max(version),
-            Record::Figures { version, figures } => s.figures = Some((version, figures)),
+            Record::Weights { version } => s.tally.weight_version = s.tally.weight_version.max(version),
+            Record::Figures { version, figures } => s.tally.figures = Some((version, figures)),
             Record::Spent { ids, acked, expired, next_seq, consumed, dropped_stale, expired_batches } => {
                 // A snapshot: everything before it is in it.
                 *self = Replay::default();
@@ -579,7 +580,7 @@ impl Replay {
                 s.seen = ids.into_iter().collect();
                 s.acked = acked.into_iter().collect();
                 s.expired = expired.into_iter().collect();
-                (s.next_seq, s.consumed, s.dropped_stale, s.expired_batches) = (next_seq, consumed, dropped_stale, expired_batches);
+                (s.tally.next_seq, s.tally.consumed, s.tally.dropped_stale, s.tally.expired_batches) = (next_seq, consumed, dropped_stale, expired_batches);
             }
         }
         Ok(())
@@ -587,7 +588,7 @@ impl Replay {
 
     fn finish(mut self) -> Restored {
         let mut state = std::mem::take(&mut self.state);
-        state.next_seq = state.next_seq.max(1);
+        state.tally.next_seq = state.tally.next_seq.max(1);
         for (batch, (deadline_ms, seqs)) in self.leases {
             let groups = seqs.iter().filter_map(|seq| self.held.remove(seq)).collect();
             state.leases.push((batch, deadline_ms, groups));

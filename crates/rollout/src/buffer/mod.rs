@@ -220,12 +220,9 @@ impl TrajectoryBuffer {
         b.seen = state.seen;
         b.acked = state.acked;
         b.expired = state.expired;
-        b.next_seq = state.next_seq;
-        b.weight_version = state.weight_version;
-        b.trainer_figures = state.figures;
-        b.consumed = state.consumed;
-        b.dropped_stale = state.dropped_stale;
-        b.expired_batches = state.expired_batches;
+        let t = state.tally;
+        (b.next_seq, b.weight_version, b.trainer_figures) = (t.next_seq, t.weight_version, t.figures);
+        (b.consumed, b.dropped_stale, b.expired_batches) = (t.consumed, t.dropped_stale, t.expired_batches);
         b
     }
 
@@ -238,12 +235,14 @@ impl TrajectoryBuffer {
             spent: self.seen.iter().filter(|id| !held.contains(id.as_str())).cloned().collect(),
             acked: self.acked.iter().cloned().collect(),
             expired: self.expired.iter().cloned().collect(),
-            next_seq: self.next_seq,
-            weight_version: self.weight_version,
-            figures: self.trainer_figures.clone(),
-            consumed: self.consumed,
-            dropped_stale: self.dropped_stale,
-            expired_batches: self.expired_batches,
+            tally: journal::Tally {
+                next_seq: self.next_seq,
+                weight_version: self.weight_version,
+                figures: self.trainer_figures.clone(),
+                consumed: self.consumed,
+                dropped_stale: self.dropped_stale,
+                expired_batches: self.expired_batches,
+            },
         }
     }
 
