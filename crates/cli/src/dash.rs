@@ -914,7 +914,7 @@ async fn play_act(State(play): State<Arc<Play>>, Path(sid): Path<String>, body: 
             Ok(out) => (out.feedback, out.invalid, out.done),
             Err(e) => return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
         },
-        None => ("invalid action: not an action".to_string(), true, false),
+        None => (guigym_core::episode::invalid_feedback("not an action"), true, false),
     };
     let png = before.screenshot.as_ref().map(|x| x.png.clone());
     let step = guigym_core::Step {

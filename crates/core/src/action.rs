@@ -24,6 +24,17 @@ pub enum TerminateStatus {
     Infeasible,
 }
 
+impl TerminateStatus {
+    /// The name actions spell it with.
+    pub fn name(self) -> &'static str {
+        match self {
+            TerminateStatus::Success => "success",
+            TerminateStatus::Failure => "failure",
+            TerminateStatus::Infeasible => "infeasible",
+        }
+    }
+}
+
 /// One action an agent takes. Pointer actions target either `at` (pixels) or `element`
 /// (a UI-tree id); exactly one of the two must be given.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,6 +7,7 @@
 pub mod action;
 pub mod benchmark;
 pub mod env;
+pub mod episode;
 pub mod error;
 pub mod observation;
 pub mod rng;
@@ -17,6 +18,7 @@ pub mod verdict;
 pub use action::{Action, Direction, Point, TerminateStatus};
 pub use benchmark::Benchmark;
 pub use env::{Env, EnvProvider, ObserveOptions, StepOutcome};
+pub use episode::{Episode, EpisodeLog};
 pub use error::{retry_after_ms, EnvError, InvalidAction};
 pub use observation::{Bounds, Observation, Screenshot, UiNode};
 pub use rng::Rng;

@@ -8,22 +8,9 @@ use std::sync::RwLock;
 
 use guigym_core::{Benchmark, TaskSpec, Verdict};
 
-use guigym_core::TerminateStatus;
-use serde::{Deserialize, Serialize};
+pub use guigym_core::EpisodeLog;
 
 use crate::DeviceState;
-
-/// What happened in an episode beyond the device state: answers, questions, termination.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct EpisodeLog {
-    pub answers: Vec<String>,
-    pub questions: Vec<String>,
-    pub terminated: Option<TerminateStatus>,
-    /// The first question came after the agent had already changed app data: asking then is
-    /// too late to matter.
-    #[serde(default)]
-    pub asked_after_a_change: bool,
-}
 
 /// A benchmark whose tasks run on the simulated phone.
 pub trait PhoneBenchmark: Benchmark {

@@ -145,7 +145,7 @@ pub async fn run_attempt(
                 (Some(action), Some(bounded(outcome.feedback)), outcome.invalid, outcome.done, ms(t))
             }
             Err(e) => {
-                let message = bounded(format!("invalid action: {}", e.message));
+                let message = bounded(guigym_core::episode::invalid_feedback(&e.message));
                 parse_feedback = Some(message.clone());
                 (None, Some(message), true, false, 0.0)
             }

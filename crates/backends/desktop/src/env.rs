@@ -8,8 +8,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use guigym_core::action::Target;
 use guigym_core::{
-    Action, Bounds, Direction, Env, EnvError, EnvProvider, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, TerminateStatus, UiNode,
-    Verdict,
+    Action, Bounds, Direction, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, TerminateStatus,
+    UiNode, Verdict,
 };
 use serde_json::Value;
 
@@ -76,11 +76,7 @@ impl DesktopProvider {
         Ok(DesktopEnv {
             instance: Arc::new(Mutex::new(instance)),
             task: None,
-            steps: 0,
-            last: None,
-            answers: Vec::new(),
-            ended: false,
-            broken: None,
+            episode: Episode::default(),
             width: w,
             height: h,
             bus_address,
@@ -106,16 +102,9 @@ pub fn task_of(spec: &TaskSpec) -> Result<(OsWorldTask, Vec<ConfigStep>), EnvErr
 pub struct DesktopEnv {
     instance: Arc<Mutex<Instance>>,
     task: Option<(TaskSpec, OsWorldTask, Vec<ConfigStep>)>,
-    steps: u32,
-    /// The agent's last action (OSWorld judges infeasible tasks by it).
-    last: Option<Action>,
-    /// What the agent answered during the episode: on an infeasible task, an answer that
-    /// reports it done is a false claim, as on every platform.
-    answers: Vec<String>,
-    /// The agent terminated: later steps are refused.
-    ended: bool,
-    /// How the agent broke the instance, when it did (the episode ended then).
-    broken: Option<String>,
+    /// The episode's record: OSWorld judges infeasible tasks by how it ended, and on an
+    /// infeasible task an answer that reports it done is a false claim, as on every platform.
+    episode: Episode,
     width: u32,
     height: u32,
     /// The instance's session bus, through which the accessibility bus is found.
@@ -168,12 +157,159 @@ impl DesktopEnv {
         .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))
     }
 
-    /// Ends the episode by the agent's doing (`Instance::ended_by_agent`): it broke the
-    /// instance, and is judged for it.
-    fn end_episode(&mut self, why: String) -> StepOutcome {
-        self.ended = true;
-        self.broken = Some(why.clone());
-        StepOutcome::broken(why)
+    /// Plays one action on the desktop (the episode's own actions are recorded before).
+    async fn apply(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        let ok = |feedback: &str| Ok(StepOutcome::ok(feedback));
+        let invalid = |why: String| Ok(StepOutcome::invalid(why));
+        let (windows, ended) = self.blocking(|i| i.check_health().map(|_| (i.windows(), i.ended_by_agent()))).await?.map_err(env_error)?;
+        if let Some(why) = ended {
+            return Ok(StepOutcome::broken(why));
+        }
+
+        let (width, height) = (self.width as f32, self.height as f32);
+        let off_screen = |p: &Point| p.0 < 0.0 || p.1 < 0.0 || p.0 >= width || p.1 >= height;
+        let pointer = |env: &DesktopEnv| -> Result<(i32, i32), String> {
+            match action.target() {
+                Ok(Some(Target::At(p))) if off_screen(&p) => Err(format!("({}, {}) is off the {}×{} screen", p.0, p.1, env.width, env.height)),
+                Ok(Some(Target::At(p))) => env.point_of(&windows, Some(p), None),
+                Ok(Some(Target::Element(id))) => env.point_of(&windows, None, Some(id)),
+                Ok(None) => Err("the action needs a point or an element".into()),
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        let input: Box<dyn FnOnce(&mut Instance) -> Result<String, String> + Send> = match action {
+            Action::Click { .. } | Action::DoubleClick { .. } | Action::RightClick { .. } => {
+                let (x, y) = match pointer(self) {
+                    Ok(p) => p,
+                    Err(e) => return invalid(e),
+                };
+                let (button, times) = match action {
+                    Action::DoubleClick { .. } => (1, 2),
+                    Action::RightClick { .. } => (3, 1),
+                    _ => (1, 1),
+                };
+                Box::new(move |i| i.display.click(x, y, button, times).map(|_| format!("clicked at ({x}, {y})")).map_err(|e| e.to_string()))
+            }
+            Action::LongPress { .. } => {
+                let (x, y) = match pointer(self) {
+                    Ok(p) => p,
+                    Err(e) => return invalid(e),
+                };
+                Box::new(move |i| {
+                    i.display.move_to(x, y).and_then(|_| i.display.button(1, true)).map_err(|e| e.to_string())?;
+                    std::thread::sleep(Duration::from_millis(600));
+                    i.display.button(1, false).map(|_| format!("pressed at ({x}, {y})")).map_err(|e| e.to_string())
+                })
+            }
+            Action::Drag { from, to } | Action::Swipe { from, to } => {
+                if off_screen(from) || off_screen(to) {
+                    return invalid(format!("the {} leaves the {}×{} screen", action.name(), self.width, self.height));
+                }
+                let (a, b) = ((from.0 as i32, from.1 as i32), (to.0 as i32, to.1 as i32));
+                Box::new(move |i| i.display.drag(a, b).map(|_| "dragged".to_string()).map_err(|e| e.to_string()))
+            }
+            Action::Scroll { direction, amount, at, element } => {
+                let (x, y) = match (at, element) {
+                    // No point: scroll at the screen's centre.
+                    (None, None) => ((self.width / 2) as i32, (self.height / 2) as i32),
+                    _ => match pointer(self) {
+                        Ok(p) => p,
+                        Err(e) => return invalid(e),
+                    },
+                };
+                let (button, times) = (scroll_button(*direction), (*amount).clamp(1, 50));
+                Box::new(move |i| i.display.click(x, y, button, times).map(|_| format!("scrolled {times}")).map_err(|e| e.to_string()))
+            }
+            Action::Type { text, element, clear } => {
+                let at = match element {
+                    Some(id) => match self.point_of(&windows, None, Some(id)) {
+                        Ok(p) => Some(p),
+                        Err(e) => return invalid(e),
+                    },
+                    None => None,
+                };
+                let (text, clear) = (text.clone(), *clear);
+                Box::new(move |i| {
+                    if let Some((x, y)) = at {
+                        i.display.click(x, y, 1, 1).map_err(|e| e.to_string())?;
+                    }
+                    if clear {
+                        i.display.chord(&["ctrl".into(), "a".into()])?;
+                        i.display.chord(&["backspace".into()])?;
+                    }
+                    i.display.type_text(&text).map_err(|e| e.to_string())?;
+                    Ok(format!("typed {} characters", text.chars().count()))
+                })
+            }
+            Action::Key { keys } => {
+                if keys.is_empty() {
+                    return invalid("a key action needs at least one key".into());
+                }
+                if keys.iter().any(|k| crate::keys::keysym(k).is_none()) {
+                    let unknown: Vec<&String> = keys.iter().filter(|k| crate::keys::keysym(k).is_none()).collect();
+                    return invalid(format!("unknown key(s) {unknown:?}"));
+                }
+                let keys = keys.clone();
+                Box::new(move |i| i.display.chord(&keys).map(|_| format!("pressed {}", keys.join("+"))))
+            }
+            Action::Back | Action::Home => return invalid(format!("{} is a phone's button; a desktop has none (use a key or a click)", action.name())),
+            Action::OpenApp { name } => {
+                let wanted = name.trim().to_lowercase();
+                let Some((_, argv)) = APPS.iter().find(|(names, _)| names.contains(&wanted.as_str())) else {
+                    let known: Vec<&str> = APPS.iter().map(|(n, _)| n[0]).collect();
+                    return invalid(format!("no application \"{name}\"; applications: {}", known.join(", ")));
+                };
+                let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+                Box::new(move |i| match i.launch(&argv, false) {
+                    Ok(()) => Ok(format!("opened {}", argv[0])),
+                    Err(Failure::Infra(m)) | Err(Failure::BadTask(m)) => Err(m),
+                })
+            }
+            Action::Wait { ms } => {
+                let ms = (*ms).min(10_000);
+                Box::new(move |_| {
+                    std::thread::sleep(Duration::from_millis(ms));
+                    Ok(format!("waited {ms} ms"))
+                })
+            }
+            Action::Answer { .. } | Action::AskUser { .. } | Action::Terminate { .. } => return invalid("recorded by the episode".into()),
+        };
+        let input = move |i: &mut Instance| {
+            let done = input(i);
+            i.last_input = std::time::Instant::now();
+            (done, i.ended_by_agent())
+        };
+        match self.blocking(input).await? {
+            (_, Some(why)) => Ok(StepOutcome::broken(why)),
+            (Ok(feedback), None) => {
+                // Give the application a moment to draw what the input did.
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                ok(&feedback)
+            }
+            (Err(why), None) => invalid(why),
+        }
+    }
+
+    /// Runs the task's evaluator; an answer on an infeasible task that reports it done fails it.
+    async fn judge(&mut self) -> Result<Verdict, EnvError> {
+        let (_, task, _) = self.task("evaluate")?;
+        let task = task.clone();
+        // OSWorld's FAIL is both "this cannot be done" and "I failed": either status counts.
+        let declared_fail = matches!(self.episode.log.terminated, Some(TerminateStatus::Infeasible | TerminateStatus::Failure));
+        let infeasible = task.is_infeasible();
+        let mut verdict = self.blocking(move |i| i.evaluate(&task, declared_fail)).await?.map_err(env_error)?;
+        if infeasible {
+            let claim = self.episode.log.answers.iter().find(|a| !guigym_core::verdict::explains_impossibility(a));
+            if let Some(claim) = claim {
+                let check = guigym_core::Check {
+                    name: "no_false_claim".into(),
+                    passed: false,
+                    detail: format!("the task cannot be done, yet the answer says {claim:?}"),
+                };
+                verdict = Verdict::from_checks(verdict.checks.into_iter().chain([check]).collect(), verdict.unexpected_side_effects);
+            }
+        }
+        Ok(verdict)
     }
 
     fn task(&self, what: &str) -> Result<&(TaskSpec, OsWorldTask, Vec<ConfigStep>), EnvError> {
@@ -327,17 +463,13 @@ impl Env for DesktopEnv {
             .map_err(env_error)?;
         self.a11y = None;
         self.task = Some((spec.clone(), task, golden));
-        self.steps = 0;
-        self.last = None;
-        self.answers.clear();
-        self.ended = false;
-        self.broken = None;
+        self.episode = Episode::default();
         self.observe(ObserveOptions { screenshot: false }).await
     }
 
     async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
         self.task("observe")?;
-        let (width, height, step) = (self.width, self.height, self.steps);
+        let (width, height, step) = (self.width, self.height, self.episode.steps);
         let (windows, png, ended) = self
             .blocking(move |i| {
                 i.check_health()?;
@@ -348,8 +480,9 @@ impl Env for DesktopEnv {
             .await?
             .map_err(env_error)?;
         if let Some(why) = ended {
-            self.ended = true;
-            self.broken = Some(why.clone());
+            if self.episode.broken.is_none() {
+                self.episode.broke(why.clone());
+            }
             let screen = "the episode ended".to_string();
             let feedback = Some(why.clone());
             return Ok(Observation { step, screen, feedback, width, height, broken: Some(why), ..Observation::default() });
@@ -369,7 +502,7 @@ impl Env for DesktopEnv {
             app: active.map(|w| w.class.clone()),
             screen: active.map(|w| w.title.clone()).unwrap_or_else(|| "desktop".into()),
             ui_tree,
-            feedback: None,
+            feedback: self.episode.feedback.clone(),
             width,
             height,
             time: String::new(),
@@ -379,176 +512,20 @@ impl Env for DesktopEnv {
 
     async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         self.task("step")?;
-        if self.ended {
-            if let Some(why) = &self.broken {
-                return Ok(StepOutcome::broken(why.clone()));
-            }
-            return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true, broken: None });
+        // An ended episode, or an action out of bounds (20,000 characters to type, a chord of
+        // 50 keys): refused before anything reaches the screen, as every backend does.
+        if let Some(refused) = self.episode.refuse(action) {
+            return Ok(refused);
         }
-        // Out of bounds (20,000 characters to type, a chord of 50 keys): refused before
-        // anything reaches the screen, as every backend does.
-        if let Err(e) = action.check() {
-            return Ok(StepOutcome::invalid(e.message));
+        if let Some(recorded) = self.episode.record(action, None, || false) {
+            return Ok(recorded);
         }
-        self.steps += 1;
-        self.last = Some(action.clone());
-        let ok = |feedback: &str| Ok(StepOutcome::ok(feedback));
-        let invalid = |why: String| Ok(StepOutcome::invalid(why));
-        let (windows, ended) = self.blocking(|i| i.check_health().map(|_| (i.windows(), i.ended_by_agent()))).await?.map_err(env_error)?;
-        if let Some(why) = ended {
-            return Ok(self.end_episode(why));
-        }
-        let (width, height) = (self.width as f32, self.height as f32);
-        let off_screen = |p: &Point| p.0 < 0.0 || p.1 < 0.0 || p.0 >= width || p.1 >= height;
-        let pointer = |env: &DesktopEnv| -> Result<(i32, i32), String> {
-            match action.target() {
-                Ok(Some(Target::At(p))) if off_screen(&p) => Err(format!("({}, {}) is off the {}×{} screen", p.0, p.1, env.width, env.height)),
-                Ok(Some(Target::At(p))) => env.point_of(&windows, Some(p), None),
-                Ok(Some(Target::Element(id))) => env.point_of(&windows, None, Some(id)),
-                Ok(None) => Err("the action needs a point or an element".into()),
-                Err(e) => Err(e.to_string()),
-            }
-        };
-        let input: Box<dyn FnOnce(&mut Instance) -> Result<String, String> + Send> = match action {
-            Action::Click { .. } | Action::DoubleClick { .. } | Action::RightClick { .. } => {
-                let (x, y) = match pointer(self) {
-                    Ok(p) => p,
-                    Err(e) => return invalid(e),
-                };
-                let (button, times) = match action {
-                    Action::DoubleClick { .. } => (1, 2),
-                    Action::RightClick { .. } => (3, 1),
-                    _ => (1, 1),
-                };
-                Box::new(move |i| i.display.click(x, y, button, times).map(|_| format!("clicked at ({x}, {y})")).map_err(|e| e.to_string()))
-            }
-            Action::LongPress { .. } => {
-                let (x, y) = match pointer(self) {
-                    Ok(p) => p,
-                    Err(e) => return invalid(e),
-                };
-                Box::new(move |i| {
-                    i.display.move_to(x, y).and_then(|_| i.display.button(1, true)).map_err(|e| e.to_string())?;
-                    std::thread::sleep(Duration::from_millis(600));
-                    i.display.button(1, false).map(|_| format!("pressed at ({x}, {y})")).map_err(|e| e.to_string())
-                })
-            }
-            Action::Drag { from, to } | Action::Swipe { from, to } => {
-                if off_screen(from) || off_screen(to) {
-                    return invalid(format!("the {} leaves the {}×{} screen", action.name(), self.width, self.height));
-                }
-                let (a, b) = ((from.0 as i32, from.1 as i32), (to.0 as i32, to.1 as i32));
-                Box::new(move |i| i.display.drag(a, b).map(|_| "dragged".to_string()).map_err(|e| e.to_string()))
-            }
-            Action::Scroll { direction, amount, at, element } => {
-                let (x, y) = match (at, element) {
-                    // No point: scroll at the screen's centre.
-                    (None, None) => ((self.width / 2) as i32, (self.height / 2) as i32),
-                    _ => match pointer(self) {
-                        Ok(p) => p,
-                        Err(e) => return invalid(e),
-                    },
-                };
-                let (button, times) = (scroll_button(*direction), (*amount).clamp(1, 50));
-                Box::new(move |i| i.display.click(x, y, button, times).map(|_| format!("scrolled {times}")).map_err(|e| e.to_string()))
-            }
-            Action::Type { text, element, clear } => {
-                let at = match element {
-                    Some(id) => match self.point_of(&windows, None, Some(id)) {
-                        Ok(p) => Some(p),
-                        Err(e) => return invalid(e),
-                    },
-                    None => None,
-                };
-                let (text, clear) = (text.clone(), *clear);
-                Box::new(move |i| {
-                    if let Some((x, y)) = at {
-                        i.display.click(x, y, 1, 1).map_err(|e| e.to_string())?;
-                    }
-                    if clear {
-                        i.display.chord(&["ctrl".into(), "a".into()])?;
-                        i.display.chord(&["backspace".into()])?;
-                    }
-                    i.display.type_text(&text).map_err(|e| e.to_string())?;
-                    Ok(format!("typed {} characters", text.chars().count()))
-                })
-            }
-            Action::Key { keys } => {
-                if keys.is_empty() {
-                    return invalid("a key action needs at least one key".into());
-                }
-                if keys.iter().any(|k| crate::keys::keysym(k).is_none()) {
-                    let unknown: Vec<&String> = keys.iter().filter(|k| crate::keys::keysym(k).is_none()).collect();
-                    return invalid(format!("unknown key(s) {unknown:?}"));
-                }
-                let keys = keys.clone();
-                Box::new(move |i| i.display.chord(&keys).map(|_| format!("pressed {}", keys.join("+"))))
-            }
-            Action::Back | Action::Home => return invalid(format!("{} is a phone's button; a desktop has none (use a key or a click)", action.name())),
-            Action::OpenApp { name } => {
-                let wanted = name.trim().to_lowercase();
-                let Some((_, argv)) = APPS.iter().find(|(names, _)| names.contains(&wanted.as_str())) else {
-                    let known: Vec<&str> = APPS.iter().map(|(n, _)| n[0]).collect();
-                    return invalid(format!("no application \"{name}\"; applications: {}", known.join(", ")));
-                };
-                let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-                Box::new(move |i| match i.launch(&argv, false) {
-                    Ok(()) => Ok(format!("opened {}", argv[0])),
-                    Err(Failure::Infra(m)) | Err(Failure::BadTask(m)) => Err(m),
-                })
-            }
-            Action::Wait { ms } => {
-                let ms = (*ms).min(10_000);
-                Box::new(move |_| {
-                    std::thread::sleep(Duration::from_millis(ms));
-                    Ok(format!("waited {ms} ms"))
-                })
-            }
-            Action::Answer { text } => {
-                self.answers.push(text.clone());
-                return ok(&format!("answer noted: {text}"));
-            }
-            Action::AskUser { .. } => return ok("no one is there to answer; go on with what the task says"),
-            Action::Terminate { status } => {
-                self.ended = true;
-                return Ok(StepOutcome::done(format!("terminated: {status:?}")));
-            }
-        };
-        let input = move |i: &mut Instance| {
-            let done = input(i);
-            i.last_input = std::time::Instant::now();
-            (done, i.ended_by_agent())
-        };
-        match self.blocking(input).await? {
-            (_, Some(why)) => Ok(self.end_episode(why)),
-            (Ok(feedback), None) => {
-                // Give the application a moment to draw what the input did.
-                tokio::time::sleep(Duration::from_millis(30)).await;
-                ok(&feedback)
-            }
-            (Err(why), None) => invalid(why),
-        }
+        let outcome = self.apply(action).await?;
+        Ok(self.episode.finish(outcome))
     }
 
     async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
-        let (_, task, _) = self.task("evaluate")?;
-        let task = task.clone();
-        // OSWorld's FAIL is both "this cannot be done" and "I failed": either status counts.
-        let declared_fail = matches!(self.last, Some(Action::Terminate { status: TerminateStatus::Infeasible | TerminateStatus::Failure }));
-        let infeasible = task.is_infeasible();
-        let mut verdict = self.blocking(move |i| i.evaluate(&task, declared_fail)).await?.map_err(env_error)?;
-        if infeasible {
-            let claim = self.answers.iter().find(|a| !guigym_core::verdict::explains_impossibility(a));
-            if let Some(claim) = claim {
-                let check = guigym_core::Check {
-                    name: "no_false_claim".into(),
-                    passed: false,
-                    detail: format!("the task cannot be done, yet the answer says {claim:?}"),
-                };
-                verdict = Verdict::from_checks(verdict.checks.into_iter().chain([check]).collect(), verdict.unexpected_side_effects);
-            }
-        }
-        Ok(verdict)
+        self.judge().await
     }
 
     async fn state_hash(&mut self) -> Result<String, EnvError> {
@@ -568,7 +545,7 @@ impl Env for DesktopEnv {
     async fn apply_golden(&mut self) -> Result<(), EnvError> {
         let (spec, task, golden) = self.task("apply_golden")?.clone();
         if task.is_infeasible() {
-            self.last = Some(Action::Terminate { status: TerminateStatus::Infeasible });
+            self.episode.log.terminated = Some(TerminateStatus::Infeasible);
             return Ok(());
         }
         if golden.is_empty() {

@@ -9,10 +9,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use guigym_core::{sha256_hex, Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict};
+use guigym_core::{sha256_hex, Action, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict};
 use guigym_phone::benchmark::PhoneBenchmark;
 use guigym_phone::{shell, DeviceState};
-use guigym_tasks::{self as tasks, EpisodeLog};
+use guigym_tasks as tasks;
 use guigym_ui::Screen;
 
 /// A task made ready: its benchmark and initial state.
@@ -30,14 +30,12 @@ pub struct SimEnv {
     screen: Screen,
     prepared: Option<Prepared>,
     state: Option<DeviceState>,
-    log: EpisodeLog,
-    step: u32,
-    feedback: Option<String>,
+    episode: Episode,
 }
 
 impl SimEnv {
     pub fn new(screen: Screen) -> SimEnv {
-        SimEnv { screen, prepared: None, state: None, log: EpisodeLog::default(), step: 0, feedback: None }
+        SimEnv { screen, prepared: None, state: None, episode: Episode::default() }
     }
 
     pub fn screen(&self) -> Screen {
@@ -62,7 +60,7 @@ impl SimEnv {
     /// Puts the instance straight into the task's completed state.
     pub fn apply_golden_sync(&mut self) -> Result<(), EnvError> {
         let (Some(p), Some(state)) = (&self.prepared, &mut self.state) else { return Err(EnvError::ResetNeeded("golden".into())) };
-        p.benchmark.golden(&p.spec, state, &mut self.log).map_err(EnvError::BadTask)
+        p.benchmark.golden(&p.spec, state, &mut self.episode.log).map_err(EnvError::BadTask)
     }
 
     fn prepare(&mut self, task: &TaskSpec) -> Result<Prepared, EnvError> {
@@ -88,12 +86,12 @@ impl SimEnv {
             None
         };
         Ok(Observation {
-            step: self.step,
+            step: self.episode.steps,
             screenshot,
             ui_tree: layout.ui_tree(),
             app: state.ui.foreground.clone(),
             screen: shell::screen_name(state),
-            feedback: self.feedback.clone(),
+            feedback: self.episode.feedback.clone(),
             width: self.screen.width,
             height: self.screen.height,
             time: format!("{}T{}", guigym_phone::time::date_iso(state.now()), guigym_phone::time::time_hm(state.now())),
@@ -101,46 +99,43 @@ impl SimEnv {
         })
     }
 
-    /// Applies one action synchronously.
-    pub fn step_sync(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
-        let state = self.state.as_mut().ok_or_else(|| EnvError::ResetNeeded("step".into()))?;
-        if self.log.terminated.is_some() {
-            return Ok(StepOutcome { feedback: "the episode has ended".into(), invalid: true, done: true, broken: None });
+    /// The episode's record (for a backend that plays the phone's gestures itself and reports
+    /// their outcome here: the web backend).
+    pub fn episode_mut(&mut self) -> &mut Episode {
+        &mut self.episode
+    }
+
+    /// Applies an event of the device's own (a tap or typing a page reported), which is not an
+    /// agent's step: the episode's record is not touched. Nothing changes once it is over.
+    pub fn apply_event(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        let state = self.state.as_mut().ok_or_else(|| EnvError::ResetNeeded("an event".into()))?;
+        if self.episode.is_over() {
+            return Ok(StepOutcome::invalid(guigym_core::episode::ENDED));
         }
-        // The limits every backend enforces (whatever reached us without the harness).
         if let Err(e) = action.check() {
-            self.feedback = Some(format!("invalid action: {}", e.message));
             return Ok(StepOutcome::invalid(e.message));
         }
-        let result = match action {
-            Action::Answer { text } => {
-                self.log.answers.push(text.clone());
-                Ok("answer recorded".to_string())
-            }
-            Action::AskUser { text } => {
-                if self.log.questions.is_empty() {
-                    let initial = self.prepared.as_ref().map(|p| p.initial.clone());
-                    self.log.asked_after_a_change = initial.is_some_and(|i| !tasks::data_changes(&i, state).is_empty());
-                }
-                self.log.questions.push(text.clone());
-                let reply = self.prepared.as_ref().and_then(|p| p.spec.params.get("user_reply")).and_then(|v| v.as_str());
-                Ok(format!("the user says: {}", reply.unwrap_or("I have nothing to add.")))
-            }
-            Action::Terminate { status } => {
-                self.log.terminated = Some(*status);
-                Ok(format!("terminated: {status:?}").to_lowercase())
-            }
-            other => shell::apply(state, other, self.screen),
-        };
-        let outcome = match result {
-            Ok(feedback) => {
-                self.step += 1;
-                StepOutcome { feedback, invalid: false, done: self.log.terminated.is_some(), broken: None }
-            }
+        Ok(match shell::apply(state, action, self.screen) {
+            Ok(feedback) => StepOutcome::ok(feedback),
+            Err(e) => StepOutcome::invalid(e.message),
+        })
+    }
+
+    /// Applies one action synchronously.
+    pub fn step_sync(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        let (Some(p), Some(state)) = (&self.prepared, self.state.as_mut()) else { return Err(EnvError::ResetNeeded("step".into())) };
+        if let Some(refused) = self.episode.refuse(action) {
+            return Ok(refused);
+        }
+        let reply = p.spec.params.get("user_reply").and_then(|v| v.as_str());
+        if let Some(recorded) = self.episode.record(action, reply, || !tasks::data_changes(&p.initial, state).is_empty()) {
+            return Ok(recorded);
+        }
+        let outcome = match shell::apply(state, action, self.screen) {
+            Ok(feedback) => StepOutcome::ok(feedback),
             Err(e) => StepOutcome::invalid(e.message),
         };
-        self.feedback = Some(if outcome.invalid { format!("invalid action: {}", outcome.feedback) } else { outcome.feedback.clone() });
-        Ok(outcome)
+        Ok(self.episode.finish(outcome))
     }
 
     pub fn reset_sync(&mut self, task: &TaskSpec) -> Result<(), EnvError> {
@@ -164,14 +159,12 @@ impl SimEnv {
     fn install(&mut self, prepared: Prepared) {
         self.state = Some((*prepared.initial).clone());
         self.prepared = Some(prepared);
-        self.log = EpisodeLog::default();
-        self.step = 0;
-        self.feedback = None;
+        self.episode = Episode::default();
     }
 
     pub fn evaluate_sync(&self) -> Result<Verdict, EnvError> {
         let (Some(p), Some(state)) = (&self.prepared, &self.state) else { return Err(EnvError::ResetNeeded("evaluate".into())) };
-        let log = &self.log;
+        let log = &self.episode.log;
         catch_unwind(AssertUnwindSafe(|| p.benchmark.verify(&p.spec, &p.initial, state, log)))
             .map_err(|_| EnvError::Infra(format!("verifier of {} panicked", p.spec.family)))
     }
@@ -179,7 +172,7 @@ impl SimEnv {
     /// Hash of the whole state: device, episode log and step counter.
     pub fn hash(&self) -> Result<String, EnvError> {
         let state = self.state.as_ref().ok_or_else(|| EnvError::ResetNeeded("state_hash".into()))?;
-        let bytes = serde_json::to_vec(&(state, &self.log, self.step)).map_err(|e| EnvError::Infra(e.to_string()))?;
+        let bytes = serde_json::to_vec(&(state, &self.episode.log, self.episode.steps)).map_err(|e| EnvError::Infra(e.to_string()))?;
         Ok(sha256_hex(&bytes))
     }
 }

@@ -9,10 +9,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use guigym_core::action::Target;
 use guigym_core::{
-    sha256_hex, Action, Check, Direction, Env, EnvError, EnvProvider, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, Verdict,
+    sha256_hex, Action, Check, Direction, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, Verdict,
 };
 use guigym_sim::SimEnv;
-use guigym_tasks::EpisodeLog;
 use guigym_ui::Screen;
 use serde_json::Value;
 
@@ -113,8 +112,7 @@ impl WebProvider {
             kind: Kind::Apps,
             hosted: None,
             location: String::new(),
-            step: 0,
-            log: EpisodeLog::default(),
+            episode: Episode::default(),
             miniwob_seed: 0,
             page_timeout: self.page_timeout,
             broken: None,
@@ -136,8 +134,8 @@ pub struct WebEnv {
     kind: Kind,
     hosted: Option<(u64, Arc<tokio::sync::Mutex<Hosted>>)>,
     location: String,
-    step: u32,
-    log: EpisodeLog,
+    /// A MiniWoB++ page's episode (the phone's is its simulated phone's).
+    episode: Episode,
     miniwob_seed: u64,
     page_timeout: Duration,
     /// Why the page stopped responding, once it did: the episode is over.
@@ -297,7 +295,13 @@ impl WebEnv {
         Ok(Ok(()))
     }
 
+    /// A step on the phone in the page: the simulated phone keeps the episode's record (its
+    /// verifier reads it); gestures the browser plays are reported to it as one step.
     async fn step_apps(&mut self, action: &Action) -> Result<StepOutcome, Fail> {
+        let hosted = self.hosted()?;
+        if let Some(refused) = hosted.lock().await.sim.episode_mut().refuse(action) {
+            return Ok(refused);
+        }
         match action {
             Action::Back
             | Action::Home
@@ -309,61 +313,56 @@ impl WebEnv {
             | Action::Key { .. } => self.on_server(action).await,
             _ => {
                 let before = self.events().await?;
-                if let Err(why) = self.in_browser(action).await? {
-                    return Ok(StepOutcome::invalid(why));
-                }
-                // Wait for the page to apply what the gesture caused; no new event means it hit nothing.
-                let (after, last) = self.settle().await?;
-                Ok(match last {
-                    _ if after == before => {
-                        let what = match action {
-                            Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
-                            _ => "nothing to tap there",
-                        };
-                        StepOutcome::invalid(what)
+                let outcome = match self.in_browser(action).await? {
+                    Err(why) => StepOutcome::invalid(why),
+                    Ok(()) => {
+                        // Wait for the page to apply what the gesture caused; no new event means it hit nothing.
+                        let (after, last) = self.settle().await?;
+                        match last {
+                            _ if after == before => StepOutcome::invalid(match action {
+                                Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
+                                _ => "nothing to tap there",
+                            }),
+                            last => {
+                                let (feedback, invalid) = last.unwrap_or_default();
+                                StepOutcome { feedback, invalid, done: false, broken: None }
+                            }
+                        }
                     }
-                    last => {
-                        let (feedback, invalid) = last.unwrap_or_default();
-                        StepOutcome { feedback, invalid, done: false, broken: None }
-                    }
-                })
+                };
+                Ok(hosted.lock().await.sim.episode_mut().finish(outcome))
             }
         }
     }
 
     async fn step_miniwob(&mut self, action: &Action) -> Result<StepOutcome, Fail> {
-        let feedback = match action {
-            Action::Answer { text } => {
-                self.log.answers.push(text.clone());
-                "answer recorded".to_string()
-            }
-            Action::AskUser { .. } => "nobody answers on this page".into(),
-            Action::Terminate { status } => {
-                self.log.terminated = Some(*status);
-                format!("terminated: {status:?}").to_lowercase()
-            }
+        if let Some(refused) = self.episode.refuse(action) {
+            return Ok(refused);
+        }
+        if let Some(recorded) = self.episode.record(action, None, || false) {
+            return Ok(recorded);
+        }
+        let outcome = match action {
             Action::Wait { ms } => {
                 tokio::time::sleep(Duration::from_millis((*ms).min(5_000))).await;
-                "waited".into()
+                StepOutcome::ok("waited")
             }
-            Action::Back | Action::Home | Action::OpenApp { .. } => {
-                return Ok(StepOutcome::invalid(format!("{} is not available on a web page", action.name())))
-            }
+            Action::Back | Action::Home | Action::OpenApp { .. } => StepOutcome::invalid(format!("{} is not available on a web page", action.name())),
             _ => match self.in_browser(action).await? {
-                Err(why) => return Ok(StepOutcome::invalid(why)),
-                Ok(()) => "done".into(),
+                Err(why) => StepOutcome::invalid(why),
+                Ok(()) => StepOutcome::ok("done"),
             },
         };
+        // The page may end its episode itself (its `done` global).
         let reward = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
-        let done = reward.get(1).and_then(Value::as_bool).unwrap_or(false) || self.log.terminated.is_some();
-        Ok(StepOutcome { feedback, invalid: false, done, broken: None })
+        let done = reward.get(1).and_then(Value::as_bool).unwrap_or(false);
+        Ok(self.episode.finish(StepOutcome { done: outcome.done || (done && !outcome.invalid), ..outcome }))
     }
 }
 
 impl WebEnv {
     async fn reset_page(&mut self, task: &TaskSpec) -> Result<(), Fail> {
-        self.step = 0;
-        self.log = EpisodeLog::default();
+        self.episode = Episode::default();
         // A page that stopped responding is closed with its browser context, and a new one made.
         if self.broken.take().is_some() {
             if let Some(old) = self.page.take() {
@@ -429,9 +428,12 @@ impl WebEnv {
                 Observation { app: Some("browser".into()), screen: self.location.rsplit('/').next().unwrap_or("").to_string(), ..Observation::default() }
             }
         };
+        if self.kind == Kind::Miniwob {
+            obs.step = self.episode.steps;
+            obs.feedback = self.episode.feedback.clone();
+        }
         obs.ui_tree = tree;
         obs.screenshot = screenshot;
-        obs.step = self.step;
         obs.width = w as u32;
         obs.height = h as u32;
         Ok(obs)
@@ -441,7 +443,6 @@ impl WebEnv {
     fn broken_observation(&self, why: &str) -> Observation {
         let (w, h) = self.size();
         Observation {
-            step: self.step,
             screen: "the page stopped responding".into(),
             feedback: Some(why.to_string()),
             width: w as u32,
@@ -543,10 +544,6 @@ impl Env for WebEnv {
         if let Some(why) = &self.broken {
             return Ok(StepOutcome::broken(why.clone()));
         }
-        if let Err(e) = action.check() {
-            return Ok(StepOutcome::invalid(e.message));
-        }
-        self.step += 1;
         let outcome = match self.kind {
             Kind::Apps => self.step_apps(action).await,
             Kind::Miniwob => self.step_miniwob(action).await,
@@ -554,7 +551,13 @@ impl Env for WebEnv {
         match outcome {
             Ok(o) => Ok(o),
             Err(Fail::Env(e)) => Err(e),
-            Err(Fail::Hung(why)) => Ok(StepOutcome::broken(self.hung(why))),
+            Err(Fail::Hung(why)) => {
+                let why = self.hung(why);
+                Ok(match self.kind {
+                    Kind::Apps => self.hosted()?.lock().await.sim.episode_mut().broke(why),
+                    Kind::Miniwob => self.episode.broke(why),
+                })
+            }
         }
     }
 

@@ -181,7 +181,7 @@ async fn event(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>, Json(
         other => return (StatusCode::BAD_REQUEST, format!("unknown event {other:?}")).into_response(),
     };
     let mut hosted = h.lock().await;
-    let (feedback, invalid) = match hosted.sim.step_sync(&action) {
+    let (feedback, invalid) = match hosted.sim.apply_event(&action) {
         Ok(o) => (o.feedback, o.invalid),
         Err(e) => (e.to_string(), true),
     };
