@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 use clap::Subcommand;
+use guigym_core::Screen;
 use guigym_core::{Action, ObserveOptions};
 use guigym_harness::accounting::{replay, Replay};
 use guigym_harness::tokenizer::{locate, Tokenizer};
@@ -13,7 +14,6 @@ use guigym_harness::{GoldenPolicy, Harness, HarnessConfig, HistoryPolicy, Observ
 use guigym_rollout::{new_trajectory_id, run_attempt, Recorder};
 use guigym_sim::SimEnv;
 use guigym_tasks as tasks;
-use guigym_ui::Screen;
 use serde::Serialize;
 
 #[derive(Subcommand)]

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
+use guigym_core::Screen;
 use guigym_core::{Action, Env, EnvProvider, ObserveOptions};
-use guigym_ui::Screen;
 use guigym_web::{miniwob, WebProvider};
 use serde::Serialize;
 use serde_json::Value;

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, Subcommand};
+use guigym_core::Screen;
 use guigym_core::{Attempt, EnvProvider, TaskSpec};
 use guigym_harness::PolicyFactory;
 use guigym_rollout::{eval as run_eval, validate_task, EvalConfig, Progress, Store};
 use guigym_tasks as tasks;
-use guigym_ui::Screen;
 
 use crate::progress::Meter;
 use crate::{registry, StoreArgs};
@@ -451,7 +451,11 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             let (suite, json) = (run.suite, run.json);
             let started = std::time::Instant::now();
             let mut report = guigym_rollout::audit::AuditReport::default();
-            let device = if backend.platforms.contains(&"desktop") { guigym_rollout::audit::Device::Desktop } else { guigym_rollout::audit::Device::Phone };
+            let device = if backend.platforms.contains(&guigym_core::Platform::Desktop) {
+                guigym_rollout::audit::Device::Desktop
+            } else {
+                guigym_rollout::audit::Device::Phone
+            };
             for task in &tasks {
                 guigym_rollout::audit::audit_task(env.as_mut(), task, device, &mut report).await.with_context(|| format!("auditing {}", task.id))?;
                 progress.inc(1);

@@ -43,9 +43,10 @@ pub enum Mode {
 
 #[derive(Args)]
 pub struct ServerArgs {
-    /// The codec the answers are written in
-    #[arg(long, value_enum, default_value = "canonical")]
-    codec: CodecArg,
+    /// The codec the answers are written in (canonical, qwen, android_world, anthropic,
+    /// pyautogui, ui_tars)
+    #[arg(long, value_parser = codec, default_value = "canonical")]
+    codec: Codec,
     #[arg(long, value_enum, default_value = "golden")]
     mode: Mode,
     /// Port on 127.0.0.1 (0 picks a free one; the address is printed)
@@ -83,27 +84,9 @@ pub struct ServerArgs {
     tokenizer: Option<std::path::PathBuf>,
 }
 
-#[derive(Clone, Copy, ValueEnum, Debug)]
-pub enum CodecArg {
-    Canonical,
-    Qwen,
-    AndroidWorld,
-    Anthropic,
-    Pyautogui,
-    UiTars,
-}
-
-impl From<CodecArg> for Codec {
-    fn from(c: CodecArg) -> Codec {
-        match c {
-            CodecArg::Canonical => Codec::Canonical,
-            CodecArg::Qwen => Codec::Qwen,
-            CodecArg::AndroidWorld => Codec::AndroidWorld,
-            CodecArg::Anthropic => Codec::Anthropic,
-            CodecArg::Pyautogui => Codec::Pyautogui,
-            CodecArg::UiTars => Codec::UiTars,
-        }
-    }
+/// A codec by its name, as configs spell it (`android_world`, `ui_tars`, …; `-` for `_` too).
+fn codec(name: &str) -> Result<Codec, String> {
+    Codec::named(&name.replace('-', "_")).ok_or_else(|| format!("unknown codec {name:?}; codecs: {}", Codec::ALL.map(Codec::name).join(", ")))
 }
 
 struct Server {
@@ -143,7 +126,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
         None => None,
     };
     let server = Arc::new(Server {
-        codec: args.codec.into(),
+        codec: args.codec,
         mode: args.mode,
         delay: Duration::from_millis(args.delay_ms),
         tool_calls: args.tool_calls,

@@ -5,17 +5,17 @@
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail};
-use guigym_core::{Benchmark, EnvProvider, TaskSpec};
+use guigym_core::Screen;
+use guigym_core::{Benchmark, EnvProvider, Platform, TaskSpec};
 use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
 use guigym_harness::{PolicyFactory, PolicyKind};
 use guigym_manager::{Backends, EnvSpec};
-use guigym_ui::Screen;
 
 /// A backend this binary hosts.
 pub struct Backend {
     pub name: &'static str,
     pub about: &'static str,
-    pub platforms: &'static [&'static str],
+    pub platforms: &'static [Platform],
     /// The screen its instances get unless asked otherwise.
     pub screen: Screen,
     /// Whether it hosts a benchmark (by name).
@@ -35,7 +35,7 @@ pub const BACKENDS: &[Backend] = &[
     Backend {
         name: "sim",
         about: "the simulated phone, in-process",
-        platforms: &["mobile"],
+        platforms: &[Platform::Mobile],
         screen: Screen::PHONE,
         hosts: phone_benchmark,
         missing: || None,
@@ -44,7 +44,7 @@ pub const BACKENDS: &[Backend] = &[
     Backend {
         name: "web",
         about: "real headless Chromium: the phone's apps as pages, and MiniWoB++",
-        platforms: &["mobile"],
+        platforms: &[Platform::Mobile],
         screen: Screen::PHONE,
         hosts: |name| name == guigym_web::miniwob::BENCHMARK || phone_benchmark(name),
         missing: || {
@@ -57,7 +57,7 @@ pub const BACKENDS: &[Backend] = &[
     Backend {
         name: "desktop",
         about: "real Linux applications on a virtual X server (Xvfb): LibreOffice, a text editor, a terminal, a file manager",
-        platforms: &["desktop"],
+        platforms: &[Platform::Desktop],
         screen: Screen { width: guigym_desktop::DEFAULT_SIZE.0, height: guigym_desktop::DEFAULT_SIZE.1 },
         hosts: |name| name == guigym_desktop::catalogue::BENCHMARK || name == guigym_desktop::osworld::BENCHMARK,
         missing: guigym_desktop::missing,
@@ -83,8 +83,8 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
 /// What a manager is asked for: an instance of a backend, on its platform, at a screen size.
 pub fn env_spec(name: &str, screen: Screen) -> anyhow::Result<guigym_manager::EnvSpec> {
     let b = backend(name)?;
-    let platform = b.platforms.first().copied().unwrap_or("mobile");
-    Ok(guigym_manager::EnvSpec { backend: b.name.into(), platform: platform.into(), width: screen.width, height: screen.height })
+    let platform = b.platforms.first().copied().unwrap_or(Platform::Mobile);
+    Ok(guigym_manager::EnvSpec { backend: b.name.into(), platform, width: screen.width, height: screen.height })
 }
 
 pub fn provider(name: &str, screen: Screen) -> anyhow::Result<Arc<dyn EnvProvider>> {

@@ -90,10 +90,10 @@ async fn a_toy_benchmark_runs_embedded_and_through_a_manager() {
     let manager = Manager::new(ManagerConfig::default());
     let backends = Backends::new().with(
         "sim",
-        &["mobile"],
-        Arc::new(
-            |s: &EnvSpec| Ok(Arc::new(guigym_sim::SimProvider { screen: guigym_ui::Screen { width: s.width, height: s.height } }) as Arc<dyn EnvProvider>),
-        ),
+        &[guigym_core::Platform::Mobile],
+        Arc::new(|s: &EnvSpec| {
+            Ok(Arc::new(guigym_sim::SimProvider { screen: guigym_core::Screen { width: s.width, height: s.height } }) as Arc<dyn EnvProvider>)
+        }),
     );
     let worker = Worker::new(WorkerConfig { capacity: 4, ..WorkerConfig::default() }, backends);
     manager.add_local_worker(worker.clone(), &url);

@@ -9,10 +9,10 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use guigym_core::Screen;
 use guigym_core::{EnvProvider, TaskSpec};
 use guigym_rollout::check_env;
 use guigym_tasks as tasks;
-use guigym_ui::Screen;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap().block_on(f)

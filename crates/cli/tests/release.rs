@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use guigym_core::EnvProvider;
+use guigym_core::Screen;
 use guigym_manager::{Backends, EnvSpec, Worker, WorkerConfig};
 use guigym_tasks as tasks;
-use guigym_ui::Screen;
 use guigym_web::WebProvider;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
@@ -18,7 +18,7 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 }
 
 fn worker(provider: Arc<WebProvider>, config: WorkerConfig) -> Arc<Worker> {
-    let backends = Backends::new().with("web", &["mobile"], Arc::new(move |_: &EnvSpec| Ok(provider.clone() as Arc<dyn EnvProvider>)));
+    let backends = Backends::new().with("web", &[guigym_core::Platform::Mobile], Arc::new(move |_: &EnvSpec| Ok(provider.clone() as Arc<dyn EnvProvider>)));
     Worker::new(config, backends)
 }
 
@@ -84,7 +84,8 @@ fn instances_leave_no_browser_context_behind() {
 
         // Quarantine: an operation that misses its deadline drops the instance, and its page.
         let unbounded = Arc::new(Unbounded(provider.clone()));
-        let backends = Backends::new().with("web", &["mobile"], Arc::new(move |_: &EnvSpec| Ok(unbounded.clone() as Arc<dyn EnvProvider>)));
+        let backends =
+            Backends::new().with("web", &[guigym_core::Platform::Mobile], Arc::new(move |_: &EnvSpec| Ok(unbounded.clone() as Arc<dyn EnvProvider>)));
         let w = Worker::new(WorkerConfig { op_deadline: Duration::from_millis(1), ..WorkerConfig::default() }, backends);
         let lease = "quarantined".to_string();
         let ids = w.acquire(&spec, std::slice::from_ref(&lease)).await.unwrap();

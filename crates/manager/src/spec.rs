@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use guigym_core::EnvProvider;
+use guigym_core::{EnvProvider, Platform};
 use serde::{Deserialize, Serialize};
 
 /// What kind of instance a client asks for.
@@ -12,15 +12,15 @@ use serde::{Deserialize, Serialize};
 pub struct EnvSpec {
     pub backend: String,
     #[serde(default = "mobile")]
-    pub platform: String,
+    pub platform: Platform,
     #[serde(default = "width")]
     pub width: u32,
     #[serde(default = "height")]
     pub height: u32,
 }
 
-fn mobile() -> String {
-    "mobile".into()
+fn mobile() -> Platform {
+    Platform::Mobile
 }
 fn width() -> u32 {
     1080
@@ -45,10 +45,9 @@ impl EnvSpec {
         if self.width as u64 * self.height as u64 > 4096 * 2560 {
             return Err(format!("screen {}x{} has more than 4096 x 2560 pixels", self.width, self.height));
         }
-        for (field, name) in [("backend", &self.backend), ("platform", &self.platform)] {
-            if name.is_empty() || name.len() > 32 || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_') {
-                return Err(format!("{field} {name:?} must be 1 to 32 characters of a-z, 0-9, - and _"));
-            }
+        let name = &self.backend;
+        if name.is_empty() || name.len() > 32 || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_') {
+            return Err(format!("backend {name:?} must be 1 to 32 characters of a-z, 0-9, - and _"));
         }
         Ok(())
     }
@@ -69,7 +68,7 @@ pub type TaskResolver = Arc<dyn Fn(&str) -> Option<guigym_core::TaskSpec> + Send
 /// their benchmarks by id (so a client may reset to a task by id).
 #[derive(Clone, Default)]
 pub struct Backends {
-    factories: BTreeMap<String, (Vec<String>, ProviderFactory)>,
+    factories: BTreeMap<String, (Vec<Platform>, ProviderFactory)>,
     tasks: Option<TaskResolver>,
 }
 
@@ -78,9 +77,9 @@ impl Backends {
         Backends::default()
     }
 
-    /// Adds a backend serving `platforms` (`mobile`, `desktop`, …).
-    pub fn with(mut self, name: &str, platforms: &[&str], factory: ProviderFactory) -> Backends {
-        self.factories.insert(name.to_string(), (platforms.iter().map(|p| p.to_string()).collect(), factory));
+    /// Adds a backend serving `platforms`.
+    pub fn with(mut self, name: &str, platforms: &[Platform], factory: ProviderFactory) -> Backends {
+        self.factories.insert(name.to_string(), (platforms.to_vec(), factory));
         self
     }
 
@@ -106,7 +105,8 @@ impl Backends {
         let (platforms, _) =
             self.factories.get(&spec.backend).ok_or_else(|| format!("unknown backend \"{}\"; hosted: {}", spec.backend, self.names().join(", ")))?;
         if !platforms.contains(&spec.platform) {
-            return Err(format!("the {} backend serves platform {}, not \"{}\"", spec.backend, platforms.join(", "), spec.platform));
+            let served: Vec<&str> = platforms.iter().map(|p| p.name()).collect();
+            return Err(format!("the {} backend serves platform {}, not \"{}\"", spec.backend, served.join(", "), spec.platform));
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use guigym_core::Screen;
 use guigym_core::{Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use guigym_manager::api;
 use guigym_manager::auth::Credentials;
@@ -15,7 +16,6 @@ use guigym_manager::client::{ApiClient, ClientError, RemoteLink};
 use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, ManagerProvider, Worker, WorkerConfig};
 use guigym_sim::{SimEnv, SimProvider};
 use guigym_tasks as tasks;
-use guigym_ui::Screen;
 use serde_json::{json, Value};
 
 /// A backend whose steps never finish.
@@ -99,11 +99,11 @@ fn backends() -> Backends {
     Backends::new()
         .with(
             "sim",
-            &["mobile"],
+            &[guigym_core::Platform::Mobile],
             Arc::new(|s: &EnvSpec| Ok(Arc::new(SimProvider { screen: Screen { width: s.width, height: s.height } }) as Arc<dyn EnvProvider>)),
         )
-        .with("hang", &["mobile"], Arc::new(|_s: &EnvSpec| Ok(Arc::new(HangingProvider) as Arc<dyn EnvProvider>)))
-        .with("stalled", &["mobile"], Arc::new(|_s: &EnvSpec| Ok(Arc::new(StalledProvider) as Arc<dyn EnvProvider>)))
+        .with("hang", &[guigym_core::Platform::Mobile], Arc::new(|_s: &EnvSpec| Ok(Arc::new(HangingProvider) as Arc<dyn EnvProvider>)))
+        .with("stalled", &[guigym_core::Platform::Mobile], Arc::new(|_s: &EnvSpec| Ok(Arc::new(StalledProvider) as Arc<dyn EnvProvider>)))
 }
 
 /// An embedded manager + worker on a free loopback port.

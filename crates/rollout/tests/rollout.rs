@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use guigym_core::Screen;
 use guigym_core::{Action, Attempt, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use guigym_harness::{GoldenPolicy, Policy, PolicyError, PolicyFactory, PolicyInput, PolicyKind, PolicyOutput};
 use guigym_rollout::{eval, validate_task, EvalConfig, Progress, Store};
 use guigym_sim::{SimEnv, SimProvider};
 use guigym_tasks as tasks;
-use guigym_ui::Screen;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime").block_on(f)

@@ -19,25 +19,5 @@ pub use raster::render_png;
 pub use theme::Theme;
 pub use view::{Kind, TextStyle, View};
 
-/// Screen size in pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Screen {
-    pub width: u32,
-    pub height: u32,
-}
-
-impl Screen {
-    /// The default phone: 1080×2400 px at density 3.
-    pub const PHONE: Screen = Screen { width: 1080, height: 2400 };
-
-    /// Pixels per dp.
-    pub fn scale(&self) -> f32 {
-        self.width as f32 / 360.0
-    }
-}
-
-impl Default for Screen {
-    fn default() -> Screen {
-        Screen::PHONE
-    }
-}
+/// The screen layouts are made for (the one type, in core).
+pub use guigym_core::Screen;

@@ -9,11 +9,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use guigym_core::Screen;
 use guigym_core::{sha256_hex, Action, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict};
 use guigym_phone::benchmark::PhoneBenchmark;
 use guigym_phone::{shell, DeviceState};
 use guigym_tasks as tasks;
-use guigym_ui::Screen;
 
 /// A task made ready: its benchmark and initial state.
 #[derive(Clone)]

@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used)]
 
+use guigym_core::Screen;
 use guigym_core::{Action, Env, ObserveOptions, Point, TaskSpec};
 use guigym_sim::SimEnv;
 use guigym_tasks as tasks;
-use guigym_ui::Screen;
 
 fn smoke() -> Vec<TaskSpec> {
     tasks::suite("smoke").expect("smoke suite")

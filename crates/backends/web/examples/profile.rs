@@ -8,7 +8,7 @@ use guigym_web::{miniwob, WebProvider};
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let p = WebProvider::new(guigym_ui::Screen::PHONE);
+    let p = WebProvider::new(guigym_core::Screen::PHONE);
     let browser = p.browser().await?;
     let mut env = p.create().await?;
     env.reset(&miniwob::task("click-button", 0)).await?;

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use guigym_core::action::Target;
+use guigym_core::Screen;
 use guigym_core::{
     sha256_hex, Action, Check, Direction, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, Verdict,
 };
 use guigym_sim::SimEnv;
-use guigym_ui::Screen;
 use serde_json::Value;
 
 use crate::browser::{Browser, BrowserError, Page};

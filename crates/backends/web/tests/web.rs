@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
+use guigym_core::Screen;
 use guigym_core::{Action, Env, EnvProvider, ObserveOptions, UiNode};
 use guigym_harness::{GoldenPolicy, Harness, PolicyKind};
 use guigym_rollout::{eval, run_attempt, validate_task, EvalConfig, NullRecorder};
 use guigym_tasks as tasks;
-use guigym_ui::Screen;
 use guigym_web::{miniwob, WebProvider};
 
 fn provider() -> WebProvider {

@@ -42,6 +42,23 @@ pub enum Codec {
 impl Codec {
     pub const ALL: [Codec; 6] = [Codec::Canonical, Codec::Qwen, Codec::AndroidWorld, Codec::Anthropic, Codec::Pyautogui, Codec::UiTars];
 
+    /// The name configs and the command line spell it with.
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::Canonical => "canonical",
+            Codec::Qwen => "qwen",
+            Codec::AndroidWorld => "android_world",
+            Codec::Anthropic => "anthropic",
+            Codec::Pyautogui => "pyautogui",
+            Codec::UiTars => "ui_tars",
+        }
+    }
+
+    /// The codec of that name.
+    pub fn named(name: &str) -> Option<Codec> {
+        Codec::ALL.into_iter().find(|c| c.name() == name)
+    }
+
     /// The action space, worded for a system prompt.
     pub fn describe(self) -> &'static str {
         match self {
