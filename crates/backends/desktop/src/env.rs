@@ -99,6 +99,9 @@ pub fn task_of(spec: &TaskSpec) -> Result<(OsWorldTask, Vec<ConfigStep>), EnvErr
     Ok((task, golden))
 }
 
+/// Input for the instance, played on a blocking thread: its feedback, or why it was refused.
+type Input = Box<dyn FnOnce(&mut Instance) -> Result<String, String> + Send>;
+
 pub struct DesktopEnv {
     instance: Arc<Mutex<Instance>>,
     task: Option<(TaskSpec, OsWorldTask, Vec<ConfigStep>)>,
@@ -177,7 +180,7 @@ impl DesktopEnv {
                 Err(e) => Err(e.to_string()),
             }
         };
-        let input: Box<dyn FnOnce(&mut Instance) -> Result<String, String> + Send> = match action {
+        let input: Input = match action {
             Action::Click { .. } | Action::DoubleClick { .. } | Action::RightClick { .. } => {
                 let (x, y) = match pointer(self) {
                     Ok(p) => p,
