@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 use clap::Subcommand;
+use guigym_benchmark_phone as tasks;
 use guigym_core::Screen;
 use guigym_core::{Action, ObserveOptions};
 use guigym_harness::accounting::{replay, Replay};
@@ -13,7 +14,6 @@ use guigym_harness::tokenizer::{locate, Tokenizer};
 use guigym_harness::{GoldenPolicy, Harness, HarnessConfig, HistoryPolicy, ObservationMode};
 use guigym_rollout::{new_trajectory_id, run_attempt, Recorder};
 use guigym_sim::SimEnv;
-use guigym_tasks as tasks;
 use serde::Serialize;
 
 #[derive(Subcommand)]
@@ -326,7 +326,7 @@ async fn bench_harness(n: usize, observation: ObservationMode, tokenizer: Option
     let harness = Harness::new(HarnessConfig { observation, ..HarnessConfig::default() });
     let mut recorded: Vec<(String, Vec<(guigym_core::Observation, String)>)> = Vec::new();
     for task in &tasks {
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         let mut policy = GoldenPolicy::new(task.walkthrough.clone());
         let mut steps = ObservedSteps::default();
         run_attempt(&mut env, task, &mut policy, &harness, 0, &new_trajectory_id(), &mut steps).await.map_err(|e| anyhow!("{}: {e}", task.id))?;
@@ -373,7 +373,7 @@ fn bench_sim(iterations: usize, instances: usize) -> anyhow::Result<SimFigures> 
     let screen = Screen::PHONE;
     let suite = tasks::suite("smoke").ok_or_else(|| anyhow!("the smoke suite is missing"))?;
     let task = suite.first().ok_or_else(|| anyhow!("the smoke suite is empty"))?.clone();
-    let mut env = SimEnv::new(screen);
+    let mut env = SimEnv::new(screen, guigym_benchmark_phone::hosted());
     env.reset_sync(&task).context("first reset")?;
 
     let mut same = Vec::with_capacity(iterations);
@@ -386,7 +386,7 @@ fn bench_sim(iterations: usize, instances: usize) -> anyhow::Result<SimFigures> 
     for i in 0..iterations {
         let t = &suite[i % suite.len()];
         // A new instance each time, so nothing is cached.
-        let mut e = SimEnv::new(screen);
+        let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
         let (ms, r) = time_ms(|| e.reset_sync(t));
         r?;
         fresh.push(ms);
@@ -424,7 +424,7 @@ fn bench_sim(iterations: usize, instances: usize) -> anyhow::Result<SimFigures> 
     let (up_ms, envs) = time_ms(|| -> anyhow::Result<Vec<SimEnv>> {
         let mut v = Vec::with_capacity(instances);
         for i in 0..instances {
-            let mut e = SimEnv::new(screen);
+            let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
             e.reset_sync(&suite[i % suite.len()])?;
             v.push(e);
         }

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
+use guigym_benchmark_phone as tasks;
 use guigym_manager::auth;
 use guigym_manager::client::ApiClient;
-use guigym_tasks as tasks;
 use serde::Serialize;
 use serde_json::{json, Value};
 

@@ -7,9 +7,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
+use guigym_benchmark_miniwob as miniwob;
 use guigym_core::Screen;
 use guigym_core::{Action, Env, EnvProvider, ObserveOptions};
-use guigym_web::{miniwob, WebProvider};
+use guigym_web::WebProvider;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -147,7 +148,7 @@ pub async fn run(s: Settings) -> anyhow::Result<WebFigures> {
     if guigym_web::find_chromium().is_none() || miniwob::html_dir().is_none() {
         bail!("bench web needs Chromium and MiniWoB++: run ./scripts/setup.sh");
     }
-    let provider = Arc::new(WebProvider::new(Screen::PHONE));
+    let provider = Arc::new(WebProvider::new(Screen::PHONE, guigym_benchmark_phone::hosted(), guigym_benchmark_miniwob::hosted()));
     let t = Instant::now();
     let browser = provider.browser().await?;
     let launch_ms = ms(t);
@@ -175,7 +176,7 @@ pub async fn run(s: Settings) -> anyhow::Result<WebFigures> {
         });
     }
     // The smoke suite's mocked apps, phone-sized.
-    let smoke = guigym_tasks::suite("smoke").ok_or_else(|| anyhow!("no smoke suite"))?;
+    let smoke = guigym_benchmark_phone::suite("smoke").ok_or_else(|| anyhow!("no smoke suite"))?;
     let (mut resets, mut steps) = (Vec::new(), Vec::new());
     for (i, task) in smoke.iter().enumerate().take(s.iterations.max(10)) {
         let t = Instant::now();

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context};
 use clap::{Args, Subcommand};
+use guigym_benchmark_phone as tasks;
 use guigym_core::Screen;
 use guigym_core::{Attempt, EnvProvider, TaskSpec};
 use guigym_harness::PolicyFactory;
 use guigym_rollout::{eval as run_eval, validate_task, EvalConfig, Progress, Store};
-use guigym_tasks as tasks;
 
 use crate::progress::Meter;
 use crate::{registry, StoreArgs};
@@ -493,7 +493,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             let families: std::collections::BTreeSet<&str> = results.iter().map(|v| v.family.as_str()).collect();
             let apps: std::collections::BTreeSet<&str> = tasks.iter().flat_map(|t| t.apps.iter().map(String::as_str)).collect();
             let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-            for f in families.iter().filter_map(|f| guigym_tasks::family(f)) {
+            for f in families.iter().filter_map(|f| guigym_benchmark_phone::family(f)) {
                 *kinds.entry(serde_json::to_value(f.kind())?.as_str().unwrap_or("").to_string()).or_default() += 1;
             }
             if json {

@@ -16,10 +16,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use clap::{Args, ValueEnum};
+use guigym_benchmark_phone as tasks;
 use guigym_core::{Bounds, Observation, TaskSpec, UiNode};
 use guigym_harness::tokenizer::{locate, Tokenizer};
 use guigym_harness::{Codec, GoldenPolicy};
-use guigym_tasks as tasks;
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]

@@ -10,6 +10,8 @@ use guigym_core::{Benchmark, EnvProvider, Platform, TaskSpec};
 use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
 use guigym_harness::{PolicyFactory, PolicyKind};
 use guigym_manager::{Backends, EnvSpec};
+use guigym_phone::benchmark::{PhoneBenchmark, PhoneBenchmarks};
+use guigym_web::{PageBenchmark, PageBenchmarks};
 
 /// A backend this binary hosts.
 pub struct Backend {
@@ -26,8 +28,18 @@ pub struct Backend {
     pub provider: fn(Screen) -> Arc<dyn EnvProvider>,
 }
 
+/// The phone benchmarks the phone backends (sim, web) host.
+pub fn phone_benchmarks() -> PhoneBenchmarks {
+    PhoneBenchmarks::new([&guigym_benchmark_phone::CATALOGUE as &'static dyn PhoneBenchmark])
+}
+
+/// The page benchmarks the web backend hosts.
+pub fn page_benchmarks() -> PageBenchmarks {
+    PageBenchmarks::new([&guigym_benchmark_miniwob::MINIWOB as &'static dyn PageBenchmark])
+}
+
 fn phone_benchmark(name: &str) -> bool {
-    guigym_tasks::phone_benchmark(name).is_some()
+    phone_benchmarks().find(name).is_some()
 }
 
 /// The backends, the default first.
@@ -39,20 +51,20 @@ pub const BACKENDS: &[Backend] = &[
         screen: Screen::PHONE,
         hosts: phone_benchmark,
         missing: || None,
-        provider: |screen| Arc::new(guigym_sim::SimProvider { screen }),
+        provider: |screen| Arc::new(guigym_sim::SimProvider { screen, benchmarks: phone_benchmarks() }),
     },
     Backend {
         name: "web",
         about: "real headless Chromium: the phone's apps as pages, and MiniWoB++",
         platforms: &[Platform::Mobile],
         screen: Screen::PHONE,
-        hosts: |name| name == guigym_web::miniwob::BENCHMARK || phone_benchmark(name),
+        hosts: |name| page_benchmarks().find(name).is_some() || phone_benchmark(name),
         missing: || {
             guigym_web::find_chromium()
                 .is_none()
                 .then(|| "the web backend needs Chromium: install Debian's `chromium` package (apt-get install chromium) or run ./scripts/setup.sh".into())
         },
-        provider: |screen| Arc::new(guigym_web::WebProvider::new(screen)),
+        provider: |screen| Arc::new(guigym_web::WebProvider::new(screen, phone_benchmarks(), page_benchmarks())),
     },
     Backend {
         name: "desktop",
@@ -115,12 +127,11 @@ pub fn worker_backends() -> Backends {
 /// Every benchmark: the phone's (the catalogue, then any registered), MiniWoB++, the desktop's
 /// catalogue, and OSWorld's tasks once imported (`tasks import osworld`).
 pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
-    static MINIWOB: guigym_web::miniwob::MiniWob = guigym_web::miniwob::MiniWob;
-    let registered = guigym_phone::benchmark::all().into_iter().filter(|b| b.name() != guigym_tasks::CATALOGUE.name());
-    let phone = std::iter::once(&guigym_tasks::CATALOGUE as &'static dyn Benchmark).chain(registered.map(|b| b as &'static dyn Benchmark));
+    let phone = phone_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
+    let pages = page_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
     static DESKTOP: guigym_desktop::DesktopCatalogue = guigym_desktop::DesktopCatalogue;
     static OSWORLD: guigym_desktop::ImportedOsWorld = guigym_desktop::ImportedOsWorld;
-    phone.chain([&MINIWOB as &'static dyn Benchmark, &DESKTOP, &OSWORLD]).collect()
+    phone.into_iter().chain(pages).chain([&DESKTOP as &'static dyn Benchmark, &OSWORLD]).collect()
 }
 
 /// A suite's tasks and the benchmark they belong to.

@@ -1,22 +1,22 @@
 //! A new benchmark is one module and one registry line: a toy benchmark ("open the app")
-//! defined here, registered with `guigym_phone::benchmark::register`, runs through the one
-//! rollout path on the simulated phone in-process and through a manager, and is judged by its
-//! own verifier.
+//! defined here, in the phone benchmarks a phone backend is given (`PhoneBenchmarks`), runs
+//! through the one rollout path on the simulated phone in-process and through a manager, and
+//! is judged by its own verifier.
 
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use guigym_benchmark_phone::EpisodeLog;
 use guigym_core::{Action, Benchmark, Check, EnvProvider, TaskSpec, TerminateStatus, Verdict};
 use guigym_harness::PolicyKind;
 use guigym_manager::auth::Credentials;
 use guigym_manager::client::RemoteLink;
 use guigym_manager::{api, net, Backends, EnvSpec, Manager, ManagerConfig, ManagerProvider, Worker, WorkerConfig};
-use guigym_phone::benchmark::PhoneBenchmark;
+use guigym_phone::benchmark::{PhoneBenchmark, PhoneBenchmarks};
 use guigym_phone::{DeviceState, World};
 use guigym_rollout::{eval, EvalConfig};
-use guigym_tasks::EpisodeLog;
 
 /// Tasks: open one of the phone's apps. Judged by which app is in front at the end.
 struct OpenTheApp;
@@ -73,12 +73,12 @@ static OPEN_THE_APP: OpenTheApp = OpenTheApp;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_toy_benchmark_runs_embedded_and_through_a_manager() {
-    guigym_phone::benchmark::register(&OPEN_THE_APP); // the one registry line
+    let hosted = PhoneBenchmarks::new([&OPEN_THE_APP as &'static dyn PhoneBenchmark]); // the one registry line
     let tasks = Arc::new(OPEN_THE_APP.suite("open-the-app").unwrap());
     let config = EvalConfig { suite: "open-the-app".into(), attempts: 2, parallel: 2, ..EvalConfig::default() };
 
     // Embedded: the simulated phone in-process.
-    let embedded: Arc<dyn EnvProvider> = Arc::new(guigym_sim::SimProvider::default());
+    let embedded: Arc<dyn EnvProvider> = Arc::new(guigym_sim::SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: hosted.clone() });
     let (_, golden) = eval(tasks.clone(), &config, embedded.clone(), Arc::new(PolicyKind::Golden), None, Arc::new(())).await.unwrap();
     assert_eq!((golden.attempts, golden.success_rate), (6, 1.0), "the walkthrough opens the app");
     let (_, random) = eval(tasks.clone(), &config, embedded, Arc::new(PolicyKind::Random), None, Arc::new(())).await.unwrap();
@@ -91,8 +91,9 @@ async fn a_toy_benchmark_runs_embedded_and_through_a_manager() {
     let backends = Backends::new().with(
         "sim",
         &[guigym_core::Platform::Mobile],
-        Arc::new(|s: &EnvSpec| {
-            Ok(Arc::new(guigym_sim::SimProvider { screen: guigym_core::Screen { width: s.width, height: s.height } }) as Arc<dyn EnvProvider>)
+        Arc::new(move |s: &EnvSpec| {
+            let screen = guigym_core::Screen { width: s.width, height: s.height };
+            Ok(Arc::new(guigym_sim::SimProvider { screen, benchmarks: hosted.clone() }) as Arc<dyn EnvProvider>)
         }),
     );
     let worker = Worker::new(WorkerConfig { capacity: 4, ..WorkerConfig::default() }, backends);

@@ -9,10 +9,10 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use guigym_benchmark_phone as tasks;
 use guigym_core::Screen;
 use guigym_core::{EnvProvider, TaskSpec};
 use guigym_rollout::check_env;
-use guigym_tasks as tasks;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap().block_on(f)
@@ -33,14 +33,14 @@ fn check(provider: Arc<dyn EnvProvider>) {
 
 #[test]
 fn the_sim_backend_keeps_the_contract() {
-    check(Arc::new(guigym_sim::SimProvider::default()));
+    check(Arc::new(guigym_sim::SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() }));
 }
 
 #[test]
 #[ignore = "full tier: Chromium"]
 fn the_web_backend_keeps_the_contract() {
     assert!(guigym_web::find_chromium().is_some(), "Chromium is missing: run ./scripts/setup.sh");
-    check(Arc::new(guigym_web::WebProvider::new(Screen::PHONE)));
+    check(Arc::new(guigym_web::WebProvider::new(Screen::PHONE, guigym_benchmark_phone::hosted(), guigym_benchmark_miniwob::hosted())));
 }
 
 #[test]
@@ -100,9 +100,12 @@ fn the_checker_catches_a_backend_that_breaks_the_contract() {
             "leaky".into()
         }
         async fn create(&self) -> Result<Box<dyn guigym_core::Env>, guigym_core::EnvError> {
-            Ok(Box::new(LeakyEnv(guigym_sim::SimEnv::new(self.0.screen))))
+            Ok(Box::new(LeakyEnv(guigym_sim::SimEnv::new(self.0.screen, guigym_benchmark_phone::hosted()))))
         }
     }
-    let broken = block_on(async { check_env(&Leaky(guigym_sim::SimProvider::default()), &sample(), None).await }).unwrap_err();
+    let broken = block_on(async {
+        check_env(&Leaky(guigym_sim::SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() }), &sample(), None).await
+    })
+    .unwrap_err();
     assert!(broken.iter().any(|b| b.starts_with("invalid actions change nothing")), "{broken:?}");
 }

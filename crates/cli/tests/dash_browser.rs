@@ -111,8 +111,8 @@ async fn the_dashboard_works_in_a_real_browser() {
     // Playing by hand: each step a click on the page's screenshot, at the pixel where the
     // walkthrough's element is on a phone of the same kind played alongside.
     visit(&page, &format!("{base}/play"), "play-pick").await;
-    let task = guigym_tasks::find_task("contacts.delete/0").unwrap();
-    let mut twin = guigym_sim::SimProvider::default().create().await.unwrap();
+    let task = guigym_benchmark_phone::find_task("contacts.delete/0").unwrap();
+    let mut twin = guigym_sim::SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() }.create().await.unwrap();
     twin.reset(&task).await.unwrap();
     visit(&page, &format!("{base}/play/start?task=contacts.delete/0"), "play").await;
     for action in &task.walkthrough {

@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use guigym_benchmark_phone as tasks;
 use guigym_core::EnvProvider;
 use guigym_core::Screen;
 use guigym_manager::{Backends, EnvSpec, Worker, WorkerConfig};
-use guigym_tasks as tasks;
 use guigym_web::WebProvider;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
@@ -65,7 +65,7 @@ fn instances_leave_no_browser_context_behind() {
         panic!("Chromium is missing: run ./scripts/setup.sh");
     }
     block_on(async {
-        let provider = Arc::new(WebProvider::new(Screen::PHONE));
+        let provider = Arc::new(WebProvider::new(Screen::PHONE, guigym_benchmark_phone::hosted(), guigym_benchmark_miniwob::hosted()));
         let contexts = || async { provider.browser().await.unwrap().context_count().await.unwrap() };
         let spec = EnvSpec { backend: "web".into(), ..EnvSpec::sim() };
         let task = tasks::suite("smoke").unwrap()[0].clone();

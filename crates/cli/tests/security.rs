@@ -60,7 +60,7 @@ fn lease(manager: &str, count: usize) -> (u16, Vec<Value>) {
 }
 
 fn task() -> Value {
-    serde_json::to_value(guigym_tasks::find_task("contacts.add/0").unwrap()).unwrap()
+    serde_json::to_value(guigym_benchmark_phone::find_task("contacts.add/0").unwrap()).unwrap()
 }
 
 /// The id with its last hex digit moved by `by`: a neighbour an attacker would try.

@@ -96,7 +96,7 @@ fn the_quickstart_recipe_reports_held_out_success_before_and_after_warmup_and_rl
     assert!(report["gain_where_constants_fail"].is_number() && report["rl_gain_where_constants_fail"].is_number());
     // Validation figures for tuning, from tasks neither trained on nor tested on.
     assert!(report["validation_tasks"].as_u64().unwrap() > 0);
-    let ids = |suite: &str| -> std::collections::BTreeSet<String> { guigym_tasks::suite(suite).unwrap().into_iter().map(|t| t.id).collect() };
+    let ids = |suite: &str| -> std::collections::BTreeSet<String> { guigym_benchmark_phone::suite(suite).unwrap().into_iter().map(|t| t.id).collect() };
     let (train, validation, test) = (ids("core-train"), ids("core-validation"), ids("core-test"));
     assert!(!validation.is_empty() && train.is_disjoint(&validation) && test.is_disjoint(&validation) && train.is_disjoint(&test));
     let _ = std::fs::remove_dir_all(dir);

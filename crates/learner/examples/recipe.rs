@@ -10,11 +10,11 @@ async fn main() -> Result<(), String> {
     // The quickstart's suites; GUIGYM_TRAIN / GUIGYM_TEST pick others (`train`, `test`).
     let train_suite = std::env::var("GUIGYM_TRAIN").unwrap_or_else(|_| "core-train".into());
     let test_suite = std::env::var("GUIGYM_TEST").unwrap_or_else(|_| "core-test".into());
-    let train = guigym_tasks::suite(&train_suite).ok_or("no such train suite")?;
-    let test = guigym_tasks::suite(&test_suite).ok_or("no such test suite")?;
+    let train = guigym_benchmark_phone::suite(&train_suite).ok_or("no such train suite")?;
+    let test = guigym_benchmark_phone::suite(&test_suite).ok_or("no such test suite")?;
     // Tune on validation figures, not on the test suite's.
-    let validation = guigym_tasks::suite("core-validation").ok_or("no validation suite")?;
-    let provider = Arc::new(guigym_sim::SimProvider::default());
+    let validation = guigym_benchmark_phone::suite("core-validation").ok_or("no validation suite")?;
+    let provider = Arc::new(guigym_sim::SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() });
     // Overrides as JSON, e.g. '{"rl_lr": 0.01, "rl_rounds": 40}'.
     let config: LearnerConfig = match std::env::args().nth(1) {
         Some(json) => serde_json::from_str(&json).map_err(|e| e.to_string())?,

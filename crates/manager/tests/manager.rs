@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use guigym_benchmark_phone as tasks;
 use guigym_core::Screen;
 use guigym_core::{Action, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use guigym_manager::api;
@@ -15,7 +16,6 @@ use guigym_manager::auth::Credentials;
 use guigym_manager::client::{ApiClient, ClientError, RemoteLink};
 use guigym_manager::{Backends, EnvSpec, Manager, ManagerConfig, ManagerProvider, Worker, WorkerConfig};
 use guigym_sim::{SimEnv, SimProvider};
-use guigym_tasks as tasks;
 use serde_json::{json, Value};
 
 /// A backend whose steps never finish.
@@ -100,7 +100,10 @@ fn backends() -> Backends {
         .with(
             "sim",
             &[guigym_core::Platform::Mobile],
-            Arc::new(|s: &EnvSpec| Ok(Arc::new(SimProvider { screen: Screen { width: s.width, height: s.height } }) as Arc<dyn EnvProvider>)),
+            Arc::new(|s: &EnvSpec| {
+                Ok(Arc::new(SimProvider { screen: Screen { width: s.width, height: s.height }, benchmarks: guigym_benchmark_phone::hosted() })
+                    as Arc<dyn EnvProvider>)
+            }),
         )
         .with("hang", &[guigym_core::Platform::Mobile], Arc::new(|_s: &EnvSpec| Ok(Arc::new(HangingProvider) as Arc<dyn EnvProvider>)))
         .with("stalled", &[guigym_core::Platform::Mobile], Arc::new(|_s: &EnvSpec| Ok(Arc::new(StalledProvider) as Arc<dyn EnvProvider>)))
@@ -193,7 +196,7 @@ async fn a_duplicated_step_changes_the_state_once() {
     let hash: Value = c.post(&format!("/v1/instances/{iid}/state_hash"), &json!({"lease": lid})).await.unwrap();
 
     // The same two actions applied once each, in-process.
-    let mut reference = SimEnv::new(Screen::PHONE);
+    let mut reference = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
     reference.reset(&task).await.unwrap();
     reference.step(&Action::OpenApp { name: "Messages".into() }).await.unwrap();
     reference.step(&Action::click_element("new")).await.unwrap();
@@ -358,7 +361,7 @@ async fn the_env_client_runs_the_five_operations() {
     let provider = ManagerProvider::new(&url, None, EnvSpec::sim(), Duration::from_secs(60));
     let task = tasks::find_task("contacts.delete/0").unwrap();
     let mut remote = provider.create().await.unwrap();
-    let mut local = SimEnv::new(Screen::PHONE);
+    let mut local = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
     assert_eq!(remote.reset(&task).await.unwrap(), local.reset(&task).await.unwrap());
     for a in &task.walkthrough {
         assert_eq!(remote.step(a).await.unwrap(), local.step(a).await.unwrap());

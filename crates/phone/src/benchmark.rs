@@ -1,10 +1,11 @@
 //! Benchmarks on the simulated phone. Every backend that hosts the phone (the `sim` backend
-//! in-process, the `web` backend in Chromium) hosts the catalogue (`guigym_tasks`) and every
-//! benchmark registered here: the backend asks the task's benchmark for the device state to
-//! start from, for its golden, and for the verdict on the episode, given the episode's log.
-//! Another benchmark is one module implementing `PhoneBenchmark` and one call to `register`.
+//! in-process, the `web` backend in Chromium) is given the phone benchmarks it hosts
+//! (`PhoneBenchmarks`, built once by the binary's registry): it asks the task's benchmark for
+//! the device state to start from, for its golden, and for the verdict on the episode, given
+//! the episode's log. Another benchmark is one module implementing `PhoneBenchmark` and one
+//! line in the registry.
 
-use std::sync::RwLock;
+use std::sync::Arc;
 
 use guigym_core::{Benchmark, TaskSpec, Verdict};
 
@@ -22,23 +23,35 @@ pub trait PhoneBenchmark: Benchmark {
     /// The verdict on an episode: the final state against the initial one, and the log of what
     /// the agent answered, asked and declared.
     fn verify(&self, task: &TaskSpec, initial: &DeviceState, last: &DeviceState, log: &EpisodeLog) -> Verdict;
+    /// Whether the agent changed the device's data since the reset (a question asked after a
+    /// change comes too late): any change of app data, unless the benchmark says otherwise.
+    fn changed(&self, initial: &DeviceState, now: &DeviceState) -> bool {
+        initial.data != now.data
+    }
 }
 
-static REGISTRY: RwLock<Vec<&'static dyn PhoneBenchmark>> = RwLock::new(Vec::new());
+/// The phone benchmarks a backend hosts: a value the binary builds in one place
+/// (its registry) and hands to each phone backend.
+#[derive(Clone, Default)]
+pub struct PhoneBenchmarks(Arc<[&'static dyn PhoneBenchmark]>);
 
-/// Adds a benchmark (or replaces the one of the same name).
-pub fn register(benchmark: &'static dyn PhoneBenchmark) {
-    let mut all = REGISTRY.write().unwrap_or_else(|p| p.into_inner());
-    all.retain(|b| b.name() != benchmark.name());
-    all.push(benchmark);
+impl PhoneBenchmarks {
+    pub fn new(benchmarks: impl IntoIterator<Item = &'static dyn PhoneBenchmark>) -> PhoneBenchmarks {
+        PhoneBenchmarks(benchmarks.into_iter().collect())
+    }
+
+    /// The benchmark of that name.
+    pub fn find(&self, name: &str) -> Option<&'static dyn PhoneBenchmark> {
+        self.0.iter().copied().find(|b| b.name() == name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &'static dyn PhoneBenchmark> + '_ {
+        self.0.iter().copied()
+    }
 }
 
-/// The registered phone benchmarks, in order.
-pub fn all() -> Vec<&'static dyn PhoneBenchmark> {
-    REGISTRY.read().unwrap_or_else(|p| p.into_inner()).clone()
-}
-
-/// The phone benchmark of that name.
-pub fn find(name: &str) -> Option<&'static dyn PhoneBenchmark> {
-    all().into_iter().find(|b| b.name() == name)
+impl std::fmt::Debug for PhoneBenchmarks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.iter().map(|b| b.name())).finish()
+    }
 }

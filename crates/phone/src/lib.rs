@@ -1,5 +1,5 @@
 //! The simulated phone: the device state, the shell, 17 mocked apps, the worlds their data is
-//! drawn from, and the interface through which benchmarks (the catalogue in `guigym_tasks`,
+//! drawn from, and the interface through which benchmarks (the catalogue in `guigym_benchmark_phone`,
 //! others) set up and judge tasks on it.
 //!
 //! Invariant: everything here is pure and deterministic. Apps are functions of a serde state;

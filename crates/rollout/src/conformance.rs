@@ -13,7 +13,7 @@ use guigym_core::{Action, Direction, Env, EnvError, EnvProvider, ObserveOptions,
 
 /// Checks `provider`'s instances against the contract on `tasks` (a handful is enough: each
 /// is reset, dirtied and compared). `panicking` is a task whose verifier panics
-/// (`guigym_tasks::verifier_panic_task`), for backends that host the catalogue.
+/// (`guigym_benchmark_phone::verifier_panic_task`), for backends that host the catalogue.
 /// Returns every broken rule, each naming the task and what was seen.
 pub async fn check_env(provider: &dyn EnvProvider, tasks: &[TaskSpec], panicking: Option<&TaskSpec>) -> Result<(), Vec<String>> {
     let mut broken = Vec::new();

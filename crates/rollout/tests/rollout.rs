@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use guigym_benchmark_phone as tasks;
 use guigym_core::Screen;
 use guigym_core::{Action, Attempt, Env, EnvError, EnvProvider, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use guigym_harness::{GoldenPolicy, Policy, PolicyError, PolicyFactory, PolicyInput, PolicyKind, PolicyOutput};
 use guigym_rollout::{eval, validate_task, EvalConfig, Progress, Store};
 use guigym_sim::{SimEnv, SimProvider};
-use guigym_tasks as tasks;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime").block_on(f)
@@ -40,7 +40,7 @@ fn every_shipped_task_validates() {
         let all = tasks::suite("all").unwrap();
         let families: std::collections::BTreeSet<&str> = all.iter().map(|t| t.family.as_str()).collect();
         assert!(families.len() >= 8);
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         for task in &all {
             let v = validate_task(&mut env, task).await.unwrap();
             assert!(v.passed, "{} failed: {:?}", task.id, v.failure);
@@ -72,8 +72,16 @@ fn golden_eval_succeeds_and_the_store_holds_every_step() {
         let tasks = Arc::new(tasks::suite("smoke").unwrap());
         let config = EvalConfig { suite: "smoke".into(), attempts: 2, parallel: 4, ..Default::default() };
         let collect = Arc::new(Collect::default());
-        let (run_id, report) =
-            eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Golden), Some(store.clone()), collect.clone()).await.unwrap();
+        let (run_id, report) = eval(
+            tasks.clone(),
+            &config,
+            Arc::new(SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() }),
+            Arc::new(PolicyKind::Golden),
+            Some(store.clone()),
+            collect.clone(),
+        )
+        .await
+        .unwrap();
         assert_eq!(report.success_rate, 1.0);
         assert_eq!(report.pass_hat_n, 1.0);
         assert_eq!(report.infra_failures, 0);
@@ -107,7 +115,16 @@ fn random_policy_rarely_succeeds() {
     block_on(async {
         let tasks = Arc::new(tasks::suite("smoke").unwrap());
         let config = EvalConfig { suite: "smoke".into(), attempts: 2, parallel: 2, ..Default::default() };
-        let (_, report) = eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Random), None, Arc::new(())).await.unwrap();
+        let (_, report) = eval(
+            tasks,
+            &config,
+            Arc::new(SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() }),
+            Arc::new(PolicyKind::Random),
+            None,
+            Arc::new(()),
+        )
+        .await
+        .unwrap();
         assert!(report.success_rate <= 0.2, "random succeeded {}", report.success_rate);
         assert!(report.mean_steps > 5.0);
     });
@@ -158,7 +175,7 @@ impl EnvProvider for Flaky {
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
         let n = self.created.fetch_add(1, Ordering::SeqCst);
         let steps_left = (n < self.failures).then_some(2);
-        Ok(Box::new(FlakyEnv { inner: SimEnv::new(Screen::PHONE), steps_left }))
+        Ok(Box::new(FlakyEnv { inner: SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted()), steps_left }))
     }
 }
 
@@ -207,7 +224,16 @@ fn a_policy_that_stays_down_leaves_attempts_unscored() {
     block_on(async {
         let tasks = Arc::new(tasks::suite("smoke").unwrap()[..3].to_vec());
         let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, max_infra_retries: 2, ..Default::default() };
-        let (_, report) = eval(tasks, &config, Arc::new(SimProvider::default()), Arc::new(DownFactory), None, Arc::new(())).await.unwrap();
+        let (_, report) = eval(
+            tasks,
+            &config,
+            Arc::new(SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() }),
+            Arc::new(DownFactory),
+            None,
+            Arc::new(()),
+        )
+        .await
+        .unwrap();
         assert_eq!(report.attempts, 0);
         assert_eq!(report.unscored, 3);
         assert_eq!(report.infra_failures, 9);
@@ -242,7 +268,7 @@ fn malformed_output_is_an_invalid_step_not_a_crash() {
         let task = tasks::find_task("messages.send/0").unwrap();
         let seen = Arc::new(Mutex::new(None));
         let mut policy = GarbageFirst { golden: GoldenPolicy::new(task.walkthrough.clone()), sent_garbage: false, seen_feedback: seen.clone() };
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         let harness = guigym_harness::Harness::default();
         let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &harness, 0, "t", &mut guigym_rollout::NullRecorder).await.unwrap();
         let first = &attempt.trajectory.steps[0];
@@ -259,7 +285,7 @@ fn terminating_with_success_on_an_unsolved_task_is_a_false_complete() {
     block_on(async {
         let task = tasks::find_task("contacts.add/0").unwrap();
         let mut policy = GoldenPolicy::new(vec![Action::Terminate { status: guigym_core::TerminateStatus::Success }]);
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         let attempt = guigym_rollout::run_attempt(&mut env, &task, &mut policy, &Default::default(), 0, "t", &mut guigym_rollout::NullRecorder).await.unwrap();
         assert!(attempt.false_complete());
         assert_eq!(attempt.trajectory.steps.len(), 1);
@@ -350,9 +376,9 @@ impl EnvProvider for Panicky {
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
         let n = self.created.fetch_add(1, Ordering::SeqCst);
         if n < self.panics {
-            Ok(Box::new(PanicOnReset(SimEnv::new(Screen::PHONE))))
+            Ok(Box::new(PanicOnReset(SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted()))))
         } else {
-            Ok(Box::new(SimEnv::new(Screen::PHONE)))
+            Ok(Box::new(SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted())))
         }
     }
 }
@@ -426,11 +452,29 @@ fn a_refused_configuration_stops_the_run_and_context_length_is_scored() {
     block_on(async {
         let tasks = Arc::new(tasks::suite("smoke").unwrap());
         let config = EvalConfig { suite: "smoke".into(), attempts: 1, parallel: 2, ..Default::default() };
-        let err = eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(Scripted("refused")), None, Arc::new(())).await.unwrap_err();
+        let err = eval(
+            tasks.clone(),
+            &config,
+            Arc::new(SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() }),
+            Arc::new(Scripted("refused")),
+            None,
+            Arc::new(()),
+        )
+        .await
+        .unwrap_err();
         assert!(matches!(err, guigym_rollout::EvalError::Config(_)), "{err}");
         assert!(err.to_string().contains("does not exist"));
 
-        let (_, report) = eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(Scripted("small")), None, Arc::new(())).await.unwrap();
+        let (_, report) = eval(
+            tasks.clone(),
+            &config,
+            Arc::new(SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() }),
+            Arc::new(Scripted("small")),
+            None,
+            Arc::new(()),
+        )
+        .await
+        .unwrap();
         assert_eq!(report.attempts, tasks.len(), "context-length attempts stay in the denominator");
         assert_eq!(report.unscored, 0);
         let long = tasks.iter().filter(|t| t.walkthrough.len() > 3).count();
@@ -487,7 +531,7 @@ impl EnvProvider for OneInstance {
             self.refusals.fetch_add(1, Ordering::SeqCst);
             return Err(EnvError::NoCapacity { message: "all instances are leased".into(), retry_after_ms: Some(20) });
         }
-        Ok(Box::new(Returned { env: SimEnv::new(Screen::PHONE), busy: self.busy.clone() }))
+        Ok(Box::new(Returned { env: SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted()), busy: self.busy.clone() }))
     }
 }
 
@@ -515,7 +559,16 @@ fn trajectory_ids_are_opaque_unique_and_map_back_through_the_store() {
         let collect = Arc::new(Collect::default());
         let mut ids = std::collections::BTreeSet::new();
         for _ in 0..2 {
-            eval(tasks.clone(), &config, Arc::new(SimProvider::default()), Arc::new(PolicyKind::Golden), Some(store.clone()), collect.clone()).await.unwrap();
+            eval(
+                tasks.clone(),
+                &config,
+                Arc::new(SimProvider { screen: guigym_core::Screen::PHONE, benchmarks: guigym_benchmark_phone::hosted() }),
+                Arc::new(PolicyKind::Golden),
+                Some(store.clone()),
+                collect.clone(),
+            )
+            .await
+            .unwrap();
         }
         for a in collect.0.lock().unwrap().iter() {
             assert_eq!(a.trajectory_id.len(), 32);
@@ -562,7 +615,7 @@ fn the_audit_passes_the_catalogue_and_catches_a_credulous_verifier() {
     block_on(async {
         let tasks = tasks::suite("smoke").unwrap();
         let mut honest = guigym_rollout::audit::AuditReport::default();
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         for t in &tasks {
             guigym_rollout::audit::audit_task(&mut env, t, Default::default(), &mut honest).await.unwrap();
         }
@@ -574,7 +627,7 @@ fn the_audit_passes_the_catalogue_and_catches_a_credulous_verifier() {
         }
 
         let mut credulous = guigym_rollout::audit::AuditReport::default();
-        let mut env = Credulous(SimEnv::new(Screen::PHONE));
+        let mut env = Credulous(SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted()));
         for t in tasks.iter().take(10) {
             guigym_rollout::audit::audit_task(&mut env, t, Default::default(), &mut credulous).await.unwrap();
         }

@@ -11,9 +11,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use guigym_core::Screen;
 use guigym_core::{sha256_hex, Action, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict};
-use guigym_phone::benchmark::PhoneBenchmark;
+use guigym_phone::benchmark::{PhoneBenchmark, PhoneBenchmarks};
 use guigym_phone::{shell, DeviceState};
-use guigym_tasks as tasks;
 
 /// A task made ready: its benchmark and initial state.
 #[derive(Clone)]
@@ -28,14 +27,16 @@ struct Prepared {
 /// One simulated phone.
 pub struct SimEnv {
     screen: Screen,
+    benchmarks: PhoneBenchmarks,
     prepared: Option<Prepared>,
     state: Option<DeviceState>,
     episode: Episode,
 }
 
 impl SimEnv {
-    pub fn new(screen: Screen) -> SimEnv {
-        SimEnv { screen, prepared: None, state: None, episode: Episode::default() }
+    /// A phone hosting `benchmarks` (the binary's registry gives them).
+    pub fn new(screen: Screen, benchmarks: PhoneBenchmarks) -> SimEnv {
+        SimEnv { screen, benchmarks, prepared: None, state: None, episode: Episode::default() }
     }
 
     pub fn screen(&self) -> Screen {
@@ -69,8 +70,10 @@ impl SimEnv {
                 return Ok(p.clone());
             }
         }
-        let benchmark = guigym_tasks::phone_benchmark(&task.benchmark)
-            .ok_or_else(|| EnvError::BadTask(format!("the simulated phone hosts no benchmark \"{}\"", task.benchmark)))?;
+        let benchmark = self.benchmarks.find(&task.benchmark).ok_or_else(|| {
+            let hosted: Vec<&str> = self.benchmarks.iter().map(|b| b.name()).collect();
+            EnvError::BadTask(format!("the simulated phone hosts no benchmark \"{}\" (it hosts {})", task.benchmark, hosted.join(", ")))
+        })?;
         let initial = benchmark.initial_state(task).map_err(EnvError::BadTask)?;
         Ok(Prepared { spec: Arc::new(task.clone()), benchmark, initial: Arc::new(initial), staged: false })
     }
@@ -128,7 +131,7 @@ impl SimEnv {
             return Ok(refused);
         }
         let reply = p.spec.params.get("user_reply").and_then(|v| v.as_str());
-        if let Some(recorded) = self.episode.record(action, reply, || !tasks::data_changes(&p.initial, state).is_empty()) {
+        if let Some(recorded) = self.episode.record(action, reply, || p.benchmark.changed(&p.initial, state)) {
             return Ok(recorded);
         }
         let outcome = match shell::apply(state, action, self.screen) {
@@ -205,10 +208,11 @@ impl Env for SimEnv {
     }
 }
 
-/// Makes simulated phones of one screen size.
-#[derive(Debug, Clone, Copy, Default)]
+/// Makes simulated phones of one screen size, hosting the phone benchmarks given.
+#[derive(Debug, Clone)]
 pub struct SimProvider {
     pub screen: Screen,
+    pub benchmarks: PhoneBenchmarks,
 }
 
 #[async_trait]
@@ -218,6 +222,6 @@ impl EnvProvider for SimProvider {
     }
 
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
-        Ok(Box::new(SimEnv::new(self.screen)))
+        Ok(Box::new(SimEnv::new(self.screen, self.benchmarks.clone())))
     }
 }

@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used)]
 
+use guigym_benchmark_phone as tasks;
 use guigym_core::Screen;
 use guigym_core::{Action, Env, ObserveOptions, Point, TaskSpec};
 use guigym_sim::SimEnv;
-use guigym_tasks as tasks;
 
 fn smoke() -> Vec<TaskSpec> {
     tasks::suite("smoke").expect("smoke suite")
@@ -20,7 +20,7 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 fn reset_is_exact_across_resets_and_instances() {
     block_on(async {
         for task in smoke().iter().step_by(3) {
-            let mut a = SimEnv::new(Screen::PHONE);
+            let mut a = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
             a.reset(task).await.unwrap();
             let first = a.state_hash().await.unwrap();
             // Dirty the instance, then reset again: same hash.
@@ -31,7 +31,7 @@ fn reset_is_exact_across_resets_and_instances() {
                 assert_eq!(a.state_hash().await.unwrap(), first, "{}", task.id);
             }
             // A fresh instance that served another task first: same hash.
-            let mut b = SimEnv::new(Screen::PHONE);
+            let mut b = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
             b.reset(&smoke()[0]).await.unwrap();
             b.step(&Action::Home).await.unwrap();
             b.reset(task).await.unwrap();
@@ -48,7 +48,7 @@ fn reset_is_exact_across_resets_and_instances() {
 fn different_tasks_start_from_different_states() {
     block_on(async {
         let suite = smoke();
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         env.reset(&suite[0]).await.unwrap();
         let a = env.state_hash().await.unwrap();
         env.reset(&suite[1]).await.unwrap();
@@ -60,7 +60,7 @@ fn different_tasks_start_from_different_states() {
 fn invalid_actions_become_feedback_and_change_nothing() {
     block_on(async {
         let task = &smoke()[0];
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         env.reset(task).await.unwrap();
         env.step(&Action::OpenApp { name: "Contacts".into() }).await.unwrap();
         let before = env.state().unwrap().clone();
@@ -89,7 +89,7 @@ fn invalid_actions_become_feedback_and_change_nothing() {
 fn taps_land_through_hit_testing() {
     block_on(async {
         let task = &smoke()[0];
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         let obs = env.reset(task).await.unwrap();
         let icon = obs.node("app:Calendar").expect("home shows the Calendar icon");
         let (x, y) = icon.bounds.center();
@@ -107,7 +107,7 @@ fn taps_land_through_hit_testing() {
 #[test]
 fn screenshots_only_when_asked() {
     block_on(async {
-        let mut env = SimEnv::new(Screen { width: 540, height: 1200 });
+        let mut env = SimEnv::new(Screen { width: 540, height: 1200 }, guigym_benchmark_phone::hosted());
         let obs = env.reset(&smoke()[0]).await.unwrap();
         assert!(obs.screenshot.is_none());
         let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
@@ -122,7 +122,7 @@ fn screenshots_only_when_asked() {
 fn side_effects_fail_the_verifier() {
     block_on(async {
         for task in smoke().iter().filter(|t| !t.family.starts_with("contacts.delete")) {
-            let mut env = SimEnv::new(Screen::PHONE);
+            let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
             env.reset(task).await.unwrap();
             env.apply_golden().await.unwrap();
             assert!(env.evaluate().await.unwrap().success, "{}", task.id);
@@ -150,7 +150,7 @@ fn cross_app_verifier_reads_the_fact_from_the_other_app() {
         let email_id = task.params["source_id"].as_u64().unwrap() as u32;
         let phone = task.params["phone"].as_str().unwrap().to_string();
         let name = task.params["name"].as_str().unwrap().to_string();
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         env.reset(&task).await.unwrap();
         let body = env.state().unwrap().data.emails.get(email_id).unwrap().body.clone();
         let original = guigym_phone::time::times_in_text(&body)[0];
@@ -181,7 +181,7 @@ fn unknown_family_is_a_bad_task_not_a_panic() {
     block_on(async {
         let mut task = smoke()[0].clone();
         task.family = "nope.nothing".into();
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         let err = env.reset(&task).await.unwrap_err();
         assert!(!err.is_infra());
         assert!(err.to_string().contains("unknown task family"));
@@ -194,7 +194,7 @@ fn malformed_task_params_fail_the_verifier_with_a_named_check() {
     block_on(async {
         let mut task = tasks::find_task("contacts.edit_phone/0").unwrap();
         task.params = serde_json::json!({ "contact_id": "seven" });
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         env.reset(&task).await.unwrap();
         let v = env.evaluate().await.unwrap();
         assert!(!v.success);
@@ -253,7 +253,7 @@ fn every_app_rejects_side_effects() {
         for app in guigym_phone::apps::APPS {
             let f = tasks::catalog().iter().find(|f| f.apps().contains(&app.name)).unwrap_or_else(|| panic!("no family uses {}", app.name));
             let task = tasks::task(*f, 0).unwrap();
-            let mut env = SimEnv::new(Screen::PHONE);
+            let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
             env.reset(&task).await.unwrap();
             env.apply_golden().await.unwrap();
             assert!(env.evaluate().await.unwrap().success, "{}", task.id);
@@ -274,7 +274,7 @@ fn catalogue_cross_app_facts_follow_the_source_app() {
         let task = tasks::find_task("cross.debt_to_bank/0").unwrap();
         let thread = task.params["thread"].as_u64().unwrap() as u32;
         let (to, cents) = (task.params["to"].as_str().unwrap().to_string(), task.params["cents"].as_i64().unwrap());
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         let stage = |env: &mut SimEnv| {
             env.reset_staged(&task, |s| {
                 let m = s.data.threads.get_mut(thread).unwrap().messages.iter_mut().rev().find(|m| !m.from_me).unwrap();
@@ -316,7 +316,7 @@ fn catalogue_cross_app_facts_follow_the_source_app() {
             stage(&mut env).unwrap();
             let mut p = task.params.clone();
             p["day"] = serde_json::json!(d);
-            guigym_tasks::everyday::train_book_golden(&p, env.state_mut().unwrap());
+            guigym_benchmark_phone::everyday::train_book_golden(&p, env.state_mut().unwrap());
             assert_eq!(env.evaluate().await.unwrap().success, ok, "booking for {}", guigym_phone::time::date_iso(d));
         }
     });
@@ -338,7 +338,7 @@ fn looks_vary_and_popups_must_be_dismissed() {
         .find(|t| t.walkthrough.iter().any(|a| a == &Action::click_element("popup_dismiss")))
         .expect("some world greets with a pop-up");
     let at = task.walkthrough.iter().position(|a| a == &Action::click_element("popup_dismiss")).unwrap();
-    let mut env = SimEnv::new(Screen::PHONE);
+    let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
     env.reset_sync(&task).unwrap();
     for a in &task.walkthrough[..at] {
         env.step_sync(a).unwrap();
@@ -408,7 +408,7 @@ fn evil_texts() -> Vec<String> {
 fn fuzz_forms(first: usize) -> usize {
     block_on(async {
         let texts = evil_texts();
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         let mut tried = 0usize;
         for task in smoke().into_iter().skip(first).step_by(2) {
             env.reset(&task).await.unwrap();
@@ -462,7 +462,7 @@ fn nothing_an_agent_types_makes_any_app_panic_odd_tasks() {
 fn invalid_actions_change_nothing() {
     block_on(async {
         for task in smoke() {
-            let mut env = SimEnv::new(Screen::PHONE);
+            let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
             env.reset(&task).await.unwrap();
             // Walk halfway, so forms and dialogs are open.
             for action in task.walkthrough.iter().take(task.walkthrough.len() / 2) {
@@ -498,7 +498,7 @@ fn invalid_actions_change_nothing() {
 #[test]
 fn doing_the_task_then_reporting_it_infeasible_fails() {
     block_on(async {
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         let mut checked = 0;
         for task in smoke() {
             let Some(guigym_core::Action::Terminate { status: guigym_core::TerminateStatus::Success }) = task.walkthrough.last() else { continue };
@@ -532,7 +532,7 @@ fn play_all(task_id: &str, edit: impl FnOnce(Vec<Action>) -> Vec<Action>) -> gui
     let task = tasks::find_task(task_id).unwrap();
     let walk = edit(task.walkthrough.clone());
     block_on(async {
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         env.reset(&task).await.unwrap();
         for a in &walk {
             // Scroll the element into view first, as the golden player does.
@@ -735,7 +735,7 @@ fn order_keys_are_on_screen() {
     block_on(async {
         // Shop orders show their date, so "most recent" never depends on list order.
         let task = tasks::find_task("shop.return/0").unwrap();
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         env.reset(&task).await.unwrap();
         for a in &task.walkthrough[..2] {
             env.step(a).await.unwrap();
@@ -850,7 +850,7 @@ fn relayed_facts_are_judged_like_answers() {
 fn every_shop_category_has_a_tab() {
     block_on(async {
         let task = tasks::find_task("shop.buy/0").unwrap();
-        let mut env = SimEnv::new(Screen::PHONE);
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         env.reset(&task).await.unwrap();
         env.step(&Action::click_element("app:Shop")).await.unwrap();
         let tree = env.observe(ObserveOptions::default()).await.unwrap().ui_tree;
@@ -893,7 +893,7 @@ fn labels_fit_their_buttons_and_tabs() {
     block_on(async {
         let mut clipped = Vec::new();
         for task in smoke() {
-            let mut env = SimEnv::new(Screen::PHONE);
+            let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
             env.reset(&task).await.unwrap();
             let zoom = env.state().unwrap().ui.look.zoom_pct as f32 / 100.0;
             let scale = Screen::PHONE.scale() * zoom;

@@ -16,7 +16,9 @@ use guigym_sim::SimEnv;
 use serde_json::Value;
 
 use crate::browser::{Browser, BrowserError, Page};
-use crate::miniwob;
+use guigym_phone::benchmark::PhoneBenchmarks;
+
+use crate::pages::{PageBenchmark, PageBenchmarks};
 use crate::server::{AppServer, Hosted};
 use crate::uitree::ui_tree;
 
@@ -40,13 +42,13 @@ fn infra(e: BrowserError) -> Fail {
     }
 }
 
-/// The viewport MiniWoB++ pages get: exactly their task area (160×210 at the top left), as
-/// the gymnasium environment crops its screenshots to.
-const MINIWOB_VIEWPORT: (u32, u32) = (160, 210);
-
 /// Launches (and relaunches after a crash) one browser shared by every instance it makes.
 pub struct WebProvider {
     pub screen: Screen,
+    /// What its instances host: phone benchmarks on the simulated phone behind the page, and
+    /// page benchmarks in pages of their own.
+    pub phone: PhoneBenchmarks,
+    pub pages: PageBenchmarks,
     browser: tokio::sync::Mutex<Option<Arc<Browser>>>,
     server: tokio::sync::OnceCell<Arc<AppServer>>,
     pub cdp_timeout: Duration,
@@ -56,9 +58,11 @@ pub struct WebProvider {
 }
 
 impl WebProvider {
-    pub fn new(screen: Screen) -> WebProvider {
+    pub fn new(screen: Screen, phone: PhoneBenchmarks, pages: PageBenchmarks) -> WebProvider {
         WebProvider {
             screen,
+            phone,
+            pages,
             browser: tokio::sync::Mutex::new(None),
             server: tokio::sync::OnceCell::new(),
             cdp_timeout: Duration::from_secs(30),
@@ -81,10 +85,7 @@ impl WebProvider {
     }
 
     pub async fn server(&self) -> Result<Arc<AppServer>, EnvError> {
-        self.server
-            .get_or_try_init(|| async { AppServer::start(miniwob::html_dir()).await.map_err(|e| EnvError::Infra(format!("app server: {e}"))) })
-            .await
-            .cloned()
+        self.server.get_or_try_init(|| async { AppServer::start(&self.pages).await.map_err(|e| EnvError::Infra(format!("app server: {e}"))) }).await.cloned()
     }
 }
 
@@ -113,17 +114,28 @@ impl WebProvider {
             hosted: None,
             location: String::new(),
             episode: Episode::default(),
-            miniwob_seed: 0,
+            phone: self.phone.clone(),
             page_timeout: self.page_timeout,
             broken: None,
         })
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What an instance's page shows: the simulated phone's apps, or a page benchmark's page.
+#[derive(Clone, Copy)]
 enum Kind {
     Apps,
-    Miniwob,
+    Page(&'static dyn PageBenchmark),
+}
+
+impl Kind {
+    fn same(&self, other: &Kind) -> bool {
+        match (self, other) {
+            (Kind::Apps, Kind::Apps) => true,
+            (Kind::Page(a), Kind::Page(b)) => a.name() == b.name(),
+            _ => false,
+        }
+    }
 }
 
 pub struct WebEnv {
@@ -134,9 +146,10 @@ pub struct WebEnv {
     kind: Kind,
     hosted: Option<(u64, Arc<tokio::sync::Mutex<Hosted>>)>,
     location: String,
-    /// A MiniWoB++ page's episode (the phone's is its simulated phone's).
+    /// A page benchmark's episode (the phone's is its simulated phone's).
     episode: Episode,
-    miniwob_seed: u64,
+    /// The phone benchmarks its simulated phone hosts.
+    phone: PhoneBenchmarks,
     page_timeout: Duration,
     /// Why the page stopped responding, once it did: the episode is over.
     broken: Option<String>,
@@ -148,7 +161,7 @@ impl WebEnv {
     }
 
     async fn ensure_page(&mut self, kind: Kind) -> Result<(), Fail> {
-        if self.page.is_some() && self.kind == kind {
+        if self.page.is_some() && self.kind.same(&kind) {
             return Ok(());
         }
         if let Some(old) = self.page.take() {
@@ -156,7 +169,7 @@ impl WebEnv {
         }
         let page = match kind {
             Kind::Apps => self.browser.new_page(self.screen.width, self.screen.height, self.screen.scale(), true, self.page_timeout).await,
-            Kind::Miniwob => self.browser.new_page(MINIWOB_VIEWPORT.0, MINIWOB_VIEWPORT.1, 1.0, false, self.page_timeout).await,
+            Kind::Page(b) => self.browser.new_page(b.viewport().0, b.viewport().1, 1.0, false, self.page_timeout).await,
         }
         .map_err(infra)?;
         self.page = Some(page);
@@ -212,7 +225,7 @@ impl WebEnv {
     fn size(&self) -> (f32, f32) {
         match self.kind {
             Kind::Apps => (self.screen.width as f32, self.screen.height as f32),
-            Kind::Miniwob => (MINIWOB_VIEWPORT.0 as f32, MINIWOB_VIEWPORT.1 as f32),
+            Kind::Page(b) => (b.viewport().0 as f32, b.viewport().1 as f32),
         }
     }
 
@@ -251,7 +264,7 @@ impl WebEnv {
                     return Ok(Err("the gesture leaves the screen".into()));
                 }
                 let (dx, dy) = (to.0 - from.0, to.1 - from.1);
-                if self.kind == Kind::Apps && dy.abs() > dx.abs() {
+                if matches!(self.kind, Kind::Apps) && dy.abs() > dx.abs() {
                     // A vertical swipe scrolls what is under the finger; content follows it.
                     page.wheel(from.0, from.1, 0.0, -dy / page.scale).await.map_err(infra)?;
                 } else {
@@ -264,7 +277,7 @@ impl WebEnv {
                         Ok(p) => page.tap(p.0, p.1, 1).await.map_err(infra)?,
                         Err(why) => return Ok(Err(why)),
                     }
-                    if self.kind == Kind::Apps {
+                    if matches!(self.kind, Kind::Apps) {
                         self.settle().await?;
                     }
                 }
@@ -335,7 +348,7 @@ impl WebEnv {
         }
     }
 
-    async fn step_miniwob(&mut self, action: &Action) -> Result<StepOutcome, Fail> {
+    async fn step_page(&mut self, action: &Action) -> Result<StepOutcome, Fail> {
         if let Some(refused) = self.episode.refuse(action) {
             return Ok(refused);
         }
@@ -354,7 +367,8 @@ impl WebEnv {
             },
         };
         // The page may end its episode itself (its `done` global).
-        let reward = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
+        let Kind::Page(benchmark) = self.kind else { return Err(EnvError::ResetNeeded("a page".into()).into()) };
+        let reward = self.page()?.eval(&benchmark.reward_script()).await.map_err(infra)?;
         let done = reward.get(1).and_then(Value::as_bool).unwrap_or(false);
         Ok(self.episode.finish(StepOutcome { done: outcome.done || (done && !outcome.invalid), ..outcome }))
     }
@@ -370,21 +384,20 @@ impl WebEnv {
             }
             self.location.clear();
         }
-        // The task's benchmark says how it runs: MiniWoB++ pages judge themselves, every other
-        // benchmark is a phone benchmark hosted by the simulated phone behind the page.
-        if task.benchmark == miniwob::BENCHMARK {
-            let page_path = task.params.get("page").and_then(Value::as_str).ok_or_else(|| EnvError::BadTask("a MiniWoB++ task needs params.page".into()))?;
-            if self.server.miniwob_dir().is_none() {
-                return Err(EnvError::BadTask("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)".into()).into());
+        // The task's benchmark says how it runs: a page benchmark's pages judge themselves,
+        // a phone benchmark's tasks run on the simulated phone behind the page.
+        if let Some(benchmark) = self.server.pages.find(&task.benchmark) {
+            if benchmark.files().is_none() {
+                return Err(EnvError::BadTask(benchmark.missing()).into());
             }
-            self.miniwob_seed = task.params.get("seed").and_then(Value::as_u64).unwrap_or(0);
-            self.ensure_page(Kind::Miniwob).await?;
-            let url = format!("{}/wob/{}", self.server.url, page_path);
+            let page_path = benchmark.page(task).map_err(EnvError::BadTask)?;
+            self.ensure_page(Kind::Page(benchmark)).await?;
+            let url = self.server.page_url(benchmark.name(), &page_path);
             if self.location != url {
                 self.page()?.navigate(&url).await.map_err(infra)?;
                 self.location = url;
             }
-            let ready = self.page()?.eval(&miniwob::reset_script(self.miniwob_seed)).await.map_err(infra)?;
+            let ready = self.page()?.eval(&benchmark.reset_script(task)).await.map_err(infra)?;
             if ready == Value::Bool(false) {
                 // Some tasks load data first; give them a moment.
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -392,7 +405,7 @@ impl WebEnv {
         } else {
             self.ensure_page(Kind::Apps).await?;
             if self.hosted.is_none() {
-                self.hosted = Some(self.server.host(SimEnv::new(self.screen)));
+                self.hosted = Some(self.server.host(SimEnv::new(self.screen, self.phone.clone())));
             }
             let (id, hosted) = self.hosted.clone().ok_or_else(|| EnvError::Infra("no hosted app".into()))?;
             hosted.lock().await.sim.reset_sync(task)?;
@@ -424,14 +437,14 @@ impl WebEnv {
                 let guard = hosted.lock().await;
                 guard.sim.observe_sync(ObserveOptions::default())?
             }
-            Kind::Miniwob => {
-                Observation { app: Some("browser".into()), screen: self.location.rsplit('/').next().unwrap_or("").to_string(), ..Observation::default() }
-            }
+            Kind::Page(_) => Observation {
+                app: Some("browser".into()),
+                screen: self.location.rsplit('/').next().unwrap_or("").to_string(),
+                step: self.episode.steps,
+                feedback: self.episode.feedback.clone(),
+                ..Observation::default()
+            },
         };
-        if self.kind == Kind::Miniwob {
-            obs.step = self.episode.steps;
-            obs.feedback = self.episode.feedback.clone();
-        }
         obs.ui_tree = tree;
         obs.screenshot = screenshot;
         obs.width = w as u32;
@@ -462,8 +475,8 @@ impl WebEnv {
     async fn evaluate_page(&mut self) -> Result<Verdict, Fail> {
         match self.kind {
             Kind::Apps => Ok(self.hosted()?.lock().await.sim.evaluate_sync()?),
-            Kind::Miniwob => {
-                let v = self.page()?.eval(miniwob::REWARD_SCRIPT).await.map_err(infra)?;
+            Kind::Page(benchmark) => {
+                let v = self.page()?.eval(&benchmark.reward_script()).await.map_err(infra)?;
                 let raw = v.get(0).and_then(Value::as_f64).unwrap_or(0.0);
                 let reason = v.get(2).and_then(Value::as_str).unwrap_or("").to_string();
                 // Success is a positive raw reward, as BrowserGym counts it.
@@ -477,8 +490,8 @@ impl WebEnv {
     async fn state_hash_page(&mut self) -> Result<String, Fail> {
         match self.kind {
             Kind::Apps => Ok(self.hosted()?.lock().await.sim.hash()?),
-            Kind::Miniwob => {
-                let v = self.page()?.eval("document.body.innerHTML + JSON.stringify([WOB_RAW_REWARD_GLOBAL, WOB_DONE_GLOBAL])").await.map_err(infra)?;
+            Kind::Page(benchmark) => {
+                let v = self.page()?.eval(&benchmark.state_script()).await.map_err(infra)?;
                 Ok(sha256_hex(v.to_string().as_bytes()))
             }
         }
@@ -491,7 +504,7 @@ impl WebEnv {
                 self.page()?.eval("__guigym.refresh()").await.map_err(infra)?;
                 Ok(())
             }
-            Kind::Miniwob => Err(EnvError::BadTask("MiniWoB++ tasks have no golden".into()).into()),
+            Kind::Page(benchmark) => Err(EnvError::BadTask(format!("{} tasks have no golden", benchmark.name())).into()),
         }
     }
 
@@ -546,7 +559,7 @@ impl Env for WebEnv {
         }
         let outcome = match self.kind {
             Kind::Apps => self.step_apps(action).await,
-            Kind::Miniwob => self.step_miniwob(action).await,
+            Kind::Page(_) => self.step_page(action).await,
         };
         match outcome {
             Ok(o) => Ok(o),
@@ -555,7 +568,7 @@ impl Env for WebEnv {
                 let why = self.hung(why);
                 Ok(match self.kind {
                     Kind::Apps => self.hosted()?.lock().await.sim.episode_mut().broke(why),
-                    Kind::Miniwob => self.episode.broke(why),
+                    Kind::Page(_) => self.episode.broke(why),
                 })
             }
         }
@@ -564,7 +577,7 @@ impl Env for WebEnv {
     async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
         // A page that stopped responding has no reward to read; the phone's state lives on the
         // server and is judged as it is.
-        if let (Some(why), Kind::Miniwob) = (&self.broken, self.kind) {
+        if let (Some(why), Kind::Page(_)) = (&self.broken, self.kind) {
             return Ok(Verdict::from_checks(vec![Check::new("reward", false, why.clone())], vec![]));
         }
         match self.evaluate_page().await {
@@ -578,7 +591,7 @@ impl Env for WebEnv {
     }
 
     async fn state_hash(&mut self) -> Result<String, EnvError> {
-        if let (Some(why), Kind::Miniwob) = (&self.broken, self.kind) {
+        if let (Some(why), Kind::Page(_)) = (&self.broken, self.kind) {
             return Ok(sha256_hex(why.as_bytes()));
         }
         self.state_hash_page().await.map_err(env_error)

@@ -3,17 +3,18 @@
 //! One browser process hosts many instances, one browser context each. The mocked apps are
 //! rendered to HTML by the ui crate and served on loopback; browser events reach the same
 //! app state machines as the sim backend, so suites, goldens and verifiers carry over.
-//! MiniWoB++ tasks (from the `miniwob` PyPI package) are served from the same server and
-//! reset in place, without reloads.
+//! Page benchmarks (`pages`: MiniWoB++'s tasks, from its own crate) are served from the same
+//! server and reset in place, without reloads.
 //!
 //! Invariant: only this crate speaks CDP.
 
 pub mod browser;
 pub mod cdp;
 pub mod env;
-pub mod miniwob;
+pub mod pages;
 pub mod server;
 pub mod uitree;
 
 pub use browser::find_chromium;
 pub use env::{WebEnv, WebProvider};
+pub use pages::{PageBenchmark, PageBenchmarks};

@@ -1,6 +1,6 @@
 //! The loopback app server: it serves each web instance's device shell as a page (the ui
 //! crate's HTML), applies the browser's events to that instance's app state through the same
-//! shell as the sim backend, and serves MiniWoB++'s task files.
+//! shell as the sim backend, and serves the files of the page benchmarks (MiniWoB++'s).
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -17,6 +17,8 @@ use guigym_sim::SimEnv;
 use guigym_ui::Theme;
 use serde::Deserialize;
 use serde_json::json;
+
+use crate::pages::PageBenchmarks;
 
 /// The script of every app page: browser events go to the server as shell actions, the
 /// answer replaces the screen; `__guigym.settled()` resolves once nothing is in flight.
@@ -78,7 +80,9 @@ pub struct AppServer {
     pub url: String,
     instances: Mutex<HashMap<u64, Arc<tokio::sync::Mutex<Hosted>>>>,
     next: AtomicU64,
-    miniwob: Option<PathBuf>,
+    /// The page benchmarks it serves, and their files by benchmark name.
+    pub pages: PageBenchmarks,
+    files: HashMap<String, PathBuf>,
     theme: Theme,
 }
 
@@ -102,23 +106,27 @@ struct Event {
 }
 
 impl AppServer {
-    /// Starts the server on a free loopback port.
-    pub async fn start(miniwob: Option<PathBuf>) -> std::io::Result<Arc<AppServer>> {
+    /// Starts the server on a free loopback port, serving the files of the page benchmarks
+    /// that are installed.
+    pub async fn start(pages: &PageBenchmarks) -> std::io::Result<Arc<AppServer>> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
         let url = format!("http://{}", listener.local_addr()?);
-        let server = Arc::new(AppServer { url, instances: Mutex::new(HashMap::new()), next: AtomicU64::new(1), miniwob, theme: Theme::default() });
+        let files = pages.iter().filter_map(|b| Some((b.name().to_string(), b.files()?))).collect();
+        let server =
+            Arc::new(AppServer { url, instances: Mutex::new(HashMap::new()), next: AtomicU64::new(1), pages: pages.clone(), files, theme: Theme::default() });
         let app = Router::new()
             .route("/app/{id}", get(page))
             .route("/app/{id}/html", get(screen))
             .route("/app/{id}/event", post(event))
-            .route("/wob/{*path}", get(miniwob_file))
+            .route("/bench/{name}/{*path}", get(benchmark_file))
             .with_state(server.clone());
         tokio::spawn(async move { axum::serve(listener, app).await });
         Ok(server)
     }
 
-    pub fn miniwob_dir(&self) -> Option<&Path> {
-        self.miniwob.as_deref()
+    /// The URL of a page benchmark's file.
+    pub fn page_url(&self, benchmark: &str, path: &str) -> String {
+        format!("{}/bench/{benchmark}/{path}", self.url)
     }
 
     /// Hosts a new instance; returns its id.
@@ -189,8 +197,8 @@ async fn event(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>, Json(
     Json(json!({ "html": body, "feedback": feedback, "invalid": invalid })).into_response()
 }
 
-async fn miniwob_file(State(s): State<Arc<AppServer>>, UrlPath(path): UrlPath<String>) -> Response {
-    let Some(root) = &s.miniwob else { return (StatusCode::NOT_FOUND, "MiniWoB++ is not installed").into_response() };
+async fn benchmark_file(State(s): State<Arc<AppServer>>, UrlPath((name, path)): UrlPath<(String, String)>) -> Response {
+    let Some(root) = s.files.get(&name) else { return (StatusCode::NOT_FOUND, format!("no files of a benchmark {name:?} here")).into_response() };
     let rel = Path::new(&path);
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return (StatusCode::BAD_REQUEST, "bad path").into_response();

@@ -6,16 +6,17 @@
 
 use std::sync::Arc;
 
+use guigym_benchmark_miniwob as miniwob;
+use guigym_benchmark_phone as tasks;
 use guigym_core::Screen;
 use guigym_core::{Action, Env, EnvProvider, ObserveOptions, UiNode};
 use guigym_harness::{GoldenPolicy, Harness, PolicyKind};
 use guigym_rollout::{eval, run_attempt, validate_task, EvalConfig, NullRecorder};
-use guigym_tasks as tasks;
-use guigym_web::{miniwob, WebProvider};
+use guigym_web::WebProvider;
 
 fn provider() -> WebProvider {
     assert!(guigym_web::find_chromium().is_some(), "chromium is missing: run ./scripts/setup.sh");
-    WebProvider::new(Screen::PHONE)
+    WebProvider::new(Screen::PHONE, guigym_benchmark_phone::hosted(), guigym_benchmark_miniwob::hosted())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,18 +2,14 @@
 //! phone backends set up, complete and judge them.
 
 use guigym_core::{Benchmark, TaskSpec, Verdict};
-use guigym_phone::benchmark::{self, PhoneBenchmark};
+use guigym_phone::benchmark::{PhoneBenchmark, PhoneBenchmarks};
 use guigym_phone::DeviceState;
 
 use crate::EpisodeLog;
 
-/// The phone benchmark of that name: the catalogue, or one registered with
-/// `guigym_phone::benchmark::register`. What the phone backends host.
-pub fn phone_benchmark(name: &str) -> Option<&'static dyn PhoneBenchmark> {
-    if name == CATALOGUE.name() {
-        return Some(&CATALOGUE);
-    }
-    benchmark::find(name)
+/// The catalogue alone, as a phone backend hosts it (tests and tools that need no registry).
+pub fn hosted() -> PhoneBenchmarks {
+    PhoneBenchmarks::new([&CATALOGUE as &'static dyn PhoneBenchmark])
 }
 
 /// The catalogue: 85 task families over 17 apps in generated worlds.
@@ -58,5 +54,9 @@ impl PhoneBenchmark for Catalogue {
             Ok(family) => crate::verify(family, &task.params, initial, last, log),
             Err(_) => Verdict::default(),
         }
+    }
+    /// Opening an email (marking it read) changes nothing a question could come too late for.
+    fn changed(&self, initial: &DeviceState, now: &DeviceState) -> bool {
+        !crate::data_changes(initial, now).is_empty()
     }
 }

@@ -18,7 +18,7 @@ pub mod judge;
 pub mod reasoning;
 pub mod spec;
 
-pub use catalogue::{phone_benchmark, CATALOGUE};
+pub use catalogue::{hosted, CATALOGUE};
 
 pub use guigym_phone::benchmark::EpisodeLog;
 

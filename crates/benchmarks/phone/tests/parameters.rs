@@ -5,8 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+use guigym_benchmark_phone::{self as tasks, judge, spec, EpisodeLog, Family, FamilyKind};
 use guigym_phone::state::{AppData, DeviceState};
-use guigym_tasks::{self as tasks, judge, spec, EpisodeLog, Family, FamilyKind};
 use serde_json::{json, Value};
 
 /// Tasks per family: enough to meet every parameter shape a family produces.

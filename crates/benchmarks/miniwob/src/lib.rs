@@ -1,12 +1,17 @@
-//! MiniWoB++ from the `miniwob` PyPI package: where its HTML lives, which tasks it has, and
-//! the page script that resets a task in place with a seed and no episode timer.
+//! MiniWoB++ (from the `miniwob` PyPI package) as a page benchmark of the web backend: where
+//! its HTML lives, which tasks it has, the page script that resets a task in place with a seed
+//! and no episode timer, and the page globals that hold its reward.
 
 use std::path::{Path, PathBuf};
 
-use guigym_core::TaskSpec;
+use guigym_core::{Benchmark, TaskSpec};
+use guigym_web::PageBenchmark;
 
 /// Real-time tasks that wall-clock-driven agents cannot play fairly; left out as usual.
 pub const EXCLUDED: [&str; 5] = ["chase-circle", "moving-items", "simon-says", "button-delay", "hover-shape"];
+
+/// The benchmark's name, in `TaskSpec::benchmark`.
+pub const BENCHMARK: &str = "miniwob";
 
 /// The installed MiniWoB++ HTML folder: `$GUIGYM_MINIWOB_DIR`, or where `scripts/setup.sh` puts it.
 pub fn html_dir() -> Option<PathBuf> {
@@ -34,14 +39,15 @@ pub fn task_names(dir: &Path) -> Vec<String> {
     names
 }
 
-/// The benchmark's name, in `TaskSpec::benchmark`.
-pub const BENCHMARK: &str = "miniwob";
+const MISSING: &str = "MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)";
 
 /// MiniWoB++ as a benchmark: one suite (`miniwob`, one task per game), hosted by the web
 /// backend only (the pages run in the browser and judge themselves).
 pub struct MiniWob;
 
-impl guigym_core::Benchmark for MiniWob {
+pub static MINIWOB: MiniWob = MiniWob;
+
+impl Benchmark for MiniWob {
     fn name(&self) -> &str {
         BENCHMARK
     }
@@ -52,13 +58,48 @@ impl guigym_core::Benchmark for MiniWob {
         if name != BENCHMARK {
             return Err(format!("MiniWoB++ has one suite, \"{BENCHMARK}\", not \"{name}\""));
         }
-        let dir = html_dir().ok_or("MiniWoB++ is not installed: run ./scripts/setup.sh (or set GUIGYM_MINIWOB_DIR)")?;
+        let dir = html_dir().ok_or(MISSING)?;
         Ok(suite(&dir))
     }
     fn task(&self, id: &str) -> Option<TaskSpec> {
         let (name, seed) = id.strip_prefix("miniwob.")?.rsplit_once('/')?;
         let dir = html_dir()?;
         task_names(&dir).iter().any(|n| n == name).then(|| task(name, seed.parse().unwrap_or(0)))
+    }
+}
+
+impl PageBenchmark for MiniWob {
+    fn files(&self) -> Option<PathBuf> {
+        html_dir()
+    }
+    fn missing(&self) -> String {
+        MISSING.into()
+    }
+    fn page(&self, task: &TaskSpec) -> Result<String, String> {
+        task.params.get("page").and_then(|p| p.as_str()).map(str::to_string).ok_or_else(|| "a MiniWoB++ task needs params.page".into())
+    }
+    /// Exactly the task area (160×210 at the top left), as the gymnasium environment crops
+    /// its screenshots to.
+    fn viewport(&self) -> (u32, u32) {
+        (160, 210)
+    }
+    /// Resets the episode in the page: no timer (a slow model is not punished by wall-clock
+    /// time), a seeded problem, no reload.
+    fn reset_script(&self, task: &TaskSpec) -> String {
+        let seed = task.params.get("seed").and_then(|s| s.as_u64()).unwrap_or(0);
+        format!(
+            "(() => {{ core.EPISODE_MAX_TIME = 365 * 24 * 3600 * 1000; \
+             if (core.EP_TIMER !== null) {{ clearTimeout(core.EP_TIMER); core.EP_TIMER = null; }} \
+             if (core.cover_div == null) core.startEpisode(); \
+             Math.seedrandom('{seed}'); core.startEpisodeReal(); \
+             return typeof WOB_TASK_READY === 'undefined' ? true : WOB_TASK_READY; }})()"
+        )
+    }
+    fn reward_script(&self) -> String {
+        "[WOB_RAW_REWARD_GLOBAL, WOB_DONE_GLOBAL, WOB_REWARD_REASON]".into()
+    }
+    fn state_script(&self) -> String {
+        "document.body.innerHTML + JSON.stringify([WOB_RAW_REWARD_GLOBAL, WOB_DONE_GLOBAL])".into()
     }
 }
 
@@ -83,17 +124,7 @@ pub fn suite(dir: &Path) -> Vec<TaskSpec> {
     task_names(dir).iter().map(|n| task(n, 0)).collect()
 }
 
-/// Resets the episode in the page: no timer (a slow model is not punished by wall-clock
-/// time), a seeded problem, no reload.
-pub fn reset_script(seed: u64) -> String {
-    format!(
-        "(() => {{ core.EPISODE_MAX_TIME = 365 * 24 * 3600 * 1000; \
-         if (core.EP_TIMER !== null) {{ clearTimeout(core.EP_TIMER); core.EP_TIMER = null; }} \
-         if (core.cover_div == null) core.startEpisode(); \
-         Math.seedrandom('{seed}'); core.startEpisodeReal(); \
-         return typeof WOB_TASK_READY === 'undefined' ? true : WOB_TASK_READY; }})()"
-    )
+/// MiniWoB++ alone, as a web backend hosts it (tests and tools that need no registry).
+pub fn hosted() -> guigym_web::PageBenchmarks {
+    guigym_web::PageBenchmarks::new([&MINIWOB as &'static dyn PageBenchmark])
 }
-
-/// `[raw reward, done, reason]` from the page's globals.
-pub const REWARD_SCRIPT: &str = "[WOB_RAW_REWARD_GLOBAL, WOB_DONE_GLOBAL, WOB_REWARD_REASON]";
