@@ -2,7 +2,7 @@
 """Score a parity fixture with OSWorld's own metric functions.
 
 For every case in --cases (a cases.json as written by
-crates/backends/desktop/tests/parity/gen.py) this calls the OSWorld metric named by
+crates/benchmarks/osworld/tests/parity/gen.py) this calls the OSWorld metric named by
 `func` as
 
     metric(<files dir>/<result> or None, <files dir>/<expected>, **options)
@@ -13,7 +13,7 @@ and prints one JSON line per case to stdout:
     {"name": ..., "error": "<ExcType>: <message>"}   when the metric raises.
 
 With --write-expected PATH it also writes a JSON object {name: score | "error: ..."}
-(this is how crates/backends/desktop/tests/parity/expected.json is produced).
+(this is how crates/benchmarks/osworld/tests/parity/expected.json is produced).
 
 The metric modules are loaded by file path from the *installed* desktop-env package of
 the interpreter running this script (found with importlib.util.find_spec, i.e. in its
@@ -46,8 +46,8 @@ python-pptx 1.0.2, rapidfuzz 3.14.6).
 
 Usage:
     /tmp/dtenv/bin/python scripts/osworld_parity.py \\
-        --cases crates/backends/desktop/tests/parity/cases.json \\
-        [--write-expected crates/backends/desktop/tests/parity/expected.json] [--verbose]
+        --cases crates/benchmarks/osworld/tests/parity/cases.json \\
+        [--write-expected crates/benchmarks/osworld/tests/parity/expected.json] [--verbose]
 """
 import argparse
 import warnings

@@ -19,7 +19,7 @@ else
 fi
 # The fixture's pinned verdicts are still what OSWorld's own metrics give (the Rust parity
 # test holds our metrics to the same file).
-for fixture in crates/backends/desktop/tests/parity crates/backends/desktop/tests/parity/*/; do
+for fixture in crates/benchmarks/osworld/tests/parity crates/benchmarks/osworld/tests/parity/*/; do
     [ -f "$fixture/cases.json" ] || continue
     "${XDG_CACHE_HOME:-$HOME/.cache}/guigym/osworld-venv/bin/python" scripts/osworld_parity.py --quiet \
         --cases "$fixture/cases.json" --check "$fixture/expected.json"

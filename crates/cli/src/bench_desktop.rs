@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use anyhow::{anyhow, Context};
+use guigym_benchmark_osworld::task::{ConfigStep, Evaluator, OneOrMany, OsWorldTask};
 use guigym_core::{Action, Env, ObserveOptions, Point, TaskSpec};
-use guigym_desktop::task::{ConfigStep, Evaluator, OneOrMany, OsWorldTask};
 use guigym_desktop::DesktopProvider;
 use serde::Serialize;
 use serde_json::json;
@@ -119,7 +119,7 @@ fn opening(name: &str, config: Vec<ConfigStep>) -> TaskSpec {
     };
     TaskSpec {
         id: format!("bench.{name}/0"),
-        benchmark: guigym_desktop::catalogue::BENCHMARK.into(),
+        benchmark: guigym_benchmark_desktop::BENCHMARK.into(),
         family: format!("bench.{name}"),
         instruction: task.instruction.clone(),
         apps: vec![name.into()],
@@ -161,7 +161,7 @@ pub async fn bench_desktop(s: &Settings) -> anyhow::Result<DesktopFigures> {
         return Err(anyhow!(why));
     }
     let (width, height) = guigym_desktop::DEFAULT_SIZE;
-    let provider = DesktopProvider::new(width, height);
+    let provider = DesktopProvider::new(width, height, crate::registry::desktop_benchmarks());
     let office = guigym_desktop::session::which("soffice").is_some();
     let started = Instant::now();
     let mut env = provider.start().await.context("starting an instance")?;

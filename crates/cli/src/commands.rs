@@ -422,8 +422,8 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
         }
         TasksCommand::Import { format: _, dir, cache, to, json } => {
             let cache = cache.or_else(|| std::env::var_os("GUIGYM_OSWORLD_CACHE").map(PathBuf::from)).map(|c| std::path::absolute(&c).unwrap_or(c));
-            let imported = guigym_desktop::osworld::import(&dir, cache.as_deref()).map_err(|e| anyhow!(e))?;
-            let to = to.unwrap_or_else(guigym_desktop::osworld::store_path);
+            let imported = guigym_benchmark_osworld::import::import(&dir, cache.as_deref()).map_err(|e| anyhow!(e))?;
+            let to = to.unwrap_or_else(guigym_benchmark_osworld::import::store_path);
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
             }
@@ -451,13 +451,13 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             let (suite, json) = (run.suite, run.json);
             let started = std::time::Instant::now();
             let mut report = guigym_rollout::audit::AuditReport::default();
-            let device = if backend.platforms.contains(&guigym_core::Platform::Desktop) {
-                guigym_rollout::audit::Device::Desktop
-            } else {
-                guigym_rollout::audit::Device::Phone
-            };
+            let platform = backend.platforms.first().copied().unwrap_or(guigym_core::Platform::Mobile);
+            let benchmarks = crate::registry::benchmarks();
             for task in &tasks {
-                guigym_rollout::audit::audit_task(env.as_mut(), task, device, &mut report).await.with_context(|| format!("auditing {}", task.id))?;
+                let benchmark = benchmarks.iter().find(|b| b.name() == task.benchmark).ok_or_else(|| anyhow!("no benchmark \"{}\"", task.benchmark))?;
+                guigym_rollout::audit::audit_task(env.as_mut(), task, *benchmark, platform, &mut report)
+                    .await
+                    .with_context(|| format!("auditing {}", task.id))?;
                 progress.inc(1);
             }
             progress.finish();

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail};
 use guigym_core::Screen;
 use guigym_core::{Benchmark, EnvProvider, Platform, TaskSpec};
+use guigym_desktop::{DesktopBenchmark, DesktopBenchmarks};
 use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
 use guigym_harness::{PolicyFactory, PolicyKind};
 use guigym_manager::{Backends, EnvSpec};
@@ -31,6 +32,12 @@ pub struct Backend {
 /// The phone benchmarks the phone backends (sim, web) host.
 pub fn phone_benchmarks() -> PhoneBenchmarks {
     PhoneBenchmarks::new([&guigym_benchmark_phone::CATALOGUE as &'static dyn PhoneBenchmark])
+}
+
+/// The desktop benchmarks the desktop backend hosts: our catalogue, and OSWorld's tasks once
+/// imported (`tasks import osworld`).
+pub fn desktop_benchmarks() -> DesktopBenchmarks {
+    DesktopBenchmarks::new([&guigym_benchmark_desktop::DESKTOP as &'static dyn DesktopBenchmark, &guigym_benchmark_osworld::OSWORLD])
 }
 
 /// The page benchmarks the web backend hosts.
@@ -71,9 +78,9 @@ pub const BACKENDS: &[Backend] = &[
         about: "real Linux applications on a virtual X server (Xvfb): LibreOffice, a text editor, a terminal, a file manager",
         platforms: &[Platform::Desktop],
         screen: Screen { width: guigym_desktop::DEFAULT_SIZE.0, height: guigym_desktop::DEFAULT_SIZE.1 },
-        hosts: |name| name == guigym_desktop::catalogue::BENCHMARK || name == guigym_desktop::osworld::BENCHMARK,
+        hosts: |name| desktop_benchmarks().find(name).is_some(),
         missing: guigym_desktop::missing,
-        provider: |screen| Arc::new(guigym_desktop::DesktopProvider::new(screen.width, screen.height)),
+        provider: |screen| Arc::new(guigym_desktop::DesktopProvider::new(screen.width, screen.height, desktop_benchmarks())),
     },
 ];
 
@@ -129,9 +136,8 @@ pub fn worker_backends() -> Backends {
 pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
     let phone = phone_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
     let pages = page_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
-    static DESKTOP: guigym_desktop::DesktopCatalogue = guigym_desktop::DesktopCatalogue;
-    static OSWORLD: guigym_desktop::ImportedOsWorld = guigym_desktop::ImportedOsWorld;
-    phone.into_iter().chain(pages).chain([&DESKTOP as &'static dyn Benchmark, &OSWORLD]).collect()
+    let desktop = desktop_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
+    phone.into_iter().chain(pages).chain(desktop).collect()
 }
 
 /// A suite's tasks and the benchmark they belong to.

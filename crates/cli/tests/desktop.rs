@@ -112,7 +112,7 @@ fn an_application_killed_mid_episode_is_rerun_and_scored_once() {
 }
 
 fn osworld_fixture() -> (std::path::PathBuf, std::path::PathBuf) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../backends/desktop/tests/osworld");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../benchmarks/osworld/tests/osworld");
     (dir.join("examples"), dir.join("cache"))
 }
 
@@ -179,7 +179,7 @@ fn a_display_the_agent_holds_ends_its_attempt_judged_through_a_worker() {
     assert!(guigym_desktop::missing().is_none(), "run ./scripts/setup.sh");
     let server = Served::start(&["serve", "--port", "0", "--op-deadline-ms", "15000"]);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let task = guigym_desktop::catalogue::find_task("text.write/0").unwrap();
+    let task = guigym_benchmark_desktop::find_task("text.write/0").unwrap();
     let grab = "python3 -c 'import ctypes,time; x=ctypes.CDLL(\"libX11.so.6\"); x.XOpenDisplay.restype=ctypes.c_void_p; d=ctypes.c_void_p(x.XOpenDisplay(None)); x.XGrabServer(d); x.XSync(d,0); time.sleep(100000)'\n";
     let actions = vec![
         Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] },

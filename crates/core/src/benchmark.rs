@@ -3,7 +3,17 @@
 //! platform that hosts them (`guigym_phone::benchmark::PhoneBenchmark` for the simulated phone;
 //! a web page's own reward for MiniWoB++).
 
-use crate::TaskSpec;
+use crate::{Action, TaskSpec};
+
+/// A solution derived from a task's walkthrough for the mutation audit of its verifier, and
+/// what the verifier must say of it: right solutions (`must_pass`) must pass, wrong ones fail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditCase {
+    /// The rule it tests (`answer_hedged`, `side_effect_elsewhere`, …).
+    pub rule: &'static str,
+    pub must_pass: bool,
+    pub actions: Vec<Action>,
+}
 
 /// A benchmark as every command sees it: its name, its suites and its tasks.
 pub trait Benchmark: Send + Sync {
@@ -18,5 +28,11 @@ pub trait Benchmark: Send + Sync {
     /// The split a task belongs to (`train`, `test`, …), where the benchmark has splits.
     fn split(&self, _task: &TaskSpec) -> Option<String> {
         None
+    }
+    /// The audit's cases that only the benchmark knows how to make (its tasks' parameters, its
+    /// apps): a side effect elsewhere, a wrong or hedged answer, a question asked too late, …
+    /// The audit adds the cases any walkthrough gives.
+    fn audit_cases(&self, _task: &TaskSpec) -> Vec<AuditCase> {
+        Vec::new()
     }
 }

@@ -36,3 +36,18 @@ pub struct TaskSpec {
     /// Never shown to a learning policy.
     pub walkthrough: Vec<Action>,
 }
+
+impl TaskSpec {
+    /// The walkthrough without its final `terminate`, and that status.
+    pub fn walkthrough_body(&self) -> (Vec<Action>, Option<crate::TerminateStatus>) {
+        let mut w = self.walkthrough.clone();
+        match w.last() {
+            Some(Action::Terminate { status }) => {
+                let s = *status;
+                w.pop();
+                (w, Some(s))
+            }
+            _ => (w, None),
+        }
+    }
+}

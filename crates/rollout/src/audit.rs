@@ -15,18 +15,12 @@
 
 use std::collections::BTreeMap;
 
-use guigym_core::{Action, Env, EnvError, ObserveOptions, TaskSpec, TerminateStatus};
+use guigym_core::{Action, AuditCase, Benchmark, Env, EnvError, ObserveOptions, Platform, TaskSpec, TerminateStatus};
 use guigym_harness::GoldenPolicy;
 use serde::Serialize;
-use serde_json::Value;
 
 /// One derived solution and what the verifier must say of it.
-#[derive(Debug, Clone)]
-pub struct Case {
-    pub rule: &'static str,
-    pub must_pass: bool,
-    pub actions: Vec<Action>,
-}
+pub type Case = AuditCase;
 
 /// A case whose verdict was wrong.
 #[derive(Debug, Clone, Serialize)]
@@ -122,58 +116,6 @@ fn fill(field: &str, text: &str) -> Vec<Action> {
     vec![Action::click_element(field), Action::Type { text: text.into(), element: None, clear: true }]
 }
 
-/// The walkthrough without its final `terminate`, and that status.
-fn body(task: &TaskSpec) -> (Vec<Action>, Option<TerminateStatus>) {
-    let mut w = task.walkthrough.clone();
-    match w.last() {
-        Some(Action::Terminate { status }) => {
-            let s = *status;
-            w.pop();
-            (w, Some(s))
-        }
-        _ => (w, None),
-    }
-}
-
-/// Another value of the expected answer's kind, and the answer rewritten in another
-/// accepted format.
-fn answer_variants(param: &Value, golden: &str) -> (Option<String>, Option<String>) {
-    let v = &param["value"];
-    match param["kind"].as_str().unwrap_or("") {
-        "money" => {
-            let c = v.as_i64().unwrap_or(0).abs();
-            (Some(format!("${}.{:02}", (c + 137) / 100, (c + 137) % 100)), Some(format!("{}.{:02} dollars", c / 100, c % 100)))
-        }
-        "time" => {
-            let t = v.as_i64().unwrap_or(0).rem_euclid(24 * 60);
-            let (h, m) = (t / 60, t % 60);
-            let twelve = format!("{}:{m:02} {}", if h % 12 == 0 { 12 } else { h % 12 }, if h < 12 { "am" } else { "pm" });
-            let other = (t + 90) % (24 * 60);
-            (Some(format!("{:02}:{:02}", other / 60, other % 60)), Some(twelve))
-        }
-        "duration" => {
-            let m = v.as_i64().unwrap_or(0);
-            let format = if m >= 60 { format!("{} h {} min", m / 60, m % 60) } else { format!("{m} minutes") };
-            (Some(format!("{} min", m + 7)), Some(format))
-        }
-        "number" => {
-            let n = v.as_f64().unwrap_or(0.0);
-            let format = if n.fract() == 0.0 { format!("{n:.1}") } else { format!("{n}") };
-            (Some(format!("{}", n + 2.0)), Some(format))
-        }
-        "date" => (None, None),
-        _ => match v.as_str() {
-            Some(code) if !code.is_empty() && code.chars().all(|c| c.is_ascii_digit()) => {
-                let other: String = code.chars().rev().collect();
-                let other = if other == code { format!("{}", code.parse::<u64>().unwrap_or(0) + 1) } else { other };
-                (Some(other), Some(format!("it is {code}")))
-            }
-            Some(_) => (None, Some(golden.to_uppercase())),
-            None => (None, None),
-        },
-    }
-}
-
 /// Another value of the same shape: a digit changed (`12 Elm Street` → `13 Elm Street`,
 /// `14:30` → `14:31`), else the words in another order, else the letters reversed.
 fn other_value(text: &str) -> String {
@@ -220,22 +162,13 @@ fn blocks_reordered(body: &[Action]) -> Option<Vec<Action>> {
     Some([body[..start].to_vec(), blocks.concat()].concat())
 }
 
-/// The device a person works at, which decides how cases are played:
-/// - how a typo is corrected: on a phone's touch keyboard the field is cleared and typed
-///   again; at a desktop's keyboard the typo is erased with Backspace (in a terminal or a
-///   document, "clear the field" means nothing, or erases the whole document);
-/// - how a change elsewhere is made: on a phone, an item saved in another app; on a desktop,
-///   a file written from a terminal opened by its key (Ctrl+Alt+T).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Device {
-    #[default]
-    Phone,
-    Desktop,
-}
-
-/// The cases of one task.
-pub fn cases(task: &TaskSpec, device: Device) -> Vec<Case> {
-    let (body, status) = body(task);
+/// The cases of one task any walkthrough gives, played as a person at the task's platform
+/// would: a typo is corrected on a phone's touch keyboard by clearing the field and typing it
+/// again, at a desktop's keyboard by erasing it with Backspace (in a terminal or a document,
+/// "clear the field" means nothing, or erases the whole document). Then the cases only the
+/// task's benchmark knows how to make (`Benchmark::audit_cases`).
+pub fn cases(task: &TaskSpec, benchmark: &dyn Benchmark, platform: Platform) -> Vec<Case> {
+    let (body, status) = task.walkthrough_body();
     let feasible = status != Some(TerminateStatus::Infeasible);
     let done = |mut a: Vec<Action>, s: TerminateStatus| {
         a.push(terminate(s));
@@ -252,15 +185,15 @@ pub fn cases(task: &TaskSpec, device: Device) -> Vec<Case> {
             // (the next cell of a sheet), which the correction never reaches.
             let before_enter = text.trim_end_matches('\n');
             let typo = Action::Type { text: format!("{before_enter}q"), element: element.clone(), clear: *clear };
-            let corrected = match device {
-                Device::Phone => vec![typo, Action::Type { text: text.clone(), element: None, clear: true }],
-                Device::Desktop => {
+            let corrected = match platform {
+                Platform::Desktop => {
                     let mut c = vec![typo, Action::Key { keys: vec!["backspace".into()] }];
                     if before_enter.len() < text.len() {
                         c.push(Action::Type { text: text[before_enter.len()..].to_string(), element: None, clear: false });
                     }
                     c
                 }
+                Platform::Mobile | Platform::Web => vec![typo, Action::Type { text: text.clone(), element: None, clear: true }],
             };
             a.splice(i..=i, corrected);
             out.push(Case { rule: "typo_corrected", must_pass: true, actions: done(a, end) });
@@ -268,24 +201,6 @@ pub fn cases(task: &TaskSpec, device: Device) -> Vec<Case> {
     }
     if let Some(reordered) = blocks_reordered(&body) {
         out.push(Case { rule: "blocks_reordered", must_pass: true, actions: done(reordered, end) });
-    }
-    let answer_at = body.iter().rposition(|a| matches!(a, Action::Answer { .. }));
-    if let (Some(i), Some(param)) = (answer_at, task.params.get("answer")) {
-        let Action::Answer { text: golden } = &body[i] else { unreachable!("an answer") };
-        let with = |text: String| {
-            let mut a = body.clone();
-            a[i] = Action::Answer { text };
-            done(a, end)
-        };
-        out.push(Case { rule: "answer_in_sentence", must_pass: true, actions: with(format!("The answer is {golden}.")) });
-        let (other, format) = answer_variants(param, golden);
-        if let Some(f) = format {
-            out.push(Case { rule: "answer_other_format", must_pass: true, actions: with(f) });
-        }
-        if let Some(o) = other {
-            out.push(Case { rule: "answer_wrong", must_pass: false, actions: with(o.clone()) });
-            out.push(Case { rule: "answer_hedged", must_pass: false, actions: with(format!("{golden} or {o}")) });
-        }
     }
 
     // Mutants.
@@ -300,8 +215,8 @@ pub fn cases(task: &TaskSpec, device: Device) -> Vec<Case> {
         out.push(Case { rule: "infeasible_explained", must_pass: true, actions: say("This cannot be done: there is no such item here.") });
         out.push(Case { rule: "infeasible_false_claim", must_pass: false, actions: say("Done, it is all taken care of.") });
     }
-    let acts = answer_at.is_none() && feasible;
-    if acts {
+    let answers = body.iter().any(|a| matches!(a, Action::Answer { .. }));
+    if !answers && feasible {
         if let Some(i) = body.iter().rposition(|a| matches!(a, Action::Type { text, .. } if !text.is_empty())) {
             if let Action::Type { text, element, .. } = &body[i] {
                 let mut a = body.clone();
@@ -310,49 +225,7 @@ pub fn cases(task: &TaskSpec, device: Device) -> Vec<Case> {
             }
         }
     }
-    // A change in an app the task does not involve.
-    let elsewhere: Vec<Action> = if device == Device::Desktop {
-        vec![
-            Action::Key { keys: vec!["ctrl".into(), "alt".into(), "t".into()] },
-            Action::Wait { ms: 1500 },
-            // A terminal, surely: where none opened, the click is refused and the case inert,
-            // rather than the command typed into the task's document.
-            Action::click_element("xterm"),
-            Action::Type { text: "echo audit > ~/Documents/audit-note.txt\n".into(), element: None, clear: false },
-            Action::Wait { ms: 300 },
-        ]
-    } else if task.apps.iter().any(|a| a == "Notes") {
-        [
-            vec![Action::Home, Action::OpenApp { name: "Clock".into() }, Action::click_element("new_alarm")],
-            fill("time", "05:55"),
-            fill("label", "audit"),
-            vec![Action::click_element("save")],
-        ]
-        .concat()
-    } else {
-        [
-            vec![Action::Home, Action::OpenApp { name: "Notes".into() }, Action::click_element("new")],
-            fill("title", "Audit"),
-            fill("body", "x"),
-            vec![Action::click_element("save")],
-        ]
-        .concat()
-    };
-    out.push(Case { rule: "side_effect_elsewhere", must_pass: false, actions: done([body.clone(), elsewhere].concat(), end) });
-    // A second, contradicting message after the one asked for.
-    if body.iter().any(|a| *a == Action::click_element("send")) && task.apps.iter().any(|a| a == "Messages") {
-        let extra = [fill("compose", "Sorry, please ignore that."), vec![Action::click_element("send")]].concat();
-        out.push(Case { rule: "contradicting_message", must_pass: false, actions: done([body.clone(), extra].concat(), end) });
-    }
-    // Asking only after acting.
-    if task.params.get("must_ask").and_then(Value::as_bool) == Some(true) {
-        if let Some(i) = body.iter().position(|a| matches!(a, Action::AskUser { .. })) {
-            let mut a = body.clone();
-            let ask = a.remove(i);
-            a.push(ask);
-            out.push(Case { rule: "asked_too_late", must_pass: false, actions: done(a, end) });
-        }
-    }
+    out.extend(benchmark.audit_cases(task));
     out
 }
 
@@ -398,7 +271,7 @@ async fn play(env: &mut dyn Env, actions: &[Action]) -> Result<Option<String>, E
 /// `product:20`, `order:2`) swapped for the next one of its kind, so the task is done on the
 /// wrong item.
 async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>, EnvError> {
-    let (body, status) = body(task);
+    let (body, status) = task.walkthrough_body();
     if status != Some(TerminateStatus::Success) || task.params.get("answer").is_some() {
         return Ok(Vec::new());
     }
@@ -449,7 +322,7 @@ async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>,
 /// a search field, the item's name typed into the search first, then the same tap. The name is
 /// read from the screen once the item has been scrolled into view.
 async fn search_instead_of_scroll(env: &mut dyn Env, task: &TaskSpec) -> Result<Option<Case>, EnvError> {
-    let (body, status) = body(task);
+    let (body, status) = task.walkthrough_body();
     let Some(end) = status else { return Ok(None) };
     env.reset(task).await?;
     for (i, action) in body.iter().enumerate() {
@@ -510,9 +383,9 @@ fn numbered(id: &str) -> Option<(&str, u32)> {
 }
 
 /// Runs every case of a task on an instance and adds the verdicts to the report.
-pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, device: Device, report: &mut AuditReport) -> Result<(), EnvError> {
+pub async fn audit_task(env: &mut dyn Env, task: &TaskSpec, benchmark: &dyn Benchmark, platform: Platform, report: &mut AuditReport) -> Result<(), EnvError> {
     report.tasks += 1;
-    let mut all = cases(task, device);
+    let mut all = cases(task, benchmark, platform);
     all.extend(played_mutants(env, task).await?);
     all.extend(search_instead_of_scroll(env, task).await?);
     for case in all {

@@ -617,7 +617,7 @@ fn the_audit_passes_the_catalogue_and_catches_a_credulous_verifier() {
         let mut honest = guigym_rollout::audit::AuditReport::default();
         let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
         for t in &tasks {
-            guigym_rollout::audit::audit_task(&mut env, t, Default::default(), &mut honest).await.unwrap();
+            guigym_rollout::audit::audit_task(&mut env, t, &guigym_benchmark_phone::CATALOGUE, guigym_core::Platform::Mobile, &mut honest).await.unwrap();
         }
         let o = &honest.overall;
         assert_eq!((o.false_negatives, o.false_positives), (0, 0), "{:?}", honest.findings);
@@ -629,7 +629,7 @@ fn the_audit_passes_the_catalogue_and_catches_a_credulous_verifier() {
         let mut credulous = guigym_rollout::audit::AuditReport::default();
         let mut env = Credulous(SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted()));
         for t in tasks.iter().take(10) {
-            guigym_rollout::audit::audit_task(&mut env, t, Default::default(), &mut credulous).await.unwrap();
+            guigym_rollout::audit::audit_task(&mut env, t, &guigym_benchmark_phone::CATALOGUE, guigym_core::Platform::Mobile, &mut credulous).await.unwrap();
         }
         assert_eq!(credulous.overall.false_positives, credulous.overall.mutants, "every mutant passes a verifier that says yes");
         assert!(credulous.findings.iter().all(|f| f.kind == "false_positive"));

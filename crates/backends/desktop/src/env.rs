@@ -1,22 +1,19 @@
 //! `DesktopEnv`: one desktop instance behind the `Env` interface. Every blocking call (X
 //! protocol, processes, files) runs on tokio's blocking threads.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use guigym_core::action::Target;
 use guigym_core::{
-    Action, Bounds, Direction, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, TerminateStatus,
-    UiNode, Verdict,
+    Action, Bounds, Direction, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, UiNode, Verdict,
 };
-use serde_json::Value;
 
 use crate::a11y;
+use crate::benchmark::{DesktopBenchmark, DesktopBenchmarks};
 use crate::instance::{Failure, Instance};
 use crate::session::OfficeToolkit;
-use crate::task::{ConfigStep, OsWorldTask};
 use crate::x11::WindowInfo;
 
 /// The screen an instance gets unless asked otherwise (OSWorld's).
@@ -29,20 +26,19 @@ fn env_error(f: Failure) -> EnvError {
     }
 }
 
-/// Makes desktop instances from the process's home template.
+/// Makes desktop instances from the process's home template, hosting the desktop benchmarks
+/// given.
 pub struct DesktopProvider {
     pub width: u32,
     pub height: u32,
-    /// OSWorld's asset cache, for imported tasks (`GUIGYM_OSWORLD_CACHE`).
-    pub cache: Option<PathBuf>,
+    pub benchmarks: DesktopBenchmarks,
     /// LibreOffice's toolkit (`GUIGYM_OFFICE_TOOLKIT`), or why the one asked for cannot be had.
     office: Result<OfficeToolkit, String>,
 }
 
 impl DesktopProvider {
-    pub fn new(width: u32, height: u32) -> DesktopProvider {
-        let cache = std::env::var_os("GUIGYM_OSWORLD_CACHE").map(PathBuf::from);
-        DesktopProvider { width, height, cache, office: OfficeToolkit::from_env() }
+    pub fn new(width: u32, height: u32, benchmarks: DesktopBenchmarks) -> DesktopProvider {
+        DesktopProvider { width, height, benchmarks, office: OfficeToolkit::from_env() }
     }
 
     /// The same provider with LibreOffice drawing with `office`.
@@ -67,14 +63,15 @@ impl DesktopProvider {
     pub async fn start(&self) -> Result<DesktopEnv, EnvError> {
         let template = crate::home::template().map_err(EnvError::Infra)?;
         let office = self.office.clone().map_err(EnvError::Infra)?;
-        let (w, h, cache) = (self.width, self.height, self.cache.clone());
-        let instance = tokio::task::spawn_blocking(move || Instance::start(w, h, template, cache, office))
+        let (w, h) = (self.width, self.height);
+        let instance = tokio::task::spawn_blocking(move || Instance::start(w, h, template, office))
             .await
             .map_err(|e| EnvError::Infra(e.to_string()))?
             .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))?;
         let bus_address = instance.session.bus_address.clone();
         Ok(DesktopEnv {
             instance: Arc::new(Mutex::new(instance)),
+            benchmarks: self.benchmarks.clone(),
             task: None,
             episode: Episode::default(),
             width: w,
@@ -86,25 +83,14 @@ impl DesktopProvider {
     }
 }
 
-/// What a desktop task carries in `TaskSpec::params`: the task in OSWorld's format, and for
-/// our catalogue a golden (steps that put the instance into the completed state).
-pub fn task_of(spec: &TaskSpec) -> Result<(OsWorldTask, Vec<ConfigStep>), EnvError> {
-    let task: OsWorldTask = serde_json::from_value(spec.params.get("task").cloned().unwrap_or(Value::Null))
-        .map_err(|e| EnvError::BadTask(format!("{}: params.task: {e}", spec.id)))?;
-    task.check().map_err(|e| EnvError::BadTask(format!("{}: {e}", spec.id)))?;
-    let golden = match spec.params.get("golden") {
-        Some(g) => serde_json::from_value(g.clone()).map_err(|e| EnvError::BadTask(format!("{}: params.golden: {e}", spec.id)))?,
-        None => Vec::new(),
-    };
-    Ok((task, golden))
-}
-
 /// Input for the instance, played on a blocking thread: its feedback, or why it was refused.
 type Input = Box<dyn FnOnce(&mut Instance) -> Result<String, String> + Send>;
 
 pub struct DesktopEnv {
     instance: Arc<Mutex<Instance>>,
-    task: Option<(TaskSpec, OsWorldTask, Vec<ConfigStep>)>,
+    benchmarks: DesktopBenchmarks,
+    /// The task the instance was reset to, and its benchmark.
+    task: Option<(Arc<TaskSpec>, &'static dyn DesktopBenchmark)>,
     /// The episode's record: OSWorld judges infeasible tasks by how it ended, and on an
     /// infeasible task an answer that reports it done is a false claim, as on every platform.
     episode: Episode,
@@ -293,29 +279,14 @@ impl DesktopEnv {
         }
     }
 
-    /// Runs the task's evaluator; an answer on an infeasible task that reports it done fails it.
+    /// The task's benchmark's verdict on the desktop as the agent left it.
     async fn judge(&mut self) -> Result<Verdict, EnvError> {
-        let (_, task, _) = self.task("evaluate")?;
-        let task = task.clone();
-        // OSWorld's FAIL is both "this cannot be done" and "I failed": either status counts.
-        let declared_fail = matches!(self.episode.log.terminated, Some(TerminateStatus::Infeasible | TerminateStatus::Failure));
-        let infeasible = task.is_infeasible();
-        let mut verdict = self.blocking(move |i| i.evaluate(&task, declared_fail)).await?.map_err(env_error)?;
-        if infeasible {
-            let claim = self.episode.log.answers.iter().find(|a| !guigym_core::verdict::explains_impossibility(a));
-            if let Some(claim) = claim {
-                let check = guigym_core::Check {
-                    name: "no_false_claim".into(),
-                    passed: false,
-                    detail: format!("the task cannot be done, yet the answer says {claim:?}"),
-                };
-                verdict = Verdict::from_checks(verdict.checks.into_iter().chain([check]).collect(), verdict.unexpected_side_effects);
-            }
-        }
-        Ok(verdict)
+        let (task, benchmark) = self.task("evaluate")?.clone();
+        let log = self.episode.log.clone();
+        self.blocking(move |i| benchmark.evaluate(&task, i, &log)).await?.map_err(env_error)
     }
 
-    fn task(&self, what: &str) -> Result<&(TaskSpec, OsWorldTask, Vec<ConfigStep>), EnvError> {
+    fn task(&self, what: &str) -> Result<&(Arc<TaskSpec>, &'static dyn DesktopBenchmark), EnvError> {
         self.task.as_ref().ok_or_else(|| EnvError::ResetNeeded(what.into()))
     }
 
@@ -452,20 +423,25 @@ impl Env for DesktopEnv {
     }
 
     async fn reset(&mut self, spec: &TaskSpec) -> Result<Observation, EnvError> {
-        let (task, golden) = task_of(spec)?;
+        let benchmark = self.benchmarks.find(&spec.benchmark).ok_or_else(|| {
+            let hosted: Vec<&str> = self.benchmarks.iter().map(|b| b.name()).collect();
+            EnvError::BadTask(format!("the desktop hosts no benchmark \"{}\" (it hosts {})", spec.benchmark, hosted.join(", ")))
+        })?;
+        let task = Arc::new(spec.clone());
         let t = task.clone();
-        let cache = spec.params.get("cache").and_then(Value::as_str).map(PathBuf::from);
         self.task = None;
-        // The reset starts a new session bus: the accessibility bus is found through it.
+        // A clean desktop, the task's set-up, then the episode starts. The reset starts a new
+        // session bus: the accessibility bus is found through it.
         self.bus_address = self
             .blocking(move |i| {
-                i.task_cache = cache;
-                i.reset(&t).map(|()| i.session.bus_address.clone())
+                i.reset()?;
+                benchmark.set_up(&t, i)?;
+                i.begin().map(|()| i.session.bus_address.clone())
             })
             .await?
             .map_err(env_error)?;
         self.a11y = None;
-        self.task = Some((spec.clone(), task, golden));
+        self.task = Some((task, benchmark));
         self.episode = Episode::default();
         self.observe(ObserveOptions { screenshot: false }).await
     }
@@ -546,24 +522,12 @@ impl Env for DesktopEnv {
     }
 
     async fn apply_golden(&mut self) -> Result<(), EnvError> {
-        let (spec, task, golden) = self.task("apply_golden")?.clone();
-        if task.is_infeasible() {
-            self.episode.log.terminated = Some(TerminateStatus::Infeasible);
-            return Ok(());
+        let (task, benchmark) = self.task("apply_golden")?.clone();
+        let declared = self.blocking(move |i| benchmark.golden(&task, i)).await?.map_err(env_error)?;
+        if let Some(status) = declared {
+            self.episode.log.terminated = Some(status);
         }
-        if golden.is_empty() {
-            return Err(EnvError::BadTask(format!("{}: no golden", spec.id)));
-        }
-        // Steps name assets by the OSWorld task's id, as the cache is laid out.
-        let id = task.id.clone();
-        self.blocking(move |i| {
-            for (n, step) in golden.iter().enumerate() {
-                i.run_step(step, &format!("golden[{n}]"), &id)?;
-            }
-            Ok(())
-        })
-        .await?
-        .map_err(env_error)
+        Ok(())
     }
 
     async fn release(&mut self) -> Result<(), EnvError> {

@@ -3,15 +3,16 @@
 
 #![allow(clippy::unwrap_used)]
 
+use guigym_benchmark_desktop as catalogue;
 use guigym_core::{EnvProvider, ObserveOptions};
-use guigym_desktop::{catalogue, DesktopProvider};
+use guigym_desktop::DesktopProvider;
 
 fn provider() -> Option<DesktopProvider> {
     if let Some(why) = guigym_desktop::missing() {
         eprintln!("skipping: {why}");
         return None;
     }
-    Some(DesktopProvider::new(1280, 800))
+    Some(DesktopProvider::new(1280, 800, catalogue::hosted()))
 }
 
 /// The ids of the windows an observation shows.
@@ -47,15 +48,15 @@ fn blank_instance() -> Option<guigym_desktop::instance::Instance> {
         return None;
     }
     let template = guigym_desktop::home::template().unwrap();
-    let mut instance = Instance::start(640, 480, template, None, OfficeToolkit::Gen).expect("an instance starts");
-    let task = blank_task();
-    instance.reset(&task).unwrap();
+    let mut instance = Instance::start(640, 480, template, OfficeToolkit::Gen).expect("an instance starts");
+    reset_blank(&mut instance);
     Some(instance)
 }
 
-/// A task that starts nothing and asks nothing.
-fn blank_task() -> guigym_desktop::task::OsWorldTask {
-    serde_json::from_value(serde_json::json!({"id": "blank", "instruction": "nothing", "evaluator": {"func": "infeasible"}})).unwrap()
+/// A clean desktop, nothing started.
+fn reset_blank(instance: &mut guigym_desktop::instance::Instance) {
+    instance.reset().unwrap();
+    instance.begin().unwrap();
 }
 
 /// An instance reset for a text editor task, with a terminal the agent opened; `None` where the
@@ -747,8 +748,7 @@ fn what_an_episode_leaves_in_system_v_ipc_is_removed() {
     };
     // (One segment the account made unreadable to itself.)
     assert_eq!([owned("shm"), owned("sem"), owned("msg")], [2, 1, 1]);
-    let task = blank_task();
-    instance.reset(&task).unwrap();
+    reset_blank(&mut instance);
     assert_eq!([owned("shm"), owned("sem"), owned("msg")], [0, 0, 0]);
 }
 
@@ -787,8 +787,7 @@ fn what_an_episode_leaves_in_shared_folders_queues_and_keyrings_is_removed() {
     for line in ["queue True", "key @u", "key @us", "key @p", "left"] {
         assert!(before.iter().any(|l| l == line), "{line}: {seen:?}");
     }
-    let task = blank_task();
-    instance.reset(&task).unwrap();
+    reset_blank(&mut instance);
     let seen = instance.session.run(&[look], true, Duration::from_secs(30)).unwrap();
     let after = lines(&seen.stdout);
     assert!(after.iter().any(|l| l == "queue False"), "{seen:?}");
@@ -846,8 +845,7 @@ fn memory_left_in_system_v_segments_counts_against_the_budget() {
     let why = instance.session.memory_ended().unwrap_or_else(|| panic!("the budget is passed: {out:?}"));
     assert!(why.contains(&format!("over its {budget_mib} MiB of memory")), "{why}");
     assert!(instance.ended_by_agent().is_some_and(|why| why.contains("memory")));
-    let task = blank_task();
-    instance.reset(&task).unwrap();
+    reset_blank(&mut instance);
     assert!(instance.session.memory_ended().is_none());
 }
 
@@ -875,8 +873,7 @@ fn a_program_in_a_user_namespace_of_its_own_ends_the_episode() {
     // (Named by the program it runs: `unshare` becomes `sleep`.)
     assert!(why.contains("user namespace") && (why.contains("\"sleep\"") || why.contains("\"unshare\"")), "{why}");
     assert!(instance.ended_by_agent().is_some_and(|why| why.contains("user namespace")));
-    let task = blank_task();
-    instance.reset(&task).unwrap();
+    reset_blank(&mut instance);
     assert!(instance.session.memory_ended().is_none());
 }
 
@@ -958,7 +955,9 @@ async fn the_audit_finds_no_false_verdicts_on_desktop_tasks() {
     let mut report = guigym_rollout::audit::AuditReport::default();
     for id in ["infeasible.system/0", "files.rename/0", "calc.fill_cell/0"] {
         let task = catalogue::find_task(id).unwrap();
-        guigym_rollout::audit::audit_task(env.as_mut(), &task, guigym_rollout::audit::Device::Desktop, &mut report).await.expect("no infrastructure failure");
+        guigym_rollout::audit::audit_task(env.as_mut(), &task, &catalogue::DESKTOP, guigym_core::Platform::Desktop, &mut report)
+            .await
+            .expect("no infrastructure failure");
     }
     assert!(report.overall.mutants >= 10 && report.overall.alternatives >= 5, "{:?}", report.overall);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
@@ -973,17 +972,16 @@ fn a_reset_puts_back_what_an_episode_changed_on_the_x_server() {
     use guigym_desktop::instance::Instance;
     use std::time::Duration;
     let Some(mut instance) = blank_instance() else { return };
-    let task = blank_task();
     let look = "xhost; xset q | grep -A1 -i 'screen saver'; xrdb -query; xmodmap -pp | head -6; xmodmap -pk | grep '^ *38 '".to_string();
     let run = |i: &mut Instance, command: &str| i.session.run(&[command.to_string()], true, Duration::from_secs(10)).unwrap().stdout;
-    instance.reset(&task).unwrap();
+    reset_blank(&mut instance);
     let fresh = run(&mut instance, &look);
     let change = "xhost + >/dev/null; xset s 1 1; echo 'XTerm*background: red' | xrdb -merge; xmodmap -e 'pointer = 3 2 1'; xmodmap -e 'keycode 38 = q'";
     run(&mut instance, change);
     let changed = run(&mut instance, &look);
     assert_ne!(changed, fresh, "the episode changed the server");
     assert!(changed.contains("access control disabled") && changed.contains("red"), "{changed}");
-    instance.reset(&task).unwrap();
+    reset_blank(&mut instance);
     assert_eq!(run(&mut instance, &look), fresh, "the reset put it back");
 }
 

@@ -39,6 +39,9 @@ impl Benchmark for Catalogue {
     fn split(&self, task: &TaskSpec) -> Option<String> {
         serde_json::to_value(crate::split_of(task)).ok()?.as_str().map(str::to_string)
     }
+    fn audit_cases(&self, task: &TaskSpec) -> Vec<guigym_core::AuditCase> {
+        crate::audit::cases(task)
+    }
 }
 
 impl PhoneBenchmark for Catalogue {

@@ -10,6 +10,7 @@ use guigym_phone::state::DeviceState;
 use guigym_phone::world::World;
 
 pub mod answer;
+pub mod audit;
 pub mod catalogue;
 pub mod crossapp;
 pub mod everyday;

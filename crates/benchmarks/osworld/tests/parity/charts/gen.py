@@ -4,10 +4,10 @@ metrics/table.py + metrics/utils.py load_charts, openpyxl 3.1.5's chart reader).
 Writes files/ and cases.json next to this script.
 
 Run with the OSWorld venv python (it needs openpyxl):
-    ~/.cache/guigym/osworld-venv/bin/python crates/backends/desktop/tests/parity/charts/gen.py
+    ~/.cache/guigym/osworld-venv/bin/python crates/benchmarks/osworld/tests/parity/charts/gen.py
     ~/.cache/guigym/osworld-venv/bin/python scripts/osworld_parity.py \
-        --cases crates/backends/desktop/tests/parity/charts/cases.json \
-        --write-expected crates/backends/desktop/tests/parity/charts/expected.json
+        --cases crates/benchmarks/osworld/tests/parity/charts/cases.json \
+        --write-expected crates/benchmarks/osworld/tests/parity/charts/expected.json
 
 Three kinds of workbook are used:
   lo_*.xlsx      saved by LibreOffice Calc through its GUI, and

@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use guigym_benchmark_osworld::import as osworld;
 use guigym_core::{Action, EnvProvider, TerminateStatus};
-use guigym_desktop::osworld;
 use serde_json::json;
 
 fn fixture() -> (PathBuf, PathBuf) {
@@ -69,7 +69,7 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
     }
     let (examples, cache) = fixture();
     let imported = osworld::import(&examples, Some(&cache)).unwrap();
-    let mut env = guigym_desktop::DesktopProvider::new(1280, 800).create().await.unwrap();
+    let mut env = guigym_desktop::DesktopProvider::new(1280, 800, hosted()).create().await.unwrap();
     for mut task in imported.kept {
         let tail = task.id.rsplit('-').next().unwrap().to_string();
         // The solution, as a step run on the instance: the gold file put over the agent's (from
@@ -103,4 +103,9 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
         assert_eq!(after.score, 1.0, "{} scores 1 once solved: {after:?}", task.id);
     }
     env.release().await.unwrap();
+}
+
+/// Imported OSWorld tasks, as a desktop backend hosts them.
+fn hosted() -> guigym_desktop::DesktopBenchmarks {
+    guigym_desktop::DesktopBenchmarks::new([&guigym_benchmark_osworld::OSWORLD as &'static dyn guigym_desktop::DesktopBenchmark])
 }

@@ -175,7 +175,7 @@ impl<'a> Parser<'a> {
             let namespace = match first {
                 None => Namespace::Any,
                 Some(prefix) => Namespace::Uri(
-                    crate::a11y::NAMESPACES
+                    guigym_desktop::a11y::NAMESPACES
                         .iter()
                         .find(|(p, _)| *p == prefix)
                         .map(|(_, uri)| *uri)

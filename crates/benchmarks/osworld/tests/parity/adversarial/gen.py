@@ -3,12 +3,12 @@
 compare_pptx_files, compare_text_file).  Writes files/ and cases.json next to this script.
 
 Run with the OSWorld venv python (openpyxl, python-docx, python-pptx, Pillow):
-    ~/.cache/guigym/osworld-venv/bin/python crates/backends/desktop/tests/parity/adversarial/gen.py
+    ~/.cache/guigym/osworld-venv/bin/python crates/benchmarks/osworld/tests/parity/adversarial/gen.py
 Needs `soffice` (LibreOffice) for the files marked "LO" (saved by LibreOffice).
 Then:
     ~/.cache/guigym/osworld-venv/bin/python scripts/osworld_parity.py \
-        --cases crates/backends/desktop/tests/parity/adversarial/cases.json \
-        --write-expected crates/backends/desktop/tests/parity/adversarial/expected.json
+        --cases crates/benchmarks/osworld/tests/parity/adversarial/cases.json \
+        --write-expected crates/benchmarks/osworld/tests/parity/adversarial/expected.json
     cargo test -p guigym-desktop --test parity
 The committed cases.json leaves out the cases listed under "Known divergences" in
 ../README.md (gen.py writes them too).

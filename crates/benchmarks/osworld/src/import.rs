@@ -1,4 +1,4 @@
-//! OSWorld's own task files, imported: which of them this backend can run as they are, and
+//! OSWorld's own task files, imported: which of them the desktop can run as they are, and
 //! why not the others. A task is kept when its applications are here, every set-up step,
 //! getter, metric (and `compare_table` rule) is implemented, and every asset it downloads is
 //! in the local cache in OSWorld's layout. Kept tasks become the `osworld` benchmark.
@@ -9,7 +9,11 @@ use guigym_core::TaskSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::instance::{uuid5_url, GETTERS, STEPS};
+use guigym_core::{EpisodeLog, TerminateStatus, Verdict};
+use guigym_desktop::instance::{Failure, Instance};
+use guigym_desktop::DesktopBenchmark;
+
+use crate::runner::{uuid5_url, GETTERS, STEPS};
 use crate::task::{ConfigStep, OsWorldTask};
 
 pub const BENCHMARK: &str = "osworld";
@@ -223,6 +227,20 @@ pub fn store_path() -> PathBuf {
 /// family (`osworld.<family>`).
 pub struct ImportedOsWorld;
 
+pub static OSWORLD: ImportedOsWorld = ImportedOsWorld;
+
+impl DesktopBenchmark for ImportedOsWorld {
+    fn set_up(&self, task: &TaskSpec, desktop: &mut Instance) -> Result<(), Failure> {
+        crate::set_up(task, desktop)
+    }
+    fn golden(&self, task: &TaskSpec, desktop: &mut Instance) -> Result<Option<TerminateStatus>, Failure> {
+        crate::golden(task, desktop)
+    }
+    fn evaluate(&self, task: &TaskSpec, desktop: &mut Instance, log: &EpisodeLog) -> Result<Verdict, Failure> {
+        crate::evaluate(task, desktop, log)
+    }
+}
+
 impl ImportedOsWorld {
     fn tasks(&self) -> Result<Vec<TaskSpec>, String> {
         let path = store_path();
@@ -257,5 +275,8 @@ impl guigym_core::Benchmark for ImportedOsWorld {
             return None;
         }
         self.tasks().ok()?.into_iter().find(|t| t.id == id)
+    }
+    fn audit_cases(&self, task: &TaskSpec) -> Vec<guigym_core::AuditCase> {
+        crate::audit::cases(task)
     }
 }

@@ -1,12 +1,14 @@
 //! Our own desktop catalogue: task families drawn from seeds, each task in OSWorld's format
-//! (set-up steps, an evaluator of OSWorld's metrics and getters) with a golden (steps that
-//! complete it directly) and a walkthrough a person would play through the GUI.
+//! (set-up steps, an evaluator of OSWorld's metrics and getters, run by the OSWorld runner)
+//! with a golden (steps that complete it directly) and a walkthrough a person would play
+//! through the GUI. The `desktop` benchmark.
 
-use guigym_core::{Action, Rng, TaskSpec, TerminateStatus};
+use guigym_benchmark_osworld::office::{Chart, Paragraph, Series, SlideText};
+use guigym_benchmark_osworld::task::{ConfigStep, Evaluator, OsWorldTask};
+use guigym_core::{Action, EpisodeLog, Rng, TaskSpec, TerminateStatus, Verdict};
+use guigym_desktop::instance::{Failure, Instance};
+use guigym_desktop::{DesktopBenchmark, DesktopBenchmarks};
 use serde_json::{json, Value};
-
-use crate::office::{Chart, Paragraph, Series, SlideText};
-use crate::task::{ConfigStep, Evaluator, OsWorldTask};
 
 pub const BENCHMARK: &str = "desktop";
 /// Tasks per family in the full suite.
@@ -947,6 +949,26 @@ pub fn split(task: &TaskSpec) -> &'static str {
 /// The desktop catalogue as a benchmark.
 pub struct DesktopCatalogue;
 
+pub static DESKTOP: DesktopCatalogue = DesktopCatalogue;
+
+/// The desktop catalogue and imported OSWorld tasks, as a desktop backend hosts them (tests and
+/// tools that need no registry).
+pub fn hosted() -> DesktopBenchmarks {
+    DesktopBenchmarks::new([&DESKTOP as &'static dyn DesktopBenchmark, &guigym_benchmark_osworld::OSWORLD])
+}
+
+impl DesktopBenchmark for DesktopCatalogue {
+    fn set_up(&self, task: &TaskSpec, desktop: &mut Instance) -> Result<(), Failure> {
+        guigym_benchmark_osworld::set_up(task, desktop)
+    }
+    fn golden(&self, task: &TaskSpec, desktop: &mut Instance) -> Result<Option<TerminateStatus>, Failure> {
+        guigym_benchmark_osworld::golden(task, desktop)
+    }
+    fn evaluate(&self, task: &TaskSpec, desktop: &mut Instance, log: &EpisodeLog) -> Result<Verdict, Failure> {
+        guigym_benchmark_osworld::evaluate(task, desktop, log)
+    }
+}
+
 impl guigym_core::Benchmark for DesktopCatalogue {
     fn name(&self) -> &str {
         BENCHMARK
@@ -963,6 +985,9 @@ impl guigym_core::Benchmark for DesktopCatalogue {
     fn split(&self, task: &TaskSpec) -> Option<String> {
         Some(split(task).to_string())
     }
+    fn audit_cases(&self, task: &TaskSpec) -> Vec<guigym_core::AuditCase> {
+        guigym_benchmark_osworld::audit::cases(task)
+    }
 }
 
 #[cfg(test)]
@@ -976,7 +1001,7 @@ mod tests {
         let instructions: std::collections::HashSet<&str> = all.iter().map(|t| t.instruction.as_str()).collect();
         assert!(instructions.len() * 10 >= all.len() * 6, "only {} distinct instructions", instructions.len());
         for t in &all {
-            let (task, _) = crate::env::task_of(t).unwrap();
+            let (task, _) = guigym_benchmark_osworld::task_of(t).unwrap();
             assert_eq!(find_task(&t.id).as_ref(), Some(t));
             // Every task says which files it may change; only infeasible ones none.
             let allowed = task.allowed_changes.as_ref().unwrap_or_else(|| panic!("{}: no allowed changes", t.id));

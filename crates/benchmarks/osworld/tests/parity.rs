@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use guigym_desktop::metrics::{run, Got};
+use guigym_benchmark_osworld::metrics::{run, Got};
 use serde_json::Value;
 
 /// The fixture folders: `parity/` (hand-made pairs) and each folder under it holding a

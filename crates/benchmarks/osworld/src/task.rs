@@ -99,7 +99,7 @@ impl OsWorldTask {
     pub fn check(&self) -> Result<(), String> {
         self.metrics()?;
         for (i, path) in self.allowed_changes.iter().flatten().enumerate() {
-            if crate::instance::home_relative(path).is_none() {
+            if crate::runner::home_relative(path).is_none() {
                 return Err(format!("guigym_allowed_changes[{i}]: {path:?} is not a path under /home/user"));
             }
         }
