@@ -63,8 +63,8 @@ pub struct ServeArgs {
     /// Samples more than this many weight versions old are dropped
     #[arg(long, default_value_t = 1)]
     max_staleness: u64,
-    /// A leased batch not acknowledged within this many seconds is served again
-    #[arg(long, default_value_t = 300)]
+    /// A leased batch not acknowledged within this many seconds is served again (ten years at most)
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=315_360_000))]
     lease_timeout_s: u64,
     /// The largest request body accepted (a posted group, an uploaded image), in MiB
     #[arg(long, default_value_t = 512)]

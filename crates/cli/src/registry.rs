@@ -140,14 +140,41 @@ pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
     phone.into_iter().chain(pages).chain(desktop).collect()
 }
 
-/// A suite's tasks and the benchmark they belong to.
+/// A suite's tasks and the benchmark they belong to. Suites are namespaced by benchmark: a suite
+/// is named `benchmark:suite` (`phone:smoke`, `miniwob:miniwob`), or by its own name alone where
+/// only one benchmark has a suite of that name (`smoke`).
 pub fn suite(name: &str) -> anyhow::Result<(&'static dyn Benchmark, Vec<TaskSpec>)> {
-    let all = benchmarks();
-    let b = all.iter().find(|b| b.suites().iter().any(|s| s == name)).ok_or_else(|| {
-        let suites: Vec<String> = all.iter().flat_map(|b| b.suites()).collect();
-        anyhow!("unknown suite \"{name}\"; suites: {}", suites.join(", "))
-    })?;
-    Ok((*b, b.suite(name).map_err(|e| anyhow!(e))?))
+    let (benchmark, suite) = resolve_suite(&benchmarks(), name)?;
+    Ok((benchmark, benchmark.suite(suite).map_err(|e| anyhow!(e))?))
+}
+
+/// Which benchmark's suite a name means, and the suite's name within it.
+fn resolve_suite<'a, 'n>(all: &[&'a dyn Benchmark], name: &'n str) -> anyhow::Result<(&'a dyn Benchmark, &'n str)> {
+    let qualified =
+        |of: &[&dyn Benchmark]| of.iter().flat_map(|b| b.suites().into_iter().map(move |s| format!("{}:{s}", b.name()))).collect::<Vec<_>>().join(", ");
+    match name.split_once(':') {
+        Some((benchmark, suite)) => {
+            let b = all
+                .iter()
+                .find(|b| b.name() == benchmark)
+                .ok_or_else(|| anyhow!("unknown benchmark \"{benchmark}\" in suite \"{name}\"; benchmarks: {}", names(all.iter().map(|b| b.name()))))?;
+            if !b.suites().iter().any(|s| s == suite) {
+                bail!("benchmark \"{benchmark}\" has no suite \"{suite}\"; its suites: {}", qualified(&[*b]));
+            }
+            Ok((*b, suite))
+        }
+        None => {
+            let having: Vec<&'a dyn Benchmark> = all.iter().copied().filter(|b| b.suites().iter().any(|s| s == name)).collect();
+            match having.as_slice() {
+                [b] => Ok((*b, name)),
+                [] => bail!("unknown suite \"{name}\"; suites: {}", qualified(all)),
+                many => bail!(
+                    "suite \"{name}\" is in more than one benchmark; name one of {}",
+                    many.iter().map(|b| format!("{}:{name}", b.name())).collect::<Vec<_>>().join(", ")
+                ),
+            }
+        }
+    }
 }
 
 /// A suite's tasks.
@@ -188,4 +215,58 @@ pub fn policy(name: &str, openai: Option<OpenAiConfig>) -> anyhow::Result<Arc<dy
         }
         other => bail!("unknown policy \"{other}\"; policies: {}", POLICIES.join(", ")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A benchmark of one task per suite named, for the suite lookup.
+    struct Fixture(&'static str, &'static [&'static str]);
+
+    impl Benchmark for Fixture {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn suites(&self) -> Vec<String> {
+            self.1.iter().map(|s| s.to_string()).collect()
+        }
+        fn suite(&self, _name: &str) -> Result<Vec<TaskSpec>, String> {
+            Ok(Vec::new())
+        }
+        fn task(&self, _id: &str) -> Option<TaskSpec> {
+            None
+        }
+    }
+
+    fn resolved(all: &[&dyn Benchmark], name: &str) -> Result<(String, String), String> {
+        resolve_suite(all, name).map(|(b, s)| (b.name().to_string(), s.to_string())).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn suites_are_named_by_benchmark_or_alone_where_that_is_unambiguous() {
+        let (a, b) = (Fixture("alpha", &["smoke", "all"]), Fixture("beta", &["smoke", "extra"]));
+        let all: [&dyn Benchmark; 2] = [&a, &b];
+        assert_eq!(resolved(&all, "alpha:smoke"), Ok(("alpha".into(), "smoke".into())));
+        assert_eq!(resolved(&all, "beta:smoke"), Ok(("beta".into(), "smoke".into())));
+        assert_eq!(resolved(&all, "extra"), Ok(("beta".into(), "extra".into())));
+        let ambiguous = resolved(&all, "smoke").unwrap_err();
+        assert!(ambiguous.contains("alpha:smoke") && ambiguous.contains("beta:smoke"), "{ambiguous}");
+        let unknown = resolved(&all, "nope").unwrap_err();
+        assert!(unknown.contains("alpha:all") && unknown.contains("beta:extra"), "{unknown}");
+        let wrong_benchmark = resolved(&all, "gamma:smoke").unwrap_err();
+        assert!(wrong_benchmark.contains("alpha, beta"), "{wrong_benchmark}");
+        let wrong_suite = resolved(&all, "alpha:extra").unwrap_err();
+        assert!(wrong_suite.contains("alpha:all"), "{wrong_suite}");
+    }
+
+    #[test]
+    fn the_builtin_suites_resolve_by_either_name() {
+        let (bare, bare_tasks) = suite("smoke").unwrap();
+        let (qualified, qualified_tasks) = suite("phone:smoke").unwrap();
+        assert_eq!(bare.name(), qualified.name());
+        assert_eq!(bare_tasks.iter().map(|t| &t.id).collect::<Vec<_>>(), qualified_tasks.iter().map(|t| &t.id).collect::<Vec<_>>());
+        assert!(!bare_tasks.is_empty());
+        assert_eq!(suite("desktop:desktop-smoke").unwrap().0.name(), "desktop");
+    }
 }

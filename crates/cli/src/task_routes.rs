@@ -20,7 +20,7 @@ async fn suites(_: As<Client>) -> Json<Value> {
         .iter()
         .flat_map(|b| {
             let hosts: Vec<&str> = crate::registry::BACKENDS.iter().filter(|x| (x.hosts)(b.name())).map(|x| x.name).collect();
-            b.suites().into_iter().map(move |s| json!({ "name": s, "benchmark": b.name(), "backends": hosts }))
+            b.suites().into_iter().map(move |s| json!({ "qualified": format!("{}:{s}", b.name()), "name": s, "benchmark": b.name(), "backends": hosts }))
         })
         .collect();
     Json(json!({ "suites": rows }))

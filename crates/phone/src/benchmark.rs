@@ -5,8 +5,6 @@
 //! the episode's log. Another benchmark is one module implementing `PhoneBenchmark` and one
 //! line in the registry.
 
-use std::sync::Arc;
-
 use guigym_core::{Benchmark, TaskSpec, Verdict};
 
 pub use guigym_core::EpisodeLog;
@@ -30,28 +28,5 @@ pub trait PhoneBenchmark: Benchmark {
     }
 }
 
-/// The phone benchmarks a backend hosts: a value the binary builds in one place
-/// (its registry) and hands to each phone backend.
-#[derive(Clone, Default)]
-pub struct PhoneBenchmarks(Arc<[&'static dyn PhoneBenchmark]>);
-
-impl PhoneBenchmarks {
-    pub fn new(benchmarks: impl IntoIterator<Item = &'static dyn PhoneBenchmark>) -> PhoneBenchmarks {
-        PhoneBenchmarks(benchmarks.into_iter().collect())
-    }
-
-    /// The benchmark of that name.
-    pub fn find(&self, name: &str) -> Option<&'static dyn PhoneBenchmark> {
-        self.0.iter().copied().find(|b| b.name() == name)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &'static dyn PhoneBenchmark> + '_ {
-        self.0.iter().copied()
-    }
-}
-
-impl std::fmt::Debug for PhoneBenchmarks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.0.iter().map(|b| b.name())).finish()
-    }
-}
+/// The phone benchmarks a backend hosts.
+pub type PhoneBenchmarks = guigym_core::Hosted<dyn PhoneBenchmark>;

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::{Body, Bytes};
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -192,8 +193,9 @@ struct GroupPost<'a> {
     samples: &'a serde_json::value::RawValue,
 }
 
-async fn lease_batch(State(s): State<Shared>, headers: HeaderMap, Query(q): Query<BatchQuery>) -> Result<Json<Value>, ApiError> {
+async fn lease_batch(State(s): State<Shared>, headers: HeaderMap, query: Result<Query<BatchQuery>, QueryRejection>) -> Result<Json<Value>, ApiError> {
     s.tokens.check(Role::Trainer, &headers)?;
+    let Query(q) = query.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_query", e.body_text()))?;
     let layout = Layout::parse(&q.format)
         .ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "bad_format", format!("unknown format {:?}: use slime or verl", q.format)))?;
     let (version, leased) = s.buffer.apply(|b| (b.weight_version, b.lease(q.size.clamp(1, 100_000), Instant::now()))).await.map_err(journal_failed)?;
@@ -295,14 +297,26 @@ async fn put_image(State(s): State<Shared>, headers: HeaderMap, UrlPath(hash): U
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", format!("checking the image: {e}")))?
         .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad_image", e))?;
-    // Written whole under another name first, so a reader never sees part of an image.
-    let tmp = s.images.join(format!("{hash}.part{}", std::process::id()));
-    let written = async {
-        tokio::fs::write(&tmp, &bytes).await?;
-        tokio::fs::File::open(&tmp).await?.sync_all().await?;
-        tokio::fs::rename(&tmp, &path).await
-    };
-    written.await.map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage", format!("storing the image: {e}")))?;
+    // An image is named by its content, and only ever renamed into place whole: one already
+    // there is this one (every attempt of a group uploads the same first screenshot).
+    if !tokio::fs::try_exists(&path).await.unwrap_or(false) {
+        // Written whole under a name of this upload's own first, so a reader never sees part of
+        // an image, and uploads of the same image at once never write into each other's file.
+        static UPLOADS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let upload = UPLOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = s.images.join(format!("{hash}.part{}-{upload}", std::process::id()));
+        let written = async {
+            tokio::fs::write(&tmp, &bytes).await?;
+            tokio::fs::File::open(&tmp).await?.sync_all().await?;
+            tokio::fs::rename(&tmp, &path).await?;
+            // The name must survive a crash too: a group accepted after this answer names it.
+            tokio::fs::File::open(&s.images).await?.sync_all().await
+        };
+        if let Err(e) = written.await {
+            let _ = tokio::fs::remove_file(&tmp).await;
+            return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "storage", format!("storing the image: {e}")));
+        }
+    }
     let answer = json!({"image": hash, "format": format.content_type(), "width": width, "height": height});
     Ok((StatusCode::CREATED, Json(answer)).into_response())
 }
@@ -453,5 +467,40 @@ mod tests {
         assert_eq!(code, StatusCode::OK);
         let (code, _) = call(&r, "GET", &format!("/v1/images/{}", hash.to_uppercase()), None, b"").await;
         assert_eq!(code, StatusCode::BAD_REQUEST);
+    }
+
+    /// Every attempt of a group uploads the same first screenshot, at about the same time.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn the_same_image_uploaded_at_once_is_stored_whole() {
+        let (r, _dir) = service(Tokens::default());
+        let (w, h) = (256u32, 256u32);
+        let pixels: Vec<u8> = (0..w * h * 3).map(|i| (i.wrapping_mul(2654435761) >> 11) as u8).collect();
+        let mut png = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut png, w, h);
+            enc.set_color(png::ColorType::Rgb);
+            enc.write_header().unwrap().write_image_data(&pixels).unwrap();
+        }
+        let hash = guigym_core::sha256_hex(&png);
+        let uploads: Vec<_> = (0..16)
+            .map(|_| {
+                let (r, png, path) = (r.clone(), png.clone(), format!("/v1/images/{hash}"));
+                tokio::spawn(async move { call(&r, "PUT", &path, None, &png).await.0 })
+            })
+            .collect();
+        for upload in uploads {
+            assert_eq!(upload.await.unwrap(), StatusCode::CREATED);
+        }
+        let resp = r.clone().oneshot(Request::builder().uri(format!("/v1/images/{hash}")).body(Body::empty()).unwrap()).await.unwrap();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+        assert!(bytes[..] == png[..], "the stored image is the one uploaded");
+    }
+
+    #[tokio::test]
+    async fn a_bad_query_gets_a_json_error() {
+        let (r, _dir) = service(Tokens::default());
+        let (code, e) = call(&r, "GET", "/v1/batch?size=-1", None, b"").await;
+        assert_eq!(code, StatusCode::BAD_REQUEST);
+        assert_eq!(e["error"]["code"], "bad_query", "{e}");
     }
 }

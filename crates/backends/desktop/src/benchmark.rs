@@ -5,8 +5,6 @@
 //! Another benchmark is one module implementing `DesktopBenchmark` and one line in the
 //! registry.
 
-use std::sync::Arc;
-
 use guigym_core::{Benchmark, EpisodeLog, TaskSpec, TerminateStatus, Verdict};
 
 use crate::instance::{Failure, Instance};
@@ -22,25 +20,4 @@ pub trait DesktopBenchmark: Benchmark {
 }
 
 /// The desktop benchmarks a desktop backend hosts.
-#[derive(Clone, Default)]
-pub struct DesktopBenchmarks(Arc<[&'static dyn DesktopBenchmark]>);
-
-impl DesktopBenchmarks {
-    pub fn new(benchmarks: impl IntoIterator<Item = &'static dyn DesktopBenchmark>) -> DesktopBenchmarks {
-        DesktopBenchmarks(benchmarks.into_iter().collect())
-    }
-
-    pub fn find(&self, name: &str) -> Option<&'static dyn DesktopBenchmark> {
-        self.0.iter().copied().find(|b| b.name() == name)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &'static dyn DesktopBenchmark> + '_ {
-        self.0.iter().copied()
-    }
-}
-
-impl std::fmt::Debug for DesktopBenchmarks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.0.iter().map(|b| b.name())).finish()
-    }
-}
+pub type DesktopBenchmarks = guigym_core::Hosted<dyn DesktopBenchmark>;

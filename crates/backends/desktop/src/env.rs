@@ -424,8 +424,7 @@ impl Env for DesktopEnv {
 
     async fn reset(&mut self, spec: &TaskSpec) -> Result<Observation, EnvError> {
         let benchmark = self.benchmarks.find(&spec.benchmark).ok_or_else(|| {
-            let hosted: Vec<&str> = self.benchmarks.iter().map(|b| b.name()).collect();
-            EnvError::BadTask(format!("the desktop hosts no benchmark \"{}\" (it hosts {})", spec.benchmark, hosted.join(", ")))
+            EnvError::BadTask(format!("the desktop hosts no benchmark \"{}\" (it hosts {})", spec.benchmark, self.benchmarks.names().join(", ")))
         })?;
         let task = Arc::new(spec.clone());
         let t = task.clone();

@@ -71,8 +71,7 @@ impl SimEnv {
             }
         }
         let benchmark = self.benchmarks.find(&task.benchmark).ok_or_else(|| {
-            let hosted: Vec<&str> = self.benchmarks.iter().map(|b| b.name()).collect();
-            EnvError::BadTask(format!("the simulated phone hosts no benchmark \"{}\" (it hosts {})", task.benchmark, hosted.join(", ")))
+            EnvError::BadTask(format!("the simulated phone hosts no benchmark \"{}\" (it hosts {})", task.benchmark, self.benchmarks.names().join(", ")))
         })?;
         let initial = benchmark.initial_state(task).map_err(EnvError::BadTask)?;
         Ok(Prepared { spec: Arc::new(task.clone()), benchmark, initial: Arc::new(initial), staged: false })

@@ -5,7 +5,6 @@
 //! implementing `PageBenchmark` and one line in the binary's registry.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use guigym_core::{Benchmark, TaskSpec};
 
@@ -28,26 +27,5 @@ pub trait PageBenchmark: Benchmark {
     fn state_script(&self) -> String;
 }
 
-/// The page benchmarks a web backend hosts, as the binary's registry builds them.
-#[derive(Clone, Default)]
-pub struct PageBenchmarks(Arc<[&'static dyn PageBenchmark]>);
-
-impl PageBenchmarks {
-    pub fn new(benchmarks: impl IntoIterator<Item = &'static dyn PageBenchmark>) -> PageBenchmarks {
-        PageBenchmarks(benchmarks.into_iter().collect())
-    }
-
-    pub fn find(&self, name: &str) -> Option<&'static dyn PageBenchmark> {
-        self.0.iter().copied().find(|b| b.name() == name)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &'static dyn PageBenchmark> + '_ {
-        self.0.iter().copied()
-    }
-}
-
-impl std::fmt::Debug for PageBenchmarks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.0.iter().map(|b| b.name())).finish()
-    }
-}
+/// The page benchmarks a web backend hosts.
+pub type PageBenchmarks = guigym_core::Hosted<dyn PageBenchmark>;

@@ -480,6 +480,15 @@ fn read(dir: &Path) -> Result<(Restored, LogRead), String> {
     let mut replay = Replay::default();
     let mut total = 0;
     let files = log_files(dir).map_err(|e| e.to_string())?;
+    // The files are always a run of numbers (a buffer starts the next one; compaction deletes
+    // every file before its snapshot): a gap is a file removed by hand, and what it held lost.
+    if let Some(w) = files.windows(2).find(|w| w[1] != w[0] + 1) {
+        return Err(format!(
+            "the journal has {} but not {}: a file of it was removed, and what it held would be lost; put it back, or move the whole folder away to start empty",
+            log_path(dir, w[1]).display(),
+            log_path(dir, w[0] + 1).display()
+        ));
+    }
     for n in &files {
         let path = log_path(dir, *n);
         let mut bytes = Vec::new();
@@ -488,6 +497,7 @@ fn read(dir: &Path) -> Result<(Restored, LogRead), String> {
         let mut at = 0;
         while at < bytes.len() {
             let Some(json) = next_record(&bytes, at) else {
+                damaged_or_cut_short(&bytes, at).map_err(|e| format!("{}: {e}", path.display()))?;
                 // Cut short by a crash before its sync: it was never answered.
                 tracing::warn!(file = %path.display(), offset = at, "the journal ends in a record cut short; it is skipped");
                 break;
@@ -502,6 +512,22 @@ fn read(dir: &Path) -> Result<(Restored, LogRead), String> {
     let restored = replay.finish();
     let held = restored.queued.iter().chain(restored.leases.iter().flat_map(|l| &l.2)).filter_map(|g| Some((g.seq, *sizes.get(&g.seq)?))).collect();
     Ok((restored, LogRead { total, last: files.last().copied(), held, batches }))
+}
+
+/// Whether a record that does not hold at `at` is a crash's doing or damage. A crash can only cut
+/// short what was written after the last sync: the file's tail, where writes that had not reached
+/// the disk read as zeros. A whole record after bytes that are not all zeros was written before
+/// them and synced with them, so those bytes were answered and are now damaged: the buffer refuses
+/// to start rather than lose, or serve again, what they recorded.
+fn damaged_or_cut_short(bytes: &[u8], at: usize) -> Result<(), String> {
+    let next = (at + 1..bytes.len()).find(|&o| next_record(bytes, o).is_some_and(|json| serde_json::from_slice::<Record<'_>>(json).is_ok()));
+    match next {
+        Some(next) if bytes[at..next].iter().any(|b| *b != 0) => Err(format!(
+            "the record at offset {at} is damaged ({} bytes up to a whole record at offset {next}): records written and synced after it would be lost; restore the file from a copy, or move the folder away to start empty",
+            next - at
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The record starting at `at`, when it is whole and its checksum holds.
@@ -615,5 +641,44 @@ mod tests {
         let last = damaged.len() - 3;
         damaged[last] ^= 1;
         assert!(next_record(&damaged, whole).is_none(), "its checksum fails");
+    }
+
+    #[test]
+    fn damage_before_a_whole_record_is_refused_and_a_torn_tail_is_not() {
+        let mut bytes = Vec::new();
+        for version in 1..=3 {
+            record(&Record::Weights { version }, &mut bytes).unwrap();
+        }
+        let second = next_record(&bytes, 0).unwrap().len() + 8;
+        // A byte of the second record changed, with the third whole after it: damage.
+        let mut damaged = bytes.clone();
+        damaged[second + 9] ^= 0x20;
+        assert!(next_record(&damaged, second).is_none());
+        let e = damaged_or_cut_short(&damaged, second).unwrap_err();
+        assert!(e.contains(&format!("offset {second}")), "{e}");
+        // The last record cut short, or junk after the last whole one: a crash's tail.
+        assert!(damaged_or_cut_short(&bytes[..bytes.len() - 2], second * 2).is_ok());
+        let mut junk = bytes.clone();
+        junk.extend((0..500u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8));
+        assert!(damaged_or_cut_short(&junk, bytes.len()).is_ok());
+        // Zeros where a record was (its write never reached the disk), a whole one after: a crash's too.
+        let mut hole = bytes.clone();
+        hole[second..second * 2].fill(0);
+        assert!(damaged_or_cut_short(&hole, second).is_ok());
+    }
+
+    #[test]
+    fn a_journal_file_missing_from_the_run_is_refused() {
+        let dir = std::env::temp_dir().join(format!("guigym-journal-gap-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for n in [1, 3] {
+            let mut bytes = Vec::new();
+            record(&Record::Weights { version: n }, &mut bytes).unwrap();
+            std::fs::write(log_path(&dir, n), bytes).unwrap();
+        }
+        let e = read(&dir).err().unwrap();
+        assert!(e.contains("000002.log"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -93,6 +93,9 @@ pub enum Change {
     Figures { version: u64, figures: BTreeMap<String, f64> },
 }
 
+/// The longest a lease may run (ten years): a longer timeout would overflow the clocks' arithmetic.
+pub const MAX_LEASE_TIMEOUT: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
 #[derive(Debug)]
 pub struct TrajectoryBuffer {
     queue: VecDeque<Group>,
@@ -214,7 +217,7 @@ impl TrajectoryBuffer {
         let now = Instant::now();
         b.queue = state.queued.into();
         for (batch, deadline_ms, groups) in state.leases {
-            let deadline = now + Duration::from_millis(deadline_ms.saturating_sub(now_ms));
+            let deadline = now + Duration::from_millis(deadline_ms.saturating_sub(now_ms)).min(MAX_LEASE_TIMEOUT);
             b.leases.insert(batch, Lease { groups, deadline, deadline_ms });
         }
         b.seen = state.seen;
@@ -309,9 +312,10 @@ impl TrajectoryBuffer {
             return None;
         }
         let id = batch_id();
-        let deadline_ms = unix_ms() + self.lease_timeout.as_millis() as u64;
+        let timeout = self.lease_timeout.min(MAX_LEASE_TIMEOUT);
+        let deadline_ms = unix_ms().saturating_add(timeout.as_millis() as u64);
         self.changes.push(Change::Leased { batch: id.clone(), deadline_ms, groups: groups.iter().map(|g| g.seq).collect() });
-        self.leases.insert(id.clone(), Lease { groups: groups.clone(), deadline: now + self.lease_timeout, deadline_ms });
+        self.leases.insert(id.clone(), Lease { groups: groups.clone(), deadline: now + timeout, deadline_ms });
         Some((id, groups))
     }
 
@@ -488,6 +492,9 @@ fn check_sample(group: &str, s: &Sample, limits: &Limits, weight_version: u64) -
     if let Some(i) = s.trained_steps.windows(2).position(|w| w[0].step >= w[1].step) {
         return err(&format!("trained_steps[{}].step", i + 1), "steps must increase".into());
     }
+    if let Some(i) = s.trained_steps.iter().position(|t| !["server", "tokenizer"].contains(&t.token_source.as_str())) {
+        return err(&format!("trained_steps[{i}].token_source"), format!("{:?} is not server or tokenizer", s.trained_steps[i].token_source));
+    }
     if !STATUSES.contains(&s.status.as_str()) {
         return err("status", format!("{:?} is not one of {}", s.status, STATUSES.join(", ")));
     }
@@ -650,6 +657,10 @@ mod tests {
         assert_eq!(
             bad(|s| s.trained_steps = vec![guigym_harness::packing::TrainedStep { step: 9, token_source: "server".into() }]),
             "samples[0].trained_steps[0].step"
+        );
+        assert_eq!(
+            bad(|s| s.trained_steps = vec![guigym_harness::packing::TrainedStep { step: s.first_step, token_source: "bogus".into() }]),
+            "samples[0].trained_steps[0].token_source"
         );
         assert_eq!(
             bad(|s| {
