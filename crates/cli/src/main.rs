@@ -1,7 +1,9 @@
 //! The `guigym` binary: parses the command line and hands each command to its module.
 //!
 //! Exit codes: 0 success; 1 the command ran and found a failure (a task that does not
-//! validate) or could not run (an error, printed); 2 the command line is wrong.
+//! validate, a verifier the audit caught) or could not run (an error, printed); 2 the command
+//! line is wrong; 3 an eval or collect left more attempts unscored (infrastructure failures
+//! past their retries) than `--allow-unscored` allows: its figures cover fewer attempts.
 
 mod bench;
 mod bench_buffer;
@@ -15,9 +17,7 @@ mod dash;
 mod policy_server;
 mod progress;
 mod registry;
-mod rollouts;
 mod serve;
-mod task_routes;
 mod train;
 
 use std::path::PathBuf;

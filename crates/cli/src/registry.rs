@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail};
 use guigym_core::Screen;
-use guigym_core::{Benchmark, EnvProvider, Platform, TaskSpec};
+use guigym_core::{Benchmark, Catalogue, EnvProvider, Platform, TaskSpec};
 use guigym_desktop::{DesktopBenchmark, DesktopBenchmarks};
 use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
 use guigym_harness::{PolicyFactory, PolicyKind};
@@ -131,8 +131,8 @@ pub fn worker_backends() -> Backends {
     })
 }
 
-/// Every benchmark: the phone's (the catalogue, then any registered), MiniWoB++, the desktop's
-/// catalogue, and OSWorld's tasks once imported (`tasks import osworld`).
+/// Every benchmark: the phone's, MiniWoB++, the desktop's catalogue, and OSWorld's tasks once
+/// imported (`tasks import osworld`).
 pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
     let phone = phone_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
     let pages = page_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
@@ -140,41 +140,15 @@ pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
     phone.into_iter().chain(pages).chain(desktop).collect()
 }
 
-/// A suite's tasks and the benchmark they belong to. Suites are namespaced by benchmark: a suite
-/// is named `benchmark:suite` (`phone:smoke`, `miniwob:miniwob`), or by its own name alone where
-/// only one benchmark has a suite of that name (`smoke`).
-pub fn suite(name: &str) -> anyhow::Result<(&'static dyn Benchmark, Vec<TaskSpec>)> {
-    let (benchmark, suite) = resolve_suite(&benchmarks(), name)?;
-    Ok((benchmark, benchmark.suite(suite).map_err(|e| anyhow!(e))?))
+/// The benchmarks with the backends that host each: what suites and tasks are looked up in.
+pub fn catalogue() -> Catalogue {
+    Catalogue::new(benchmarks(), |name| BACKENDS.iter().filter(|b| (b.hosts)(name)).map(|b| b.name.to_string()).collect())
 }
 
-/// Which benchmark's suite a name means, and the suite's name within it.
-fn resolve_suite<'a, 'n>(all: &[&'a dyn Benchmark], name: &'n str) -> anyhow::Result<(&'a dyn Benchmark, &'n str)> {
-    let qualified =
-        |of: &[&dyn Benchmark]| of.iter().flat_map(|b| b.suites().into_iter().map(move |s| format!("{}:{s}", b.name()))).collect::<Vec<_>>().join(", ");
-    match name.split_once(':') {
-        Some((benchmark, suite)) => {
-            let b = all
-                .iter()
-                .find(|b| b.name() == benchmark)
-                .ok_or_else(|| anyhow!("unknown benchmark \"{benchmark}\" in suite \"{name}\"; benchmarks: {}", names(all.iter().map(|b| b.name()))))?;
-            if !b.suites().iter().any(|s| s == suite) {
-                bail!("benchmark \"{benchmark}\" has no suite \"{suite}\"; its suites: {}", qualified(&[*b]));
-            }
-            Ok((*b, suite))
-        }
-        None => {
-            let having: Vec<&'a dyn Benchmark> = all.iter().copied().filter(|b| b.suites().iter().any(|s| s == name)).collect();
-            match having.as_slice() {
-                [b] => Ok((*b, name)),
-                [] => bail!("unknown suite \"{name}\"; suites: {}", qualified(all)),
-                many => bail!(
-                    "suite \"{name}\" is in more than one benchmark; name one of {}",
-                    many.iter().map(|b| format!("{}:{name}", b.name())).collect::<Vec<_>>().join(", ")
-                ),
-            }
-        }
-    }
+/// A suite's tasks and the benchmark they belong to (`benchmark:suite`, or a suite's own name
+/// where only one benchmark has it).
+pub fn suite(name: &str) -> anyhow::Result<(&'static dyn Benchmark, Vec<TaskSpec>)> {
+    catalogue().suite(name).map_err(|e| anyhow!(e))
 }
 
 /// A suite's tasks.
@@ -184,7 +158,7 @@ pub fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
 
 /// One task by id, from whichever benchmark has it.
 pub fn find_task(id: &str) -> Option<TaskSpec> {
-    benchmarks().iter().find_map(|b| b.task(id))
+    catalogue().task(id)
 }
 
 /// The backend to run a benchmark on: the one asked for, which must host it, or else the
@@ -221,45 +195,6 @@ pub fn policy(name: &str, openai: Option<OpenAiConfig>) -> anyhow::Result<Arc<dy
 mod tests {
     use super::*;
 
-    /// A benchmark of one task per suite named, for the suite lookup.
-    struct Fixture(&'static str, &'static [&'static str]);
-
-    impl Benchmark for Fixture {
-        fn name(&self) -> &str {
-            self.0
-        }
-        fn suites(&self) -> Vec<String> {
-            self.1.iter().map(|s| s.to_string()).collect()
-        }
-        fn suite(&self, _name: &str) -> Result<Vec<TaskSpec>, String> {
-            Ok(Vec::new())
-        }
-        fn task(&self, _id: &str) -> Option<TaskSpec> {
-            None
-        }
-    }
-
-    fn resolved(all: &[&dyn Benchmark], name: &str) -> Result<(String, String), String> {
-        resolve_suite(all, name).map(|(b, s)| (b.name().to_string(), s.to_string())).map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn suites_are_named_by_benchmark_or_alone_where_that_is_unambiguous() {
-        let (a, b) = (Fixture("alpha", &["smoke", "all"]), Fixture("beta", &["smoke", "extra"]));
-        let all: [&dyn Benchmark; 2] = [&a, &b];
-        assert_eq!(resolved(&all, "alpha:smoke"), Ok(("alpha".into(), "smoke".into())));
-        assert_eq!(resolved(&all, "beta:smoke"), Ok(("beta".into(), "smoke".into())));
-        assert_eq!(resolved(&all, "extra"), Ok(("beta".into(), "extra".into())));
-        let ambiguous = resolved(&all, "smoke").unwrap_err();
-        assert!(ambiguous.contains("alpha:smoke") && ambiguous.contains("beta:smoke"), "{ambiguous}");
-        let unknown = resolved(&all, "nope").unwrap_err();
-        assert!(unknown.contains("alpha:all") && unknown.contains("beta:extra"), "{unknown}");
-        let wrong_benchmark = resolved(&all, "gamma:smoke").unwrap_err();
-        assert!(wrong_benchmark.contains("alpha, beta"), "{wrong_benchmark}");
-        let wrong_suite = resolved(&all, "alpha:extra").unwrap_err();
-        assert!(wrong_suite.contains("alpha:all"), "{wrong_suite}");
-    }
-
     #[test]
     fn the_builtin_suites_resolve_by_either_name() {
         let (bare, bare_tasks) = suite("smoke").unwrap();
@@ -268,5 +203,6 @@ mod tests {
         assert_eq!(bare_tasks.iter().map(|t| &t.id).collect::<Vec<_>>(), qualified_tasks.iter().map(|t| &t.id).collect::<Vec<_>>());
         assert!(!bare_tasks.is_empty());
         assert_eq!(suite("desktop:desktop-smoke").unwrap().0.name(), "desktop");
+        assert_eq!(catalogue().hosts("phone"), ["sim".to_string(), "web".to_string()]);
     }
 }

@@ -144,9 +144,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         endpoints.extend(text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).filter(|l| !l.is_empty()).map(str::to_string));
     }
     let egress = guigym_harness::egress::Egress::new(&endpoints).map_err(|e| anyhow::anyhow!("--model-endpoint: {e}"))?;
-    let mut rollouts = crate::rollouts::routes(crate::rollouts::state(&url, creds.client.clone(), egress))
-        .merge(crate::task_routes::routes())
-        .merge(crate::dash::fleet_routes(manager.clone()));
+    let catalogue = Arc::new(crate::registry::catalogue());
+    let spec_of: guigym_serve::rollouts::SpecOf = Arc::new(|backend: &str| {
+        let screen = crate::registry::backend(backend).map_err(|e| e.to_string())?.screen;
+        crate::registry::env_spec(backend, screen).map_err(|e| e.to_string())
+    });
+    let rollouts = guigym_serve::rollouts::state(catalogue.clone(), spec_of, &url, creds.client.clone(), egress);
+    let mut rollouts = guigym_serve::rollouts::router(rollouts).merge(guigym_serve::tasks::router(catalogue)).merge(crate::dash::fleet_routes(manager.clone()));
     if let Some(dir) = &args.store {
         let store = Arc::new(crate::commands::open_store(&crate::StoreArgs { store: Some(dir.clone()) })?);
         rollouts = rollouts.merge(crate::dash::guarded_store_routes(store, creds.clone()));

@@ -17,7 +17,7 @@ pub mod trajectory;
 pub mod verdict;
 
 pub use action::{Action, Direction, Point, TerminateStatus};
-pub use benchmark::{AuditCase, Benchmark, Hosted};
+pub use benchmark::{AuditCase, Benchmark, Catalogue, Hosted};
 pub use env::{Env, EnvProvider, ObserveOptions, StepOutcome};
 pub use episode::{Episode, EpisodeLog};
 pub use error::{retry_after_ms, EnvError, InvalidAction};

@@ -1,4 +1,4 @@
-//! `POST /v1/rollouts` on `guigym serve`: one attempt of a task, played through the one rollout
+//! `POST /v1/rollouts`, mounted by `guigym serve`: one attempt of a task, played through the one rollout
 //! path against a model the caller names, returned as training samples in a trainer's layout.
 //! It is what a trainer's own agent loop calls (verl's `AgentLoopBase.run`, see
 //! `integrations/verl_agent_loop.py`): the trainer owns the prompts' order and the grouping,
@@ -12,20 +12,28 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
 use axum::{Json, Router};
+use guigym_core::Catalogue;
 use guigym_core::{EnvError, Observation, Step, TaskSpec};
 use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
 use guigym_harness::tokenizer::Tokenizer;
 use guigym_harness::{Harness, HarnessConfig, HistoryPolicy, PolicyFactory, Prompt};
 use guigym_manager::api::{ApiError, As, Body, Client};
-use guigym_manager::ManagerProvider;
+use guigym_manager::{EnvSpec, ManagerProvider};
 use guigym_rollout::attempt::{new_trajectory_id, run_attempt, AttemptError, Recorder};
 use guigym_rollout::buffer::{to_slime, to_verl};
 use guigym_rollout::train::pack_attempt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-/// What the routes share: where instances come from and the tokenizer for packing.
+/// The env spec a manager is asked for to run a backend (by its name), or why there is none.
+pub type SpecOf = Arc<dyn Fn(&str) -> Result<EnvSpec, String> + Send + Sync>;
+
+/// What the routes share: where tasks and instances come from and the tokenizer for packing.
 pub struct Rollouts {
+    /// Where a task named by its id is found.
+    catalogue: Arc<Catalogue>,
+    /// The instance a backend's name asks for.
+    spec_of: SpecOf,
     /// The manager this server is (its own URL and token): attempts lease like any client.
     pub manager_url: String,
     pub token: Option<String>,
@@ -81,7 +89,7 @@ fn sim() -> String {
     "sim".into()
 }
 
-pub fn routes(state: Arc<Rollouts>) -> Router {
+pub fn router(state: Arc<Rollouts>) -> Router {
     Router::new().route("/v1/rollouts", post(rollout)).with_state(state)
 }
 
@@ -89,9 +97,10 @@ fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, code, message)
 }
 
-fn resolve(task: &Value) -> Result<TaskSpec, ApiError> {
+fn resolve(catalogue: &Catalogue, task: &Value) -> Result<TaskSpec, ApiError> {
     match task {
-        Value::String(id) => crate::registry::find_task(id)
+        Value::String(id) => catalogue
+            .task(id)
             .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "unknown_task", format!("no task \"{id}\" in the catalogue (ids are family/index)"))),
         Value::Object(_) => serde_json::from_value(task.clone()).map_err(|e| bad("bad_task", format!("task: {e}"))),
         _ => Err(bad("bad_task", "task: a task id (string) or a task spec (object)")),
@@ -117,7 +126,7 @@ impl Recorder for Kept {
 }
 
 async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<RolloutRequest>) -> Result<Json<Value>, ApiError> {
-    let task = resolve(&req.task)?;
+    let task = resolve(&s.catalogue, &req.task)?;
     req.harness.check().map_err(|e| bad("bad_harness", format!("harness: {e}")))?;
     // verl trains one sequence per attempt: every step must stay in one window.
     if req.format == Format::Verl && !matches!(req.harness.history, HistoryPolicy::Window { k, .. } if k >= task.step_budget) {
@@ -144,8 +153,7 @@ async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<
     }
     let factory = OpenAiFactory::for_callers(model, &s.egress).map_err(|e| bad("bad_model", format!("model: {e}")))?;
     // The backend's own platform and screen (a desktop is not a phone).
-    let screen = crate::registry::backend(&req.backend).map_err(|e| bad("bad_backend", e.to_string()))?.screen;
-    let spec = crate::registry::env_spec(&req.backend, screen).map_err(|e| bad("bad_backend", e.to_string()))?;
+    let spec = (s.spec_of)(&req.backend).map_err(|e| bad("bad_backend", e))?;
     let provider = ManagerProvider::new(&s.manager_url, s.token.clone(), spec, Duration::from_secs(600));
     let infra = |e: String| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "infrastructure", format!("{e} (not the agent's failure: retry)"));
     let mut env = guigym_core::EnvProvider::create(&provider).await.map_err(|e| match e {
@@ -189,8 +197,49 @@ async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<
 /// The longest a caller's model may take to answer one request.
 const MAX_MODEL_TIMEOUT_MS: u64 = 600_000;
 
-/// The state of the rollout routes for a server at `url`, whose callers may name the model
-/// endpoints `egress` allows.
-pub fn state(url: &str, token: Option<String>, egress: guigym_harness::egress::Egress) -> Arc<Rollouts> {
-    Arc::new(Rollouts { manager_url: url.to_string(), token, egress, tokenizer: std::sync::OnceLock::new() })
+/// The state of the rollout routes for a server at `url` (the manager attempts lease from,
+/// with its clients' `token`), whose callers may name the model endpoints `egress` allows.
+pub fn state(catalogue: Arc<Catalogue>, spec_of: SpecOf, url: &str, token: Option<String>, egress: guigym_harness::egress::Egress) -> Arc<Rollouts> {
+    Arc::new(Rollouts { catalogue, spec_of, manager_url: url.to_string(), token, egress, tokenizer: std::sync::OnceLock::new() })
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::Request;
+    use guigym_manager::auth::Credentials;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    fn routes() -> Router {
+        let spec_of: SpecOf = Arc::new(|backend: &str| Err(format!("no backend {backend:?} here")));
+        let egress = guigym_harness::egress::Egress::new(&["http://127.0.0.1:9/v1".to_string()]).unwrap();
+        let state = state(Arc::new(Catalogue::default()), spec_of, "http://127.0.0.1:9", None, egress);
+        let creds = Arc::new(Credentials { client: Some("client-token".into()), ..Credentials::open() });
+        router(state).layer(axum::Extension(creds))
+    }
+
+    async fn post(body: &str, token: Option<&str>) -> (StatusCode, Value) {
+        let mut req = Request::builder().method("POST").uri("/v1/rollouts").header("content-type", "application/json");
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        let resp = routes().oneshot(req.body(axum::body::Body::from(body.to_string())).unwrap()).await.unwrap();
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    #[tokio::test]
+    async fn a_rollout_asks_for_the_clients_credential_and_a_known_task() {
+        let body = r#"{"task": "nope/0", "model": {"base_urls": ["http://127.0.0.1:9/v1"]}}"#;
+        assert_eq!(post(body, None).await.0, StatusCode::UNAUTHORIZED);
+        assert_eq!(post(body, Some("wrong")).await.0, StatusCode::UNAUTHORIZED);
+        let (code, e) = post(body, Some("client-token")).await;
+        assert_eq!((code, e["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("unknown_task")), "{e}");
+        let (code, e) = post(r#"{"task": 7, "model": {"base_urls": []}}"#, Some("client-token")).await;
+        assert_eq!((code, e["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad_task")), "{e}");
+        let (code, _) = post(r#"{"task": "x/0", "model": {}, "extra": 1}"#, Some("client-token")).await;
+        assert!(code.is_client_error(), "{code}");
+    }
 }
