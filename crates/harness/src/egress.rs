@@ -21,7 +21,7 @@ pub struct Egress {
 }
 
 /// A base URL as it is compared: scheme, host, port and path without a trailing `/`.
-fn normal(url: &Url) -> String {
+pub(crate) fn normal(url: &Url) -> String {
     let port = url.port_or_known_default().map(|p| format!(":{p}")).unwrap_or_default();
     format!("{}://{}{port}{}", url.scheme(), url.host_str().unwrap_or(""), url.path().trim_end_matches('/'))
 }
@@ -56,8 +56,13 @@ pub fn is_public(ip: IpAddr) -> bool {
             if s[..6] == [0; 6] && !v6.is_loopback() && !v6.is_unspecified() {
                 return is_public_v4(Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8));
             }
-            if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+            // ::ffff:0:a.b.c.d (IPv4-translated) and 64:ff9b::/96 (NAT64) carry the IPv4 last.
+            if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] || s[..6] == [0, 0, 0, 0, 0xffff, 0] {
                 return is_public_v4(Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8));
+            }
+            // 64:ff9b:1::/48, local-use NAT64: a gateway of this network's, to any IPv4 of it.
+            if s[..3] == [0x64, 0xff9b, 1] {
+                return false;
             }
             if s[0] == 0x2002 {
                 return is_public_v4(Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8));
@@ -179,10 +184,14 @@ mod tests {
             "::127.0.0.1",
             "64:ff9b::a9fe:a9fe",
             "2002:7f00:1::",
+            "::ffff:0:7f00:1",
+            "::ffff:0:a9fe:a9fe",
+            "64:ff9b:1::7f00:1",
+            "64:ff9b:1::808:808",
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
-        for public in ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"] {
+        for public in ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "::ffff:0:808:808", "64:ff9b::808:808"] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }
     }

@@ -126,6 +126,11 @@ pub struct OpenAiFactory {
 /// The largest response body read from a model server (a completion with every token's
 /// log-probs is a few MiB).
 const MAX_RESPONSE_BYTES: usize = 64 << 20;
+/// The same for a model a caller names (`for_callers`): an attempt keeps every reply, and a
+/// hostile endpoint answering the most at every step would hold the server's memory.
+const MAX_CALLER_RESPONSE_BYTES: usize = 4 << 20;
+/// The most endpoints a caller may name for one model (`for_callers`).
+pub const MAX_CALLER_ENDPOINTS: usize = 4;
 
 /// What every trajectory of a run knows about the endpoints: which are down until when, and
 /// what happened, for the report.
@@ -169,10 +174,24 @@ impl OpenAiFactory {
     /// of the server's is sent, and errors say what failed without what the endpoint answered
     /// (an endpoint that is really some other service must not have its answers relayed).
     pub fn for_callers(config: OpenAiConfig, egress: &crate::egress::Egress) -> Result<OpenAiFactory, String> {
+        // Each endpoint gets its own round of retries: one endpoint under many spellings is one
+        // endpoint, and a caller names a few at most. What is asked is what was checked, spelt
+        // the way it was parsed.
+        let mut urls: Vec<String> = Vec::new();
+        let mut seen = Vec::new();
         for u in &config.base_urls {
             egress.check(u)?;
+            let parsed = crate::egress::parse_endpoint(u)?;
+            let key = crate::egress::normal(&parsed);
+            if !seen.contains(&key) {
+                seen.push(key);
+                urls.push(parsed.to_string());
+            }
         }
-        OpenAiFactory::build(OpenAiConfig { api_key_env: None, ..config }, Some(egress))
+        if urls.len() > MAX_CALLER_ENDPOINTS {
+            return Err(format!("name at most {MAX_CALLER_ENDPOINTS} model endpoints ({} different ones given)", urls.len()));
+        }
+        OpenAiFactory::build(OpenAiConfig { api_key_env: None, base_urls: urls, ..config }, Some(egress))
     }
 
     fn build(config: OpenAiConfig, egress: Option<&crate::egress::Egress>) -> Result<OpenAiFactory, String> {
@@ -283,8 +302,10 @@ impl OpenAiPolicy {
         let served_version = resp.headers().get("x-weight-version").and_then(|v| v.to_str().ok()).map(str::to_string);
         let mut bytes = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(|e| Failure::Retry(describe_error(&e), None))? {
-            if bytes.len() + chunk.len() > MAX_RESPONSE_BYTES {
-                return Err(Failure::Retry(format!("the response is over {} MiB", MAX_RESPONSE_BYTES >> 20), None));
+            // A caller's endpoint (quiet) may send less.
+            let limit = if self.quiet { MAX_CALLER_RESPONSE_BYTES } else { MAX_RESPONSE_BYTES };
+            if bytes.len() + chunk.len() > limit {
+                return Err(Failure::Retry(format!("the response is over {} MiB", limit >> 20), None));
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -550,6 +571,29 @@ impl Policy for OpenAiPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_caller_names_an_endpoint_once_whatever_its_spelling_and_a_few_at_most() {
+        let listed: Vec<String> = (0..6).map(|i| format!("http://127.0.0.1:1880{i}/v1")).collect();
+        let egress = crate::egress::Egress::new(&listed).unwrap();
+        let spellings = [
+            "http://127.0.0.1:18801/v1",
+            "http://127.0.0.1:18801/v1/",
+            "HTTP://127.0.0.1:18801/v1",
+            "http://127.1:18801/v1",
+            "http://2130706433:18801/v1",
+            "http://0x7f.1:18801/v1",
+            "http://127.0.0.1:18801/x/../v1",
+            "http://127.0.0.1:18801/./v1",
+        ];
+        let config = |urls: Vec<String>| OpenAiConfig { base_urls: urls, ..OpenAiConfig::default() };
+        let one = OpenAiFactory::for_callers(config(spellings.iter().map(|s| s.to_string()).collect()), &egress).unwrap();
+        assert_eq!(one.describe()["openai"]["base_urls"], json!(["http://127.0.0.1:18801/v1"]));
+        let four = OpenAiFactory::for_callers(config(listed[..4].to_vec()), &egress).unwrap();
+        assert_eq!(four.describe()["openai"]["base_urls"].as_array().map(Vec::len), Some(4));
+        let e = OpenAiFactory::for_callers(config(listed.clone()), &egress).err().unwrap();
+        assert!(e.contains("at most 4"), "{e}");
+    }
 
     #[test]
     fn rendezvous_sticks_and_spreads() {

@@ -97,12 +97,21 @@ fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, code, message)
 }
 
+/// The most steps a caller's own task spec may have: every step keeps a reply of the model's.
+const MAX_CALLER_STEP_BUDGET: u32 = 200;
+
 fn resolve(catalogue: &Catalogue, task: &Value) -> Result<TaskSpec, ApiError> {
     match task {
         Value::String(id) => catalogue
             .task(id)
             .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "unknown_task", format!("no task \"{id}\" in the catalogue (ids are family/index)"))),
-        Value::Object(_) => serde_json::from_value(task.clone()).map_err(|e| bad("bad_task", format!("task: {e}"))),
+        Value::Object(_) => {
+            let spec: TaskSpec = serde_json::from_value(task.clone()).map_err(|e| bad("bad_task", format!("task: {e}")))?;
+            if spec.step_budget == 0 || spec.step_budget > MAX_CALLER_STEP_BUDGET {
+                return Err(bad("bad_task", format!("task.step_budget: {} is not 1 to {MAX_CALLER_STEP_BUDGET}", spec.step_budget)));
+            }
+            Ok(spec)
+        }
         _ => Err(bad("bad_task", "task: a task id (string) or a task spec (object)")),
     }
 }
@@ -127,6 +136,12 @@ impl Recorder for Kept {
 
 async fn rollout(_: As<Client>, State(s): State<Arc<Rollouts>>, Body(req): Body<RolloutRequest>) -> Result<Json<Value>, ApiError> {
     let task = resolve(&s.catalogue, &req.task)?;
+    // Copied into every sample: a trainer's id, not a payload.
+    if let Some(g) = &req.group_id {
+        if g.is_empty() || g.len() > 256 {
+            return Err(bad("bad_group_id", format!("group_id: 1 to 256 bytes ({} given)", g.len())));
+        }
+    }
     req.harness.check().map_err(|e| bad("bad_harness", format!("harness: {e}")))?;
     // verl trains one sequence per attempt: every step must stay in one window.
     if req.format == Format::Verl && !matches!(req.harness.history, HistoryPolicy::Window { k, .. } if k >= task.step_budget) {
@@ -241,5 +256,18 @@ mod tests {
         assert_eq!((code, e["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad_task")), "{e}");
         let (code, _) = post(r#"{"task": "x/0", "model": {}, "extra": 1}"#, Some("client-token")).await;
         assert!(code.is_client_error(), "{code}");
+        let spec = |budget: u32| {
+            json!({"task": {"id": "mine/0", "benchmark": "mine", "family": "mine", "instruction": "Do it.", "apps": [], "world_seed": 0,
+                "step_budget": budget, "difficulty": 1, "params": {}, "walkthrough": []},
+                "model": {"base_urls": ["http://127.0.0.1:9/v1"]}, "group_id": "g"})
+            .to_string()
+        };
+        for budget in [0, 201, u32::MAX] {
+            let (code, e) = post(&spec(budget), Some("client-token")).await;
+            assert_eq!((code, e["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad_task")), "{budget}: {e}");
+        }
+        let long_group = spec(10).replace(r#""group_id":"g""#, &format!(r#""group_id":"{}""#, "g".repeat(257)));
+        let (code, e) = post(&long_group, Some("client-token")).await;
+        assert_eq!((code, e["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad_group_id")), "{e}");
     }
 }
