@@ -113,15 +113,29 @@ fn journal_failed(e: BufferError) -> ApiError {
     ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "journal_failed", e.to_string())
 }
 
-/// Reads a body up to the configured limit; a larger one is a 413 naming the setting.
-async fn read_body(service: &BufferService, body: Body) -> Result<Bytes, ApiError> {
-    axum::body::to_bytes(body, service.max_body).await.map_err(|_| {
+/// How long a request's body may take to arrive: a group of screenshots' worth of samples is
+/// a few hundred MiB at most, and a connection that trickles holds memory and a slot.
+const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Reads a body up to the configured limit: a larger one, announced or sent, is a 413 naming
+/// the setting (an announced one at once, before any of it is read); one that takes longer than
+/// `BODY_TIMEOUT` is a 408.
+async fn read_body(service: &BufferService, headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    let too_large = || {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "body_too_large",
             format!("request body over {} MiB: raise `guigym buffer serve --max-body-mb`", service.max_body >> 20),
         )
-    })
+    };
+    let announced = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > service.max_body as u64) {
+        return Err(too_large());
+    }
+    match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, service.max_body)).await {
+        Ok(read) => read.map_err(|_| too_large()),
+        Err(_) => Err(ApiError::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", format!("the body did not arrive within {} s", BODY_TIMEOUT.as_secs()))),
+    }
 }
 
 /// Parses a JSON body; a malformed one or a wrong shape is a 422 that names the field
@@ -224,7 +238,7 @@ async fn ack_batch(State(s): State<Shared>, headers: HeaderMap, UrlPath(id): Url
 
 async fn weights(State(s): State<Shared>, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
     s.tokens.check(Role::Trainer, &headers)?;
-    let bytes = read_body(&s, body).await?;
+    let bytes = read_body(&s, &headers, body).await?;
     let w: Value = parse(&bytes)?;
     // An object only (serde would also take a bare array `[N]` for the struct).
     if !w.is_object() {
@@ -248,7 +262,7 @@ async fn weights(State(s): State<Shared>, headers: HeaderMap, body: Body) -> Res
 
 async fn post_group(State(s): State<Shared>, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
     s.tokens.check(Role::Producer, &headers)?;
-    let bytes = read_body(&s, body).await?;
+    let bytes = read_body(&s, &headers, body).await?;
     let group: GroupPost = parse_at(&bytes, "")?;
     let samples: Vec<Sample> = parse_at(group.samples.get().as_bytes(), "samples")?;
     // Every image a sample names must be here first, so a trainer can always fetch it.
@@ -288,7 +302,7 @@ async fn get_image(State(s): State<Shared>, headers: HeaderMap, UrlPath(hash): U
 async fn put_image(State(s): State<Shared>, headers: HeaderMap, UrlPath(hash): UrlPath<String>, body: Body) -> Result<Response, ApiError> {
     s.tokens.check(Role::Producer, &headers)?;
     let path = image_path(&s, &hash)?;
-    let bytes = read_body(&s, body).await?;
+    let bytes = read_body(&s, &headers, body).await?;
     if guigym_core::sha256_hex(&bytes) != hash {
         return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad_hash", "the body's SHA-256 is not the image's name"));
     }
@@ -494,6 +508,20 @@ mod tests {
         let resp = r.clone().oneshot(Request::builder().uri(format!("/v1/images/{hash}")).body(Body::empty()).unwrap()).await.unwrap();
         let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
         assert!(bytes[..] == png[..], "the stored image is the one uploaded");
+    }
+
+    /// A body announced over the limit is refused before it is read: the test sends none of it.
+    #[tokio::test]
+    async fn a_body_announced_over_the_limit_is_refused_at_once() {
+        let (r, _dir) = service(Tokens::default());
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(1);
+        // A body that never comes unless sent.
+        let stream = futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx));
+        let req =
+            Request::builder().method("POST").uri("/v1/groups").header("content-length", (2u64 << 20).to_string()).body(Body::from_stream(stream)).unwrap();
+        let resp = tokio::time::timeout(std::time::Duration::from_secs(10), r.oneshot(req)).await.expect("answered without the body").unwrap();
+        assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        drop(tx);
     }
 
     #[tokio::test]
