@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::a11y;
 use crate::session::{OfficeToolkit, Session};
 use crate::x11::{Display, WindowInfo};
 
@@ -264,6 +265,23 @@ impl Instance {
         }
     }
 
+    /// The whole accessibility tree, read afresh; `None` when the agent made it unreadable. The
+    /// bus is out of the agent's reach, so its death is not the agent's doing (infrastructure);
+    /// a bus that runs but cannot be read is (its socket sits in the runtime folder the
+    /// account owns).
+    pub fn accessibility_tree(&mut self) -> Result<Option<Vec<a11y::Node>>, Failure> {
+        let address = self.session.bus_address.clone();
+        let read = async move {
+            let client = a11y::Client::connect(&address).await?;
+            client.tree(&a11y::Limits::whole()).await
+        };
+        match block_on(read) {
+            Ok(nodes) => Ok(Some(nodes)),
+            Err(e) if !self.session.bus_alive() && self.session.memory_ended().is_none() => Err(Failure::Infra(format!("reading the accessibility tree: {e}"))),
+            Err(_) => Ok(None),
+        }
+    }
+
     /// Where an evaluator keeps its copy of a file named `dest`: the instance's own folder, out
     /// of the agent's home.
     pub fn fetched(&self, dest: &str) -> Result<PathBuf, Failure> {
@@ -358,6 +376,15 @@ fn content_id(path: &Path) -> String {
         }
         FileType::RegularFile => format!("{} bytes, modified at {}.{:09}", stat.st_size, stat.st_mtime, stat.st_mtime_nsec),
         other => format!("{other:?}"),
+    }
+}
+
+/// Runs a future to its end from the blocking code of an instance: on the runtime the env
+/// runs on when there is one (instances run on its blocking threads), else on a small one.
+fn block_on<T>(future: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => handle.block_on(future),
+        Err(_) => tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?.block_on(future),
     }
 }
 

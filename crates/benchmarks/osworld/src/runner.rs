@@ -228,23 +228,11 @@ impl Runner<'_> {
                 Ok(Got::File(local))
             }
             // The accessibility tree as OSWorld's server gives it (XML), read afresh.
-            "accessibility_tree" => {
-                let address = self.desktop.session.bus_address.clone();
-                let read = async move {
-                    let client = guigym_desktop::a11y::Client::connect(&address).await?;
-                    client.tree(&guigym_desktop::a11y::Limits::whole()).await
-                };
-                match block_on(read) {
-                    Ok(nodes) => Ok(Got::Text(guigym_desktop::a11y::osworld_xml(&nodes))),
-                    // The bus is out of the agent's reach, so its death is not the agent's doing;
-                    // a bus that runs but cannot be read is (its socket sits in the runtime folder
-                    // the account owns): no tree, which OSWorld's metrics judge a failure.
-                    Err(e) if !self.desktop.session.bus_alive() && self.desktop.session.memory_ended().is_none() => {
-                        Err(Failure::Infra(format!("reading the accessibility tree: {e}")))
-                    }
-                    Err(_) => Ok(Got::Missing),
-                }
-            }
+            "accessibility_tree" => match self.desktop.accessibility_tree()? {
+                Some(nodes) => Ok(Got::Text(guigym_desktop::a11y::osworld_xml(&nodes))),
+                // A tree the agent made unreadable: none, which OSWorld's metrics judge a failure.
+                None => Ok(Got::Missing),
+            },
             other => Err(bad(format!("{field}.type: getter \"{other}\" is not supported; getters: {}", GETTERS.join(", ")))),
         }
     }
@@ -393,15 +381,6 @@ fn combine(scores: &[f64], or: bool) -> f32 {
         1.0
     } else {
         (scores.iter().sum::<f64>() / scores.len().max(1) as f64) as f32
-    }
-}
-
-/// Runs a future to its end from the blocking code of an instance: on the runtime the env
-/// runs on when there is one (instances run on its blocking threads), else on a small one.
-fn block_on<T>(future: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) => handle.block_on(future),
-        Err(_) => tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?.block_on(future),
     }
 }
 
