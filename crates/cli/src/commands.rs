@@ -452,10 +452,10 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             let started = std::time::Instant::now();
             let mut report = guigym_rollout::audit::AuditReport::default();
             let platform = backend.platforms.first().copied().unwrap_or(guigym_core::Platform::Mobile);
-            let benchmarks = crate::registry::benchmarks();
+            let catalogue = crate::registry::catalogue();
             for task in &tasks {
-                let benchmark = benchmarks.iter().find(|b| b.name() == task.benchmark).ok_or_else(|| anyhow!("no benchmark \"{}\"", task.benchmark))?;
-                guigym_rollout::audit::audit_task(env.as_mut(), task, *benchmark, platform, &mut report)
+                let benchmark = catalogue.benchmark(&task.benchmark).ok_or_else(|| anyhow!("no benchmark \"{}\"", task.benchmark))?;
+                guigym_rollout::audit::audit_task(env.as_mut(), task, benchmark, platform, &mut report)
                     .await
                     .with_context(|| format!("auditing {}", task.id))?;
                 progress.inc(1);

@@ -294,6 +294,11 @@ impl Action {
         Action::Click { at: None, element: Some(id.into()) }
     }
 
+    /// A field filled as a person does on a touch screen: tapped, then its text replaced.
+    pub fn fill_field(id: &str, text: &str) -> Vec<Action> {
+        vec![Action::click_element(id), Action::Type { text: text.into(), element: None, clear: true }]
+    }
+
     pub fn click_at(x: f32, y: f32) -> Action {
         Action::Click { at: Some(Point(x, y)), element: None }
     }

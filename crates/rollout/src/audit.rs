@@ -19,9 +19,6 @@ use guigym_core::{Action, AuditCase, Benchmark, Env, EnvError, ObserveOptions, P
 use guigym_harness::GoldenPolicy;
 use serde::Serialize;
 
-/// One derived solution and what the verifier must say of it.
-pub type Case = AuditCase;
-
 /// A case whose verdict was wrong.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
@@ -56,14 +53,14 @@ pub struct AuditReport {
 
 impl AuditReport {
     /// A case whose actions were not all applied: it says nothing about the verifier.
-    pub fn add_inert(&mut self, task: &TaskSpec, case: &Case, detail: String) {
+    pub fn add_inert(&mut self, task: &TaskSpec, case: &AuditCase, detail: String) {
         for t in [&mut self.overall, self.by_family.entry(task.family.clone()).or_default(), self.by_rule.entry(case.rule.to_string()).or_default()] {
             t.inert += 1;
         }
         self.inert.push(Finding { task_id: task.id.clone(), family: task.family.clone(), rule: case.rule.to_string(), kind: "inert".into(), detail });
     }
 
-    pub fn add(&mut self, task: &TaskSpec, case: &Case, passed: bool, detail: String) {
+    pub fn add(&mut self, task: &TaskSpec, case: &AuditCase, passed: bool, detail: String) {
         for t in [&mut self.overall, self.by_family.entry(task.family.clone()).or_default(), self.by_rule.entry(case.rule.to_string()).or_default()] {
             if case.must_pass {
                 t.alternatives += 1;
@@ -110,10 +107,6 @@ impl AuditReport {
 
 fn terminate(status: TerminateStatus) -> Action {
     Action::Terminate { status }
-}
-
-fn fill(field: &str, text: &str) -> Vec<Action> {
-    vec![Action::click_element(field), Action::Type { text: text.into(), element: None, clear: true }]
 }
 
 /// Another value of the same shape: a digit changed (`12 Elm Street` → `13 Elm Street`,
@@ -167,7 +160,7 @@ fn blocks_reordered(body: &[Action]) -> Option<Vec<Action>> {
 /// again, at a desktop's keyboard by erasing it with Backspace (in a terminal or a document,
 /// "clear the field" means nothing, or erases the whole document). Then the cases only the
 /// task's benchmark knows how to make (`Benchmark::audit_cases`).
-pub fn cases(task: &TaskSpec, benchmark: &dyn Benchmark, platform: Platform) -> Vec<Case> {
+pub fn cases(task: &TaskSpec, benchmark: &dyn Benchmark, platform: Platform) -> Vec<AuditCase> {
     let (body, status) = task.walkthrough_body();
     let feasible = status != Some(TerminateStatus::Infeasible);
     let done = |mut a: Vec<Action>, s: TerminateStatus| {
@@ -175,7 +168,7 @@ pub fn cases(task: &TaskSpec, benchmark: &dyn Benchmark, platform: Platform) -> 
         a
     };
     let end = status.unwrap_or(TerminateStatus::Success);
-    let mut out = vec![Case { rule: "walkthrough", must_pass: true, actions: task.walkthrough.clone() }];
+    let mut out = vec![AuditCase { rule: "walkthrough", must_pass: true, actions: task.walkthrough.clone() }];
 
     // Alternatives.
     if let Some(i) = body.iter().position(|a| matches!(a, Action::Type { text, .. } if !text.is_empty())) {
@@ -196,24 +189,24 @@ pub fn cases(task: &TaskSpec, benchmark: &dyn Benchmark, platform: Platform) -> 
                 Platform::Mobile | Platform::Web => vec![typo, Action::Type { text: text.clone(), element: None, clear: true }],
             };
             a.splice(i..=i, corrected);
-            out.push(Case { rule: "typo_corrected", must_pass: true, actions: done(a, end) });
+            out.push(AuditCase { rule: "typo_corrected", must_pass: true, actions: done(a, end) });
         }
     }
     if let Some(reordered) = blocks_reordered(&body) {
-        out.push(Case { rule: "blocks_reordered", must_pass: true, actions: done(reordered, end) });
+        out.push(AuditCase { rule: "blocks_reordered", must_pass: true, actions: done(reordered, end) });
     }
 
     // Mutants.
-    out.push(Case { rule: "claim_without_acting", must_pass: false, actions: vec![terminate(TerminateStatus::Success)] });
+    out.push(AuditCase { rule: "claim_without_acting", must_pass: false, actions: vec![terminate(TerminateStatus::Success)] });
     if feasible {
-        out.push(Case { rule: "done_then_infeasible", must_pass: false, actions: done(body.clone(), TerminateStatus::Infeasible) });
-        out.push(Case { rule: "done_then_failure", must_pass: false, actions: done(body.clone(), TerminateStatus::Failure) });
+        out.push(AuditCase { rule: "done_then_infeasible", must_pass: false, actions: done(body.clone(), TerminateStatus::Infeasible) });
+        out.push(AuditCase { rule: "done_then_failure", must_pass: false, actions: done(body.clone(), TerminateStatus::Failure) });
     } else {
-        out.push(Case { rule: "infeasible_reported_done", must_pass: false, actions: done(body.clone(), TerminateStatus::Success) });
+        out.push(AuditCase { rule: "infeasible_reported_done", must_pass: false, actions: done(body.clone(), TerminateStatus::Success) });
         // Saying why it cannot be done is right; saying it was done is a false claim.
         let say = |text: &str| done([body.clone(), vec![Action::Answer { text: text.into() }]].concat(), TerminateStatus::Infeasible);
-        out.push(Case { rule: "infeasible_explained", must_pass: true, actions: say("This cannot be done: there is no such item here.") });
-        out.push(Case { rule: "infeasible_false_claim", must_pass: false, actions: say("Done, it is all taken care of.") });
+        out.push(AuditCase { rule: "infeasible_explained", must_pass: true, actions: say("This cannot be done: there is no such item here.") });
+        out.push(AuditCase { rule: "infeasible_false_claim", must_pass: false, actions: say("Done, it is all taken care of.") });
     }
     let answers = body.iter().any(|a| matches!(a, Action::Answer { .. }));
     if !answers && feasible {
@@ -221,7 +214,7 @@ pub fn cases(task: &TaskSpec, benchmark: &dyn Benchmark, platform: Platform) -> 
             if let Action::Type { text, element, .. } = &body[i] {
                 let mut a = body.clone();
                 a[i] = Action::Type { text: other_value(text), element: element.clone(), clear: true };
-                out.push(Case { rule: "other_value_typed", must_pass: false, actions: done(a, end) });
+                out.push(AuditCase { rule: "other_value_typed", must_pass: false, actions: done(a, end) });
             }
         }
     }
@@ -270,7 +263,7 @@ async fn play(env: &mut dyn Env, actions: &[Action]) -> Result<Option<String>, E
 /// after which the verifier says yes) dropped, and the last item tapped up to then (`contact:3`,
 /// `product:20`, `order:2`) swapped for the next one of its kind, so the task is done on the
 /// wrong item.
-async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>, EnvError> {
+async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<AuditCase>, EnvError> {
     let (body, status) = task.walkthrough_body();
     if status != Some(TerminateStatus::Success) || task.params.get("answer").is_some() {
         return Ok(Vec::new());
@@ -286,7 +279,7 @@ async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>,
             let mut dropped = body.clone();
             dropped.remove(k);
             dropped.push(terminate(TerminateStatus::Success));
-            out.push(Case { rule: "completing_step_dropped", must_pass: false, actions: dropped });
+            out.push(AuditCase { rule: "completing_step_dropped", must_pass: false, actions: dropped });
             // Done, then undone: where the completing tap flipped an element's state (a switch,
             // a checkbox, a like), the same tap again flips it back.
             if let Action::Click { element: Some(id), .. } = &body[k] {
@@ -294,7 +287,7 @@ async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>,
                     let mut twice = body.clone();
                     twice.insert(k + 1, body[k].clone());
                     twice.push(terminate(TerminateStatus::Success));
-                    out.push(Case { rule: "done_then_undone", must_pass: false, actions: twice });
+                    out.push(AuditCase { rule: "done_then_undone", must_pass: false, actions: twice });
                 }
             }
             // Only where the tapped item is the task's target: in one app, with no answer and
@@ -308,7 +301,7 @@ async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>,
                         let mut swapped = body.clone();
                         swapped[i] = Action::click_element(format!("{prefix}:{}", n + 1));
                         swapped.push(terminate(TerminateStatus::Success));
-                        out.push(Case { rule: "wrong_item", must_pass: false, actions: swapped });
+                        out.push(AuditCase { rule: "wrong_item", must_pass: false, actions: swapped });
                     }
                 }
             }
@@ -321,7 +314,7 @@ async fn played_mutants(env: &mut dyn Env, task: &TaskSpec) -> Result<Vec<Case>,
 /// Search instead of scroll: where the walkthrough taps an item (`product:24`) on a screen with
 /// a search field, the item's name typed into the search first, then the same tap. The name is
 /// read from the screen once the item has been scrolled into view.
-async fn search_instead_of_scroll(env: &mut dyn Env, task: &TaskSpec) -> Result<Option<Case>, EnvError> {
+async fn search_instead_of_scroll(env: &mut dyn Env, task: &TaskSpec) -> Result<Option<AuditCase>, EnvError> {
     let (body, status) = task.walkthrough_body();
     let Some(end) = status else { return Ok(None) };
     env.reset(task).await?;
@@ -342,8 +335,8 @@ async fn search_instead_of_scroll(env: &mut dyn Env, task: &TaskSpec) -> Result<
                     if name.is_empty() {
                         return Ok(None);
                     }
-                    let actions = [body[..i].to_vec(), fill("search", &name), body[i..].to_vec(), vec![terminate(end)]].concat();
-                    return Ok(Some(Case { rule: "search_instead_of_scroll", must_pass: true, actions }));
+                    let actions = [body[..i].to_vec(), Action::fill_field("search", &name), body[i..].to_vec(), vec![terminate(end)]].concat();
+                    return Ok(Some(AuditCase { rule: "search_instead_of_scroll", must_pass: true, actions }));
                 }
                 let step = finder.decide(&obs);
                 if !matches!(step, Action::Scroll { .. }) {

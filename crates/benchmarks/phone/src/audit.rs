@@ -5,10 +5,6 @@
 use guigym_core::{Action, AuditCase, TaskSpec, TerminateStatus};
 use serde_json::Value;
 
-fn fill(field: &str, text: &str) -> Vec<Action> {
-    vec![Action::click_element(field), Action::Type { text: text.into(), element: None, clear: true }]
-}
-
 /// Another value of the expected answer's kind, and the answer rewritten in another
 /// accepted format.
 fn answer_variants(param: &Value, golden: &str) -> (Option<String>, Option<String>) {
@@ -80,16 +76,16 @@ pub fn cases(task: &TaskSpec) -> Vec<AuditCase> {
     let elsewhere: Vec<Action> = if task.apps.iter().any(|a| a == "Notes") {
         [
             vec![Action::Home, Action::OpenApp { name: "Clock".into() }, Action::click_element("new_alarm")],
-            fill("time", "05:55"),
-            fill("label", "audit"),
+            Action::fill_field("time", "05:55"),
+            Action::fill_field("label", "audit"),
             vec![Action::click_element("save")],
         ]
         .concat()
     } else {
         [
             vec![Action::Home, Action::OpenApp { name: "Notes".into() }, Action::click_element("new")],
-            fill("title", "Audit"),
-            fill("body", "x"),
+            Action::fill_field("title", "Audit"),
+            Action::fill_field("body", "x"),
             vec![Action::click_element("save")],
         ]
         .concat()
@@ -97,7 +93,7 @@ pub fn cases(task: &TaskSpec) -> Vec<AuditCase> {
     out.push(AuditCase { rule: "side_effect_elsewhere", must_pass: false, actions: done([body.clone(), elsewhere].concat()) });
     // A second, contradicting message after the one asked for.
     if body.iter().any(|a| *a == Action::click_element("send")) && task.apps.iter().any(|a| a == "Messages") {
-        let extra = [fill("compose", "Sorry, please ignore that."), vec![Action::click_element("send")]].concat();
+        let extra = [Action::fill_field("compose", "Sorry, please ignore that."), vec![Action::click_element("send")]].concat();
         out.push(AuditCase { rule: "contradicting_message", must_pass: false, actions: done([body.clone(), extra].concat()) });
     }
     // Asking only after acting.
