@@ -55,7 +55,7 @@ pub struct ServerArgs {
 
 /// A codec by its name, as configs spell it (`android_world`, `ui_tars`, …; `-` for `_` too).
 fn codec(name: &str) -> Result<Codec, String> {
-    Codec::named(&name.replace('-', "_")).ok_or_else(|| format!("unknown codec {name:?}; codecs: {}", Codec::ALL.map(Codec::name).join(", ")))
+    Codec::named(&name.replace('-', "_")).ok_or_else(|| format!("unknown codec {name:?}; codecs: {}", Codec::names()))
 }
 
 fn mode(name: &str) -> Result<Mode, String> {

@@ -121,7 +121,7 @@ impl Default for HarnessConfig {
             observation: ObservationMode::UiTree,
             image: ImagePolicy::default(),
             history: HistoryPolicy::default(),
-            codec: Codec::Canonical,
+            codec: Codec::CANONICAL,
             coordinates: CoordinateSpace::Pixels,
             strict_alternation: true,
         }

@@ -666,14 +666,14 @@ mod tests {
             {"id": "a", "type": "function", "function": {"name": "mobile_use", "arguments": "{\"action\": \"system_button\", \"button\": \"Back\"}"}}
         ]}}]});
         let (raw, _, _) = read_completion(&v).unwrap();
-        assert_eq!(crate::Codec::Qwen.parse(&raw, &Default::default()).unwrap(), guigym_core::Action::Back);
+        assert_eq!(crate::Codec::QWEN.parse(&raw, &Default::default()).unwrap(), guigym_core::Action::Back);
         // Two calls are two actions: an invalid step, not the first one silently.
         let two = json!({"choices": [{"message": {"content": "", "tool_calls": [
             {"function": {"name": "mobile_use", "arguments": {"action": "system_button", "button": "Back"}}},
             {"function": {"name": "mobile_use", "arguments": {"action": "system_button", "button": "Home"}}}
         ]}}]});
         let (raw, _, _) = read_completion(&two).unwrap();
-        let err = crate::Codec::Qwen.parse(&raw, &Default::default()).unwrap_err();
+        let err = crate::Codec::QWEN.parse(&raw, &Default::default()).unwrap_err();
         assert!(err.message.contains("2 actions"), "{}", err.message);
     }
 

@@ -252,11 +252,8 @@ impl Prompt {
     /// scripted policies answer with, so they go through the same codec as a model.
     pub fn encode(&self, action: &Action, obs: &Observation) -> String {
         let (sx, sy) = self.to_pixels;
-        let resolved = match self.codec {
-            // Conventions that name elements keep them.
-            Codec::Canonical | Codec::AndroidWorld => Some(action.clone()),
-            _ => codec::resolve_elements(action, obs),
-        };
+        // Conventions that name elements keep them.
+        let resolved = if self.codec.names_elements() { Some(action.clone()) } else { codec::resolve_elements(action, obs) };
         let in_model = resolved.map(|a| codec::map_points(a, |p| Point(p.0 / sx, p.1 / sy)));
         in_model.and_then(|a| self.codec.encode(&a, obs)).unwrap_or_else(|| action.to_json())
     }

@@ -19,7 +19,7 @@ fn write(name: &str, text: &str) -> PathBuf {
 #[test]
 fn shipped_configs_load() {
     let q = HarnessConfig::load(&shipped("qwen-window.yaml")).unwrap();
-    assert_eq!(q.codec, Codec::Qwen);
+    assert_eq!(q.codec, Codec::QWEN);
     assert_eq!(q.history, HistoryPolicy::Window { k: 10, o: 2 });
     let t = HarnessConfig::load(&shipped("text-last-k.json")).unwrap();
     assert_eq!(t.history, HistoryPolicy::LastK { k: 5 });

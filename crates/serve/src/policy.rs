@@ -85,7 +85,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            codec: Codec::Canonical,
+            codec: Codec::CANONICAL,
             mode: Mode::Golden,
             delay: Duration::from_secs(2),
             tool_calls: false,
@@ -425,7 +425,7 @@ mod tests {
 
     fn reply_action(reply: &Value) -> Action {
         let text = reply["choices"][0]["message"]["content"].as_str().unwrap_or_default();
-        Codec::Canonical.parse(text, &Observation::default()).unwrap()
+        Codec::CANONICAL.parse(text, &Observation::default()).unwrap()
     }
 
     #[tokio::test]

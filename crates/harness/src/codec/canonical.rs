@@ -3,6 +3,16 @@
 
 use guigym_core::{Action, InvalidAction};
 
+pub const CONVENTION: super::Convention = super::Convention {
+    name: "canonical",
+    description: DESCRIPTION,
+    parse: |raw, _| parse(raw),
+    encode: |action, _| Some(action.to_json()),
+    call_starts: None,
+    tool_call: false,
+    names_elements: true,
+};
+
 pub const DESCRIPTION: &str = r#"Reply with one JSON action object, tagged by "action". Pointer actions take "at": [x, y] or "element": "<id from the UI tree>".
 Actions: {"action":"click","at":[x,y]} · {"action":"double_click",…} · {"action":"long_press",…} · {"action":"right_click",…}
 {"action":"swipe","from":[x,y],"to":[x,y]} · {"action":"drag","from":[x,y],"to":[x,y]} · {"action":"scroll","at":[x,y],"direction":"up|down|left|right","amount":1}

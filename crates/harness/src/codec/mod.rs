@@ -21,37 +21,53 @@ mod ui_tars;
 
 pub use canonical::first_json_object;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Codec {
-    /// guigym's own JSON actions (`{"action": "click", "at": [x, y]}`).
-    Canonical,
-    /// Qwen-VL tool calls: `<tool_call>{"name": "mobile_use", "arguments": {…}}</tool_call>`.
-    Qwen,
-    /// AndroidWorld / MobileWorld JSON actions (`{"action_type": "click", "index": 3}`).
-    AndroidWorld,
-    /// Anthropic computer-use tool inputs (`{"action": "left_click", "coordinate": [x, y]}`).
-    Anthropic,
-    /// pyautogui-like calls (`pyautogui.click(x=10, y=20)`).
-    Pyautogui,
-    /// UI-TARS calls after `Action:` (`click(start_box='(x,y)')`, `press_back()`,
-    /// `finished(content='…')`).
-    UiTars,
+/// One convention: its name, its action space worded for a prompt, and how a reply is read
+/// and an action written. Each codec module defines one; `Codec::ALL` lists them, so a new
+/// codec is a module and one line there.
+pub struct Convention {
+    /// The name configs and the command line spell it with.
+    pub name: &'static str,
+    /// The action space, worded for a system prompt.
+    pub description: &'static str,
+    /// Reads one candidate action (points in model space).
+    pub parse: fn(&str, &Observation) -> Result<Action, InvalidAction>,
+    /// Writes an action, its points in model space and (unless `names_elements`) its element
+    /// targets already resolved to points; `None` when the convention cannot say it.
+    pub encode: fn(&Action, &Observation) -> Option<String>,
+    /// Where each candidate of a reply starts: its calls, for call-style conventions; `None`
+    /// reads each top-level JSON object as one.
+    pub call_starts: Option<fn(&str) -> Vec<usize>>,
+    /// Whether it is a tool call (so a server's structured `tool_calls` are its native form).
+    pub tool_call: bool,
+    /// Whether it names elements itself (by id or index), so encoding keeps element targets.
+    pub names_elements: bool,
 }
 
+/// A codec: one of the conventions in `Codec::ALL`. Configs name it (`"qwen"`).
+#[derive(Clone, Copy)]
+pub struct Codec(&'static Convention);
+
 impl Codec {
-    pub const ALL: [Codec; 6] = [Codec::Canonical, Codec::Qwen, Codec::AndroidWorld, Codec::Anthropic, Codec::Pyautogui, Codec::UiTars];
+    /// guigym's own JSON actions (`{"action": "click", "at": [x, y]}`).
+    pub const CANONICAL: Codec = Codec(&canonical::CONVENTION);
+    /// Qwen-VL tool calls: `<tool_call>{"name": "mobile_use", "arguments": {…}}</tool_call>`.
+    pub const QWEN: Codec = Codec(&qwen::CONVENTION);
+    /// AndroidWorld / MobileWorld JSON actions (`{"action_type": "click", "index": 3}`).
+    pub const ANDROID_WORLD: Codec = Codec(&android_world::CONVENTION);
+    /// Anthropic computer-use tool inputs (`{"action": "left_click", "coordinate": [x, y]}`).
+    pub const ANTHROPIC: Codec = Codec(&anthropic::CONVENTION);
+    /// pyautogui-like calls (`pyautogui.click(x=10, y=20)`).
+    pub const PYAUTOGUI: Codec = Codec(&pyautogui::CONVENTION);
+    /// UI-TARS calls after `Action:` (`click(start_box='(x,y)')`, `press_back()`,
+    /// `finished(content='…')`).
+    pub const UI_TARS: Codec = Codec(&ui_tars::CONVENTION);
+
+    /// Every codec, the default first.
+    pub const ALL: [Codec; 6] = [Codec::CANONICAL, Codec::QWEN, Codec::ANDROID_WORLD, Codec::ANTHROPIC, Codec::PYAUTOGUI, Codec::UI_TARS];
 
     /// The name configs and the command line spell it with.
     pub fn name(self) -> &'static str {
-        match self {
-            Codec::Canonical => "canonical",
-            Codec::Qwen => "qwen",
-            Codec::AndroidWorld => "android_world",
-            Codec::Anthropic => "anthropic",
-            Codec::Pyautogui => "pyautogui",
-            Codec::UiTars => "ui_tars",
-        }
+        self.0.name
     }
 
     /// The codec of that name.
@@ -59,16 +75,14 @@ impl Codec {
         Codec::ALL.into_iter().find(|c| c.name() == name)
     }
 
+    /// The codecs' names, for messages.
+    pub fn names() -> String {
+        Codec::ALL.map(Codec::name).join(", ")
+    }
+
     /// The action space, worded for a system prompt.
     pub fn describe(self) -> &'static str {
-        match self {
-            Codec::Canonical => canonical::DESCRIPTION,
-            Codec::Qwen => qwen::DESCRIPTION,
-            Codec::AndroidWorld => android_world::DESCRIPTION,
-            Codec::Anthropic => anthropic::DESCRIPTION,
-            Codec::Pyautogui => pyautogui::DESCRIPTION,
-            Codec::UiTars => ui_tars::DESCRIPTION,
-        }
+        self.0.description
     }
 
     /// Parses model output into an action (points in model space). The observation resolves
@@ -79,7 +93,7 @@ impl Codec {
         let mut actions = Vec::new();
         let mut first_error = None;
         for segment in self.segments(raw) {
-            match self.parse_one(&segment, obs) {
+            match (self.0.parse)(&segment, obs) {
                 Ok(a) => actions.push(a),
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -90,17 +104,6 @@ impl Codec {
             1 => Ok(actions.remove(0)),
             0 => Err(first_error.unwrap_or_else(|| invalid("no action found in the output"))),
             n => Err(invalid(format!("{n} actions in one reply: send exactly one action per turn"))),
-        }
-    }
-
-    fn parse_one(self, raw: &str, obs: &Observation) -> Result<Action, InvalidAction> {
-        match self {
-            Codec::Canonical => canonical::parse(raw),
-            Codec::Qwen => qwen::parse(raw),
-            Codec::AndroidWorld => android_world::parse(raw, obs),
-            Codec::Anthropic => anthropic::parse(raw),
-            Codec::Pyautogui => pyautogui::parse(raw),
-            Codec::UiTars => ui_tars::parse(raw),
         }
     }
 
@@ -124,10 +127,9 @@ impl Codec {
 
     /// Each JSON object, or each call, of text without tool-call blocks.
     fn plain_segments(self, raw: &str) -> Vec<String> {
-        let starts = match self {
-            Codec::Pyautogui => pyautogui::call_starts(raw),
-            Codec::UiTars => ui_tars::call_starts(raw),
-            _ => json_object_starts(raw),
+        let starts = match self.0.call_starts {
+            Some(call_starts) => call_starts(raw),
+            None => json_object_starts(raw),
         };
         let mut ends: Vec<usize> = starts.iter().skip(1).copied().collect();
         ends.push(raw.len());
@@ -145,8 +147,8 @@ impl Codec {
             Some(v) => v.clone(),
             None => Value::Object(call.clone()),
         };
-        match (self, &args) {
-            (Codec::Pyautogui | Codec::UiTars, Value::Object(a)) => match a.get("code").or_else(|| a.get("action")) {
+        match (self.0.call_starts, &args) {
+            (Some(_), Value::Object(a)) => match a.get("code").or_else(|| a.get("action")) {
                 Some(Value::String(code)) => code.clone(),
                 _ => args.to_string(),
             },
@@ -159,20 +161,49 @@ impl Codec {
     /// that the convention cannot name become the element's centre on `obs`; `None` when the
     /// element is not on screen.
     pub fn encode(self, action: &Action, obs: &Observation) -> Option<String> {
-        match self {
-            Codec::Canonical => Some(action.to_json()),
-            Codec::Qwen => qwen::encode(&resolve_elements(action, obs)?),
-            Codec::AndroidWorld => android_world::encode(action, obs),
-            Codec::Anthropic => anthropic::encode(&resolve_elements(action, obs)?),
-            Codec::Pyautogui => pyautogui::encode(&resolve_elements(action, obs)?),
-            Codec::UiTars => ui_tars::encode(&resolve_elements(action, obs)?),
+        if self.0.names_elements {
+            (self.0.encode)(action, obs)
+        } else {
+            (self.0.encode)(&resolve_elements(action, obs)?, obs)
         }
     }
 
     /// Whether this convention is a tool call (so a server's structured `tool_calls` are its
     /// native form).
     pub fn is_tool_call(self) -> bool {
-        matches!(self, Codec::Qwen | Codec::Anthropic)
+        self.0.tool_call
+    }
+
+    /// Whether this convention names elements itself (by id or index).
+    pub fn names_elements(self) -> bool {
+        self.0.names_elements
+    }
+}
+
+impl PartialEq for Codec {
+    fn eq(&self, other: &Codec) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Codec {}
+
+impl std::fmt::Debug for Codec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Codec {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Codec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Codec, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Codec::named(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown codec {name:?}; codecs: {}", Codec::names())))
     }
 }
 

@@ -28,34 +28,34 @@ fn screen() -> Observation {
 fn parses_each_convention_with_reasoning_around_it() {
     let obs = screen();
     let cases: Vec<(Codec, &str, Action)> = vec![
-        (Codec::Canonical, "Thought: save.\n```json\n{\"action\": \"click\", \"element\": \"save\"}\n```", Action::click_element("save")),
+        (Codec::CANONICAL, "Thought: save.\n```json\n{\"action\": \"click\", \"element\": \"save\"}\n```", Action::click_element("save")),
         (
-            Codec::Qwen,
+            Codec::QWEN,
             "I will tap.\n<tool_call>\n{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"click\", \"coordinate\": [200, 350]}}\n</tool_call>",
             Action::click_at(200.0, 350.0),
         ),
-        (Codec::Qwen, "<tool_call>{\"name\":\"mobile_use\",\"arguments\":{\"action\":\"system_button\",\"button\":\"Back\"}}</tool_call>", Action::Back),
-        (Codec::AndroidWorld, "Reason: tap save. Action: {\"action_type\": \"click\", \"index\": 1}", Action::click_element("save")),
-        (Codec::AndroidWorld, "{\"action_type\": \"status\", \"goal_status\": \"infeasible\"}", Action::Terminate { status: TerminateStatus::Infeasible }),
+        (Codec::QWEN, "<tool_call>{\"name\":\"mobile_use\",\"arguments\":{\"action\":\"system_button\",\"button\":\"Back\"}}</tool_call>", Action::Back),
+        (Codec::ANDROID_WORLD, "Reason: tap save. Action: {\"action_type\": \"click\", \"index\": 1}", Action::click_element("save")),
+        (Codec::ANDROID_WORLD, "{\"action_type\": \"status\", \"goal_status\": \"infeasible\"}", Action::Terminate { status: TerminateStatus::Infeasible }),
         (
-            Codec::AndroidWorld,
+            Codec::ANDROID_WORLD,
             "{\"action_type\": \"input_text\", \"text\": \"Ana\", \"index\": 2}",
             Action::Type { text: "Ana".into(), element: Some("name".into()), clear: false },
         ),
         (
-            Codec::Anthropic,
+            Codec::ANTHROPIC,
             "{\"type\": \"tool_use\", \"name\": \"computer\", \"input\": {\"action\": \"left_click\", \"coordinate\": [10, 20]}}",
             Action::click_at(10.0, 20.0),
         ),
-        (Codec::Anthropic, "{\"action\": \"key\", \"text\": \"ctrl+s\"}", Action::Key { keys: vec!["ctrl".into(), "s".into()] }),
-        (Codec::Pyautogui, "```python\npyautogui.click(x=10, y=20)\n```", Action::click_at(10.0, 20.0)),
+        (Codec::ANTHROPIC, "{\"action\": \"key\", \"text\": \"ctrl+s\"}", Action::Key { keys: vec!["ctrl".into(), "s".into()] }),
+        (Codec::PYAUTOGUI, "```python\npyautogui.click(x=10, y=20)\n```", Action::click_at(10.0, 20.0)),
         (
-            Codec::Pyautogui,
+            Codec::PYAUTOGUI,
             "pyautogui.scroll(-3, x=540, y=1200)",
             Action::Scroll { at: Some(Point(540.0, 1200.0)), element: None, direction: Direction::Down, amount: 3 },
         ),
-        (Codec::Pyautogui, "All set. DONE", Action::Terminate { status: TerminateStatus::Success }),
-        (Codec::Pyautogui, "pyautogui.write('it\\'s 5 o\\'clock')", Action::Type { text: "it's 5 o'clock".into(), element: None, clear: false }),
+        (Codec::PYAUTOGUI, "All set. DONE", Action::Terminate { status: TerminateStatus::Success }),
+        (Codec::PYAUTOGUI, "pyautogui.write('it\\'s 5 o\\'clock')", Action::Type { text: "it's 5 o'clock".into(), element: None, clear: false }),
     ];
     for (codec, raw, want) in cases {
         assert_eq!(codec.parse(raw, &obs).unwrap_or_else(|e| panic!("{codec:?} {raw}: {e}")), want, "{codec:?} {raw}");
@@ -70,11 +70,11 @@ fn garbage_and_unsupported_actions_are_invalid() {
             assert!(codec.parse(raw, &obs).is_err(), "{codec:?} accepted {raw:?}");
         }
     }
-    let err = Codec::Anthropic.parse("{\"action\": \"mouse_move\", \"coordinate\": [1, 2]}", &obs).unwrap_err();
+    let err = Codec::ANTHROPIC.parse("{\"action\": \"mouse_move\", \"coordinate\": [1, 2]}", &obs).unwrap_err();
     assert!(err.message.contains("not supported"), "{}", err.message);
-    let err = Codec::AndroidWorld.parse("{\"action_type\": \"click\", \"index\": 99}", &obs).unwrap_err();
+    let err = Codec::ANDROID_WORLD.parse("{\"action_type\": \"click\", \"index\": 99}", &obs).unwrap_err();
     assert!(err.message.contains("index 99"), "{}", err.message);
-    let err = Codec::Pyautogui.parse("pyautogui.click(x=__import__('os'), y=1)", &obs).unwrap_err();
+    let err = Codec::PYAUTOGUI.parse("pyautogui.click(x=__import__('os'), y=1)", &obs).unwrap_err();
     assert!(err.message.contains("only literals"), "{}", err.message);
 }
 
@@ -159,10 +159,7 @@ proptest! {
             prop_assert!(encoded.is_some(), "{codec:?} cannot encode {a:?}");
             let parsed = codec.parse(encoded.as_deref().unwrap_or(""), &obs);
             // Conventions that cannot name elements carry their centres instead.
-            let want = match codec {
-                Codec::Canonical | Codec::AndroidWorld => a.clone(),
-                _ => resolve_elements(&a, &obs).unwrap_or(a.clone()),
-            };
+            let want = if codec.names_elements() { a.clone() } else { resolve_elements(&a, &obs).unwrap_or(a.clone()) };
             prop_assert_eq!(parsed.as_ref().ok(), Some(&want), "{:?}: {:?} → {:?} → {:?}", codec, a, encoded, parsed);
         }
     }
@@ -172,21 +169,21 @@ proptest! {
 fn a_reply_holds_exactly_one_action() {
     let obs = screen();
     for (codec, raw) in [
-        (Codec::Canonical, "{\"action\": \"back\"} and then {\"action\": \"home\"}"),
-        (Codec::Qwen, "<tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Back\"}}</tool_call><tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Home\"}}</tool_call>"),
-        (Codec::Anthropic, "{\"action\": \"back\"}\n{\"action\": \"home\"}"),
-        (Codec::Pyautogui, "pyautogui.back()\npyautogui.home()"),
-        (Codec::UiTars, "Action: press_back()\npress_home()"),
+        (Codec::CANONICAL, "{\"action\": \"back\"} and then {\"action\": \"home\"}"),
+        (Codec::QWEN, "<tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Back\"}}</tool_call><tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Home\"}}</tool_call>"),
+        (Codec::ANTHROPIC, "{\"action\": \"back\"}\n{\"action\": \"home\"}"),
+        (Codec::PYAUTOGUI, "pyautogui.back()\npyautogui.home()"),
+        (Codec::UI_TARS, "Action: press_back()\npress_home()"),
     ] {
         let err = codec.parse(raw, &obs).unwrap_err();
         assert!(err.message.contains("2 actions"), "{codec:?}: {}", err.message);
     }
     // An action in the text beside a tool call is a second action too.
     let both = "{\"action\": \"system_button\", \"button\": \"Back\"}\n<tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Home\"}}</tool_call>";
-    assert!(Codec::Qwen.parse(both, &obs).unwrap_err().message.contains("2 actions"));
-    assert!(Codec::Canonical.parse("I think so.\n<tool_call>{\"name\": \"act\", \"arguments\": {\"action\": \"back\"}}</tool_call>", &obs).is_ok());
+    assert!(Codec::QWEN.parse(both, &obs).unwrap_err().message.contains("2 actions"));
+    assert!(Codec::CANONICAL.parse("I think so.\n<tool_call>{\"name\": \"act\", \"arguments\": {\"action\": \"back\"}}</tool_call>", &obs).is_ok());
     // A JSON object that is not an action (reasoning written as JSON) does not count.
-    assert_eq!(Codec::Canonical.parse("{\"thought\": \"go back\"} {\"action\": \"back\"}", &obs).unwrap(), Action::Back);
+    assert_eq!(Codec::CANONICAL.parse("{\"thought\": \"go back\"} {\"action\": \"back\"}", &obs).unwrap(), Action::Back);
 }
 
 #[test]
@@ -198,9 +195,9 @@ fn actions_outside_the_limits_are_invalid() {
     assert!(Action::Key { keys: vec!["ctrl".into(), "s".into()] }.check().is_ok());
     let obs = screen();
     let hotkey = format!("pyautogui.hotkey({})", vec!["'a'"; 10_000].join(", "));
-    let parsed = Codec::Pyautogui.parse(&hotkey, &obs).unwrap();
+    let parsed = Codec::PYAUTOGUI.parse(&hotkey, &obs).unwrap();
     assert!(parsed.check().unwrap_err().message.len() < 200, "the message stays short");
-    assert!(Codec::Qwen
+    assert!(Codec::QWEN
         .parse("<tool_call>{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"key\", \"keys\": []}}</tool_call>", &obs)
         .unwrap()
         .check()

@@ -11,6 +11,16 @@ use guigym_core::{Action, InvalidAction, Point, TerminateStatus};
 use super::pycall::{self, literal, Call, Lit, Reader};
 use super::{direction, direction_name, int, invalid};
 
+pub const CONVENTION: super::Convention = super::Convention {
+    name: "ui_tars",
+    description: DESCRIPTION,
+    parse: |raw, _| parse(raw),
+    encode: |action, _| encode(action),
+    call_starts: Some(call_starts),
+    tool_call: false,
+    names_elements: false,
+};
+
 pub const DESCRIPTION: &str = r#"Reply with your reasoning after "Thought:" and exactly one call after "Action:", e.g.
 Thought: The Save button saves the contact.
 Action: click(start_box='(540,1200)')
