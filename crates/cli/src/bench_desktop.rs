@@ -161,7 +161,7 @@ pub async fn bench_desktop(s: &Settings) -> anyhow::Result<DesktopFigures> {
         return Err(anyhow!(why));
     }
     let (width, height) = guigym_desktop::DEFAULT_SIZE;
-    let provider = DesktopProvider::new(width, height, crate::registry::desktop_benchmarks());
+    let provider = DesktopProvider::new(width, height, guigym_benchmark_desktop::hosted());
     let office = guigym_desktop::session::which("soffice").is_some();
     let started = Instant::now();
     let mut env = provider.start().await.context("starting an instance")?;

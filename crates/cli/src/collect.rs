@@ -17,6 +17,7 @@ use guigym_rollout::{eval, Progress};
 use serde_json::{json, Value};
 
 use crate::commands::{Prepared, RunArgs};
+use crate::registry::Registry;
 
 #[derive(Args)]
 pub struct CollectArgs {
@@ -59,15 +60,14 @@ impl guigym_harness::PolicyFactory for Replay {
 /// The tasks of the runs' successful attempts, each with the actions its attempt took as
 /// its walkthrough (the last attempt wins for a task played twice); the benchmark they share;
 /// and the name of the policy that played them.
-fn replayed_tasks(store: &guigym_rollout::Store, runs: &[i64]) -> anyhow::Result<(String, Vec<guigym_core::TaskSpec>, String)> {
+fn replayed_tasks(registry: &Registry, store: &guigym_rollout::Store, runs: &[i64]) -> anyhow::Result<(String, Vec<guigym_core::TaskSpec>, String)> {
     let mut tasks: std::collections::BTreeMap<String, guigym_core::TaskSpec> = std::collections::BTreeMap::new();
     let mut policies = std::collections::BTreeSet::new();
     for &run in runs {
         let detail = store.show_run(run).with_context(|| format!("--replay {run}"))?;
         policies.insert(detail.run.policy.clone());
         for a in store.attempts_of_run(run)?.into_iter().filter(|a| a.success == Some(true)) {
-            let mut task =
-                crate::registry::find_task(&a.task_id).with_context(|| format!("run {run}: task {} is not in this binary's benchmarks", a.task_id))?;
+            let mut task = registry.find_task(&a.task_id).with_context(|| format!("run {run}: task {} is not in this binary's benchmarks", a.task_id))?;
             // Invalid steps (no action, or one the instance refused) are not replayed: the
             // data keeps what worked, not the slips.
             let actions: Vec<guigym_core::Action> = store
@@ -195,16 +195,16 @@ impl Progress for Sink {
     }
 }
 
-pub async fn run(args: CollectArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(registry: &Registry, args: CollectArgs) -> anyhow::Result<ExitCode> {
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
     let Prepared { tasks, config, provider, policy, store } = if args.replay.is_empty() {
-        args.run.prepare()?
+        args.run.prepare(registry)?
     } else {
         let store = crate::commands::open_store(&args.run.store)?;
-        let (benchmark, tasks, name) = replayed_tasks(&store, &args.replay)?;
+        let (benchmark, tasks, name) = replayed_tasks(registry, &store, &args.replay)?;
         let suite = format!("replay of run {}", args.replay.iter().map(i64::to_string).collect::<Vec<_>>().join(", "));
-        let mut prepared = args.run.prepare_tasks(&benchmark, &suite, tasks)?;
-        prepared.policy = Arc::new(Replay { name, inner: crate::registry::policy("golden", None)? });
+        let mut prepared = args.run.prepare_tasks(registry, &benchmark, &suite, tasks)?;
+        prepared.policy = Arc::new(Replay { name, inner: registry.policy("golden", None)? });
         prepared
     };
     std::fs::create_dir_all(args.out.join("images")).with_context(|| format!("creating {}", args.out.display()))?;

@@ -14,7 +14,8 @@ use guigym_harness::PolicyFactory;
 use guigym_rollout::{eval as run_eval, validate_task, EvalConfig, Progress, Store};
 
 use crate::progress::Meter;
-use crate::{registry, StoreArgs};
+use crate::registry::{self, Registry};
+use crate::StoreArgs;
 
 /// Settings of the `openai` policy.
 #[derive(Args)]
@@ -89,14 +90,14 @@ pub fn harness_config(path: &Option<PathBuf>, screenshots: bool) -> anyhow::Resu
 
 /// Where instances come from: a manager (leasing the backend's instances from its workers),
 /// or in-process.
-pub fn env_provider(backend: &str, screen: Screen, manager: Option<&str>, token: Option<String>) -> anyhow::Result<Arc<dyn EnvProvider>> {
+pub fn env_provider(registry: &Registry, backend: &str, screen: Screen, manager: Option<&str>, token: Option<String>) -> anyhow::Result<Arc<dyn EnvProvider>> {
     match manager {
         Some(url) => {
             let token = token.or_else(|| std::env::var("GUIGYM_TOKEN").ok());
-            let spec = registry::env_spec(backend, screen)?;
+            let spec = registry.env_spec(backend, screen)?;
             Ok(Arc::new(guigym_manager::ManagerProvider::new(url, token, spec, std::time::Duration::from_secs(120))))
         }
-        None => registry::provider(backend, screen),
+        None => registry.provider(backend, screen),
     }
 }
 
@@ -112,8 +113,8 @@ pub struct ScreenArgs {
 
 impl ScreenArgs {
     /// The screen asked for, else the backend's own size.
-    pub fn screen(&self, backend: &str) -> anyhow::Result<Screen> {
-        let default = registry::backend(backend)?.screen;
+    pub fn screen(&self, backend: &registry::Backend) -> anyhow::Result<Screen> {
+        let default = backend.screen;
         let (width, height) = (self.width.unwrap_or(default.width), self.height.unwrap_or(default.height));
         if !(200..=8000).contains(&width) || !(200..=8000).contains(&height) {
             bail!("screen {width}×{height} is out of range: width and height must be within 200..=8000");
@@ -131,7 +132,7 @@ pub struct RunArgs {
     pub suite: String,
     /// golden (plays each task's walkthrough), random (seeded taps and typing), openai (an
     /// OpenAI-compatible chat server: vLLM, SGLang, hosted APIs)
-    #[arg(long, default_value = "golden", value_parser = clap::builder::PossibleValuesParser::new(registry::POLICIES))]
+    #[arg(long, default_value = "golden", value_parser = registry::policy_names())]
     pub policy: String,
     #[command(flatten)]
     pub openai: OpenAiArgs,
@@ -187,13 +188,13 @@ pub struct Prepared {
 }
 
 impl RunArgs {
-    pub fn prepare(&self) -> anyhow::Result<Prepared> {
-        let (benchmark, tasks) = registry::suite(&self.suite)?;
-        self.prepare_tasks(benchmark.name(), &self.suite, tasks)
+    pub fn prepare(&self, registry: &Registry) -> anyhow::Result<Prepared> {
+        let (benchmark, tasks) = registry.suite(&self.suite)?;
+        self.prepare_tasks(registry, benchmark.name(), &self.suite, tasks)
     }
 
     /// As `prepare`, for these tasks of one benchmark instead of the suite's.
-    pub fn prepare_tasks(&self, benchmark: &str, suite: &str, mut tasks: Vec<TaskSpec>) -> anyhow::Result<Prepared> {
+    pub fn prepare_tasks(&self, registry: &Registry, benchmark: &str, suite: &str, mut tasks: Vec<TaskSpec>) -> anyhow::Result<Prepared> {
         if self.attempts == 0 {
             bail!("--attempts must be at least 1");
         }
@@ -209,10 +210,10 @@ impl RunArgs {
             outage_limit_ms: self.outage_limit_s.saturating_mul(1000),
             ..EvalConfig::default()
         };
-        let backend = registry::backend_for(self.backend.as_deref(), benchmark)?;
+        let backend = registry.backend_for(self.backend.as_deref(), benchmark)?;
         let screen = self.screen.screen(backend)?;
-        let provider = env_provider(backend, screen, self.manager.as_deref(), self.token.clone())?;
-        let policy = registry::policy(&self.policy, self.openai.config()?)?;
+        let provider = env_provider(registry, backend.name, screen, self.manager.as_deref(), self.token.clone())?;
+        let policy = registry.policy(&self.policy, self.openai.config()?)?;
         Ok(Prepared { tasks: Arc::new(tasks), config, provider, policy, store: Arc::new(open_store(&self.store)?) })
     }
 }
@@ -252,22 +253,26 @@ impl Progress for Bar {
 
 /// A suite's tasks, one instance to run them on in turn, and a progress meter named `what`
 /// (silent for JSON output): what `tasks validate` and `tasks audit` share.
-async fn one_instance_for(run: &SuiteRun, what: &str) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, Meter, &'static registry::Backend)> {
-    let (benchmark, mut tasks) = registry::suite(&run.suite)?;
+async fn one_instance_for<'r>(
+    registry: &'r Registry,
+    run: &SuiteRun,
+    what: &str,
+) -> anyhow::Result<(Vec<TaskSpec>, Box<dyn guigym_core::Env>, Meter, &'r registry::Backend)> {
+    let (benchmark, mut tasks) = registry.suite(&run.suite)?;
     if !run.tasks.is_empty() {
         if let Some(missing) = run.tasks.iter().find(|id| !tasks.iter().any(|t| t.id == **id)) {
             bail!("suite {} has no task \"{missing}\"", run.suite);
         }
         tasks.retain(|t| run.tasks.contains(&t.id));
     }
-    let backend = registry::backend_for(run.backend.as_deref(), benchmark.name())?;
-    let env = registry::provider(backend, run.screen.screen(backend)?)?.create().await?;
+    let backend = registry.backend_for(run.backend.as_deref(), benchmark.name())?;
+    let env = registry.provider(backend.name, run.screen.screen(backend)?)?.create().await?;
     let progress = Meter::new(what, tasks.len() as u64, run.json);
-    Ok((tasks, env, progress, registry::backend(backend)?))
+    Ok((tasks, env, progress, backend))
 }
 
-pub async fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
-    let Prepared { tasks, config, provider, policy, store } = args.run.prepare()?;
+pub async fn eval(registry: &Registry, args: EvalArgs) -> anyhow::Result<ExitCode> {
+    let Prepared { tasks, config, provider, policy, store } = args.run.prepare(registry)?;
     let progress = Meter::new("eval", tasks.len() as u64 * config.attempts as u64, args.json);
     let result = run_eval(tasks, &config, provider, policy, Some(store), Arc::new(Bar(progress.clone()))).await;
     progress.finish();
@@ -366,10 +371,10 @@ pub struct SuiteRun {
     screen: ScreenArgs,
 }
 
-pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
+pub async fn tasks(registry: &Registry, command: TasksCommand) -> anyhow::Result<ExitCode> {
     match command {
         TasksCommand::List { suite, json } => {
-            let tasks = registry::suite_tasks(&suite)?;
+            let tasks = registry.suite_tasks(&suite)?;
             if json {
                 let rows: Vec<serde_json::Value> = tasks
                     .iter()
@@ -397,17 +402,17 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Show { id } => {
-            let task = registry::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
+            let task = registry.find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
             println!("{}", serde_json::to_string_pretty(&task)?);
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Screenshot { id, steps, out, screen } => {
-            let task = registry::find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
+            let task = registry.find_task(&id).ok_or_else(|| anyhow!("no task \"{id}\"; ids look like messages.send/3"))?;
             // The walkthrough's first steps, played by the golden policy through the one rollout
             // path (a step budget of `steps` stops it there).
             let played = TaskSpec { step_budget: u32::try_from(steps).unwrap_or(u32::MAX), ..task.clone() };
-            let backend = registry::backend_for(None, &task.benchmark)?;
-            let mut env = registry::provider(backend, screen.screen(backend)?)?.create().await?;
+            let backend = registry.backend_for(None, &task.benchmark)?;
+            let mut env = registry.provider(backend.name, screen.screen(backend)?)?.create().await?;
             let harness = guigym_harness::Harness::new(guigym_harness::HarnessConfig::default());
             let mut golden = guigym_harness::GoldenPolicy::new(task.walkthrough.clone());
             let id = guigym_rollout::new_trajectory_id();
@@ -447,14 +452,13 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TasksCommand::Audit(run) => {
-            let (tasks, mut env, progress, backend) = one_instance_for(&run, "audit").await?;
+            let (tasks, mut env, progress, backend) = one_instance_for(registry, &run, "audit").await?;
             let (suite, json) = (run.suite, run.json);
             let started = std::time::Instant::now();
             let mut report = guigym_rollout::audit::AuditReport::default();
-            let platform = backend.platforms.first().copied().unwrap_or(guigym_core::Platform::Mobile);
-            let catalogue = crate::registry::catalogue();
+            let platform = backend.platform();
             for task in &tasks {
-                let benchmark = catalogue.benchmark(&task.benchmark).ok_or_else(|| anyhow!("no benchmark \"{}\"", task.benchmark))?;
+                let benchmark = registry.catalogue.benchmark(&task.benchmark).ok_or_else(|| anyhow!("no benchmark \"{}\"", task.benchmark))?;
                 guigym_rollout::audit::audit_task(env.as_mut(), task, benchmark, platform, &mut report)
                     .await
                     .with_context(|| format!("auditing {}", task.id))?;
@@ -476,7 +480,7 @@ pub async fn tasks(command: TasksCommand) -> anyhow::Result<ExitCode> {
             Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         TasksCommand::Validate(run) => {
-            let (tasks, mut env, progress, _) = one_instance_for(&run, "validate").await?;
+            let (tasks, mut env, progress, _) = one_instance_for(registry, &run, "validate").await?;
             let (suite, json) = (run.suite, run.json);
             let mut results = Vec::new();
             for task in &tasks {

@@ -22,8 +22,10 @@ mod train;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use registry::Registry;
 
 #[derive(Parser)]
 #[command(name = "guigym", version, about = "Evaluate and train GUI agents on resettable simulated devices")]
@@ -111,14 +113,16 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // What this binary can run, built once and handed to each command.
+    let registry = Arc::new(Registry::builtin());
     match cli.command {
-        Command::Eval(args) => runtime.block_on(commands::eval(args)),
-        Command::Collect(args) => runtime.block_on(collect::run(args)),
-        Command::Train(args) => runtime.block_on(train::run(args)),
+        Command::Eval(args) => runtime.block_on(commands::eval(&registry, args)),
+        Command::Collect(args) => runtime.block_on(collect::run(&registry, args)),
+        Command::Train(args) => runtime.block_on(train::run(&registry, args)),
         Command::Buffer { command } => runtime.block_on(buffer::run(command)),
-        Command::Tasks { command } => runtime.block_on(commands::tasks(command)),
+        Command::Tasks { command } => runtime.block_on(commands::tasks(&registry, command)),
         Command::Runs { command } => commands::runs(command),
-        Command::Dash(args) => runtime.block_on(dash::run(args)),
+        Command::Dash(args) => runtime.block_on(dash::run(registry, args)),
         Command::Worlds { command: WorldsCommand::Show { seed, json } } => {
             let world = guigym_phone::World::generate(seed);
             if json {
@@ -128,9 +132,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Serve(args) => runtime.block_on(serve::serve(args)),
-        Command::Worker(args) => runtime.block_on(serve::worker(args)),
-        Command::PolicyServer(args) => runtime.block_on(policy_server::run(args)),
+        Command::Serve(args) => runtime.block_on(serve::serve(registry, args)),
+        Command::Worker(args) => runtime.block_on(serve::worker(&registry, args)),
+        Command::PolicyServer(args) => runtime.block_on(policy_server::run(&registry, args)),
         Command::Bench { command } => runtime.block_on(bench::run(command)),
     }
 }

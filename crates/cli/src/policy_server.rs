@@ -62,8 +62,8 @@ fn mode(name: &str) -> Result<Mode, String> {
     Mode::named(name).ok_or_else(|| format!("unknown mode {name:?}; modes: {}", Mode::ALL.map(Mode::name).join(", ")))
 }
 
-pub async fn run(args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
-    let tasks = crate::registry::suite_tasks(&args.suite)?;
+pub async fn run(registry: &crate::registry::Registry, args: ServerArgs) -> anyhow::Result<std::process::ExitCode> {
+    let tasks = registry.suite_tasks(&args.suite)?;
     let record = match &args.record {
         Some(p) => Some(std::fs::OpenOptions::new().create(true).append(true).open(p).with_context(|| format!("opening {}", p.display()))?),
         None => None,

@@ -1,18 +1,21 @@
-//! What this binary can run, in one place: its backends (with the platforms and benchmarks
-//! each hosts), its benchmarks (with their suites) and its policies. Every command (eval,
-//! collect, train, tasks, serve, worker) looks them up here, so adding one is one entry.
+//! What this binary can run, as one value built in one place (`Registry::builtin`, called by
+//! `main`) and passed to every command: its backends (with the benchmarks each hosts), the
+//! catalogue of every benchmark (suites, tasks) and its policies. Adding a backend, a
+//! benchmark or a policy is one entry here; a test builds a `Registry` of its own.
 
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail};
-use guigym_core::Screen;
-use guigym_core::{Benchmark, Catalogue, EnvProvider, Platform, TaskSpec};
+use guigym_core::{Benchmark, Catalogue, EnvProvider, Platform, Screen, TaskSpec};
 use guigym_desktop::{DesktopBenchmark, DesktopBenchmarks};
 use guigym_harness::openai::{OpenAiConfig, OpenAiFactory};
 use guigym_harness::{PolicyFactory, PolicyKind};
 use guigym_manager::{Backends, EnvSpec};
 use guigym_phone::benchmark::{PhoneBenchmark, PhoneBenchmarks};
 use guigym_web::{PageBenchmark, PageBenchmarks};
+
+/// Instances of one backend at a screen size.
+pub type MakeProvider = Arc<dyn Fn(Screen) -> Arc<dyn EnvProvider> + Send + Sync>;
 
 /// A backend this binary hosts.
 pub struct Backend {
@@ -21,174 +24,213 @@ pub struct Backend {
     pub platforms: &'static [Platform],
     /// The screen its instances get unless asked otherwise.
     pub screen: Screen,
-    /// Whether it hosts a benchmark (by name).
-    pub hosts: fn(&str) -> bool,
+    /// The benchmarks it hosts, by name.
+    pub hosts: Vec<String>,
     /// Why it cannot run on this machine, if it cannot.
     pub missing: fn() -> Option<String>,
     /// Its instances of one screen size.
-    pub provider: fn(Screen) -> Arc<dyn EnvProvider>,
+    pub provider: MakeProvider,
 }
 
-/// The phone benchmarks the phone backends (sim, web) host.
-pub fn phone_benchmarks() -> PhoneBenchmarks {
-    PhoneBenchmarks::new([&guigym_benchmark_phone::CATALOGUE as &'static dyn PhoneBenchmark])
-}
-
-/// The desktop benchmarks the desktop backend hosts: our catalogue, and OSWorld's tasks once
-/// imported (`tasks import osworld`).
-pub fn desktop_benchmarks() -> DesktopBenchmarks {
-    DesktopBenchmarks::new([&guigym_benchmark_desktop::DESKTOP as &'static dyn DesktopBenchmark, &guigym_benchmark_osworld::OSWORLD])
-}
-
-/// The page benchmarks the web backend hosts.
-pub fn page_benchmarks() -> PageBenchmarks {
-    PageBenchmarks::new([&guigym_benchmark_miniwob::MINIWOB as &'static dyn PageBenchmark])
-}
-
-fn phone_benchmark(name: &str) -> bool {
-    phone_benchmarks().find(name).is_some()
-}
-
-/// The backends, the default first.
-pub const BACKENDS: &[Backend] = &[
-    Backend {
-        name: "sim",
-        about: "the simulated phone, in-process",
-        platforms: &[Platform::Mobile],
-        screen: Screen::PHONE,
-        hosts: phone_benchmark,
-        missing: || None,
-        provider: |screen| Arc::new(guigym_sim::SimProvider { screen, benchmarks: phone_benchmarks() }),
-    },
-    Backend {
-        name: "web",
-        about: "real headless Chromium: the phone's apps as pages, and MiniWoB++",
-        platforms: &[Platform::Mobile],
-        screen: Screen::PHONE,
-        hosts: |name| page_benchmarks().find(name).is_some() || phone_benchmark(name),
-        missing: || {
-            guigym_web::find_chromium()
-                .is_none()
-                .then(|| "the web backend needs Chromium: install Debian's `chromium` package (apt-get install chromium) or run ./scripts/setup.sh".into())
-        },
-        provider: |screen| Arc::new(guigym_web::WebProvider::new(screen, phone_benchmarks(), page_benchmarks())),
-    },
-    Backend {
-        name: "desktop",
-        about: "real Linux applications on a virtual X server (Xvfb): LibreOffice, a text editor, a terminal, a file manager",
-        platforms: &[Platform::Desktop],
-        screen: Screen { width: guigym_desktop::DEFAULT_SIZE.0, height: guigym_desktop::DEFAULT_SIZE.1 },
-        hosts: |name| desktop_benchmarks().find(name).is_some(),
-        missing: guigym_desktop::missing,
-        provider: |screen| Arc::new(guigym_desktop::DesktopProvider::new(screen.width, screen.height, desktop_benchmarks())),
-    },
-];
-
-/// The backends' names, as the command line accepts them.
-pub fn backend_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(BACKENDS.iter().map(|b| clap::builder::PossibleValue::new(b.name).help(b.about)))
-}
-
-pub fn backend(name: &str) -> anyhow::Result<&'static Backend> {
-    let known: Vec<String> = BACKENDS.iter().map(|b| format!("{} ({})", b.name, b.about)).collect();
-    BACKENDS.iter().find(|b| b.name == name).ok_or_else(|| anyhow!("unknown backend \"{name}\"; backends: {}", known.join(", ")))
-}
-
-fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
-    it.collect::<Vec<_>>().join(", ")
-}
-
-/// In-process instances of a backend, checking first that it can run here.
-/// What a manager is asked for: an instance of a backend, on its platform, at a screen size.
-pub fn env_spec(name: &str, screen: Screen) -> anyhow::Result<guigym_manager::EnvSpec> {
-    let b = backend(name)?;
-    let platform = b.platforms.first().copied().unwrap_or(Platform::Mobile);
-    Ok(guigym_manager::EnvSpec { backend: b.name.into(), platform, width: screen.width, height: screen.height })
-}
-
-pub fn provider(name: &str, screen: Screen) -> anyhow::Result<Arc<dyn EnvProvider>> {
-    let b = backend(name)?;
-    if let Some(why) = (b.missing)() {
-        bail!(why);
+impl Backend {
+    pub fn hosts(&self, benchmark: &str) -> bool {
+        self.hosts.iter().any(|h| h == benchmark)
     }
-    Ok((b.provider)(screen))
-}
 
-/// The same backends as a worker hosts them (by env spec), with every benchmark's tasks by id.
-pub fn worker_backends() -> Backends {
-    let with_tasks = Backends::new().with_tasks(Arc::new(find_task));
-    BACKENDS.iter().fold(with_tasks, |all, b| {
-        all.with(
-            b.name,
-            b.platforms,
-            Arc::new(move |spec: &EnvSpec| {
-                if let Some(why) = (b.missing)() {
-                    return Err(why);
-                }
-                Ok((b.provider)(Screen { width: spec.width, height: spec.height }))
-            }),
-        )
-    })
-}
-
-/// Every benchmark: the phone's, MiniWoB++, the desktop's catalogue, and OSWorld's tasks once
-/// imported (`tasks import osworld`).
-pub fn benchmarks() -> Vec<&'static dyn Benchmark> {
-    let phone = phone_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
-    let pages = page_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
-    let desktop = desktop_benchmarks().iter().map(|b| b as &'static dyn Benchmark).collect::<Vec<_>>();
-    phone.into_iter().chain(pages).chain(desktop).collect()
-}
-
-/// The benchmarks with the backends that host each: what suites and tasks are looked up in.
-pub fn catalogue() -> Catalogue {
-    Catalogue::new(benchmarks(), |name| BACKENDS.iter().filter(|b| (b.hosts)(name)).map(|b| b.name.to_string()).collect())
-}
-
-/// A suite's tasks and the benchmark they belong to (`benchmark:suite`, or a suite's own name
-/// where only one benchmark has it).
-pub fn suite(name: &str) -> anyhow::Result<(&'static dyn Benchmark, Vec<TaskSpec>)> {
-    catalogue().suite(name).map_err(|e| anyhow!(e))
-}
-
-/// A suite's tasks.
-pub fn suite_tasks(name: &str) -> anyhow::Result<Vec<TaskSpec>> {
-    Ok(suite(name)?.1)
-}
-
-/// One task by id, from whichever benchmark has it.
-pub fn find_task(id: &str) -> Option<TaskSpec> {
-    catalogue().task(id)
-}
-
-/// The backend to run a benchmark on: the one asked for, which must host it, or else the
-/// first that does.
-pub fn backend_for(asked: Option<&str>, benchmark: &str) -> anyhow::Result<&'static str> {
-    let hosting = || names(BACKENDS.iter().filter(|b| (b.hosts)(benchmark)).map(|b| b.name));
-    match asked {
-        Some(name) if (backend(name)?.hosts)(benchmark) => Ok(backend(name)?.name),
-        Some(name) => bail!("the {name} backend does not host benchmark \"{benchmark}\"; backends that do: {}", hosting()),
-        None => BACKENDS.iter().find(|b| (b.hosts)(benchmark)).map(|b| b.name).ok_or_else(|| anyhow!("no backend hosts benchmark \"{benchmark}\"")),
+    /// The platform a manager is asked for when this backend's instances are wanted.
+    pub fn platform(&self) -> Platform {
+        self.platforms.first().copied().unwrap_or(Platform::Mobile)
     }
 }
 
-/// The policies: `golden` (plays each task's walkthrough), `random` (seeded taps and typing),
-/// `openai` (an OpenAI-compatible chat server, configured by `openai`).
-pub const POLICIES: &[&str] = &["golden", "random", "openai"];
+/// A policy by name.
+pub struct Policy {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub build: fn(Option<OpenAiConfig>) -> anyhow::Result<Arc<dyn PolicyFactory>>,
+}
 
-pub fn policy(name: &str, openai: Option<OpenAiConfig>) -> anyhow::Result<Arc<dyn PolicyFactory>> {
-    Ok(match name {
-        "golden" => Arc::new(PolicyKind::Golden),
-        "random" => Arc::new(PolicyKind::Random),
-        "openai" => {
-            let config = openai.ok_or_else(|| anyhow!("the openai policy needs its settings (a base URL at least)"))?;
+/// The policies: scripted ones for checking tasks and harnesses, and any OpenAI-compatible
+/// model server.
+pub const POLICIES: &[Policy] = &[
+    Policy { name: "golden", about: "plays each task's walkthrough", build: |_| Ok(Arc::new(PolicyKind::Golden)) },
+    Policy { name: "random", about: "seeded taps and typing", build: |_| Ok(Arc::new(PolicyKind::Random)) },
+    Policy {
+        name: "openai",
+        about: "an OpenAI-compatible chat server (--base-url)",
+        build: |config| {
+            let config = config.ok_or_else(|| anyhow!("the openai policy needs its settings (a base URL at least)"))?;
             if config.base_urls.is_empty() {
                 bail!("the openai policy needs at least one base URL (e.g. http://127.0.0.1:8000/v1)");
             }
-            Arc::new(OpenAiFactory::new(config).map_err(|e| anyhow!(e))?)
+            Ok(Arc::new(OpenAiFactory::new(config).map_err(|e| anyhow!(e))?))
+        },
+    },
+];
+
+/// Everything this binary can run.
+pub struct Registry {
+    /// The backends, the default first.
+    pub backends: Vec<Backend>,
+    /// Every benchmark, with the backends that host each.
+    pub catalogue: Arc<Catalogue>,
+    pub policies: &'static [Policy],
+}
+
+impl Registry {
+    /// The backends and benchmarks this binary ships: the simulated phone (sim), the same
+    /// apps and MiniWoB++ in Chromium (web), the Linux desktop with our catalogue and
+    /// OSWorld's tasks once imported (desktop).
+    pub fn builtin() -> Registry {
+        let phone = PhoneBenchmarks::new([&guigym_benchmark_phone::CATALOGUE as &'static dyn PhoneBenchmark]);
+        let pages = PageBenchmarks::new([&guigym_benchmark_miniwob::MINIWOB as &'static dyn PageBenchmark]);
+        let desktop = DesktopBenchmarks::new([&guigym_benchmark_desktop::DESKTOP as &'static dyn DesktopBenchmark, &guigym_benchmark_osworld::OSWORLD]);
+        let names = |b: Vec<&str>| b.into_iter().map(String::from).collect::<Vec<_>>();
+        let backends = vec![
+            Backend {
+                name: "sim",
+                about: "the simulated phone, in-process",
+                platforms: &[Platform::Mobile],
+                screen: Screen::PHONE,
+                hosts: names(phone.names()),
+                missing: || None,
+                provider: Arc::new({
+                    let phone = phone.clone();
+                    move |screen| Arc::new(guigym_sim::SimProvider { screen, benchmarks: phone.clone() })
+                }),
+            },
+            Backend {
+                name: "web",
+                about: "real headless Chromium: the phone's apps as pages, and MiniWoB++",
+                platforms: &[Platform::Mobile],
+                screen: Screen::PHONE,
+                hosts: names(pages.names().into_iter().chain(phone.names()).collect()),
+                missing: || {
+                    guigym_web::find_chromium().is_none().then(|| {
+                        "the web backend needs Chromium: install Debian's `chromium` package (apt-get install chromium) or run ./scripts/setup.sh".into()
+                    })
+                },
+                provider: Arc::new({
+                    let (phone, pages) = (phone.clone(), pages.clone());
+                    move |screen| Arc::new(guigym_web::WebProvider::new(screen, phone.clone(), pages.clone()))
+                }),
+            },
+            Backend {
+                name: "desktop",
+                about: "real Linux applications on a virtual X server (Xvfb): LibreOffice, a text editor, a terminal, a file manager",
+                platforms: &[Platform::Desktop],
+                screen: Screen { width: guigym_desktop::DEFAULT_SIZE.0, height: guigym_desktop::DEFAULT_SIZE.1 },
+                hosts: names(desktop.names()),
+                missing: guigym_desktop::missing,
+                provider: Arc::new({
+                    let desktop = desktop.clone();
+                    move |screen| Arc::new(guigym_desktop::DesktopProvider::new(screen.width, screen.height, desktop.clone()))
+                }),
+            },
+        ];
+        let benchmarks: Vec<&'static dyn Benchmark> = (phone.iter().map(|b| b as &'static dyn Benchmark))
+            .chain(pages.iter().map(|b| b as &'static dyn Benchmark))
+            .chain(desktop.iter().map(|b| b as &'static dyn Benchmark))
+            .collect();
+        Registry::new(backends, benchmarks, POLICIES)
+    }
+
+    /// A registry of these backends, benchmarks and policies; the catalogue says which
+    /// backends host each benchmark.
+    pub fn new(backends: Vec<Backend>, benchmarks: Vec<&'static dyn Benchmark>, policies: &'static [Policy]) -> Registry {
+        let catalogue = Catalogue::new(benchmarks, |name| backends.iter().filter(|b| b.hosts(name)).map(|b| b.name.to_string()).collect());
+        Registry { backends, catalogue: Arc::new(catalogue), policies }
+    }
+
+    pub fn backend(&self, name: &str) -> anyhow::Result<&Backend> {
+        self.backends.iter().find(|b| b.name == name).ok_or_else(|| {
+            let known: Vec<String> = self.backends.iter().map(|b| format!("{} ({})", b.name, b.about)).collect();
+            anyhow!("unknown backend \"{name}\"; backends: {}", known.join(", "))
+        })
+    }
+
+    /// What a manager is asked for: an instance of a backend, on its platform, at a screen size.
+    pub fn env_spec(&self, name: &str, screen: Screen) -> anyhow::Result<EnvSpec> {
+        let b = self.backend(name)?;
+        Ok(EnvSpec { backend: b.name.into(), platform: b.platform(), width: screen.width, height: screen.height })
+    }
+
+    /// In-process instances of a backend, checking first that it can run here.
+    pub fn provider(&self, name: &str, screen: Screen) -> anyhow::Result<Arc<dyn EnvProvider>> {
+        let b = self.backend(name)?;
+        if let Some(why) = (b.missing)() {
+            bail!(why);
         }
-        other => bail!("unknown policy \"{other}\"; policies: {}", POLICIES.join(", ")),
-    })
+        Ok((b.provider)(screen))
+    }
+
+    /// The same backends as a worker hosts them (by env spec), with every benchmark's tasks by id.
+    pub fn worker_backends(&self) -> Backends {
+        let catalogue = self.catalogue.clone();
+        let with_tasks = Backends::new().with_tasks(Arc::new(move |id: &str| catalogue.task(id)));
+        self.backends.iter().fold(with_tasks, |all, b| {
+            let (missing, provider) = (b.missing, b.provider.clone());
+            all.with(
+                b.name,
+                b.platforms,
+                Arc::new(move |spec: &EnvSpec| {
+                    if let Some(why) = missing() {
+                        return Err(why);
+                    }
+                    Ok(provider(Screen { width: spec.width, height: spec.height }))
+                }),
+            )
+        })
+    }
+
+    /// A suite's tasks and the benchmark they belong to (`benchmark:suite`, or a suite's own
+    /// name where only one benchmark has it).
+    pub fn suite(&self, name: &str) -> anyhow::Result<(&'static dyn Benchmark, Vec<TaskSpec>)> {
+        self.catalogue.suite(name).map_err(|e| anyhow!(e))
+    }
+
+    /// A suite's tasks.
+    pub fn suite_tasks(&self, name: &str) -> anyhow::Result<Vec<TaskSpec>> {
+        Ok(self.suite(name)?.1)
+    }
+
+    /// One task by id, from whichever benchmark has it.
+    pub fn find_task(&self, id: &str) -> Option<TaskSpec> {
+        self.catalogue.task(id)
+    }
+
+    /// The backend to run a benchmark on: the one asked for, which must host it, or else the
+    /// first that does.
+    pub fn backend_for(&self, asked: Option<&str>, benchmark: &str) -> anyhow::Result<&Backend> {
+        match asked {
+            Some(name) => {
+                let b = self.backend(name)?;
+                if !b.hosts(benchmark) {
+                    bail!("the {name} backend does not host benchmark \"{benchmark}\"; backends that do: {}", self.catalogue.hosts(benchmark).join(", "));
+                }
+                Ok(b)
+            }
+            None => self.backends.iter().find(|b| b.hosts(benchmark)).ok_or_else(|| anyhow!("no backend hosts benchmark \"{benchmark}\"")),
+        }
+    }
+
+    /// A policy by name; `openai` takes its settings.
+    pub fn policy(&self, name: &str, openai: Option<OpenAiConfig>) -> anyhow::Result<Arc<dyn PolicyFactory>> {
+        match self.policies.iter().find(|p| p.name == name) {
+            Some(p) => (p.build)(openai),
+            None => bail!("unknown policy \"{name}\"; policies: {}", self.policies.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")),
+        }
+    }
+}
+
+/// The built-in backends' names, as the command line offers them.
+pub fn backend_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Registry::builtin().backends.iter().map(|b| clap::builder::PossibleValue::new(b.name).help(b.about)))
+}
+
+/// The policies' names, as the command line offers them.
+pub fn policy_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(POLICIES.iter().map(|p| clap::builder::PossibleValue::new(p.name).help(p.about)))
 }
 
 #[cfg(test)]
@@ -197,12 +239,25 @@ mod tests {
 
     #[test]
     fn the_builtin_suites_resolve_by_either_name() {
-        let (bare, bare_tasks) = suite("smoke").unwrap();
-        let (qualified, qualified_tasks) = suite("phone:smoke").unwrap();
+        let registry = Registry::builtin();
+        let (bare, bare_tasks) = registry.suite("smoke").unwrap();
+        let (qualified, qualified_tasks) = registry.suite("phone:smoke").unwrap();
         assert_eq!(bare.name(), qualified.name());
         assert_eq!(bare_tasks.iter().map(|t| &t.id).collect::<Vec<_>>(), qualified_tasks.iter().map(|t| &t.id).collect::<Vec<_>>());
         assert!(!bare_tasks.is_empty());
-        assert_eq!(suite("desktop:desktop-smoke").unwrap().0.name(), "desktop");
-        assert_eq!(catalogue().hosts("phone"), ["sim".to_string(), "web".to_string()]);
+        assert_eq!(registry.suite("desktop:desktop-smoke").unwrap().0.name(), "desktop");
+        assert_eq!(registry.catalogue.hosts("phone"), ["sim".to_string(), "web".to_string()]);
+    }
+
+    #[test]
+    fn a_backend_is_chosen_among_those_that_host_the_benchmark() {
+        let registry = Registry::builtin();
+        assert_eq!(registry.backend_for(None, "phone").unwrap().name, "sim");
+        assert_eq!(registry.backend_for(None, "miniwob").unwrap().name, "web");
+        assert_eq!(registry.backend_for(Some("web"), "phone").unwrap().name, "web");
+        let refused = registry.backend_for(Some("sim"), "osworld").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(refused.contains("does not host") && refused.contains("desktop"), "{refused}");
+        let unknown = registry.policy("nope", None).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(unknown.contains("golden, random, openai"), "{unknown}");
     }
 }

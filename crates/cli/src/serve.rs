@@ -13,6 +13,8 @@ use guigym_manager::client::{run_agent, ApiClient, RemoteLink};
 use guigym_manager::net;
 use guigym_manager::{Manager, ManagerConfig, Worker, WorkerConfig};
 
+use crate::registry::Registry;
+
 #[derive(Args, Clone)]
 pub struct WorkerArgs {
     /// Instances this worker may hold at once
@@ -113,7 +115,7 @@ pub fn announce(url: &str) {
     let _ = std::io::stdout().flush();
 }
 
-pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+pub async fn serve(registry: Arc<Registry>, args: ServeArgs) -> anyhow::Result<ExitCode> {
     if args.exit_with_stdin {
         std::thread::spawn(|| {
             use std::io::Read;
@@ -128,12 +130,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let mut config = ManagerConfig {
         default_ttl: Duration::from_millis(args.ttl_ms.max(1)),
         worker_timeout: Duration::from_millis(args.worker_timeout_ms),
-        backends: Some(crate::registry::worker_backends()),
+        backends: Some(registry.worker_backends()),
         ..ManagerConfig::default()
     };
     if args.warm > 0 {
-        let screen = crate::registry::backend(&args.warm_backend)?.screen;
-        config.warm.push((crate::registry::env_spec(&args.warm_backend, screen)?, args.warm));
+        let screen = registry.backend(&args.warm_backend)?.screen;
+        config.warm.push((registry.env_spec(&args.warm_backend, screen)?, args.warm));
     }
     let manager = Manager::new(config);
     let link = RemoteLink::factory(creds.worker.clone());
@@ -144,20 +146,24 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         endpoints.extend(text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).filter(|l| !l.is_empty()).map(str::to_string));
     }
     let egress = guigym_harness::egress::Egress::new(&endpoints).map_err(|e| anyhow::anyhow!("--model-endpoint: {e}"))?;
-    let catalogue = Arc::new(crate::registry::catalogue());
-    let spec_of: guigym_serve::rollouts::SpecOf = Arc::new(|backend: &str| {
-        let screen = crate::registry::backend(backend).map_err(|e| e.to_string())?.screen;
-        crate::registry::env_spec(backend, screen).map_err(|e| e.to_string())
+    let catalogue = registry.catalogue.clone();
+    let spec_of: guigym_serve::rollouts::SpecOf = Arc::new({
+        let registry = registry.clone();
+        move |backend: &str| {
+            let screen = registry.backend(backend).map_err(|e| e.to_string())?.screen;
+            registry.env_spec(backend, screen).map_err(|e| e.to_string())
+        }
     });
     let rollouts = guigym_serve::rollouts::state(catalogue.clone(), spec_of, &url, creds.client.clone(), egress);
-    let mut rollouts = guigym_serve::rollouts::router(rollouts).merge(guigym_serve::tasks::router(catalogue)).merge(crate::dash::fleet_routes(manager.clone()));
+    let mut rollouts =
+        guigym_serve::rollouts::router(rollouts).merge(guigym_serve::tasks::router(catalogue)).merge(guigym_serve::dash::fleet_routes(manager.clone()));
     if let Some(dir) = &args.store {
         let store = Arc::new(crate::commands::open_store(&crate::StoreArgs { store: Some(dir.clone()) })?);
-        rollouts = rollouts.merge(crate::dash::guarded_store_routes(store, creds.clone()));
+        rollouts = rollouts.merge(guigym_serve::dash::guarded_store_routes(crate::dash::dash(&registry, store), creds.clone()));
     }
     let mut local = None;
     let router = if args.worker.capacity > 0 {
-        let worker = Worker::with_metrics(args.worker.config(), crate::registry::worker_backends(), manager.metrics.clone());
+        let worker = Worker::with_metrics(args.worker.config(), registry.worker_backends(), manager.metrics.clone());
         manager.add_local_worker(worker.clone(), &advertise);
         tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));
         local = Some(worker.clone());
@@ -231,12 +237,12 @@ pub struct WorkerProcessArgs {
     worker: WorkerArgs,
 }
 
-pub async fn worker(args: WorkerProcessArgs) -> anyhow::Result<ExitCode> {
+pub async fn worker(registry: &Registry, args: WorkerProcessArgs) -> anyhow::Result<ExitCode> {
     // A worker serves no clients' routes: the clients' token has no power here.
     let creds = Arc::new(Credentials::from_env(None, args.worker_token.clone(), args.operator_token.clone()));
     let (listener, url) = bind(&args.host, args.port).await?;
     let advertise = args.advertise.clone().unwrap_or_else(|| url.clone());
-    let worker = Worker::new(args.worker.config(), crate::registry::worker_backends());
+    let worker = Worker::new(args.worker.config(), registry.worker_backends());
     let manager = ApiClient::new(&args.manager, creds.worker.clone(), Duration::from_secs(10));
     tokio::spawn(run_agent(manager, advertise, worker.clone(), Duration::from_millis(args.heartbeat_ms.max(50))));
     tokio::spawn(worker.clone().run_pool_loop(Duration::from_millis(200)));

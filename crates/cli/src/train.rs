@@ -13,7 +13,7 @@ use guigym_harness::PolicyFactory;
 use guigym_rollout::train::{RoundStats, TrainConfig, Trainer};
 
 use crate::commands::{env_provider, open_store, ScreenArgs};
-use crate::registry::{self, suite_tasks};
+use crate::registry::{self, Registry};
 use crate::StoreArgs;
 
 #[derive(Args)]
@@ -42,25 +42,26 @@ pub struct TrainArgs {
     token: Option<String>,
 }
 
-pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(registry: &Registry, args: TrainArgs) -> anyhow::Result<ExitCode> {
     let config = TrainConfig::load(&args.config)?;
     let mut pool = Vec::new();
     for s in &config.suites {
-        pool.extend(suite_tasks(s)?);
+        pool.extend(registry.suite_tasks(s)?);
     }
     if let Some(n) = config.max_tasks {
         pool.truncate(n.max(1));
     }
     // The same env path as eval: any backend, in-process or leased from a manager.
-    let provider: Arc<dyn EnvProvider> = env_provider(&args.backend, args.screen.screen(&args.backend)?, args.manager.as_deref(), args.token.clone())?;
+    let provider: Arc<dyn EnvProvider> =
+        env_provider(registry, &args.backend, args.screen.screen(registry.backend(&args.backend)?)?, args.manager.as_deref(), args.token.clone())?;
     if let Some(learner) = &config.learner {
-        return recipe(&config, learner, pool, provider, &args).await;
+        return recipe(registry, &config, learner, pool, provider, &args).await;
     }
     if config.policy.kind == "learned" {
         bail!("{}: policy.kind learned trains the built-in policy and needs a learner section", args.config.display());
     }
     let policy: Arc<dyn PolicyFactory> =
-        registry::policy(&config.policy.kind, config.policy.openai.clone()).map_err(|e| anyhow!("{}: policy: {e}", args.config.display()))?;
+        registry.policy(&config.policy.kind, config.policy.openai.clone()).map_err(|e| anyhow!("{}: policy: {e}", args.config.display()))?;
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
     let trainer = Trainer { config: &config, pool, provider, policy, store: Arc::new(open_store(&args.store)?), tokenizer: &tokenizer };
     println!("{:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>9} {:>8}", "round", "tasks", "attempts", "reward", "kept", "drop", "samples", "tokens", "seconds");
@@ -89,6 +90,7 @@ pub async fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
 
 /// The built-in learner's recipe: held-out success before warm-up, after warm-up, after RL.
 async fn recipe(
+    registry: &Registry,
     config: &TrainConfig,
     learner: &guigym_rollout::train::LearnerConfig,
     train: Vec<guigym_core::TaskSpec>,
@@ -98,9 +100,9 @@ async fn recipe(
     if config.policy.kind != "learned" {
         bail!("{}: a learner section trains the built-in policy; set policy.kind: learned", args.config.display());
     }
-    let test = suite_tasks(&config.test_suite)?;
+    let test = registry.suite_tasks(&config.test_suite)?;
     let validation = match &config.validation_suite {
-        Some(name) => suite_tasks(name)?,
+        Some(name) => registry.suite_tasks(name)?,
         None => Vec::new(),
     };
     let store = Arc::new(open_store(&args.store)?);

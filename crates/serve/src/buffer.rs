@@ -368,14 +368,7 @@ mod tests {
     }
 
     async fn call(router: &Router, method: &str, path: &str, token: Option<&str>, body: &[u8]) -> (StatusCode, Value) {
-        let mut req = Request::builder().method(method).uri(path);
-        if let Some(t) = token {
-            req = req.header("authorization", format!("Bearer {t}"));
-        }
-        let resp = router.clone().oneshot(req.body(Body::from(body.to_vec())).unwrap()).await.unwrap();
-        let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        crate::testing::send_json(router, crate::testing::request(method, path, token).body(Body::from(body.to_vec())).unwrap()).await
     }
 
     fn sample_json(group: &str, edit: impl FnOnce(&mut Value)) -> Value {

@@ -380,9 +380,7 @@ pub fn parse_ui(text: &str) -> Observation {
 #[cfg(test)]
 mod tests {
     use axum::body::Body;
-    use axum::http::Request;
     use guigym_core::{Action, TerminateStatus};
-    use tower::ServiceExt;
 
     use super::*;
 
@@ -410,17 +408,12 @@ mod tests {
     }
 
     async fn post(router: &Router, body: &Value, session: &str) -> (StatusCode, Value) {
-        let req = Request::builder()
-            .method("POST")
-            .uri("/v1/chat/completions")
+        let req = crate::testing::request("POST", "/v1/chat/completions", None)
             .header("content-type", "application/json")
             .header("x-session-id", session)
             .body(Body::from(body.to_string()))
             .unwrap();
-        let resp = router.clone().oneshot(req).await.unwrap();
-        let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        crate::testing::send_json(router, req).await
     }
 
     fn reply_action(reply: &Value) -> Action {

@@ -220,9 +220,7 @@ pub fn state(catalogue: Arc<Catalogue>, spec_of: SpecOf, url: &str, token: Optio
 
 #[cfg(test)]
 mod tests {
-    use axum::http::Request;
     use guigym_manager::auth::Credentials;
-    use tower::ServiceExt;
 
     use super::*;
 
@@ -235,14 +233,8 @@ mod tests {
     }
 
     async fn post(body: &str, token: Option<&str>) -> (StatusCode, Value) {
-        let mut req = Request::builder().method("POST").uri("/v1/rollouts").header("content-type", "application/json");
-        if let Some(t) = token {
-            req = req.header("authorization", format!("Bearer {t}"));
-        }
-        let resp = routes().oneshot(req.body(axum::body::Body::from(body.to_string())).unwrap()).await.unwrap();
-        let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        let req = crate::testing::request("POST", "/v1/rollouts", token).header("content-type", "application/json");
+        crate::testing::send_json(&routes(), req.body(axum::body::Body::from(body.to_string())).unwrap()).await
     }
 
     #[tokio::test]

@@ -71,47 +71,10 @@ async fn tasks(_: As<Client>, State(catalogue): State<Arc<Catalogue>>, query: Re
 #[cfg(test)]
 mod tests {
     use axum::body::Body;
-    use axum::http::Request;
-    use guigym_core::{Action, Benchmark, TerminateStatus};
     use guigym_manager::auth::Credentials;
-    use tower::ServiceExt;
 
     use super::*;
-
-    /// One suite of two tasks, each with a secret in its hidden parameters and walkthrough.
-    struct Secrets;
-
-    impl Benchmark for Secrets {
-        fn name(&self) -> &str {
-            "secrets"
-        }
-        fn suites(&self) -> Vec<String> {
-            vec!["smoke".into()]
-        }
-        fn suite(&self, _name: &str) -> Result<Vec<TaskSpec>, String> {
-            Ok((0..2).filter_map(|i| self.task(&format!("secret/{i}"))).collect())
-        }
-        fn task(&self, id: &str) -> Option<TaskSpec> {
-            id.strip_prefix("secret/")?;
-            Some(TaskSpec {
-                id: id.into(),
-                benchmark: "secrets".into(),
-                family: "secret".into(),
-                instruction: "Say the word.".into(),
-                apps: vec!["Notes".into()],
-                world_seed: 1,
-                step_budget: 5,
-                difficulty: 1,
-                params: json!({ "answer": "hidden-answer" }),
-                walkthrough: vec![Action::Answer { text: "hidden-walkthrough".into() }, Action::Terminate { status: TerminateStatus::Success }],
-            })
-        }
-        fn split(&self, _task: &TaskSpec) -> Option<String> {
-            Some("test".into())
-        }
-    }
-
-    static SECRETS: Secrets = Secrets;
+    use crate::testing::{request, send_text, SECRETS};
 
     fn routes() -> Router {
         let catalogue = Catalogue::new(vec![&SECRETS], |_| vec!["sim".into()]);
@@ -120,14 +83,7 @@ mod tests {
     }
 
     async fn get(path: &str, token: Option<&str>) -> (StatusCode, String) {
-        let mut req = Request::builder().uri(path);
-        if let Some(t) = token {
-            req = req.header("authorization", format!("Bearer {t}"));
-        }
-        let resp = routes().oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
-        let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
-        (status, String::from_utf8_lossy(&bytes).into_owned())
+        send_text(&routes(), request("GET", path, token).body(Body::empty()).unwrap()).await
     }
 
     #[tokio::test]
