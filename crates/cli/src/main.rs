@@ -6,10 +6,6 @@
 //! past their retries) than `--allow-unscored` allows: its figures cover fewer attempts.
 
 mod bench;
-mod bench_buffer;
-mod bench_desktop;
-mod bench_manager;
-mod bench_web;
 mod buffer;
 mod collect;
 mod commands;

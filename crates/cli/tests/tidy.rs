@@ -77,6 +77,25 @@ fn crates_depend_only_downward_and_only_some_speak_http() {
         ("manager", &["guigym-core"], true),
         ("learner", &["guigym-core", "guigym-harness", "guigym-rollout"], false),
         ("serve", &["guigym-core", "guigym-harness", "guigym-rollout", "guigym-manager"], true),
+        // The measurements drive every layer, but nothing below the binary uses them.
+        (
+            "bench",
+            &[
+                "guigym-core",
+                "guigym-benchmark-phone",
+                "guigym-benchmark-miniwob",
+                "guigym-benchmark-osworld",
+                "guigym-benchmark-desktop",
+                "guigym-sim",
+                "guigym-web",
+                "guigym-desktop",
+                "guigym-harness",
+                "guigym-rollout",
+                "guigym-manager",
+                "guigym-serve",
+            ],
+            true,
+        ),
     ];
     let network = ["reqwest", "axum", "hyper", "hyper-util", "tokio-tungstenite"];
     let mut problems = Vec::new();

@@ -14,7 +14,7 @@ use guigym_web::WebProvider;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::bench::percentile;
+use crate::percentile;
 
 pub const TASKS: [&str; 5] = ["click-button", "click-checkboxes", "enter-text", "book-flight", "email-inbox"];
 
@@ -48,8 +48,8 @@ pub struct WebFigures {
     pub memory_per_instance_mib: f64,
 }
 
-impl WebFigures {
-    pub fn text(&self) -> String {
+impl crate::Figures for WebFigures {
+    fn text(&self) -> String {
         let mut out = format!("web backend (headless Chromium), browser launch {:.0} ms\n", self.launch_ms);
         out.push_str(&format!("  {:<18} {:>24} {:>24} {:>22}\n", "task", "reset p50 / p99 ms", "python reset p50 / p99", "step+observe p50 (py)"));
         for t in &self.tasks {

@@ -15,7 +15,7 @@ use guigym_manager::client::ApiClient;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::bench::percentile;
+use crate::percentile;
 
 pub struct Settings {
     pub instances: usize,
@@ -51,8 +51,8 @@ pub struct ManagerFigures {
     pub rss_per_instance_kib: f64,
 }
 
-impl ManagerFigures {
-    pub fn text(&self) -> String {
+impl crate::Figures for ManagerFigures {
+    fn text(&self) -> String {
         let l = |x: &Latency| format!("p50 {:>7.2} ms   p99 {:>7.2} ms   ({} samples)", x.p50_ms, x.p99_ms, x.samples);
         let mut out =
             format!("manager + {} worker processes on loopback, {} instances leased, {} clients\n", self.workers, self.instances_leased, self.clients);

@@ -11,7 +11,7 @@ use guigym_desktop::DesktopProvider;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::bench::percentile;
+use crate::percentile;
 
 pub struct Settings {
     pub resets: usize,
@@ -71,8 +71,8 @@ pub struct DesktopFigures {
     pub calc_instances_that_fit: u64,
 }
 
-impl DesktopFigures {
-    pub fn text(&self) -> String {
+impl crate::Figures for DesktopFigures {
+    fn text(&self) -> String {
         let mut out = format!("desktop backend at {}×{}, instance start {:.0} ms\n", self.width, self.height, self.instance_start_ms);
         out.push_str("  reset              p50 ms     p99 ms\n");
         for r in &self.resets {
@@ -156,7 +156,7 @@ fn mem_available() -> u64 {
 
 const MIB: f64 = 1024.0 * 1024.0;
 
-pub async fn bench_desktop(s: &Settings) -> anyhow::Result<DesktopFigures> {
+pub async fn run(s: &Settings) -> anyhow::Result<DesktopFigures> {
     if let Some(why) = guigym_desktop::missing() {
         return Err(anyhow!(why));
     }

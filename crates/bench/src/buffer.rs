@@ -20,7 +20,7 @@ pub struct Settings {
 }
 
 #[derive(Serialize)]
-pub struct Figures {
+pub struct BufferFigures {
     pub groups: usize,
     pub samples_per_group: usize,
     pub group_bytes: usize,
@@ -43,8 +43,8 @@ pub struct Side {
     pub post_p99_ms: f64,
 }
 
-impl Figures {
-    pub fn text(&self) -> String {
+impl crate::Figures for BufferFigures {
+    fn text(&self) -> String {
         let mut out = format!(
             "trajectory buffer over HTTP: {} groups of {} samples ({} KiB each, no images), {} producers, batches of {} samples\n",
             self.groups,
@@ -139,12 +139,12 @@ async fn one_side(buffer: Buffer, bodies: &Arc<Vec<Vec<u8>>>, s: &Settings) -> a
     Ok(Side {
         groups_in_per_s: bodies.len() as f64 / seconds_in,
         groups_out_per_s: groups_out as f64 / seconds_out,
-        post_p50_ms: crate::bench::percentile(&mut latencies, 50.0),
-        post_p99_ms: crate::bench::percentile(&mut latencies, 99.0),
+        post_p50_ms: crate::percentile(&mut latencies, 50.0),
+        post_p99_ms: crate::percentile(&mut latencies, 99.0),
     })
 }
 
-pub async fn run(s: Settings) -> anyhow::Result<Figures> {
+pub async fn run(s: Settings) -> anyhow::Result<BufferFigures> {
     let bodies: Arc<Vec<Vec<u8>>> = Arc::new((0..s.groups).map(|i| group_body(&format!("bench-{i}"), &s)).collect());
     let in_memory = one_side(Buffer::in_memory(TrajectoryBuffer::new(1)), &bodies, &s).await?;
     // The journal on the disk the temporary folder is on (not /dev/shm: memory would hide the
@@ -154,7 +154,7 @@ pub async fn run(s: Settings) -> anyhow::Result<Figures> {
     let journal = dir.join("journal");
     let durable = one_side(Buffer::durable(&journal, 1, |_| {})?, &bodies, &s).await?;
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(Figures {
+    Ok(BufferFigures {
         groups: s.groups,
         samples_per_group: s.samples_per_group,
         group_bytes: bodies.first().map_or(0, Vec::len),

@@ -1,0 +1,143 @@
+//! The simulated phone: reset (same task, new task), step, observe, instance creation and
+//! memory per instance.
+
+use anyhow::{anyhow, Context};
+use guigym_benchmark_phone as tasks;
+use guigym_core::{Action, ObserveOptions, Screen};
+use guigym_sim::SimEnv;
+use serde::Serialize;
+
+use crate::{percentile, rss_bytes, time_ms};
+
+pub struct Settings {
+    /// Iterations per timed operation.
+    pub iterations: usize,
+    /// Instances created for the creation and memory figures.
+    pub instances: usize,
+}
+
+#[derive(Serialize)]
+pub struct SimFigures {
+    screen: String,
+    iterations: usize,
+    reset_same_task_p50_ms: f64,
+    reset_same_task_p99_ms: f64,
+    reset_new_task_p50_ms: f64,
+    reset_new_task_p99_ms: f64,
+    step_p50_ms: f64,
+    observe_p50_ms: f64,
+    observe_screenshot_p50_ms: f64,
+    screenshot_png_kib: f64,
+    instances: usize,
+    instances_up_ms: f64,
+    memory_per_instance_kib: f64,
+}
+
+impl crate::Figures for SimFigures {
+    fn text(&self) -> String {
+        [
+            format!("sim backend, screen {}, {} iterations", self.screen, self.iterations),
+            format!("  reset (same task)     p50 {:>8.4} ms   p99 {:>8.4} ms", self.reset_same_task_p50_ms, self.reset_same_task_p99_ms),
+            format!("  reset (new task)      p50 {:>8.4} ms   p99 {:>8.4} ms", self.reset_new_task_p50_ms, self.reset_new_task_p99_ms),
+            format!("  step (tap)            p50 {:>8.4} ms", self.step_p50_ms),
+            format!("  observe (UI tree)     p50 {:>8.4} ms", self.observe_p50_ms),
+            format!("  observe + screenshot  p50 {:>8.2} ms   ({:.0} KiB PNG)", self.observe_screenshot_p50_ms, self.screenshot_png_kib),
+            format!("  {} instances up       {:>8.1} ms", self.instances, self.instances_up_ms),
+            format!("  memory per instance   {:>8.1} KiB\n", self.memory_per_instance_kib),
+        ]
+        .join("\n")
+    }
+}
+
+pub fn run(s: &Settings) -> anyhow::Result<SimFigures> {
+    let (iterations, instances) = (s.iterations.max(10), s.instances.max(1));
+    let screen = Screen::PHONE;
+    let suite = tasks::suite("smoke").ok_or_else(|| anyhow!("the smoke suite is missing"))?;
+    let task = suite.first().ok_or_else(|| anyhow!("the smoke suite is empty"))?.clone();
+    let mut env = SimEnv::new(screen, guigym_benchmark_phone::hosted());
+    env.reset_sync(&task).context("first reset")?;
+
+    let mut same = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let (ms, r) = time_ms(|| env.reset_sync(&task));
+        r?;
+        same.push(ms);
+    }
+    let mut fresh = Vec::with_capacity(iterations);
+    for i in 0..iterations {
+        let t = &suite[i % suite.len()];
+        // A new instance each time, so nothing is cached.
+        let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
+        let (ms, r) = time_ms(|| e.reset_sync(t));
+        r?;
+        fresh.push(ms);
+    }
+    // Step: a tap on the home screen's Contacts icon (hit test, app launch), from a fresh
+    // reset each time.
+    let home = env.observe_sync(ObserveOptions::default())?;
+    let icon = home.node("app:Contacts").ok_or_else(|| anyhow!("the home screen has no Contacts icon"))?;
+    let (x, y) = icon.bounds.center();
+    let first = Action::click_at(x, y);
+    let mut steps = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        env.reset_sync(&task)?;
+        let (ms, r) = time_ms(|| futures_step(&mut env, &first));
+        r?;
+        steps.push(ms);
+    }
+    let mut observe = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let (ms, r) = time_ms(|| env_observe(&mut env, false));
+        r?;
+        observe.push(ms);
+    }
+    let shots = (iterations / 20).clamp(5, 50);
+    let mut observe_png = Vec::with_capacity(shots);
+    let mut png_bytes = 0;
+    for _ in 0..shots {
+        let (ms, r) = time_ms(|| env_observe(&mut env, true));
+        png_bytes = r?.screenshot.map(|s| s.png.len()).unwrap_or(0);
+        observe_png.push(ms);
+    }
+
+    // Instances up: created and reset to a task, ready to serve.
+    let before = rss_bytes().unwrap_or(0);
+    let (up_ms, envs) = time_ms(|| -> anyhow::Result<Vec<SimEnv>> {
+        let mut v = Vec::with_capacity(instances);
+        for i in 0..instances {
+            let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
+            e.reset_sync(&suite[i % suite.len()])?;
+            v.push(e);
+        }
+        Ok(v)
+    });
+    let envs = envs?;
+    let after = rss_bytes().unwrap_or(0);
+    let per_instance = after.saturating_sub(before) as f64 / envs.len() as f64 / 1024.0;
+    drop(envs);
+
+    Ok(SimFigures {
+        screen: format!("{}x{}", screen.width, screen.height),
+        iterations,
+        reset_same_task_p50_ms: percentile(&mut same, 50.0),
+        reset_same_task_p99_ms: percentile(&mut same, 99.0),
+        reset_new_task_p50_ms: percentile(&mut fresh, 50.0),
+        reset_new_task_p99_ms: percentile(&mut fresh, 99.0),
+        step_p50_ms: percentile(&mut steps, 50.0),
+        observe_p50_ms: percentile(&mut observe, 50.0),
+        observe_screenshot_p50_ms: percentile(&mut observe_png, 50.0),
+        screenshot_png_kib: png_bytes as f64 / 1024.0,
+        instances,
+        instances_up_ms: up_ms,
+        memory_per_instance_kib: per_instance,
+    })
+}
+
+fn futures_step(env: &mut SimEnv, action: &Action) -> anyhow::Result<()> {
+    env.step_sync(action)?;
+    Ok(())
+}
+
+fn env_observe(env: &mut SimEnv, screenshot: bool) -> anyhow::Result<guigym_core::Observation> {
+    Ok(env.observe_sync(ObserveOptions { screenshot })?)
+}
