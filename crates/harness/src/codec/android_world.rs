@@ -7,8 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::{direction, direction_name, finite, flag, int, invalid, json_object, num, text};
 
-pub const CONVENTION: super::Convention =
-    super::Convention { name: "android_world", description: DESCRIPTION, parse, encode, call_starts: None, tool_call: false, names_elements: true };
+pub const CONVENTION: super::Convention = super::Convention::new("android_world", DESCRIPTION, parse, encode).naming_elements();
 
 pub const DESCRIPTION: &str = r#"Reply with one JSON object keyed by "action_type". Target an element by "index" (its number in the UI element list) or by "x", "y".
 click / double_tap / long_press / right_click {index | x, y}; input_text {text, index?, clear_text?}; keyboard_enter; key {keys};

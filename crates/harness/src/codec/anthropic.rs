@@ -9,15 +9,7 @@ use serde_json::{json, Value};
 
 use super::{direction, direction_name, flag, int, invalid, json_object, num, point, status, status_name, text};
 
-pub const CONVENTION: super::Convention = super::Convention {
-    name: "anthropic",
-    description: DESCRIPTION,
-    parse: |raw, _| parse(raw),
-    encode: |action, _| encode(action),
-    call_starts: None,
-    tool_call: true,
-    names_elements: false,
-};
+pub const CONVENTION: super::Convention = super::Convention::new("anthropic", DESCRIPTION, |raw, _| parse(raw), |action, _| encode(action)).as_tool_call();
 
 pub const DESCRIPTION: &str = r#"Use the computer tool once per turn; reply with its input as JSON, e.g. {"action": "left_click", "coordinate": [x, y]}.
 Actions: left_click / double_click / right_click / long_press {coordinate}; left_click_drag / swipe {start_coordinate, coordinate};

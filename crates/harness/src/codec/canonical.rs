@@ -3,15 +3,8 @@
 
 use guigym_core::{Action, InvalidAction};
 
-pub const CONVENTION: super::Convention = super::Convention {
-    name: "canonical",
-    description: DESCRIPTION,
-    parse: |raw, _| parse(raw),
-    encode: |action, _| Some(action.to_json()),
-    call_starts: None,
-    tool_call: false,
-    names_elements: true,
-};
+pub const CONVENTION: super::Convention =
+    super::Convention::new("canonical", DESCRIPTION, |raw, _| parse(raw), |action, _| Some(action.to_json())).naming_elements();
 
 pub const DESCRIPTION: &str = r#"Reply with one JSON action object, tagged by "action". Pointer actions take "at": [x, y] or "element": "<id from the UI tree>".
 Actions: {"action":"click","at":[x,y]} · {"action":"double_click",…} · {"action":"long_press",…} · {"action":"right_click",…}

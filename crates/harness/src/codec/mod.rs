@@ -43,6 +43,34 @@ pub struct Convention {
     pub names_elements: bool,
 }
 
+impl Convention {
+    /// A convention whose replies are read one JSON object at a time, that is no tool call
+    /// and names no elements (element targets become their centres before `encode`).
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        parse: fn(&str, &Observation) -> Result<Action, InvalidAction>,
+        encode: fn(&Action, &Observation) -> Option<String>,
+    ) -> Convention {
+        Convention { name, description, parse, encode, call_starts: None, tool_call: false, names_elements: false }
+    }
+
+    /// Replies read one call at a time, each starting where `call_starts` says.
+    pub const fn reading_calls(self, call_starts: fn(&str) -> Vec<usize>) -> Convention {
+        Convention { call_starts: Some(call_starts), ..self }
+    }
+
+    /// A tool call: a server's structured `tool_calls` are its native form.
+    pub const fn as_tool_call(self) -> Convention {
+        Convention { tool_call: true, ..self }
+    }
+
+    /// It names elements itself (by id or index): encoding keeps element targets.
+    pub const fn naming_elements(self) -> Convention {
+        Convention { names_elements: true, ..self }
+    }
+}
+
 /// A codec: one of the conventions in `Codec::ALL`. Configs name it (`"qwen"`).
 #[derive(Clone, Copy)]
 pub struct Codec(&'static Convention);

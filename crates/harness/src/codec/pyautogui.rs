@@ -9,15 +9,8 @@ use guigym_core::{Action, Direction, InvalidAction};
 use super::pycall::{self, literal as py, Call, Lit, Reader};
 use super::{direction_name, invalid, status, status_name};
 
-pub const CONVENTION: super::Convention = super::Convention {
-    name: "pyautogui",
-    description: DESCRIPTION,
-    parse: |raw, _| parse(raw),
-    encode: |action, _| encode(action),
-    call_starts: Some(call_starts),
-    tool_call: false,
-    names_elements: false,
-};
+pub const CONVENTION: super::Convention =
+    super::Convention::new("pyautogui", DESCRIPTION, |raw, _| parse(raw), |action, _| encode(action)).reading_calls(call_starts);
 
 pub const DESCRIPTION: &str = r#"Reply with one Python call (it is parsed, never run), e.g. pyautogui.click(x=120, y=640).
 click / doubleClick / rightClick / long_press (x, y); swipe / drag (x1, y1, x2, y2); scroll(clicks, x, y) (positive scrolls up), hscroll(clicks, x, y);

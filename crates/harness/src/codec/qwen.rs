@@ -8,15 +8,7 @@ use serde_json::{json, Value};
 
 use super::{direction, direction_name, flag, int, invalid, json_object, num, point, status, status_name, text};
 
-pub const CONVENTION: super::Convention = super::Convention {
-    name: "qwen",
-    description: DESCRIPTION,
-    parse: |raw, _| parse(raw),
-    encode: |action, _| encode(action),
-    call_starts: None,
-    tool_call: true,
-    names_elements: false,
-};
+pub const CONVENTION: super::Convention = super::Convention::new("qwen", DESCRIPTION, |raw, _| parse(raw), |action, _| encode(action)).as_tool_call();
 
 pub const DESCRIPTION: &str = r#"Call the mobile_use tool once per turn, inside <tool_call></tool_call>:
 <tool_call>{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [x, y]}}</tool_call>

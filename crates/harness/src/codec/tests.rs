@@ -203,3 +203,19 @@ fn actions_outside_the_limits_are_invalid() {
         .check()
         .is_err());
 }
+
+#[test]
+fn every_codec_is_named_once_and_configs_spell_it_by_name() {
+    let names: Vec<&str> = Codec::ALL.iter().map(|c| c.name()).collect();
+    let unique: std::collections::BTreeSet<&str> = names.iter().copied().collect();
+    assert_eq!(unique.len(), names.len(), "two codecs share a name: {names:?}");
+    for codec in Codec::ALL {
+        let json = serde_json::to_string(&codec).unwrap();
+        assert_eq!(json, format!("\"{}\"", codec.name()));
+        assert_eq!(serde_json::from_str::<Codec>(&json).unwrap(), codec);
+        assert_eq!(Codec::named(codec.name()), Some(codec));
+        assert!(!codec.describe().is_empty());
+    }
+    let err = serde_json::from_str::<Codec>("\"qwen3\"").unwrap_err().to_string();
+    assert!(err.contains("unknown codec") && err.contains("ui_tars"), "{err}");
+}

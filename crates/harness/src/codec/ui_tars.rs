@@ -11,15 +11,8 @@ use guigym_core::{Action, InvalidAction, Point, TerminateStatus};
 use super::pycall::{self, literal, Call, Lit, Reader};
 use super::{direction, direction_name, int, invalid};
 
-pub const CONVENTION: super::Convention = super::Convention {
-    name: "ui_tars",
-    description: DESCRIPTION,
-    parse: |raw, _| parse(raw),
-    encode: |action, _| encode(action),
-    call_starts: Some(call_starts),
-    tool_call: false,
-    names_elements: false,
-};
+pub const CONVENTION: super::Convention =
+    super::Convention::new("ui_tars", DESCRIPTION, |raw, _| parse(raw), |action, _| encode(action)).reading_calls(call_starts);
 
 pub const DESCRIPTION: &str = r#"Reply with your reasoning after "Thought:" and exactly one call after "Action:", e.g.
 Thought: The Save button saves the contact.
