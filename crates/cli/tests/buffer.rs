@@ -15,14 +15,7 @@ use common::{guigym, Served};
 fn slime_and_verl_read_batches_from_the_buffer() {
     let dir = std::env::temp_dir().join(format!("guigym-buffer-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = guigym()
-        .args(["collect", "--suite", "smoke", "--limit", "6", "--screenshots", "--out"])
-        .arg(dir.join("data"))
-        .arg("--store")
-        .arg(dir.join("store"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    common::collect(&dir, &["--suite", "smoke", "--limit", "6", "--screenshots"]);
     let samples = dir.join("data/samples.jsonl");
     let server = Served::start(&[
         "buffer",
@@ -107,9 +100,7 @@ fn call(url: &str, method: &str, path: &str, body: Option<&[u8]>) -> (u16, serde
 fn a_dead_reader_loses_nothing_and_bad_input_gets_json_errors() {
     let dir = std::env::temp_dir().join(format!("guigym-buffer-lease-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out =
-        guigym().args(["collect", "--suite", "smoke", "--limit", "4", "--out"]).arg(dir.join("data")).arg("--store").arg(dir.join("store")).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    common::collect(&dir, &["--suite", "smoke", "--limit", "4"]);
     let samples = dir.join("data/samples.jsonl");
     let total = std::fs::read_to_string(&samples).unwrap().lines().count() as u64;
     let server = Served::start(&[
@@ -208,14 +199,7 @@ fn a_dead_reader_loses_nothing_and_bad_input_gets_json_errors() {
 fn the_slime_rollout_function_returns_whole_groups_of_slime_samples() {
     let dir = std::env::temp_dir().join(format!("guigym-slime-rollout-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = guigym()
-        .args(["collect", "--suite", "smoke", "--limit", "4", "--attempts", "2", "--out"])
-        .arg(dir.join("data"))
-        .arg("--store")
-        .arg(dir.join("store"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    common::collect(&dir, &["--suite", "smoke", "--limit", "4", "--attempts", "2"]);
     let server = Served::start(&[
         "buffer",
         "serve",

@@ -193,14 +193,7 @@ fn the_web_backend_without_chromium_names_the_package_to_install() {
 #[test]
 fn collect_exports_successful_trajectories_as_chat_and_token_samples() {
     let dir = temp("collect");
-    let out = guigym()
-        .args(["collect", "--suite", "smoke", "--limit", "4", "--screenshots", "--out"])
-        .arg(dir.join("data"))
-        .arg("--store")
-        .arg(dir.join("store"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    common::collect(&dir, &["--suite", "smoke", "--limit", "4", "--screenshots"]);
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("data/summary.json")).unwrap()).unwrap();
     assert_eq!(summary["successful_attempts_kept"], 4);
     let sft = std::fs::read_to_string(dir.join("data/sft.jsonl")).unwrap();

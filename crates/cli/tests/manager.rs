@@ -9,7 +9,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{guigym, temp, Served};
+use common::{guigym, guigym_json, temp, Served};
 
 fn get(url: &str) -> serde_json::Value {
     let out = Command::new("curl").args(["-s", "--max-time", "5", url]).output();
@@ -183,24 +183,12 @@ fn a_two_second_outage_of_manager_and_worker_loses_no_attempt() {
 fn web_and_miniwob_run_through_the_manager() {
     let dir = temp("manager-web");
     let server = Served::start(&["serve", "--port", "0"]);
-    let out = guigym()
-        .args(["eval", "--suite", "smoke", "--limit", "3", "--backend", "web", "--json", "--store"])
-        .arg(dir.join("s"))
-        .args(["--manager", &server.url])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let store = dir.join("s");
+    let through_manager = ["--json", "--store", store.to_str().unwrap(), "--manager", &server.url];
+    let r = guigym_json(&[&["eval", "--suite", "smoke", "--limit", "3", "--backend", "web"][..], &through_manager].concat());
     assert_eq!(r["backend"], "web");
     assert_eq!(r["attempts"], 3);
     assert_eq!(r["success_rate"], 1.0);
-    let out = guigym()
-        .args(["eval", "--suite", "miniwob", "--limit", "2", "--policy", "random", "--json", "--store"])
-        .arg(dir.join("s"))
-        .args(["--manager", &server.url])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = guigym_json(&[&["eval", "--suite", "miniwob", "--limit", "2", "--policy", "random"][..], &through_manager].concat());
     assert_eq!((r["backend"].as_str(), r["attempts"].as_u64()), (Some("web"), Some(2)));
 }

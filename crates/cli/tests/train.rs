@@ -110,14 +110,7 @@ fn the_learner_warms_up_from_collected_demonstrations() {
     let dir = std::env::temp_dir().join(format!("guigym-warmup-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let out = guigym()
-        .args(["collect", "--suite", "core-train", "--limit", "8", "--out"])
-        .arg(dir.join("data"))
-        .arg("--store")
-        .arg(dir.join("store"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    common::collect(&dir, &["--suite", "core-train", "--limit", "8"]);
     let config = dir.join("learn.yaml");
     std::fs::write(
         &config,

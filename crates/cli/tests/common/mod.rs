@@ -179,3 +179,19 @@ pub fn dashboard_store(dir: &std::path::Path) -> PathBuf {
     assert!(guigym().args(["train", "--config"]).arg(dir.join("tiny.yaml")).arg("--store").arg(&store).output().unwrap().status.success());
     store
 }
+
+/// `guigym collect ARGS` into `dir/data`, its runs stored in `dir/store`; the collection must
+/// succeed. Returns the data folder.
+pub fn collect(dir: &std::path::Path, args: &[&str]) -> PathBuf {
+    let data = dir.join("data");
+    let out = guigym().arg("collect").args(args).arg("--out").arg(&data).arg("--store").arg(dir.join("store")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    data
+}
+
+/// `guigym ARGS`, which must succeed, and the JSON it printed.
+pub fn guigym_json(args: &[&str]) -> serde_json::Value {
+    let out = guigym().args(args).output().unwrap();
+    assert!(out.status.success(), "guigym {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("guigym {}: not JSON ({e}): {}", args.join(" "), String::from_utf8_lossy(&out.stdout)))
+}

@@ -3,7 +3,7 @@
 
 use guigym_ui::{TextStyle, View};
 
-use super::{confirm, id_after, screen, split_route, App, UiEvent};
+use super::{confirm, id_after, open_item, screen, split_route, App, UiEvent};
 use crate::state::{AppData, DeviceState};
 use crate::time::Minutes;
 use crate::time::DAY;
@@ -131,9 +131,8 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         s.push(format!("statement:{tab}"));
         return "statement".into();
     }
-    if let Some(tid) = id_after(id, "txn:") {
-        s.push(format!("txn:{tid}"));
-        return "opened payment".into();
+    if let Some(opened) = open_item(s, id, &[("txn:", "txn", "opened payment")]) {
+        return opened;
     }
     match (screen, id.as_str()) {
         ("home", "transfer") => {

@@ -3,7 +3,7 @@
 
 use guigym_ui::{TextStyle, View};
 
-use super::{confirm, screen, split_route, App, UiEvent};
+use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::state::DeviceState;
 use crate::time;
 use crate::time::Minutes;
@@ -82,9 +82,8 @@ fn parse_hm(s: &str) -> Option<i64> {
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
     let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(eid) = id.strip_prefix("event:").and_then(|n| n.parse::<u32>().ok()) {
-        s.push(format!("event:{eid}"));
-        return "opened event".into();
+    if let Some(opened) = open_item(s, id, &[("event:", "event", "opened event")]) {
+        return opened;
     }
     match (screen, id.as_str()) {
         ("agenda", "new") => {

@@ -3,7 +3,7 @@
 
 use guigym_ui::View;
 
-use super::{confirm, id_after, screen, split_route, App, UiEvent};
+use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::state::{AppData, DeviceState};
 use crate::time;
 use crate::world::World;
@@ -124,9 +124,8 @@ pub fn parse_time(text: &str) -> Option<i64> {
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
     let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(aid) = id_after(id, "alarm:") {
-        s.push(format!("alarm:{aid}"));
-        return "opened alarm".into();
+    if let Some(opened) = open_item(s, id, &[("alarm:", "alarm", "opened alarm")]) {
+        return opened;
     }
     match (screen, id.as_str()) {
         (_, "tab_alarms") => {

@@ -3,7 +3,7 @@
 
 use guigym_ui::{TextStyle, View};
 
-use super::{confirm, screen, split_route, App, UiEvent};
+use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::state::DeviceState;
 use serde::{Deserialize, Serialize};
 
@@ -71,9 +71,8 @@ fn view(s: &DeviceState, route: &str) -> View {
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
     let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(cid) = id.strip_prefix("contact:").and_then(|n| n.parse::<u32>().ok()) {
-        s.push(format!("view:{cid}"));
-        return "opened contact".into();
+    if let Some(opened) = open_item(s, id, &[("contact:", "view", "opened contact")]) {
+        return opened;
     }
     match (screen, id.as_str()) {
         ("list", "add") => {

@@ -3,7 +3,7 @@
 
 use guigym_ui::{TextStyle, View};
 
-use super::{confirm, id_after, screen, split_route, App, UiEvent};
+use super::{confirm, id_after, open_item, screen, split_route, App, UiEvent};
 use crate::state::capitalize;
 use crate::state::{AppData, DeviceState};
 use crate::world::World;
@@ -103,9 +103,8 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         s.reset_to(format!("folder:{tab}"));
         return format!("showing {}", FOLDERS[tab as usize % 3]);
     }
-    if let Some(fid) = id_after(id, "file:") {
-        s.push(format!("file:{fid}"));
-        return "opened file".into();
+    if let Some(opened) = open_item(s, id, &[("file:", "file", "opened file")]) {
+        return opened;
     }
     let file = arg.and_then(|fid| s.data.files.get(fid)).cloned();
     match (screen, id.as_str()) {

@@ -4,7 +4,7 @@
 use guigym_ui::{TextStyle, View};
 
 use super::shop::Product;
-use super::{confirm, id_after, screen, split_route, App, UiEvent};
+use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::money;
 use crate::state::{AppData, DeviceState, Line, Order, Table};
 use crate::world::World;
@@ -152,13 +152,8 @@ pub fn place(s: &mut DeviceState, address: &str) -> Option<u32> {
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
     let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(rid) = id_after(id, "restaurant:") {
-        s.push(format!("restaurant:{rid}"));
-        return "opened restaurant".into();
-    }
-    if let Some(oid) = id_after(id, "food_order:") {
-        s.push(format!("order:{oid}"));
-        return "opened order".into();
+    if let Some(opened) = open_item(s, id, &[("restaurant:", "restaurant", "opened restaurant"), ("food_order:", "order", "opened order")]) {
+        return opened;
     }
     match (screen, id.as_str()) {
         (_, "basket") => {

@@ -3,7 +3,7 @@
 
 use guigym_ui::{TextStyle, View};
 
-use super::{confirm, id_after, screen, split_route, App, UiEvent};
+use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::state::{AppData, DeviceState, Table};
 use crate::world::World;
 use crate::world::WORLD_PLACES;
@@ -150,9 +150,8 @@ pub fn save(s: &mut DeviceState, place: &str, label: &str) {
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
     let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(pid) = id_after(id, "place:") {
-        s.push(format!("place:{pid}"));
-        return "opened place".into();
+    if let Some(opened) = open_item(s, id, &[("place:", "place", "opened place")]) {
+        return opened;
     }
     let place = arg.and_then(|pid| s.data.places.get(pid)).map(|p| p.name.clone()).unwrap_or_default();
     match (screen, id.as_str()) {

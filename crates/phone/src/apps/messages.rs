@@ -3,7 +3,7 @@
 
 use guigym_ui::View;
 
-use super::{screen, split_route, App, UiEvent};
+use super::{open_item, screen, split_route, App, UiEvent};
 use crate::state::DeviceState;
 use crate::time;
 use crate::time::Minutes;
@@ -103,9 +103,8 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         _ => return String::new(),
     };
     let (screen, arg) = split_route(route);
-    if let Some(tid) = id.strip_prefix("thread:").and_then(|n| n.parse::<u32>().ok()) {
-        s.push(format!("thread:{tid}"));
-        return "opened conversation".into();
+    if let Some(opened) = open_item(s, id, &[("thread:", "thread", "opened conversation")]) {
+        return opened;
     }
     match (screen, id) {
         ("threads", "new") => {

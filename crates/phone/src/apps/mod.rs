@@ -148,6 +148,17 @@ pub fn id_after(id: &str, prefix: &str) -> Option<u32> {
     id.strip_prefix(prefix).and_then(|n| n.parse().ok())
 }
 
+/// A tap on a list item opens that item's screen: for the first `(id prefix, route, feedback)`
+/// whose prefix the tapped id has, followed by a number N, pushes `route:N` and returns the
+/// feedback. `None` when the tap is on no such item.
+pub fn open_item(s: &mut DeviceState, id: &str, opens: &[(&str, &str, &str)]) -> Option<String> {
+    opens.iter().find_map(|(prefix, route, feedback)| {
+        let n = id_after(id, prefix)?;
+        s.push(format!("{route}:{n}"));
+        Some(feedback.to_string())
+    })
+}
+
 /// A screen with an app bar over `body`, and the app's dialog on top when one is open.
 pub fn screen(title: &str, body: Vec<View>, dialog: Option<View>) -> View {
     let page = View::column(std::iter::once(View::app_bar(title)).chain(body));

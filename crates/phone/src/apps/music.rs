@@ -4,7 +4,7 @@
 
 use guigym_ui::{TextStyle, View};
 
-use super::{confirm, id_after, screen, split_route, App, UiEvent};
+use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::state::{AppData, DeviceState, Table};
 use crate::world::World;
 use guigym_core::Rng;
@@ -200,13 +200,8 @@ pub fn add_song(s: &mut DeviceState, playlist: u32, song: u32) -> bool {
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
     let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(sid) = id_after(id, "song:") {
-        s.push(format!("song:{sid}"));
-        return "opened song".into();
-    }
-    if let Some(pid) = id_after(id, "playlist:") {
-        s.push(format!("playlist:{pid}"));
-        return "opened playlist".into();
+    if let Some(opened) = open_item(s, id, &[("song:", "song", "opened song"), ("playlist:", "playlist", "opened playlist")]) {
+        return opened;
     }
     match (screen, id.as_str()) {
         (_, "tab_songs") => {

@@ -4,7 +4,7 @@
 use guigym_core::Rng;
 use guigym_ui::{TextStyle, View};
 
-use super::{confirm, id_after, screen, split_route, App, UiEvent};
+use super::{confirm, id_after, open_item, screen, split_route, App, UiEvent};
 use crate::money;
 use crate::state::{AppData, DeviceState};
 use crate::time::Minutes;
@@ -135,9 +135,8 @@ fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
         s.ui.fields.insert("destination".into(), name.clone());
         return format!("destination {name}");
     }
-    if let Some(rid) = id_after(id, "ride:") {
-        s.push(format!("ride:{rid}"));
-        return "opened trip".into();
+    if let Some(opened) = open_item(s, id, &[("ride:", "ride", "opened trip")]) {
+        return opened;
     }
     match (screen, id.as_str()) {
         ("home", "search_rides") => match place_named(s, s.field("destination")) {

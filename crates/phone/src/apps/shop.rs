@@ -3,7 +3,7 @@
 
 use guigym_ui::{TextStyle, View};
 
-use super::{confirm, id_after, screen, split_route, App, UiEvent};
+use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::money;
 use crate::state::{AppData, DeviceState, Table};
 use crate::time::Minutes;
@@ -277,13 +277,8 @@ pub fn place_order(s: &mut DeviceState, address: &str) -> u32 {
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
     let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(pid) = id_after(id, "product:") {
-        s.push(format!("product:{pid}"));
-        return "opened product".into();
-    }
-    if let Some(oid) = id_after(id, "order:") {
-        s.push(format!("order:{oid}"));
-        return "opened order".into();
+    if let Some(opened) = open_item(s, id, &[("product:", "product", "opened product"), ("order:", "order", "opened order")]) {
+        return opened;
     }
     match (screen, id.as_str()) {
         ("home", c) if categories(s).iter().any(|x| x == c) => {

@@ -3,7 +3,7 @@
 
 use guigym_ui::{TextStyle, View};
 
-use super::{id_after, screen, split_route, App, UiEvent};
+use super::{open_item, screen, split_route, App, UiEvent};
 use crate::state::{AppData, DeviceState};
 use crate::time::Minutes;
 use crate::world::World;
@@ -105,9 +105,8 @@ pub fn publish(s: &mut DeviceState, text: &str) {
 fn handle(s: &mut DeviceState, route: &str, ev: &UiEvent) -> String {
     let UiEvent::Tap(id) = ev else { return String::new() };
     let (screen, arg) = split_route(route);
-    if let Some(pid) = id_after(id, "post:") {
-        s.push(format!("post:{pid}"));
-        return "opened post".into();
+    if let Some(opened) = open_item(s, id, &[("post:", "post", "opened post")]) {
+        return opened;
     }
     match (screen, id.as_str()) {
         ("feed", "compose") => {
