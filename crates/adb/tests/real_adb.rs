@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::Arc;
 
@@ -96,10 +96,6 @@ fn connect(adb: &Adb, serial: &str, state: &str) -> String {
     }
 }
 
-fn exists(p: &Path) -> bool {
-    p.exists()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "full tier: Debian's adb"]
 async fn real_adb_drives_the_simulated_phone() {
@@ -134,13 +130,13 @@ async fn real_adb_drives_the_simulated_phone() {
     assert!(said.contains("UI hierchary dumped to: /sdcard/window_dump.xml"), "{said}");
     let local = adb.home.join("window_dump.xml");
     adb.ok(&serial, &["pull", "/sdcard/window_dump.xml", local.to_str().unwrap()]);
-    assert!(exists(&local));
+    assert!(local.exists());
     let xml = std::fs::read_to_string(&local).unwrap();
     let now = env.lock().await.observe(ObserveOptions::default()).await.unwrap();
     assert_eq!(xml.matches("<node ").count(), now.ui_tree.len(), "one node per element");
     let search = now.node("search").unwrap();
     let b = &search.bounds;
-    assert!(xml.contains(&format!("resource-id=\"com.guigym.contacts:id/search\"")), "{xml}");
+    assert!(xml.contains("resource-id=\"com.guigym.contacts:id/search\""), "{xml}");
     assert!(xml.contains(&format!("bounds=\"[{},{}][{},{}]\"", b.x, b.y, b.x + b.w, b.y + b.h)), "{xml}");
 
     // Type into the search field, then back out of the app.
