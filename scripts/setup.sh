@@ -8,7 +8,8 @@
 #    pcmanfm, LibreOffice Calc, Writer and Impress, and fonts;
 #  - a Python venv with the `miniwob` package (MiniWoB++'s HTML tasks and the Farama
 #    gymnasium environment `bench web` compares against); its HTML is copied for the server;
-#    the readers trainers use on our exports (pyarrow, Hugging Face tokenizers, Pillow), and
+#    the readers trainers use on our exports (pyarrow, Hugging Face tokenizers, Pillow), adbutils
+#    (the Python ADB client agent code uses), and
 #    the guigym Python package (editable, from ./python) with pytest.
 # Everything cached goes under ${XDG_CACHE_HOME:-~/.cache}/guigym/.
 set -euo pipefail
@@ -79,6 +80,10 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import miniwob, gymna
     echo "setup: creating $venv with miniwob 1.1.0" >&2
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "miniwob==1.1.0"
+fi
+if ! "$venv/bin/python" -c "import adbutils" 2>/dev/null; then
+    echo "setup: adding adbutils (the ADB client Python agent code uses) to $venv" >&2
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "adbutils>=2.8,<3"
 fi
 if ! "$venv/bin/python" -c "import pyarrow, tokenizers, PIL, pytest, guigym.client" 2>/dev/null; then
     echo "setup: adding pyarrow, tokenizers and Pillow (the trainers' readers) and the guigym Python package with pytest to $venv" >&2

@@ -208,7 +208,16 @@ impl EnvDevice {
             }
             Some("keyevent" | "press") if args.len() > 1 => {
                 let long = args.contains(&"--longpress");
-                for key in args[1..].iter().filter(|a| !a.starts_with("--")) {
+                let keys: Vec<&str> = args[1..].iter().copied().filter(|a| !a.starts_with("--")).collect();
+                // Deleting from a focused field: the field's text, shortened, typed over it
+                // (the instance's own `type` with `clear`), one step for a run of deletes.
+                let deletes = keys.iter().take_while(|k| matches!(k.trim_start_matches("KEYCODE_"), "DEL" | "67")).count();
+                if deletes > 0 && deletes == keys.len() {
+                    if let Some(out) = self.delete_back(deletes).await {
+                        return out;
+                    }
+                }
+                for key in keys {
                     let Some(action) = key_action(key) else {
                         return ShellOutput::fail(1, format!("input keyevent: unknown key {key}\n"));
                     };
@@ -221,6 +230,15 @@ impl EnvDevice {
             }
             _ => usage(),
         }
+    }
+
+    /// `n` characters deleted before the cursor (at the end) of the focused field; `None` when
+    /// no field is focused.
+    async fn delete_back(&self, n: usize) -> Option<ShellOutput> {
+        let obs = self.observe(false).await.ok()?;
+        let field = obs.ui_tree.iter().find(|node| node.focused && node.editable)?;
+        let kept: String = field.text.chars().take(field.text.chars().count().saturating_sub(n)).collect();
+        Some(self.act(Action::Type { text: kept, element: None, clear: true }).await)
     }
 
     async fn screencap(&self, args: &[&str]) -> ShellOutput {

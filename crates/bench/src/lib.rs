@@ -5,6 +5,7 @@
 //! `manager` starts the running binary (`current_exe`) as a manager and workers, so it is
 //! meant to be called from `guigym` itself.
 
+pub mod android;
 pub mod buffer;
 pub mod desktop;
 pub mod harness;

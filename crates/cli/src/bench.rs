@@ -72,6 +72,15 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 256)]
         batch_samples: usize,
     },
+    /// The android backend through Debian's adb server against `guigym adb-device`'s phone,
+    /// beside the simulated phone itself: reset, step, observe (tree, screenshot)
+    Android {
+        #[arg(long)]
+        json: bool,
+        /// Timed repetitions of each operation
+        #[arg(long, default_value_t = 20)]
+        iterations: usize,
+    },
     /// The harness: prefix-cache hits, prompt and training tokens, overhead per step, for
     /// window-wise against last-k history on the same trajectories
     Harness {
@@ -135,7 +144,7 @@ fn print(figures: &impl Figures, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
-    use guigym_bench::{buffer, desktop, harness, manager, sim, web};
+    use guigym_bench::{android, buffer, desktop, harness, manager, sim, web};
     match command {
         BenchCommand::Sim { json, iterations, instances } => print(&sim::run(&sim::Settings { iterations, instances })?, json),
         BenchCommand::Web { json, iterations, seconds, no_python } => {
@@ -160,6 +169,7 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
             let settings = manager::Settings { instances: a.instances, workers: a.workers.max(1), clients: a.clients.max(1), seconds: a.seconds.max(1) };
             print(&manager::run(settings).await?, a.json)
         }
+        BenchCommand::Android { json, iterations } => print(&android::run(&android::Settings { iterations }).await?, json),
         BenchCommand::Harness { json, trajectories, observation, tokenizer } => {
             print(&harness::run(&harness::Settings { trajectories, observation: observation.into(), tokenizer }).await?, json)
         }

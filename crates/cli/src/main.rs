@@ -5,6 +5,7 @@
 //! line is wrong; 3 an eval or collect left more attempts unscored (infrastructure failures
 //! past their retries) than `--allow-unscored` allows: its figures cover fewer attempts.
 
+mod adb_device;
 mod bench;
 mod buffer;
 mod collect;
@@ -71,6 +72,9 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Run a worker process that registers with a manager and hosts instances
     Worker(serve::WorkerProcessArgs),
+    /// Serve instances as Android devices over ADB (`adb connect HOST:PORT`), with a control API
+    /// that resets them to tasks and judges them
+    AdbDevice(adb_device::AdbDeviceArgs),
     /// Serve a scripted OpenAI-compatible policy on loopback (for testing a harness end to end)
     PolicyServer(policy_server::ServerArgs),
     /// Measure the platform's speed
@@ -130,6 +134,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Serve(args) => runtime.block_on(serve::serve(registry, args)),
         Command::Worker(args) => runtime.block_on(serve::worker(&registry, args)),
+        Command::AdbDevice(args) => runtime.block_on(adb_device::run(&registry, args)),
         Command::PolicyServer(args) => runtime.block_on(policy_server::run(&registry, args)),
         Command::Bench { command } => runtime.block_on(bench::run(command)),
     }

@@ -127,6 +127,15 @@ impl Registry {
                     move |screen| Arc::new(guigym_desktop::DesktopProvider::new(screen.width, screen.height, desktop.clone()))
                 }),
             },
+            Backend {
+                name: "android",
+                about: "Android devices over an adb server (GUIGYM_ANDROID_DEVICES=SERIAL[,HOST:PORT…]): phones, emulators, ReDroid, or `guigym adb-device` (GUIGYM_ANDROID_CONTROL=its control URL)",
+                platforms: &[Platform::Mobile],
+                screen: Screen::PHONE,
+                hosts: names(phone.names()),
+                missing: android_missing,
+                provider: Arc::new(|_screen| Arc::new(android_provider())),
+            },
         ];
         let benchmarks: Vec<&'static dyn Benchmark> = (phone.iter().map(|b| b as &'static dyn Benchmark))
             .chain(pages.iter().map(|b| b as &'static dyn Benchmark))
@@ -223,6 +232,45 @@ impl Registry {
     }
 }
 
+/// Why the android backend cannot run here, if it cannot: Debian's adb (its server) and a
+/// list of devices are needed.
+fn android_missing() -> Option<String> {
+    if std::env::var("GUIGYM_ANDROID_DEVICES").map_or(true, |d| d.trim().is_empty()) {
+        return Some("the android backend needs devices: set GUIGYM_ANDROID_DEVICES=SERIAL[,HOST:PORT…] (and GUIGYM_ANDROID_CONTROL=URL for `guigym adb-device`'s tasks)".into());
+    }
+    let server = std::env::var("GUIGYM_ADB_SERVER").unwrap_or_else(|_| "127.0.0.1:5037".into());
+    let Ok(addr) = server.parse::<std::net::SocketAddr>() else {
+        return Some(format!("GUIGYM_ADB_SERVER={server:?} is not IP:PORT"));
+    };
+    if std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(2)).is_err() {
+        return Some(format!(
+            "no adb server answers at {server}: start one with `adb start-server` (Debian's adb; ./scripts/setup.sh installs it) or set GUIGYM_ADB_SERVER"
+        ));
+    }
+    None
+}
+
+/// The android backend's devices, from the environment: `GUIGYM_ANDROID_DEVICES` (serials;
+/// `HOST:PORT` ones are connected first), `GUIGYM_ANDROID_CONTROL` (the control API that
+/// lists them by serial), `GUIGYM_ADB_SERVER` (default 127.0.0.1:5037).
+fn android_provider() -> guigym_android::AndroidProvider {
+    let server = guigym_adb::host::AdbServer::new(std::env::var("GUIGYM_ADB_SERVER").unwrap_or_else(|_| "127.0.0.1:5037".into()));
+    let control = std::env::var("GUIGYM_ANDROID_CONTROL").unwrap_or_default();
+    let devices = std::env::var("GUIGYM_ANDROID_DEVICES")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|serial| guigym_android::AndroidDevice {
+            serial: serial.to_string(),
+            connect: serial.contains(':'),
+            tasks: guigym_android::Tasks::Control { url: control.clone() },
+        })
+        .collect();
+    let apps = guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect();
+    guigym_android::AndroidProvider::new(server, devices, apps)
+}
+
 /// The built-in backends' names, as the command line offers them.
 pub fn backend_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(Registry::builtin().backends.iter().map(|b| clap::builder::PossibleValue::new(b.name).help(b.about)))
@@ -246,7 +294,7 @@ mod tests {
         assert_eq!(bare_tasks.iter().map(|t| &t.id).collect::<Vec<_>>(), qualified_tasks.iter().map(|t| &t.id).collect::<Vec<_>>());
         assert!(!bare_tasks.is_empty());
         assert_eq!(registry.suite("desktop:desktop-smoke").unwrap().0.name(), "desktop");
-        assert_eq!(registry.catalogue.hosts("phone"), ["sim".to_string(), "web".to_string()]);
+        assert_eq!(registry.catalogue.hosts("phone"), ["sim", "web", "android"].map(String::from));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! One conformance suite (`guigym_rollout::check_env`) for every backend: the sim in-process,
-//! the web backend in Chromium, the desktop backend on Xvfb, and an `EnvClient` leasing from a
-//! manager process.
+//! the web backend in Chromium, the desktop backend on Xvfb, the android backend on guigym's
+//! ADB devices through Debian's adb server, and an `EnvClient` leasing from a manager process.
 
 #![allow(clippy::unwrap_used)]
 
@@ -53,6 +53,21 @@ fn the_desktop_backend_keeps_the_contract() {
     if let Err(broken) = result {
         panic!("the desktop backend broke the contract:\n{}", broken.join("\n"));
     }
+}
+
+#[test]
+#[ignore = "full tier: Debian's adb"]
+fn the_android_backend_keeps_the_contract() {
+    // Two simulated phones served over ADB, driven through Debian's adb server.
+    let server = common::AdbServer::start("conformance");
+    let devices = common::Served::start(&["adb-device", "--port", "0", "--devices", "2"]);
+    let listed = common::device_serials(&devices.url)
+        .into_iter()
+        .map(|serial| guigym_android::AndroidDevice { serial, connect: true, tasks: guigym_android::Tasks::Control { url: devices.url.clone() } })
+        .collect();
+    let apps = guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect();
+    let adb = guigym_adb::host::AdbServer::new(format!("127.0.0.1:{}", server.port));
+    check(Arc::new(guigym_android::AndroidProvider::new(adb, listed, apps)));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 pub fn guigym() -> Command {
     Command::new(env!("CARGO_BIN_EXE_guigym"))
@@ -194,4 +194,37 @@ pub fn guigym_json(args: &[&str]) -> serde_json::Value {
     let out = guigym().args(args).output().unwrap();
     assert!(out.status.success(), "guigym {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("guigym {}: not JSON ({e}): {}", args.join(" "), String::from_utf8_lossy(&out.stdout)))
+}
+
+/// A private adb server: its own port and home, killed at the end.
+pub struct AdbServer {
+    pub port: u16,
+    pub home: PathBuf,
+}
+
+impl AdbServer {
+    pub fn start(name: &str) -> AdbServer {
+        let home = temp(&format!("adb-{name}"));
+        let server = AdbServer { port: free_port(), home };
+        let out = server.adb(&["start-server"]);
+        assert!(out.status.success(), "adb start-server: {}", String::from_utf8_lossy(&out.stderr));
+        server
+    }
+
+    pub fn adb(&self, args: &[&str]) -> Output {
+        Command::new("adb").arg("-P").arg(self.port.to_string()).args(args).env("HOME", &self.home).output().expect("Debian's adb: run scripts/setup.sh")
+    }
+}
+
+impl Drop for AdbServer {
+    fn drop(&mut self) {
+        let _ = self.adb(&["kill-server"]);
+    }
+}
+
+/// The serials of `guigym adb-device`'s devices, from its control API.
+pub fn device_serials(control: &str) -> Vec<String> {
+    let (code, devices) = http("GET", &format!("{control}/v1/devices"), None, None);
+    assert_eq!(code, 200, "{devices}");
+    devices["devices"].as_array().unwrap().iter().map(|d| d["serial"].as_str().unwrap().to_string()).collect()
 }

@@ -1,0 +1,103 @@
+//! `guigym adb-device`: instances of any backend (the simulated phone by default) served as
+//! Android devices over ADB's TCP transport, one port each, so that `adb connect` and the
+//! agent frameworks built on it drive them unchanged; and a control API on loopback
+//! (`guigym_serve::devices`) that resets each to a task and gives its verdict.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context};
+use clap::Args;
+use guigym_adb::auth::AuthKeys;
+use guigym_adb::{EnvDevice, Identity};
+use guigym_core::{Env, Platform};
+use guigym_serve::devices::{Device, Devices};
+use tokio::sync::Mutex;
+
+use crate::commands::ScreenArgs;
+use crate::registry::{self, Registry};
+
+#[derive(Args)]
+pub struct AdbDeviceArgs {
+    /// Address the devices and the control API listen on
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// The first device's ADB port; device N listens on PORT+N (0 picks free ports)
+    #[arg(long, default_value_t = 5555)]
+    port: u16,
+    /// How many devices
+    #[arg(long, default_value_t = 1)]
+    devices: usize,
+    /// Reset every device to this task [default: the suite's tasks in turn]
+    #[arg(long)]
+    task: Option<String>,
+    /// The suite whose tasks the devices start in
+    #[arg(long, default_value = "smoke")]
+    suite: String,
+    /// The backend whose instances are served
+    #[arg(long, default_value = "sim", value_parser = registry::backend_names())]
+    backend: String,
+    /// Public keys the devices let in, one `adbkey.pub` line each (a host's ~/.android/adbkey.pub);
+    /// without it any host connects, as to an emulator
+    #[arg(long)]
+    adb_keys: Option<PathBuf>,
+    /// Port of the control API (0 picks a free one; its address is printed)
+    #[arg(long, default_value_t = 0)]
+    control_port: u16,
+    #[command(flatten)]
+    screen: ScreenArgs,
+}
+
+pub async fn run(registry: &Registry, args: AdbDeviceArgs) -> anyhow::Result<ExitCode> {
+    if !(1..=64).contains(&args.devices) {
+        bail!("--devices must be within 1..=64");
+    }
+    let keys = match &args.adb_keys {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            Some(Arc::new(AuthKeys::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?))
+        }
+        None => None,
+    };
+    let backend = registry.backend(&args.backend)?;
+    let tasks = match &args.task {
+        Some(id) => vec![registry.find_task(id).ok_or_else(|| anyhow!("no task \"{id}\""))?],
+        None => registry.suite_tasks(&args.suite)?,
+    };
+    if tasks.is_empty() {
+        bail!("suite {} has no tasks", args.suite);
+    }
+    if let Some(t) = tasks.iter().find(|t| !backend.hosts(&t.benchmark)) {
+        bail!("the {} backend does not host task {} (benchmark {})", backend.name, t.id, t.benchmark);
+    }
+    // The phone's apps are the packages a phone's device lists; other platforms list none.
+    let apps: Vec<String> =
+        if backend.platforms.contains(&Platform::Mobile) { guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect() } else { Vec::new() };
+    let provider = registry.provider(backend.name, args.screen.screen(backend)?)?;
+    // The control API's address first (what scripts wait for); it answers once every device is up.
+    let control_listener = tokio::net::TcpListener::bind((args.host.as_str(), args.control_port)).await.context("binding the control API")?;
+    let url = format!("http://{}", control_listener.local_addr()?);
+    crate::serve::announce(&url);
+    let mut served = Vec::new();
+    for n in 0..args.devices {
+        let task = &tasks[n % tasks.len()];
+        let mut env = provider.create().await.map_err(|e| anyhow!("starting device {n}: {e}"))?;
+        env.reset(task).await.map_err(|e| anyhow!("resetting device {n} to {}: {e}", task.id))?;
+        let port = if args.port == 0 { 0 } else { args.port.checked_add(n as u16).ok_or_else(|| anyhow!("--port + --devices is past 65535"))? };
+        let listener = tokio::net::TcpListener::bind((args.host.as_str(), port)).await.with_context(|| format!("binding {}:{port}", args.host))?;
+        let serial = listener.local_addr()?.to_string();
+        let env: Arc<Mutex<Box<dyn Env>>> = Arc::new(Mutex::new(env));
+        let identity = Identity { serial: serial.clone(), ..Identity::default() };
+        let device = Arc::new(EnvDevice::new(env.clone(), apps.clone(), identity));
+        tokio::spawn(guigym_adb::serve(listener, device, keys.clone()));
+        // Whoever started us may have read only the first line and closed the pipe.
+        let _ = writeln!(std::io::stdout(), "adb device {serial} · task {}", task.id);
+        served.push(Device { serial, env, task: Mutex::new(Some(task.id.clone())) });
+    }
+    let control = guigym_serve::devices::router(Arc::new(Devices { devices: served, catalogue: registry.catalogue.clone() }));
+    let _ = writeln!(std::io::stdout(), "control {url}/v1/devices (reset: POST /v1/devices/N/reset {{\"task\": ID}}; verdict: GET /v1/devices/N/evaluate)");
+    axum::serve(control_listener, control).with_graceful_shutdown(crate::serve::stop_requested()).await?;
+    Ok(ExitCode::SUCCESS)
+}
