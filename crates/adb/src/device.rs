@@ -10,6 +10,7 @@
 //! Anything else is refused by closing the stream, as adbd refuses a service it lacks.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -110,11 +111,19 @@ async fn send(out: &mpsc::Sender<Message>, m: Message) -> Result<(), MessageErro
     out.send(m).await.map_err(|_| MessageError::Io(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the host hung up")))
 }
 
-/// A stream as the routing loop sees it: where the host's data goes, and where its
-/// acknowledgements of our writes go.
+/// Streams one connection may hold open at once; more are refused.
+const MAX_STREAMS: usize = 64;
+/// Bytes a host may send on a stream ahead of its service reading them; past that the stream
+/// is closed (a host writing to a service that does not read cannot fill our memory).
+const MAX_UNREAD: usize = 8 << 20;
+
+/// A stream as the routing loop sees it: where the host's data goes (and how much of it is
+/// still unread), and where its acknowledgements of our writes go.
 struct StreamEnds {
     inbound: mpsc::UnboundedSender<Vec<u8>>,
+    unread: Arc<AtomicUsize>,
     acks: mpsc::UnboundedSender<()>,
+    remote: u32,
 }
 
 async fn handshake_and_route(
@@ -165,7 +174,9 @@ async fn handshake_and_route(
             OPEN => {
                 let remote = m.arg0;
                 let service = String::from_utf8_lossy(&m.payload).trim_end_matches('\0').to_string();
-                let Some(service) = Service::parse(&service) else {
+                streams.retain(|_, s| !s.inbound.is_closed());
+                let parsed = if streams.len() < MAX_STREAMS { Service::parse(&service) } else { None };
+                let Some(service) = parsed else {
                     tracing::debug!("adb: refused service {service:?}");
                     send(out, Message::new(CLSE, 0, remote, Vec::new())).await?;
                     continue;
@@ -174,16 +185,23 @@ async fn handshake_and_route(
                 next_id = next_id.wrapping_add(1).max(1);
                 let (inbound, inbound_rx) = mpsc::unbounded_channel();
                 let (acks, acks_rx) = mpsc::unbounded_channel();
-                streams.insert(local, StreamEnds { inbound, acks });
+                let unread = Arc::new(AtomicUsize::new(0));
+                streams.insert(local, StreamEnds { inbound, unread: unread.clone(), acks, remote });
                 send(out, Message::new(OKAY, local, remote, Vec::new())).await?;
-                let io = StreamIo { local, remote, max_payload, out: out.clone(), inbound: inbound_rx, acks: acks_rx, pending: Vec::new() };
+                let io = StreamIo { local, remote, max_payload, out: out.clone(), inbound: inbound_rx, unread, acks: acks_rx, pending: Vec::new() };
                 tokio::spawn(service.run(device.clone(), io));
             }
             WRTE => {
-                if let Some(s) = streams.get(&m.arg1) {
-                    let _ = s.inbound.send(m.payload);
-                    send(out, Message::new(OKAY, m.arg1, m.arg0, Vec::new())).await?;
+                let Some(s) = streams.get(&m.arg1) else { continue };
+                if s.unread.fetch_add(m.payload.len(), Ordering::SeqCst) + m.payload.len() > MAX_UNREAD {
+                    tracing::debug!("adb: stream {} closed: its service left {MAX_UNREAD} bytes unread", m.arg1);
+                    let remote = s.remote;
+                    streams.remove(&m.arg1);
+                    send(out, Message::new(CLSE, m.arg1, remote, Vec::new())).await?;
+                    continue;
                 }
+                let _ = s.inbound.send(m.payload);
+                send(out, Message::new(OKAY, m.arg1, m.arg0, Vec::new())).await?;
             }
             OKAY => {
                 if let Some(s) = streams.get(&m.arg1) {
@@ -210,6 +228,8 @@ pub struct StreamIo {
     max_payload: u32,
     out: mpsc::Sender<Message>,
     inbound: mpsc::UnboundedReceiver<Vec<u8>>,
+    /// Bytes the host sent that are not read yet (the router's count, lowered as they are).
+    unread: Arc<AtomicUsize>,
     acks: mpsc::UnboundedReceiver<()>,
     /// Bytes received but not yet read.
     pending: Vec<u8>,
@@ -222,15 +242,15 @@ impl StreamIo {
             let more = self.inbound.recv().await?;
             self.pending.extend_from_slice(&more);
         }
+        self.unread.fetch_sub(n, Ordering::SeqCst);
         Some(self.pending.drain(..n).collect())
     }
 
     /// Whatever the host sends next; `None` when it closed the stream.
     pub async fn read_some(&mut self) -> Option<Vec<u8>> {
-        if !self.pending.is_empty() {
-            return Some(std::mem::take(&mut self.pending));
-        }
-        self.inbound.recv().await
+        let bytes = if self.pending.is_empty() { self.inbound.recv().await? } else { std::mem::take(&mut self.pending) };
+        self.unread.fetch_sub(bytes.len(), Ordering::SeqCst);
+        Some(bytes)
     }
 
     /// Sends bytes, cut to the agreed payload size, each piece acknowledged before the next.
@@ -359,6 +379,67 @@ mod tests {
         assert_eq!(Service::parse("sync:"), Some(Service::Sync));
         assert_eq!(Service::parse("reverse:forward:tcp:1;tcp:2"), None);
         assert_eq!(Service::parse("nonsense"), None);
+    }
+
+    /// A device whose every command takes a second and prints nothing.
+    struct Slow;
+
+    #[async_trait]
+    impl Device for Slow {
+        fn banner(&self) -> String {
+            "device::features=shell_v2".into()
+        }
+        async fn shell(&self, _: &str) -> ShellOutput {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            ShellOutput::default()
+        }
+        async fn stat(&self, _: &str) -> Option<FileStat> {
+            None
+        }
+        async fn list(&self, _: &str) -> Vec<(String, FileStat)> {
+            Vec::new()
+        }
+        async fn read_file(&self, _: &str) -> Result<Vec<u8>, String> {
+            Err("none".into())
+        }
+        async fn write_file(&self, _: &str, _: Vec<u8>, _: u32) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    /// The next message the device sends that is not an OKAY.
+    async fn next_other_than_okay(r: &mut (impl AsyncRead + Unpin)) -> Message {
+        loop {
+            let m = Message::read(r).await.unwrap();
+            if m.command != OKAY {
+                return m;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_host_cannot_hold_unbounded_streams_or_unread_data() {
+        let (host, device) = tokio::io::duplex(1 << 20);
+        let (device_read, device_write) = tokio::io::split(device);
+        tokio::spawn(connection(device_read, device_write, Arc::new(Slow), None));
+        let (mut r, mut w) = tokio::io::split(host);
+        Message::new(CNXN, VERSION, MAX_PAYLOAD, b"host::\0".to_vec()).write(&mut w).await.unwrap();
+        assert_eq!(Message::read(&mut r).await.unwrap().command, CNXN);
+        // Data written to a stream whose service never reads: the stream is closed.
+        Message::new(OPEN, 1, 0, b"shell:sleep 1\0".to_vec()).write(&mut w).await.unwrap();
+        let opened = Message::read(&mut r).await.unwrap();
+        assert_eq!((opened.command, opened.arg1), (OKAY, 1));
+        for _ in 0..40 {
+            Message::new(WRTE, 1, opened.arg0, vec![0u8; 256 * 1024]).write(&mut w).await.unwrap();
+        }
+        let closed = next_other_than_okay(&mut r).await;
+        assert_eq!((closed.command, closed.arg1), (CLSE, 1), "the flooded stream is closed");
+        // Streams past the limit are refused.
+        for id in 0..MAX_STREAMS as u32 + 1 {
+            Message::new(OPEN, 100 + id, 0, b"shell:sleep 1\0".to_vec()).write(&mut w).await.unwrap();
+        }
+        let refused = next_other_than_okay(&mut r).await;
+        assert_eq!((refused.command, refused.arg0, refused.arg1), (CLSE, 0, 100 + MAX_STREAMS as u32));
     }
 
     #[test]

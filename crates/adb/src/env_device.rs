@@ -23,6 +23,8 @@ pub const LAUNCHER: &str = "com.android.launcher3";
 pub const WINDOW_DUMP: &str = "/sdcard/window_dump.xml";
 /// The folders that exist on every device (files may be pushed into them).
 const FOLDERS: &[&str] = &["/", "/sdcard", "/storage/emulated/0", "/data/local/tmp"];
+/// What the files written on a device may hold together (they live in memory).
+const STORAGE_MAX: usize = 256 << 20;
 
 /// An app's package name: `com.guigym.` and its name in lower case, letters and digits only.
 pub fn package_of(app: &str) -> String {
@@ -371,12 +373,25 @@ impl EnvDevice {
 
     /// Writes a file the device makes (a screenshot, a window dump).
     fn store(&self, path: &str, bytes: Vec<u8>) -> ShellOutput {
-        if !within_folders(path) {
-            return ShellOutput::fail(1, format!("{path}: Read-only file system\n"));
+        match self.put(path, bytes, 0o100644) {
+            Ok(()) => ShellOutput::default(),
+            Err(e) => ShellOutput::fail(1, format!("{e}\n")),
+        }
+    }
+
+    /// A file written, in one of the writable folders, within the device's storage.
+    fn put(&self, path: &str, bytes: Vec<u8>, mode: u32) -> Result<(), String> {
+        if !within_folders(path) || path.split('/').any(|part| part == "..") {
+            return Err(format!("{path}: Read-only file system"));
         }
         let mtime = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as u32).unwrap_or(0);
-        self.files.lock().unwrap_or_else(|p| p.into_inner()).insert(path.to_string(), File { bytes, mode: 0o100644, mtime });
-        ShellOutput::default()
+        let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+        let others: usize = files.iter().filter(|(p, _)| p.as_str() != path).map(|(_, f)| f.bytes.len()).sum();
+        if others + bytes.len() > STORAGE_MAX {
+            return Err(format!("{path}: No space left on device"));
+        }
+        files.insert(path.to_string(), File { bytes, mode, mtime });
+        Ok(())
     }
 }
 
@@ -590,13 +605,8 @@ impl Device for EnvDevice {
     }
 
     async fn write_file(&self, path: &str, bytes: Vec<u8>, mode: u32) -> Result<(), String> {
-        if !within_folders(path) {
-            return Err(format!("{path}: Read-only file system"));
-        }
-        let mtime = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as u32).unwrap_or(0);
-        let mode = if mode & 0o170000 == 0 { mode | 0o100000 } else { mode };
-        self.files.lock().unwrap_or_else(|p| p.into_inner()).insert(path.to_string(), File { bytes, mode, mtime });
-        Ok(())
+        // Only regular files: a mode that says otherwise is taken as a regular file's.
+        self.put(path, bytes, 0o100000 | (mode & 0o7777))
     }
 }
 

@@ -10,6 +10,8 @@ use crate::message::MessageError;
 const SYNC_DATA_MAX: usize = 64 * 1024;
 /// The longest path a request may carry (adb's own limit).
 const PATH_MAX: usize = 1024;
+/// The largest file a push may send: the device keeps files in memory.
+pub const FILE_MAX: usize = 64 << 20;
 
 fn frame(id: &[u8; 4], words: &[u32]) -> Vec<u8> {
     let mut out = id.to_vec();
@@ -78,6 +80,9 @@ pub async fn serve(device: &dyn Device, io: &mut StreamIo) -> Result<(), Message
                     match &h[..4] {
                         b"DATA" if n <= SYNC_DATA_MAX => {
                             let Some(piece) = io.read_exact(n).await else { return Ok(()) };
+                            if bytes.len() + piece.len() > FILE_MAX {
+                                return io.write(&fail(&format!("file too large: at most {} MiB", FILE_MAX >> 20))).await;
+                            }
                             bytes.extend_from_slice(&piece);
                         }
                         b"DONE" => break,
