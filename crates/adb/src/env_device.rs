@@ -146,7 +146,7 @@ impl EnvDevice {
             "false" => ShellOutput::fail(1, ""),
             "sleep" => {
                 // Real time, at most 10 s: the instance's own clock moves only with actions.
-                let seconds = args.first().and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0).clamp(0.0, 10.0);
+                let seconds = args.first().and_then(|s| s.parse::<f64>().ok()).filter(|s| s.is_finite()).unwrap_or(0.0).clamp(0.0, 10.0);
                 tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)).await;
                 ShellOutput::default()
             }
@@ -381,7 +381,7 @@ impl EnvDevice {
 
     /// A file written, in one of the writable folders, within the device's storage.
     fn put(&self, path: &str, bytes: Vec<u8>, mode: u32) -> Result<(), String> {
-        if !within_folders(path) || path.split('/').any(|part| part == "..") {
+        if !within_folders(path) || path.contains('\0') || path.split('/').any(|part| part == ".." || part == ".") {
             return Err(format!("{path}: Read-only file system"));
         }
         let mtime = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as u32).unwrap_or(0);
