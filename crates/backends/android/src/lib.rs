@@ -81,6 +81,7 @@ impl EnvProvider for AndroidProvider {
             ready: false,
             reset_done: false,
             control_index: None,
+            size: None,
             episode: Episode::default(),
         };
         Ok(Box::new(env))
@@ -101,6 +102,8 @@ pub struct AndroidEnv {
     /// A task was set up: before that, nothing but a reset is meaningful.
     reset_done: bool,
     control_index: Option<usize>,
+    /// The screen's size, once asked.
+    size: Option<(u32, u32)>,
     /// Steps, feedback and how the episode ended, kept here as every backend keeps them.
     episode: Episode,
 }
@@ -139,6 +142,23 @@ impl AndroidEnv {
         }
         self.ready = true;
         Ok(())
+    }
+
+    /// The screen's size, asked once: a device's screen does not change size under an agent.
+    async fn screen_size(&mut self) -> Result<(u32, u32), EnvError> {
+        if let Some(size) = self.size {
+            return Ok(size);
+        }
+        let said = self.shell("wm size").await?;
+        let said = String::from_utf8_lossy(&said.stdout).into_owned();
+        let size = said
+            .rsplit(' ')
+            .next()
+            .and_then(|s| s.trim().split_once('x'))
+            .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+            .ok_or_else(|| infra(format!("wm size on {}: {said:?}", self.device.serial)))?;
+        self.size = Some(size);
+        Ok(size)
     }
 
     fn needs_reset(&self, op: &str) -> Result<(), EnvError> {
@@ -318,14 +338,7 @@ impl Env for AndroidEnv {
         // `…{hash u0 PACKAGE/ACTIVITY}`: the package, for the app's name.
         let package = focus.split_whitespace().find_map(|w| w.split_once('/').map(|(p, _)| p.to_string())).unwrap_or_default();
         let app = self.apps.iter().find(|a| package_of(a) == package).cloned();
-        let size = self.shell("wm size").await?;
-        let size = String::from_utf8_lossy(&size.stdout).into_owned();
-        let (width, height) = size
-            .rsplit(' ')
-            .next()
-            .and_then(|s| s.trim().split_once('x'))
-            .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
-            .ok_or_else(|| infra(format!("wm size on {serial}: {size:?}")))?;
+        let (width, height) = self.screen_size().await?;
         let screenshot = if options.screenshot {
             let png = self.server.exec(&serial, "screencap -p").await.map_err(infra)?;
             if !png.starts_with(b"\x89PNG") {
