@@ -5,8 +5,17 @@
 //! only read (a screenshot, the tree) takes none. Apps are packages `com.guigym.<name>`, each
 //! with one activity `.MainActivity`; the home screen is `com.android.launcher3/.Launcher`.
 //! Unknown commands answer as the shell does (`not found`, status 127).
+//!
+//! The device also has what a real one has around its apps, for the checks a host makes before
+//! trusting it: it boots (`reboot`: `sys.boot_completed` is empty and the system services do not
+//! answer for `BOOT_TIME`, then it shows its lock screen), its screen sleeps and wakes
+//! (`KEYCODE_POWER`, `KEYCODE_WAKEUP`; `dumpsys power`), and its lock screen (`dumpsys window`'s
+//! `mShowingLockscreen`) keeps touches from the apps until `wm dismiss-keyguard` or
+//! `KEYCODE_MENU`. ADB Keyboard's broadcasts (`am broadcast -a ADB_INPUT_B64 --es msg …`) type any
+//! text, as that IME does on a stock image. Every command line heard is kept (`Heard`), for
+//! whoever wants to know what a host sent.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -25,6 +34,34 @@ pub const WINDOW_DUMP: &str = "/sdcard/window_dump.xml";
 const FOLDERS: &[&str] = &["/", "/sdcard", "/storage/emulated/0", "/data/local/tmp"];
 /// What the files written on a device may hold together (they live in memory).
 const STORAGE_MAX: usize = 256 << 20;
+/// How long a `reboot` keeps the system from answering.
+pub const BOOT_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+/// ADB Keyboard's package: the IME that types any text from a broadcast.
+pub const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
+/// How many command lines `Heard` keeps (the newest).
+const HEARD_MAX: usize = 1000;
+
+/// The command lines a device heard, newest last, shared with whoever reports them.
+pub type Heard = Arc<std::sync::Mutex<VecDeque<String>>>;
+
+/// Booting, asleep, locked: the device's state outside its apps.
+#[derive(Debug, Clone, Copy)]
+struct Power {
+    booting_until: Option<std::time::Instant>,
+    awake: bool,
+    locked: bool,
+}
+
+impl Power {
+    fn booting(&self) -> bool {
+        self.booting_until.is_some_and(|t| std::time::Instant::now() < t)
+    }
+
+    /// Touches and keys reach the apps only on an awake, unlocked screen.
+    fn reaches_apps(&self) -> bool {
+        self.awake && !self.locked && !self.booting()
+    }
+}
 
 /// An app's package name: `com.guigym.` and its name in lower case, letters and digits only.
 pub fn package_of(app: &str) -> String {
@@ -60,6 +97,8 @@ pub struct EnvDevice {
     apps: Vec<String>,
     identity: Identity,
     files: std::sync::Mutex<BTreeMap<String, File>>,
+    power: std::sync::Mutex<Power>,
+    heard: Heard,
 }
 
 impl EnvDevice {
@@ -67,7 +106,24 @@ impl EnvDevice {
     /// opens). The instance is shared: whoever resets and evaluates it (guigym's control side)
     /// holds the same lock.
     pub fn new(env: Arc<Mutex<Box<dyn Env>>>, apps: Vec<String>, identity: Identity) -> EnvDevice {
-        EnvDevice { env, apps, identity, files: std::sync::Mutex::new(BTreeMap::new()) }
+        EnvDevice {
+            env,
+            apps,
+            identity,
+            files: std::sync::Mutex::new(BTreeMap::new()),
+            // Up, awake and unlocked, as an emulator started without a lock screen.
+            power: std::sync::Mutex::new(Power { booting_until: None, awake: true, locked: false }),
+            heard: Heard::default(),
+        }
+    }
+
+    /// The command lines this device heard, shared.
+    pub fn heard(&self) -> Heard {
+        self.heard.clone()
+    }
+
+    fn power(&self) -> std::sync::MutexGuard<'_, Power> {
+        self.power.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn app_of_package(&self, package: &str) -> Option<&str> {
@@ -82,6 +138,10 @@ impl EnvDevice {
     /// instance could not apply (a tap on nothing) still succeeds, as on Android, with the
     /// reason on stderr. Only a failing instance is an error.
     async fn act(&self, action: Action) -> ShellOutput {
+        if !self.power().reaches_apps() {
+            // The lock screen (or a dark one) takes the touch; the apps never see it.
+            return ShellOutput::default();
+        }
         match self.env.lock().await.step(&action).await {
             Ok(outcome) if !outcome.invalid => ShellOutput::default(),
             Ok(outcome) => ShellOutput { stdout: Vec::new(), stderr: format!("{}\n", outcome.feedback).into_bytes(), exit: 0 },
@@ -101,7 +161,8 @@ impl EnvDevice {
             ("ro.product.model", self.identity.model.clone()),
             ("ro.product.name", self.identity.model.clone()),
             ("ro.serialno", self.identity.serial.clone()),
-            ("sys.boot_completed", "1".into()),
+            // Empty until the device has booted, as Android leaves it unset.
+            ("sys.boot_completed", if self.power().booting() { String::new() } else { "1".into() }),
         ]
     }
 
@@ -121,14 +182,30 @@ impl EnvDevice {
     async fn command(&self, words: &[String]) -> ShellOutput {
         let Some((name, args)) = words.split_first() else { return ShellOutput::default() };
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let services = ["input", "screencap", "uiautomator", "dumpsys", "am", "monkey", "pm", "wm", "ime"];
+        if self.power().booting() && services.contains(&name.as_str()) {
+            // The system server is not up yet: its services are not there to answer.
+            return ShellOutput::fail(1, format!("{name}: Can't find service: the system is still booting\n"));
+        }
         match name.as_str() {
+            "reboot" => {
+                *self.power() = Power { booting_until: Some(std::time::Instant::now() + BOOT_TIME), awake: true, locked: true };
+                ShellOutput::default()
+            }
+            "ime" => match args.first().copied() {
+                Some("list") => ShellOutput::ok(format!("{ADB_KEYBOARD}/.AdbIME\ncom.android.inputmethod.latin/.LatinIME\n")),
+                Some("enable" | "set") if args.get(1).is_some_and(|id| id.starts_with(&format!("{ADB_KEYBOARD}/")) || id.starts_with("com.android.inputmethod.latin/")) => {
+                    ShellOutput::ok(format!("Input method {} selected\n", args[1]))
+                }
+                _ => ShellOutput::fail(1, "usage: ime list | ime enable ID | ime set ID\n"),
+            },
             "input" => self.input(&args).await,
             "screencap" => self.screencap(&args).await,
             "uiautomator" => self.uiautomator(&args).await,
             "dumpsys" => self.dumpsys(&args).await,
             "am" => self.am(&args).await,
             "monkey" => self.monkey(&args).await,
-            "pm" => self.pm(&args),
+            "pm" => self.pm(&args).await,
             "getprop" => match args.first() {
                 Some(key) => ShellOutput::ok(format!("{}\n", self.props().into_iter().find(|(k, _)| k == key).map(|(_, v)| v).unwrap_or_default())),
                 None => ShellOutput::ok(self.props().into_iter().map(|(k, v)| format!("[{k}]: [{v}]\n")).collect::<String>()),
@@ -139,7 +216,13 @@ impl EnvDevice {
                     Err(e) => ShellOutput::fail(1, format!("{e}\n")),
                 },
                 Some("density") => ShellOutput::ok(format!("Physical density: {}\n", self.identity.density)),
-                _ => ShellOutput::fail(1, "usage: wm size | wm density\n"),
+                Some("dismiss-keyguard") => {
+                    // As without a secure lock: an awake lock screen goes away.
+                    let mut power = self.power();
+                    power.locked &= !power.awake;
+                    ShellOutput::default()
+                }
+                _ => ShellOutput::fail(1, "usage: wm size | wm density | wm dismiss-keyguard\n"),
             },
             "echo" => ShellOutput::ok(format!("{}\n", args.join(" "))),
             "true" => ShellOutput::default(),
@@ -211,6 +294,9 @@ impl EnvDevice {
             Some("keyevent" | "press") if args.len() > 1 => {
                 let long = args.contains(&"--longpress");
                 let keys: Vec<&str> = args[1..].iter().copied().filter(|a| !a.starts_with("--")).collect();
+                if let Some(out) = self.power_keys(&keys) {
+                    return out;
+                }
                 // Deleting from a focused field: the field's text, shortened, typed over it
                 // (the instance's own `type` with `clear`), one step for a run of deletes.
                 let deletes = keys.iter().take_while(|k| matches!(k.trim_start_matches("KEYCODE_"), "DEL" | "67")).count();
@@ -232,6 +318,27 @@ impl EnvDevice {
             }
             _ => usage(),
         }
+    }
+
+    /// The keys that work the screen rather than an app (power, wake, menu to unlock), when
+    /// every key given is one.
+    fn power_keys(&self, keys: &[&str]) -> Option<ShellOutput> {
+        let names: Vec<String> = keys.iter().map(|k| k.trim_start_matches("KEYCODE_").to_uppercase()).collect();
+        if names.is_empty() || !names.iter().all(|n| matches!(n.as_str(), "POWER" | "26" | "WAKEUP" | "224" | "SLEEP" | "223" | "MENU" | "82")) {
+            return None;
+        }
+        let mut power = self.power();
+        for name in names {
+            match name.as_str() {
+                "POWER" | "26" if power.awake => *power = Power { awake: false, locked: true, ..*power },
+                "POWER" | "26" | "WAKEUP" | "224" => power.awake = true,
+                "SLEEP" | "223" => *power = Power { awake: false, locked: true, ..*power },
+                // Menu on an awake lock screen without a secure lock opens it.
+                _ if power.awake => power.locked = false,
+                _ => {}
+            }
+        }
+        Some(ShellOutput::default())
     }
 
     /// `n` characters deleted before the cursor (at the end) of the focused field; `None` when
@@ -292,9 +399,15 @@ impl EnvDevice {
             Err(e) => return ShellOutput::fail(1, format!("{e}\n")),
         };
         let short = focus.replacen(&format!("{}.", focus.split('/').next().unwrap_or("")), ".", 1);
+        let power = *self.power();
         match args.first().copied() {
             Some("window") => ShellOutput::ok(format!(
-                "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{42 u0 {focus}}}\n  mFocusedApp=ActivityRecord{{7 u0 {short} t1}}\n"
+                "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{42 u0 {focus}}}\n  mFocusedApp=ActivityRecord{{7 u0 {short} t1}}\n  mShowingLockscreen={0} mShowingDream=false mDreamingLockscreen={0}\n  mScreenOnFully={1}\n",
+                power.locked, power.awake
+            )),
+            Some("power") => ShellOutput::ok(format!(
+                "POWER MANAGER (dumpsys power)\n  mWakefulness={}\n  mBootCompleted=true\n  mSystemReady=true\n",
+                if power.awake { "Awake" } else { "Asleep" }
             )),
             Some("activity") => ShellOutput::ok(format!(
                 "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{7 u0 {short} t1}}\n  topResumedActivity=ActivityRecord{{7 u0 {short} t1}}\n"
@@ -334,15 +447,28 @@ impl EnvDevice {
                     Err(out) => out,
                 }
             }
+            Some("broadcast") => {
+                let action = args.windows(2).find(|w| w[0] == "-a").map(|w| w[1]).unwrap_or("");
+                let message = args.windows(3).find(|w| w[0] == "--es" && w[1] == "msg").map(|w| w[2]);
+                let text = match (action, message) {
+                    ("ADB_INPUT_TEXT", Some(m)) => m.to_string(),
+                    ("ADB_INPUT_B64", Some(m)) => {
+                        use base64::Engine;
+                        match base64::engine::general_purpose::STANDARD.decode(m).ok().and_then(|b| String::from_utf8(b).ok()) {
+                            Some(t) => t,
+                            None => return ShellOutput::ok("Broadcasting: Intent { act=ADB_INPUT_B64 }\nBroadcast completed: result=0\n"),
+                        }
+                    }
+                    _ => return ShellOutput::ok(format!("Broadcasting: Intent {{ act={action} }}\nBroadcast completed: result=0\n")),
+                };
+                let out = self.act(Action::Type { text, element: None, clear: false }).await;
+                ShellOutput { stdout: format!("Broadcasting: Intent {{ act={action} }}\nBroadcast completed: result=0\n").into_bytes(), ..out }
+            }
             Some("force-stop") => {
                 let Some(package) = args.get(1) else { return ShellOutput::fail(1, "usage: am force-stop PACKAGE\n") };
-                match self.focus().await {
-                    Ok(focus) if focus.starts_with(&format!("{package}/")) => self.act(Action::Home).await,
-                    Ok(_) => ShellOutput::default(),
-                    Err(e) => ShellOutput::fail(1, format!("{e}\n")),
-                }
+                self.stop(package).await
             }
-            _ => ShellOutput::fail(1, "usage: am start -n PACKAGE/ACTIVITY | am force-stop PACKAGE\n"),
+            _ => ShellOutput::fail(1, "usage: am start -n PACKAGE/ACTIVITY | am force-stop PACKAGE | am broadcast -a ACTION [--es msg TEXT]\n"),
         }
     }
 
@@ -356,18 +482,33 @@ impl EnvDevice {
         }
     }
 
-    fn pm(&self, args: &[&str]) -> ShellOutput {
+    async fn pm(&self, args: &[&str]) -> ShellOutput {
         match args {
             ["list", "packages", rest @ ..] => {
                 let wanted = rest.iter().find(|a| !a.starts_with('-')).copied().unwrap_or("");
                 let mut packages: Vec<String> = self.apps.iter().map(|a| package_of(a)).collect();
-                packages.push(LAUNCHER.into());
+                packages.extend([LAUNCHER.to_string(), ADB_KEYBOARD.to_string()]);
                 packages.sort();
                 ShellOutput::ok(packages.into_iter().filter(|p| p.contains(wanted)).map(|p| format!("package:{p}\n")).collect::<String>())
             }
-            ["path", package] if self.app_of_package(package).is_some() => ShellOutput::ok(format!("package:/data/app/{package}/base.apk\n")),
-            ["clear", ..] => ShellOutput::fail(1, "pm clear: apps are reset with their task through guigym's control side\n"),
-            _ => ShellOutput::fail(1, "usage: pm list packages [FILTER] | pm path PACKAGE\n"),
+            ["path", package] if self.app_of_package(package).is_some() || *package == ADB_KEYBOARD => ShellOutput::ok(format!("package:/data/app/{package}/base.apk\n")),
+            ["path", "android"] => ShellOutput::ok("package:/system/framework/framework-res.apk\n"),
+            ["clear", package] if self.app_of_package(package).is_some() => {
+                // The app's data is its task's: what clearing can do here is stop the app.
+                self.stop(package).await;
+                ShellOutput::ok("Success\n")
+            }
+            ["clear", _] => ShellOutput::fail(1, "Failed\n"),
+            _ => ShellOutput::fail(1, "usage: pm list packages [FILTER] | pm path PACKAGE | pm clear PACKAGE\n"),
+        }
+    }
+
+    /// Stops an app: home, when it is in front.
+    async fn stop(&self, package: &str) -> ShellOutput {
+        match self.focus().await {
+            Ok(focus) if focus.starts_with(&format!("{package}/")) => self.act(Action::Home).await,
+            Ok(_) => ShellOutput::default(),
+            Err(e) => ShellOutput::fail(1, format!("{e}\n")),
         }
     }
 
@@ -541,6 +682,13 @@ impl Device for EnvDevice {
     }
 
     async fn shell(&self, line: &str) -> ShellOutput {
+        {
+            let mut heard = self.heard.lock().unwrap_or_else(|p| p.into_inner());
+            if heard.len() == HEARD_MAX {
+                heard.pop_front();
+            }
+            heard.push_back(line.chars().take(4096).collect());
+        }
         let pipelines = match shell::parse(line) {
             Ok(p) => p,
             Err(e) => return ShellOutput::fail(2, format!("/system/bin/sh: {e}\n")),

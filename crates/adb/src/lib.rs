@@ -5,12 +5,16 @@
 //! guigym's instances unchanged.
 
 pub mod auth;
+pub mod client;
+pub mod console;
 pub mod device;
 pub mod env_device;
 pub mod host;
+pub mod link;
 pub mod message;
 pub mod shell;
 pub mod sync;
 
 pub use device::{serve, Device, FileStat, ShellOutput};
 pub use env_device::{package_of, EnvDevice, Identity};
+pub use link::{AdbError, Link};

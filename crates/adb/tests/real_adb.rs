@@ -203,3 +203,108 @@ fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
     buf.truncate(info.buffer_size());
     (info.width, info.height, buf)
 }
+
+/// A link straight to the device's transport, with `key`.
+fn direct(serial: &str, key: rsa::RsaPrivateKey) -> guigym_adb::client::DirectLink {
+    guigym_adb::client::DirectLink::new(serial, Arc::new(key), std::time::Duration::from_secs(4))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_direct_link_runs_commands_and_moves_files_without_a_server() {
+    use guigym_adb::Link;
+    let key = guigym_adb::auth::generate_key().unwrap();
+    let public = guigym_adb::auth::encode_public_key(&rsa::RsaPublicKey::from(&key)).unwrap();
+    let (serial, env) = phone(Some(AuthKeys::parse(&public).unwrap())).await;
+    let link = direct(&serial, key);
+
+    let out = link.shell("echo hello && false").await.unwrap();
+    assert_eq!((String::from_utf8_lossy(&out.stdout).as_ref(), out.exit), ("hello\n", 1));
+    let missing = link.shell("frobnicate").await.unwrap();
+    assert_eq!(missing.exit, 127);
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("not found"));
+
+    // A screenshot as the instance renders it, through the raw pipe.
+    let png = link.exec("screencap -p").await.unwrap();
+    let ours = env.lock().await.observe(ObserveOptions { screenshot: true }).await.unwrap().screenshot.unwrap();
+    assert_eq!(decode(&png), decode(&ours.png));
+
+    // Files both ways, larger than one message and one sync piece.
+    let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    link.push("/sdcard/big.bin", &bytes, 0o644).await.unwrap();
+    assert_eq!(link.pull("/sdcard/big.bin").await.unwrap(), bytes);
+    assert!(link.pull("/sdcard/none.bin").await.is_err());
+    assert!(link.push("/system/x", b"no", 0o644).await.unwrap_err().to_string().contains("Read-only"));
+
+    // Actions reach the instance: a tap on the first clickable element takes a step.
+    let dumped = link.shell("uiautomator dump").await.unwrap();
+    assert!(String::from_utf8_lossy(&dumped.stdout).contains("dumped to"));
+    let xml = String::from_utf8(link.pull("/sdcard/window_dump.xml").await.unwrap()).unwrap();
+    assert!(xml.contains("<hierarchy"));
+    let before = env.lock().await.observe(ObserveOptions::default()).await.unwrap();
+    let target = before.ui_tree.iter().find(|n| n.clickable).unwrap().bounds.center();
+    assert_eq!(link.shell(&format!("input tap {} {}", target.0, target.1)).await.unwrap().exit, 0);
+    assert_eq!(env.lock().await.observe(ObserveOptions::default()).await.unwrap().step, before.step + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_direct_link_with_an_unknown_key_is_refused_and_a_dead_device_is_an_error() {
+    use guigym_adb::Link;
+    let owner = guigym_adb::auth::generate_key().unwrap();
+    let public = guigym_adb::auth::encode_public_key(&rsa::RsaPublicKey::from(&owner)).unwrap();
+    let (serial, _) = phone(Some(AuthKeys::parse(&public).unwrap())).await;
+    let refused = direct(&serial, guigym_adb::auth::generate_key().unwrap()).shell("echo in").await.unwrap_err();
+    assert!(refused.to_string().contains("does not trust our key"), "{refused}");
+
+    // A port that takes the connection and closes it: an error, not a hang.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closing = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            drop(socket);
+        }
+    });
+    assert!(direct(&closing, owner.clone()).shell("echo in").await.is_err());
+    let nobody = format!("127.0.0.1:{}", free_port());
+    assert!(direct(&nobody, owner).shell("echo in").await.is_err());
+}
+
+#[test]
+fn a_host_key_is_made_once_and_kept() {
+    let dir = std::env::temp_dir().join(format!("guigym-adbkey-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("adbkey");
+    let made = guigym_adb::client::load_or_make_key(&path).unwrap();
+    assert_eq!(guigym_adb::client::load_or_make_key(&path).unwrap(), made);
+    let public = std::fs::read_to_string(dir.join("adbkey.pub")).unwrap();
+    assert!(AuthKeys::parse(&public).is_ok(), "{public}");
+    std::fs::write(dir.join("bad"), "not a key").unwrap();
+    assert!(guigym_adb::client::load_or_make_key(&dir.join("bad")).unwrap_err().contains("bad"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Debian's adb"]
+async fn our_key_files_and_adbs_are_one_format() {
+    use guigym_adb::Link;
+    // adb's own key, as its server made it, lets our direct link in where adb is trusted.
+    let adb = Adb::start("keys");
+    let adbs_key = guigym_adb::client::load_or_make_key(&adb.home.join(".android/adbkey")).unwrap();
+    let (serial, _) = phone(Some(AuthKeys::parse(&adb.public_key()).unwrap())).await;
+    assert_eq!(String::from_utf8_lossy(&direct(&serial, adbs_key).shell("echo in").await.unwrap().stdout), "in\n");
+    drop(adb);
+
+    // A key we made, put where adb looks, is the one adb signs with.
+    let home = std::env::temp_dir().join(format!("guigym-adb-ourkey-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    guigym_adb::client::load_or_make_key(&home.join(".android/adbkey")).unwrap();
+    let ours = std::fs::read_to_string(home.join(".android/adbkey.pub")).unwrap();
+    let (serial, _) = phone(Some(AuthKeys::parse(&ours).unwrap())).await;
+    let adb = Adb { port: free_port(), home };
+    assert!(adb.run(&["start-server"]).status.success());
+    tokio::task::spawn_blocking(move || {
+        connect(&adb, &serial, "device");
+        assert_eq!(String::from_utf8_lossy(&adb.ok(&serial, &["shell", "echo", "in"])).trim(), "in");
+    })
+    .await
+    .unwrap();
+}
