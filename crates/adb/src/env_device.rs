@@ -39,7 +39,7 @@ pub const BOOT_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 /// ADB Keyboard's package: the IME that types any text from a broadcast.
 pub const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 /// How many command lines `Heard` keeps (the newest).
-const HEARD_MAX: usize = 1000;
+pub const HEARD_MAX: usize = 1000;
 
 /// The command lines a device heard, newest last, shared with whoever reports them.
 pub type Heard = Arc<std::sync::Mutex<VecDeque<String>>>;
@@ -194,7 +194,9 @@ impl EnvDevice {
             }
             "ime" => match args.first().copied() {
                 Some("list") => ShellOutput::ok(format!("{ADB_KEYBOARD}/.AdbIME\ncom.android.inputmethod.latin/.LatinIME\n")),
-                Some("enable" | "set") if args.get(1).is_some_and(|id| id.starts_with(&format!("{ADB_KEYBOARD}/")) || id.starts_with("com.android.inputmethod.latin/")) => {
+                Some("enable" | "set")
+                    if args.get(1).is_some_and(|id| id.starts_with(&format!("{ADB_KEYBOARD}/")) || id.starts_with("com.android.inputmethod.latin/")) =>
+                {
                     ShellOutput::ok(format!("Input method {} selected\n", args[1]))
                 }
                 _ => ShellOutput::fail(1, "usage: ime list | ime enable ID | ime set ID\n"),
@@ -491,7 +493,9 @@ impl EnvDevice {
                 packages.sort();
                 ShellOutput::ok(packages.into_iter().filter(|p| p.contains(wanted)).map(|p| format!("package:{p}\n")).collect::<String>())
             }
-            ["path", package] if self.app_of_package(package).is_some() || *package == ADB_KEYBOARD => ShellOutput::ok(format!("package:/data/app/{package}/base.apk\n")),
+            ["path", package] if self.app_of_package(package).is_some() || *package == ADB_KEYBOARD => {
+                ShellOutput::ok(format!("package:/data/app/{package}/base.apk\n"))
+            }
             ["path", "android"] => ShellOutput::ok("package:/system/framework/framework-res.apk\n"),
             ["clear", package] if self.app_of_package(package).is_some() => {
                 // The app's data is its task's: what clearing can do here is stop the app.

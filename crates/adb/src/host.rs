@@ -14,7 +14,6 @@ use tokio::net::TcpStream;
 
 use crate::link::{AdbError, Link, Pipe};
 
-
 /// An adb server's address and the deadline each call gets.
 #[derive(Debug, Clone)]
 pub struct AdbServer {

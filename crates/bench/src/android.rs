@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 use guigym_adb::{EnvDevice, Identity};
-use guigym_android::{AndroidDevice, AndroidProvider, Tasks};
+use guigym_android::{AndroidConfig, AndroidProvider, Route};
 use guigym_core::{Action, Env, EnvProvider, ObserveOptions, Screen};
 use guigym_serve::devices::{Device, Devices};
 use serde::Serialize;
@@ -129,20 +129,23 @@ pub async fn run(s: &Settings) -> anyhow::Result<AndroidFigures> {
     let serial = listener.local_addr()?.to_string();
     tokio::spawn(guigym_adb::serve(listener, Arc::new(EnvDevice::new(env.clone(), apps.clone(), Identity::default())), None));
     let catalogue = Arc::new(guigym_core::Catalogue::new(vec![&guigym_benchmark_phone::CATALOGUE], |_| Vec::new()));
-    let control = guigym_serve::devices::router(Arc::new(Devices { devices: vec![Device { serial: serial.clone(), env, task: Mutex::new(None) }], catalogue }));
+    let control = guigym_serve::devices::router(Arc::new(Devices { devices: vec![Device::new(serial.clone(), env)], catalogue }));
     let control_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}", control_listener.local_addr()?);
     tokio::spawn(async move { axum::serve(control_listener, control).await });
 
     let server = AdbServer::start()?;
-    let provider = AndroidProvider::new(
-        guigym_adb::host::AdbServer::new(format!("127.0.0.1:{}", server.port)),
-        vec![AndroidDevice { serial, connect: true, tasks: Tasks::Control { url } }],
-        apps,
-    );
-    let mut android = provider.create().await.map_err(|e| anyhow!("android: {e}"))?;
-    let android_side = side("android", android.as_mut(), n).await?;
+    let mut config = AndroidConfig::from_serials(&serial, Some(url), Some(format!("127.0.0.1:{}", server.port)));
+    let mut sides = Vec::new();
+    // The same device both ways: through the adb server, then straight to its transport.
+    for (name, route) in [("android", Route::Server), ("android-direct", Route::Direct)] {
+        config.devices[0].route = route;
+        config.adb_key = Some(server.home.join("adbkey"));
+        let provider = AndroidProvider::new(&config, apps.clone()).map_err(|e| anyhow!("android: {e}"))?;
+        let mut android = provider.create().await.map_err(|e| anyhow!("{name}: {e}"))?;
+        sides.push(side(name, android.as_mut(), n).await?);
+    }
     let mut sim = phone();
-    let sim_side = side("sim", &mut sim, n).await?;
-    Ok(AndroidFigures { iterations: n, sides: vec![android_side, sim_side] })
+    sides.push(side("sim", &mut sim, n).await?);
+    Ok(AndroidFigures { iterations: n, sides })
 }

@@ -1,9 +1,14 @@
 //! `guigym adb-device`: instances of any backend (the simulated phone by default) served as
 //! Android devices over ADB's TCP transport, one port each, so that `adb connect` and the
 //! agent frameworks built on it drive them unchanged; and a control API on loopback
-//! (`guigym_serve::devices`) that resets each to a task and gives its verdict.
+//! (`guigym_serve::devices`) that resets each to a task and gives its verdict. With
+//! `--console-port`, each device also answers as an emulator console, whose snapshots are
+//! tasks: `avd snapshot save NAME` remembers the task the device is in, `load NAME` puts the
+//! device back in that task's initial state (what a real emulator's snapshot of a clean
+//! device gives).
 
-use std::io::Write as _;
+use std::collections::BTreeMap;
+use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -12,7 +17,7 @@ use anyhow::{anyhow, bail, Context};
 use clap::Args;
 use guigym_adb::auth::AuthKeys;
 use guigym_adb::{EnvDevice, Identity};
-use guigym_core::{Env, Platform};
+use guigym_core::{Env, Platform, TaskSpec};
 use guigym_serve::devices::{Device, Devices};
 use tokio::sync::Mutex;
 
@@ -46,9 +51,19 @@ pub struct AdbDeviceArgs {
     /// Port of the control API (0 picks a free one; its address is printed)
     #[arg(long, default_value_t = 0)]
     control_port: u16,
+    /// Serve an emulator console for each device: device N's on PORT+N (0 picks free ports;
+    /// each address is printed)
+    #[arg(long)]
+    console_port: Option<u16>,
+    /// The token the consoles want (`auth TOKEN`) [default: none asked]
+    #[arg(long, requires = "console_port")]
+    console_token: Option<String>,
     #[command(flatten)]
     screen: ScreenArgs,
 }
+
+/// The largest `--adb-keys` file read.
+const KEYS_MAX: u64 = 1 << 20;
 
 pub async fn run(registry: &Registry, args: AdbDeviceArgs) -> anyhow::Result<ExitCode> {
     if !(1..=64).contains(&args.devices) {
@@ -56,7 +71,12 @@ pub async fn run(registry: &Registry, args: AdbDeviceArgs) -> anyhow::Result<Exi
     }
     let keys = match &args.adb_keys {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            // A keys file is a few lines; whatever it names (a device, a pipe) is read only so far.
+            let mut text = String::new();
+            std::fs::File::open(path).and_then(|f| f.take(KEYS_MAX + 1).read_to_string(&mut text)).with_context(|| format!("reading {}", path.display()))?;
+            if text.len() as u64 > KEYS_MAX {
+                bail!("{}: over {} KiB: not a file of adbkey.pub lines", path.display(), KEYS_MAX / 1024);
+            }
             Some(Arc::new(AuthKeys::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?))
         }
         None => None,
@@ -91,13 +111,72 @@ pub async fn run(registry: &Registry, args: AdbDeviceArgs) -> anyhow::Result<Exi
         let env: Arc<Mutex<Box<dyn Env>>> = Arc::new(Mutex::new(env));
         let identity = Identity { serial: serial.clone(), ..Identity::default() };
         let device = Arc::new(EnvDevice::new(env.clone(), apps.clone(), identity));
+        let heard = device.heard();
         tokio::spawn(guigym_adb::serve(listener, device, keys.clone()));
         // Whoever started us may have read only the first line and closed the pipe.
         let _ = writeln!(std::io::stdout(), "adb device {serial} · task {}", task.id);
-        served.push(Device { serial, env, task: Mutex::new(Some(task.id.clone())) });
+        served.push(Device { serial, env, task: Mutex::new(Some(task.clone())), heard: Some(heard) });
     }
-    let control = guigym_serve::devices::router(Arc::new(Devices { devices: served, catalogue: registry.catalogue.clone() }));
+    let devices = Arc::new(Devices { devices: served, catalogue: registry.catalogue.clone() });
+    if let Some(first) = args.console_port {
+        for n in 0..devices.devices.len() {
+            let port = if first == 0 { 0 } else { first.checked_add(n as u16).ok_or_else(|| anyhow!("--console-port + --devices is past 65535"))? };
+            let listener = tokio::net::TcpListener::bind((args.host.as_str(), port)).await.with_context(|| format!("binding {}:{port}", args.host))?;
+            let _ = writeln!(std::io::stdout(), "console {} · device {n}", listener.local_addr()?);
+            let console = Arc::new(SnapshotConsole { devices: devices.clone(), n, saved: Mutex::new(BTreeMap::new()) });
+            tokio::spawn(guigym_adb::console::serve(listener, console, args.console_token.clone()));
+        }
+    }
+    let control = guigym_serve::devices::router(devices);
     let _ = writeln!(std::io::stdout(), "control {url}/v1/devices (reset: POST /v1/devices/N/reset {{\"task\": ID}}; verdict: GET /v1/devices/N/evaluate)");
     axum::serve(control_listener, control).with_graceful_shutdown(crate::serve::stop_requested()).await?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// One device's emulator console. A snapshot is the task the device was in when it was saved;
+/// loading it resets the device to that task.
+struct SnapshotConsole {
+    devices: Arc<Devices>,
+    n: usize,
+    saved: Mutex<BTreeMap<String, TaskSpec>>,
+}
+
+#[async_trait::async_trait]
+impl guigym_adb::console::Console for SnapshotConsole {
+    async fn command(&self, line: &str) -> Result<String, String> {
+        let device = &self.devices.devices[self.n];
+        if let Some(heard) = &device.heard {
+            let mut heard = heard.lock().unwrap_or_else(|p| p.into_inner());
+            heard.push_back(format!("console: {line}"));
+            if heard.len() > guigym_adb::env_device::HEARD_MAX {
+                heard.pop_front();
+            }
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["avd", "snapshot", "list"] => {
+                let saved = self.saved.lock().await;
+                Ok(saved.iter().map(|(name, task)| format!("{name}  ({})", task.id)).collect::<Vec<_>>().join("\n"))
+            }
+            ["avd", "snapshot", "save", name] => {
+                let task = device.task.lock().await.clone().ok_or("the device is in no task")?;
+                let mut saved = self.saved.lock().await;
+                if saved.len() >= 64 && !saved.contains_key(*name) {
+                    return Err("64 snapshots are kept at most: delete one".into());
+                }
+                saved.insert(name.to_string(), task);
+                Ok(String::new())
+            }
+            ["avd", "snapshot", "load", name] => {
+                let task = self.saved.lock().await.get(*name).cloned().ok_or_else(|| format!("snapshot '{name}' does not exist"))?;
+                device.env.lock().await.reset(&task).await.map_err(|e| format!("loading snapshot '{name}': {e}"))?;
+                *device.task.lock().await = Some(task);
+                Ok(String::new())
+            }
+            ["avd", "snapshot", "delete", name] => {
+                self.saved.lock().await.remove(*name).map(|_| String::new()).ok_or_else(|| format!("snapshot '{name}' does not exist"))
+            }
+            _ => Err(format!("unknown command '{line}': this console knows avd snapshot list|save|load|delete")),
+        }
+    }
 }

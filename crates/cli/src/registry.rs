@@ -14,8 +14,17 @@ use guigym_manager::{Backends, EnvSpec};
 use guigym_phone::benchmark::{PhoneBenchmark, PhoneBenchmarks};
 use guigym_web::{PageBenchmark, PageBenchmarks};
 
-/// Instances of one backend at a screen size.
-pub type MakeProvider = Arc<dyn Fn(Screen) -> Arc<dyn EnvProvider> + Send + Sync>;
+/// Instances of one backend at a screen size, on one named device where it drives devices
+/// (a backend without devices refuses a name); the error says why none can be made.
+pub type MakeProvider = Arc<dyn Fn(Screen, Option<&str>) -> Result<Arc<dyn EnvProvider>, String> + Send + Sync>;
+
+/// A backend's instances that depend on the screen alone.
+fn by_screen(make: impl Fn(Screen) -> Arc<dyn EnvProvider> + Send + Sync + 'static) -> MakeProvider {
+    Arc::new(move |screen, device| match device {
+        None => Ok(make(screen)),
+        Some(device) => Err(format!("this backend has no devices to choose from (asked for {device:?})")),
+    })
+}
 
 /// A backend this binary hosts.
 pub struct Backend {
@@ -94,7 +103,7 @@ impl Registry {
                 screen: Screen::PHONE,
                 hosts: names(phone.names()),
                 missing: || None,
-                provider: Arc::new({
+                provider: by_screen({
                     let phone = phone.clone();
                     move |screen| Arc::new(guigym_sim::SimProvider { screen, benchmarks: phone.clone() })
                 }),
@@ -110,7 +119,7 @@ impl Registry {
                         "the web backend needs Chromium: install Debian's `chromium` package (apt-get install chromium) or run ./scripts/setup.sh".into()
                     })
                 },
-                provider: Arc::new({
+                provider: by_screen({
                     let (phone, pages) = (phone.clone(), pages.clone());
                     move |screen| Arc::new(guigym_web::WebProvider::new(screen, phone.clone(), pages.clone()))
                 }),
@@ -122,19 +131,19 @@ impl Registry {
                 screen: Screen { width: guigym_desktop::DEFAULT_SIZE.0, height: guigym_desktop::DEFAULT_SIZE.1 },
                 hosts: names(desktop.names()),
                 missing: guigym_desktop::missing,
-                provider: Arc::new({
+                provider: by_screen({
                     let desktop = desktop.clone();
                     move |screen| Arc::new(guigym_desktop::DesktopProvider::new(screen.width, screen.height, desktop.clone()))
                 }),
             },
             Backend {
                 name: "android",
-                about: "Android devices over an adb server (GUIGYM_ANDROID_DEVICES=SERIAL[,HOST:PORT…]): phones, emulators, ReDroid, or `guigym adb-device` (GUIGYM_ANDROID_CONTROL=its control URL)",
+                about: "Android devices over ADB (GUIGYM_ANDROID_CONFIG=FILE, or GUIGYM_ANDROID_DEVICES=SERIAL[,HOST:PORT…]): phones, emulators, ReDroid, or `guigym adb-device` (GUIGYM_ANDROID_CONTROL=its control URL)",
                 platforms: &[Platform::Mobile],
                 screen: Screen::PHONE,
                 hosts: names(phone.names()),
                 missing: android_missing,
-                provider: Arc::new(|_screen| Arc::new(android_provider())),
+                provider: android_provider(),
             },
         ];
         let benchmarks: Vec<&'static dyn Benchmark> = (phone.iter().map(|b| b as &'static dyn Benchmark))
@@ -161,7 +170,7 @@ impl Registry {
     /// What a manager is asked for: an instance of a backend, on its platform, at a screen size.
     pub fn env_spec(&self, name: &str, screen: Screen) -> anyhow::Result<EnvSpec> {
         let b = self.backend(name)?;
-        Ok(EnvSpec { backend: b.name.into(), platform: b.platform(), width: screen.width, height: screen.height })
+        Ok(EnvSpec { backend: b.name.into(), platform: b.platform(), width: screen.width, height: screen.height, device: None })
     }
 
     /// In-process instances of a backend, checking first that it can run here.
@@ -170,7 +179,7 @@ impl Registry {
         if let Some(why) = (b.missing)() {
             bail!(why);
         }
-        Ok((b.provider)(screen))
+        (b.provider)(screen, None).map_err(|e| anyhow!(e))
     }
 
     /// The same backends as a worker hosts them (by env spec), with every benchmark's tasks by id.
@@ -186,7 +195,7 @@ impl Registry {
                     if let Some(why) = missing() {
                         return Err(why);
                     }
-                    Ok(provider(Screen { width: spec.width, height: spec.height }))
+                    provider(Screen { width: spec.width, height: spec.height }, spec.device.as_deref())
                 }),
             )
         })
@@ -232,43 +241,61 @@ impl Registry {
     }
 }
 
-/// Why the android backend cannot run here, if it cannot: Debian's adb (its server) and a
-/// list of devices are needed.
-fn android_missing() -> Option<String> {
-    if std::env::var("GUIGYM_ANDROID_DEVICES").map_or(true, |d| d.trim().is_empty()) {
-        return Some("the android backend needs devices: set GUIGYM_ANDROID_DEVICES=SERIAL[,HOST:PORT…] (and GUIGYM_ANDROID_CONTROL=URL for `guigym adb-device`'s tasks)".into());
+/// The android backend's devices: the file `GUIGYM_ANDROID_CONFIG` names, or else the serials in
+/// `GUIGYM_ANDROID_DEVICES` (through the adb server `GUIGYM_ADB_SERVER`, judged by the
+/// control API `GUIGYM_ANDROID_CONTROL` where it is set).
+fn android_config() -> Result<guigym_android::AndroidConfig, String> {
+    let set = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    if let Some(path) = set("GUIGYM_ANDROID_CONFIG") {
+        return guigym_android::AndroidConfig::load(std::path::Path::new(&path)).map_err(|e| format!("GUIGYM_ANDROID_CONFIG: {e}"));
     }
-    let server = std::env::var("GUIGYM_ADB_SERVER").unwrap_or_else(|_| "127.0.0.1:5037".into());
-    let Ok(addr) = server.parse::<std::net::SocketAddr>() else {
-        return Some(format!("GUIGYM_ADB_SERVER={server:?} is not IP:PORT"));
+    let Some(serials) = set("GUIGYM_ANDROID_DEVICES") else {
+        return Err("the android backend needs devices: set GUIGYM_ANDROID_CONFIG=FILE (README: Android over ADB) or GUIGYM_ANDROID_DEVICES=SERIAL[,HOST:PORT…] (and GUIGYM_ANDROID_CONTROL=URL for `guigym adb-device`'s tasks)".into());
     };
-    if std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(2)).is_err() {
-        return Some(format!(
-            "no adb server answers at {server}: start one with `adb start-server` (Debian's adb; ./scripts/setup.sh installs it) or set GUIGYM_ADB_SERVER"
-        ));
-    }
-    None
+    let config = guigym_android::AndroidConfig::from_serials(&serials, set("GUIGYM_ANDROID_CONTROL"), set("GUIGYM_ADB_SERVER"));
+    config.check().map_err(|e| format!("GUIGYM_ANDROID_DEVICES: {e}"))?;
+    Ok(config)
 }
 
-/// The android backend's devices, from the environment: `GUIGYM_ANDROID_DEVICES` (serials;
-/// `HOST:PORT` ones are connected first), `GUIGYM_ANDROID_CONTROL` (the control API that
-/// lists them by serial), `GUIGYM_ADB_SERVER` (default 127.0.0.1:5037).
-fn android_provider() -> guigym_android::AndroidProvider {
-    let server = guigym_adb::host::AdbServer::new(std::env::var("GUIGYM_ADB_SERVER").unwrap_or_else(|_| "127.0.0.1:5037".into()));
-    let control = std::env::var("GUIGYM_ANDROID_CONTROL").unwrap_or_default();
-    let devices = std::env::var("GUIGYM_ANDROID_DEVICES")
-        .unwrap_or_default()
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|serial| guigym_android::AndroidDevice {
-            serial: serial.to_string(),
-            connect: serial.contains(':'),
-            tasks: guigym_android::Tasks::Control { url: control.clone() },
+/// Why the android backend cannot run here, if it cannot: its devices are not set, or they are
+/// reached through an adb server that does not answer.
+fn android_missing() -> Option<String> {
+    let config = match android_config() {
+        Ok(config) => config,
+        Err(why) => return Some(why),
+    };
+    if config.devices.iter().all(|d| d.route == guigym_android::Route::Direct) {
+        return None;
+    }
+    let server = &config.adb_server;
+    let reachable = std::net::ToSocketAddrs::to_socket_addrs(server.as_str())
+        .map(|mut addrs| addrs.any(|a| std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(2)).is_ok()));
+    match reachable {
+        Ok(true) => None,
+        Ok(false) => Some(format!(
+            "no adb server answers at {server}: start one with `adb start-server` (Debian's adb; ./scripts/setup.sh installs it), set GUIGYM_ADB_SERVER, or reach the devices with `route: direct`"
+        )),
+        Err(e) => Some(format!("the adb server's address {server:?}: {e}")),
+    }
+}
+
+/// The android backend's instances: its devices are read and their pool made once, on first
+/// use, and every provider after that (one per screen size or named device) hands out the
+/// same devices, each to one instance at a time.
+fn android_provider() -> MakeProvider {
+    let all: Arc<std::sync::OnceLock<Result<Arc<guigym_android::AndroidProvider>, String>>> = Arc::default();
+    Arc::new(move |_screen, device| {
+        let all = all
+            .get_or_init(|| {
+                let apps = guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect();
+                android_config().and_then(|config| guigym_android::AndroidProvider::new(&config, apps)).map(Arc::new)
+            })
+            .clone()?;
+        Ok(match device {
+            None => all,
+            Some(serial) => Arc::new(all.only(serial)?),
         })
-        .collect();
-    let apps = guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect();
-    guigym_android::AndroidProvider::new(server, devices, apps)
+    })
 }
 
 /// The built-in backends' names, as the command line offers them.

@@ -61,13 +61,10 @@ fn the_android_backend_keeps_the_contract() {
     // Two simulated phones served over ADB, driven through Debian's adb server.
     let server = common::AdbServer::start("conformance");
     let devices = common::Served::start(&["adb-device", "--port", "0", "--devices", "2"]);
-    let listed = common::device_serials(&devices.url)
-        .into_iter()
-        .map(|serial| guigym_android::AndroidDevice { serial, connect: true, tasks: guigym_android::Tasks::Control { url: devices.url.clone() } })
-        .collect();
+    let serials = common::device_serials(&devices.url).join(",");
+    let config = guigym_android::AndroidConfig::from_serials(&serials, Some(devices.url.clone()), Some(format!("127.0.0.1:{}", server.port)));
     let apps = guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect();
-    let adb = guigym_adb::host::AdbServer::new(format!("127.0.0.1:{}", server.port));
-    check(Arc::new(guigym_android::AndroidProvider::new(adb, listed, apps)));
+    check(Arc::new(guigym_android::AndroidProvider::new(&config, apps).unwrap()));
 }
 
 #[test]

@@ -190,7 +190,7 @@ fn a_display_the_agent_holds_ends_its_attempt_judged_through_a_worker() {
         Action::Wait { ms: 500 },
     ];
     let attempt = runtime.block_on(async {
-        let spec = guigym_manager::EnvSpec { backend: "desktop".into(), platform: guigym_core::Platform::Desktop, width: 1280, height: 800 };
+        let spec = guigym_manager::EnvSpec { backend: "desktop".into(), platform: guigym_core::Platform::Desktop, width: 1280, height: 800, device: None };
         let provider = guigym_manager::ManagerProvider::new(&server.url, None, spec, Duration::from_secs(600));
         let mut env = provider.create().await.expect("a desktop is leased");
         let mut policy = guigym_harness::GoldenPolicy::new(actions);

@@ -17,6 +17,10 @@ pub struct EnvSpec {
     pub width: u32,
     #[serde(default = "height")]
     pub height: u32,
+    /// One device by name, for backends that drive real devices (an Android serial); the
+    /// worker must have been given it. Other backends refuse a spec that names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }
 
 fn mobile() -> Platform {
@@ -31,7 +35,7 @@ fn height() -> u32 {
 
 impl EnvSpec {
     pub fn sim() -> EnvSpec {
-        EnvSpec { backend: "sim".into(), platform: mobile(), width: width(), height: height() }
+        EnvSpec { backend: "sim".into(), platform: mobile(), width: width(), height: height(), device: None }
     }
 
     /// The limits every spec obeys before any worker sees it: a screen of 200 to 4096 pixels a
@@ -49,12 +53,21 @@ impl EnvSpec {
         if name.is_empty() || name.len() > 32 || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_') {
             return Err(format!("backend {name:?} must be 1 to 32 characters of a-z, 0-9, - and _"));
         }
+        if let Some(device) = &self.device {
+            if device.is_empty() || device.len() > 256 || device.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                return Err(format!("device {device:?} must be 1 to 256 characters without spaces"));
+            }
+        }
         Ok(())
     }
 
     /// A short stable name, for metrics and pool listings.
     pub fn key(&self) -> String {
-        format!("{}/{}/{}x{}", self.backend, self.platform, self.width, self.height)
+        let key = format!("{}/{}/{}x{}", self.backend, self.platform, self.width, self.height);
+        match &self.device {
+            Some(device) => format!("{key}/{device}"),
+            None => key,
+        }
     }
 }
 
@@ -116,5 +129,24 @@ impl Backends {
         self.check(spec)?;
         let (_, factory) = &self.factories[&spec.backend];
         factory(spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_is_part_of_the_key_and_must_be_a_name() {
+        let mut spec = EnvSpec::sim();
+        assert_eq!(spec.key(), "sim/mobile/1080x2400");
+        assert!(!serde_json::to_string(&spec).unwrap().contains("device"), "a spec without a device reads as before");
+        spec.device = Some("emulator-5554".into());
+        assert_eq!(spec.key(), "sim/mobile/1080x2400/emulator-5554");
+        assert!(spec.check().is_ok());
+        for bad in ["", "a b", "x\n", &"d".repeat(257)] {
+            spec.device = Some(bad.into());
+            assert!(spec.check().unwrap_err().contains("device"), "{bad:?}");
+        }
     }
 }

@@ -6,8 +6,11 @@
 //!   device in that task's initial state;
 //! - `POST /v1/devices/{n}/step` `{"action": {…}}`: an action the protocol cannot carry (an
 //!   answer, `terminate`), or any other;
-//! - `GET /v1/devices/{n}/evaluate`: the verdict on the episode so far.
+//! - `GET /v1/devices/{n}/evaluate`: the verdict on the episode so far;
+//! - `GET /v1/devices/{n}/heard`: the command lines the device was sent (its shell's and its
+//!   console's), newest last, where the protocol keeps them.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
@@ -15,7 +18,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use guigym_core::{Action, Catalogue, Env, ObserveOptions};
+use guigym_core::{Action, Catalogue, Env, ObserveOptions, TaskSpec};
 use guigym_manager::api::ApiError;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -27,7 +30,15 @@ pub struct Device {
     pub serial: String,
     pub env: Arc<Mutex<Box<dyn Env>>>,
     /// The task it was last reset to.
-    pub task: Mutex<Option<String>>,
+    pub task: Mutex<Option<TaskSpec>>,
+    /// The command lines it was sent, where its protocol keeps them.
+    pub heard: Option<Arc<std::sync::Mutex<VecDeque<String>>>>,
+}
+
+impl Device {
+    pub fn new(serial: String, env: Arc<Mutex<Box<dyn Env>>>) -> Device {
+        Device { serial, env, task: Mutex::new(None), heard: None }
+    }
 }
 
 /// The served instances and the catalogue their tasks come from.
@@ -42,6 +53,7 @@ pub fn router(devices: Arc<Devices>) -> Router {
         .route("/v1/devices/{n}/reset", post(reset))
         .route("/v1/devices/{n}/step", post(step))
         .route("/v1/devices/{n}/evaluate", get(evaluate))
+        .route("/v1/devices/{n}/heard", get(heard))
         .with_state(devices)
 }
 
@@ -63,7 +75,8 @@ fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
 async fn list(State(devices): State<Arc<Devices>>) -> Json<Value> {
     let mut rows = Vec::new();
     for (n, d) in devices.devices.iter().enumerate() {
-        rows.push(json!({ "device": n, "serial": d.serial, "task": *d.task.lock().await }));
+        let task = d.task.lock().await.as_ref().map(|t| t.id.clone());
+        rows.push(json!({ "device": n, "serial": d.serial, "task": task }));
     }
     Json(json!({ "devices": rows }))
 }
@@ -89,8 +102,9 @@ async fn reset(State(devices): State<Arc<Devices>>, Path(n): Path<usize>, b: Res
         guigym_core::EnvError::BadTask(m) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad_task", m),
         other => env_error(other),
     })?;
-    *d.task.lock().await = Some(task.id.clone());
-    Ok(Json(json!({ "device": n, "serial": d.serial, "task": task.id, "instruction": task.instruction, "app": obs.app, "screen": obs.screen })))
+    let answer = json!({ "device": n, "serial": d.serial, "task": task.id, "instruction": task.instruction, "app": obs.app, "screen": obs.screen });
+    *d.task.lock().await = Some(task);
+    Ok(Json(answer))
 }
 
 #[derive(Deserialize)]
@@ -111,13 +125,20 @@ async fn step(State(devices): State<Arc<Devices>>, Path(n): Path<usize>, b: Resu
 
 async fn evaluate(State(devices): State<Arc<Devices>>, Path(n): Path<usize>) -> Result<Json<Value>, ApiError> {
     let d = device(&devices, n)?;
-    let Some(task) = d.task.lock().await.clone() else {
+    let Some(task) = d.task.lock().await.as_ref().map(|t| t.id.clone()) else {
         return Err(ApiError::new(StatusCode::CONFLICT, "no_task", "reset the device to a task first"));
     };
     let mut env = d.env.lock().await;
     let verdict = env.evaluate().await.map_err(env_error)?;
     let steps = env.observe(ObserveOptions::default()).await.map_err(env_error)?.step;
     Ok(Json(json!({ "device": n, "task": task, "steps": steps, "verdict": verdict })))
+}
+
+async fn heard(State(devices): State<Arc<Devices>>, Path(n): Path<usize>) -> Result<Json<Value>, ApiError> {
+    let d = device(&devices, n)?;
+    let heard = d.heard.as_ref().ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "not_kept", "this device does not keep what it heard"))?;
+    let lines: Vec<String> = heard.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().collect();
+    Ok(Json(json!({ "device": n, "heard": lines })))
 }
 
 #[cfg(test)]
@@ -160,7 +181,7 @@ mod tests {
 
     fn routes() -> Router {
         let env: Box<dyn Env> = Box::new(Recorder::default());
-        let device = Device { serial: "127.0.0.1:5555".into(), env: Arc::new(Mutex::new(env)), task: Mutex::new(None) };
+        let device = Device::new("127.0.0.1:5555".into(), Arc::new(Mutex::new(env)));
         let catalogue = Arc::new(Catalogue::new(vec![&SECRETS], |_| Vec::new()));
         router(Arc::new(Devices { devices: vec![device], catalogue }))
     }

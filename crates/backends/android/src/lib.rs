@@ -1,62 +1,115 @@
 //! The `android` backend: Android devices (phones, emulators, ReDroid containers, or guigym's
-//! own `guigym adb-device`) driven through an adb server. An observation is a screenshot
-//! (`screencap -p`) and the window dump (`uiautomator dump`) read into guigym's tree; an
-//! action is `input tap/swipe/text/keyevent`, `monkey -p` for an app, back and home as key
-//! events. Every adb failure (a device gone, a server that does not answer) is an
+//! own `guigym adb-device`) driven over ADB, through an adb server or straight to a device's
+//! transport. An observation is a screenshot (`screencap -p`) and the window dump
+//! (`uiautomator dump`) read into guigym's tree; an action is `input tap/swipe/text/keyevent`,
+//! `monkey -p` for an app, back and home as key events, text beyond ASCII through ADB
+//! Keyboard. Every adb failure (a device gone, a server that does not answer) is an
 //! infrastructure failure, never the agent's.
 //!
-//! Where a task's initial state and verdict come from is the device's `Tasks`: a guigym device
-//! (`guigym adb-device`) is reset to a task and judged by its control API, to which the actions
-//! ADB cannot carry (answers, questions, termination) go as well.
+//! Before every task a device is put back by its configured reset steps (`config`), waited
+//! for until ready (booted, awake, unlocked); a guigym device is then set up for the task and
+//! judged by its control API, to which the actions ADB cannot carry (answers, questions,
+//! termination) go as well.
 
+pub mod config;
 pub mod uiautomator;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use guigym_adb::client::DirectLink;
 use guigym_adb::host::AdbServer;
-use guigym_adb::package_of;
+use guigym_adb::{package_of, Link};
 use guigym_core::{Action, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, Verdict};
 use serde_json::{json, Value};
 
-/// Where a device's tasks are set up and judged.
-#[derive(Debug, Clone)]
-pub enum Tasks {
-    /// A guigym device: its control API (`http://HOST:PORT`, as `guigym adb-device` prints
-    /// it) resets it to a task and judges it. The control lists its devices by serial; this
-    /// one is found there by its own.
-    Control { url: String },
+pub use config::{AndroidConfig, DeviceConfig, ResetStep, Route};
+
+/// ADB Keyboard's input method: what types text `input text` cannot (anything not printable
+/// ASCII) on a stock image, once the operator installed it.
+const ADB_KEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
+
+/// One device this backend may drive: its settings and the way to it.
+pub struct AndroidDevice {
+    pub config: DeviceConfig,
+    link: Arc<dyn Link>,
+    /// The adb server it is reached through, which must `connect` a `HOST:PORT` device.
+    server: Option<AdbServer>,
 }
 
-/// One device this backend may drive.
-#[derive(Debug, Clone)]
-pub struct AndroidDevice {
-    /// As the adb server names it (`emulator-5554`, `127.0.0.1:5555`).
-    pub serial: String,
-    /// `adb connect` it first (a device reached over TCP).
-    pub connect: bool,
-    pub tasks: Tasks,
+/// Whether `dumpsys window` shows a lock screen (its wording differs across Android versions).
+fn locked(window: &str) -> bool {
+    ["mShowingLockscreen=true", "mDreamingLockscreen=true", "isStatusBarKeyguard=true", "mKeyguardShowing=true"].iter().any(|s| window.contains(s))
 }
 
 fn infra(e: impl std::fmt::Display) -> EnvError {
     EnvError::Infra(e.to_string())
 }
 
-/// Hands out the listed devices, each to one instance at a time, in turn: a device that failed
-/// goes to the back of the queue, so the others are tried before it again.
+/// The devices free to be handed out, in turn: one that failed goes to the back of the queue,
+/// so the others are tried before it again.
+type Pool = Arc<Mutex<VecDeque<Arc<AndroidDevice>>>>;
+
+/// Hands out the configured devices, each to one instance at a time.
 pub struct AndroidProvider {
-    server: AdbServer,
-    free: Arc<Mutex<VecDeque<AndroidDevice>>>,
+    free: Pool,
+    serials: Arc<Vec<String>>,
+    /// Only this device (an env spec that names one).
+    only: Option<String>,
     apps: Arc<Vec<String>>,
     http: reqwest::Client,
 }
 
 impl AndroidProvider {
-    /// `apps`: the apps agents open by name (`open_app`), each installed as `package_of(name)`.
-    pub fn new(server: AdbServer, devices: Vec<AndroidDevice>, apps: Vec<String>) -> AndroidProvider {
-        let http = reqwest::Client::builder().timeout(server.timeout).build().unwrap_or_default();
-        AndroidProvider { server, free: Arc::new(Mutex::new(devices.into())), apps: Arc::new(apps), http }
+    /// The devices of `config`; `apps`: the apps agents open by name (`open_app`), each
+    /// installed as `package_of(name)`. A `direct` device needs the host key, which is loaded
+    /// (or made) here.
+    pub fn new(config: &AndroidConfig, apps: Vec<String>) -> Result<AndroidProvider, String> {
+        config.check()?;
+        let timeout = Duration::from_secs_f64(config.timeout_s);
+        let server = AdbServer { addr: config.adb_server.clone(), timeout };
+        let mut key = None;
+        let mut devices = VecDeque::new();
+        for d in &config.devices {
+            let (link, via): (Arc<dyn Link>, Option<AdbServer>) = match d.route {
+                Route::Server => (Arc::new(server.device(&d.serial)), Some(server.clone())),
+                Route::Direct => {
+                    if key.is_none() {
+                        let path = config.adb_key.clone().unwrap_or_else(guigym_adb::client::default_key_path);
+                        key = Some(Arc::new(guigym_adb::client::load_or_make_key(&path)?));
+                    }
+                    let key = key.clone().ok_or("no host key")?;
+                    (Arc::new(DirectLink::new(d.serial.clone(), key, timeout)), None)
+                }
+            };
+            devices.push_back(Arc::new(AndroidDevice { config: d.clone(), link, server: via }));
+        }
+        let http = reqwest::Client::builder().timeout(timeout).build().unwrap_or_default();
+        let serials = config.devices.iter().map(|d| d.serial.clone()).collect();
+        Ok(AndroidProvider { free: Arc::new(Mutex::new(devices)), serials: Arc::new(serials), only: None, apps: Arc::new(apps), http })
+    }
+
+    /// The same devices, handing out only `serial` (which must be one of them): what an env
+    /// spec naming a device gets. A client cannot make a worker reach a device it was not given.
+    pub fn only(&self, serial: &str) -> Result<AndroidProvider, String> {
+        if !self.serials.iter().any(|s| s == serial) {
+            return Err(format!("no device {serial:?} here; devices: {}", self.serials.join(", ")));
+        }
+        Ok(AndroidProvider {
+            free: self.free.clone(),
+            serials: self.serials.clone(),
+            only: Some(serial.to_string()),
+            apps: self.apps.clone(),
+            http: self.http.clone(),
+        })
+    }
+
+    pub fn serials(&self) -> &[String] {
+        &self.serials
     }
 }
 
@@ -67,21 +120,32 @@ impl EnvProvider for AndroidProvider {
     }
 
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
-        let device = self.free.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+        let device = {
+            let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+            let at = match &self.only {
+                Some(serial) => free.iter().position(|d| &d.config.serial == serial),
+                None => (!free.is_empty()).then_some(0),
+            };
+            at.and_then(|i| free.remove(i))
+        };
         let Some(device) = device else {
-            return Err(EnvError::NoCapacity { message: "every listed Android device is in use".into(), retry_after_ms: Some(1000) });
+            let message = match &self.only {
+                Some(serial) => format!("Android device {serial} is in use"),
+                None => "every listed Android device is in use".into(),
+            };
+            return Err(EnvError::NoCapacity { message, retry_after_ms: Some(1000) });
         };
         let env = AndroidEnv {
-            server: self.server.clone(),
             device,
             apps: self.apps.clone(),
             http: self.http.clone(),
             free: self.free.clone(),
             last: None,
-            ready: false,
             reset_done: false,
             control_index: None,
             size: None,
+            keyboard: None,
+            keyboard_on: false,
             episode: Episode::default(),
         };
         Ok(Box::new(env))
@@ -90,20 +154,21 @@ impl EnvProvider for AndroidProvider {
 
 /// One device, driven.
 pub struct AndroidEnv {
-    server: AdbServer,
-    device: AndroidDevice,
+    device: Arc<AndroidDevice>,
     apps: Arc<Vec<String>>,
     http: reqwest::Client,
     /// Where the device goes back when this instance ends.
-    free: Arc<Mutex<VecDeque<AndroidDevice>>>,
+    free: Pool,
     /// The last observation: element targets are resolved against it.
     last: Option<Observation>,
-    ready: bool,
     /// A task was set up: before that, nothing but a reset is meaningful.
     reset_done: bool,
     control_index: Option<usize>,
     /// The screen's size, once asked.
     size: Option<(u32, u32)>,
+    /// Whether ADB Keyboard is installed (asked once), and whether it is the input method now.
+    keyboard: Option<bool>,
+    keyboard_on: bool,
     /// Steps, feedback and how the episode ended, kept here as every backend keeps them.
     episode: Episode,
 }
@@ -114,34 +179,156 @@ impl Drop for AndroidEnv {
     }
 }
 
+/// Text `input text` can type: printable ASCII.
+fn plain(text: &str) -> bool {
+    text.chars().all(|c| (' '..='~').contains(&c))
+}
+
 /// Text as one word of a device shell's command line.
 fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 impl AndroidEnv {
-    async fn shell(&self, command: &str) -> Result<guigym_adb::ShellOutput, EnvError> {
-        self.server.shell(&self.device.serial, command).await.map_err(infra)
+    fn serial(&self) -> &str {
+        &self.device.config.serial
     }
 
-    /// Connected (when reached over TCP), booted, and its package manager up.
+    async fn shell(&self, command: &str) -> Result<guigym_adb::ShellOutput, EnvError> {
+        self.device.link.shell(command).await.map_err(infra)
+    }
+
+    /// A shell command that must succeed, its stdout.
+    async fn must(&self, command: &str) -> Result<String, EnvError> {
+        let out = self.shell(command).await?;
+        if out.exit != 0 {
+            return Err(infra(format!("{} on {}: exit {}: {}", command, self.serial(), out.exit, String::from_utf8_lossy(&out.stderr).trim())));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// One of the device's reset steps.
+    async fn reset_step(&self, step: &ResetStep) -> Result<(), EnvError> {
+        let config = &self.device.config;
+        match step {
+            ResetStep::PmClear(packages) => {
+                for package in packages {
+                    let said = self.must(&format!("pm clear {package}")).await?;
+                    if !said.contains("Success") {
+                        return Err(infra(format!("pm clear {package} on {}: {}", self.serial(), said.trim())));
+                    }
+                }
+            }
+            ResetStep::Snapshot(name) => {
+                let addr = config.console_addr().ok_or_else(|| infra("no emulator console"))?;
+                let token = config.console_token.clone().or_else(guigym_adb::console::token_from_home);
+                let wait = Duration::from_secs_f64(config.ready.timeout_s);
+                guigym_adb::console::send(&addr, token.as_deref(), &format!("avd snapshot load {name}"), wait).await.map_err(infra)?;
+            }
+            ResetStep::Command(command) => {
+                let wait = Duration::from_secs_f64(config.ready.timeout_s);
+                let run = tokio::process::Command::new("sh")
+                    .arg("-c")
+                    .arg(command)
+                    .env("GUIGYM_ANDROID_SERIAL", self.serial())
+                    .stdin(std::process::Stdio::null())
+                    .kill_on_drop(true)
+                    .output();
+                let out = tokio::time::timeout(wait, run)
+                    .await
+                    .map_err(|_| infra(format!("reset command {command:?} for {} ran past {}s", self.serial(), config.ready.timeout_s)))?
+                    .map_err(|e| infra(format!("reset command {command:?}: {e}")))?;
+                if !out.status.success() {
+                    let said = String::from_utf8_lossy(&out.stderr);
+                    let tail: String = said.chars().rev().take(400).collect::<Vec<_>>().into_iter().rev().collect();
+                    return Err(infra(format!("reset command {command:?} for {}: {}: {}", self.serial(), out.status, tail.trim())));
+                }
+            }
+            ResetStep::Shell(command) => {
+                self.must(command).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until the device has booted and its package manager answers, then wakes it and
+    /// takes its lock screen away: what a task needs of a device that was just restored. Errors
+    /// while it boots (a device that went offline) are waited out, until the deadline.
     async fn make_ready(&mut self) -> Result<(), EnvError> {
-        if self.ready {
+        let ready = self.device.config.ready.clone();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(ready.timeout_s);
+        loop {
+            let why = match self.booted().await {
+                Ok(None) => break,
+                Ok(Some(why)) => why,
+                Err(e) => e.to_string(),
+            };
+            if tokio::time::Instant::now() >= deadline {
+                return Err(infra(format!("{} is not ready after {}s: {why}", self.serial(), ready.timeout_s)));
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        if ready.unlock {
+            let power = self.must("dumpsys power").await?;
+            if power.contains("mWakefulness=") && !power.contains("mWakefulness=Awake") {
+                self.must("input keyevent KEYCODE_WAKEUP").await?;
+            }
+            // Dismissing works on Android 8 and later; the menu key on older lock screens.
+            for unlock in ["wm dismiss-keyguard", "input keyevent KEYCODE_MENU"] {
+                if !locked(&self.must("dumpsys window").await?) {
+                    break;
+                }
+                self.must(unlock).await?;
+            }
+            if locked(&self.must("dumpsys window").await?) {
+                return Err(infra(format!("{}: the lock screen stays (a PIN or pattern?): remove the device's screen lock", self.serial())));
+            }
+        }
+        if self.keyboard.is_none() {
+            let listed = self.must("pm list packages com.android.adbkeyboard").await?;
+            self.keyboard = Some(listed.lines().any(|l| l.trim() == "package:com.android.adbkeyboard"));
+        }
+        Ok(())
+    }
+
+    /// Makes ADB Keyboard the input method, for text beyond ASCII; without it installed such
+    /// text cannot be typed, which is the device's set-up failing, not the agent.
+    async fn keyboard_up(&mut self) -> Result<(), EnvError> {
+        if self.keyboard_on {
             return Ok(());
         }
-        if self.device.connect {
-            self.server.connect(&self.device.serial).await.map_err(infra)?;
+        if self.keyboard != Some(true) {
+            return Err(infra(format!("{}: text beyond ASCII needs ADB Keyboard (com.android.adbkeyboard) installed on the device", self.serial())));
         }
+        self.must(&format!("ime enable {ADB_KEYBOARD_IME}")).await?;
+        self.must(&format!("ime set {ADB_KEYBOARD_IME}")).await?;
+        self.keyboard_on = true;
+        Ok(())
+    }
+
+    /// Has the adb server connect a `HOST:PORT` device (again, after a restart took it away);
+    /// other devices the server finds itself.
+    async fn connect(&self) -> Result<(), EnvError> {
+        if let Some(server) = &self.device.server {
+            if config::is_host_port(self.serial()) {
+                server.connect(self.serial()).await.map_err(infra)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `None` when booted with its package manager up; otherwise what is missing.
+    async fn booted(&self) -> Result<Option<String>, EnvError> {
+        self.connect().await?;
         let booted = self.shell("getprop sys.boot_completed").await?;
         if String::from_utf8_lossy(&booted.stdout).trim() != "1" {
-            return Err(infra(format!("{} has not finished booting", self.device.serial)));
+            return Ok(Some("sys.boot_completed is not 1".into()));
         }
-        let packages = self.shell("pm list packages").await?;
-        if packages.exit != 0 || packages.stdout.is_empty() {
-            return Err(infra(format!("{}: the package manager is not up", self.device.serial)));
+        let framework = self.shell("pm path android").await?;
+        if framework.exit != 0 || !String::from_utf8_lossy(&framework.stdout).contains("package:") {
+            return Ok(Some("the package manager does not answer".into()));
         }
-        self.ready = true;
-        Ok(())
+        Ok(None)
     }
 
     /// The screen's size, asked once: a device's screen does not change size under an agent.
@@ -156,7 +343,7 @@ impl AndroidEnv {
             .next()
             .and_then(|s| s.trim().split_once('x'))
             .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
-            .ok_or_else(|| infra(format!("wm size on {}: {said:?}", self.device.serial)))?;
+            .ok_or_else(|| infra(format!("wm size on {}: {said:?}", self.serial())))?;
         self.size = Some(size);
         Ok(size)
     }
@@ -169,26 +356,37 @@ impl AndroidEnv {
         }
     }
 
+    /// The device's control API, or why a task cannot be set up or judged without one.
+    fn control_url(&self) -> Result<String, EnvError> {
+        match &self.device.config.control {
+            Some(url) => Ok(url.trim_end_matches('/').to_string()),
+            None => Err(EnvError::BadTask(format!(
+                "{} has no judge here: only a guigym device (one with a `control` API) sets tasks up and judges them",
+                self.serial()
+            ))),
+        }
+    }
+
     /// This device's number on its control API.
     async fn control_index(&mut self) -> Result<usize, EnvError> {
         if let Some(i) = self.control_index {
             return Ok(i);
         }
-        let Tasks::Control { url } = &self.device.tasks;
-        let listed: Value = self.http.get(format!("{}/v1/devices", url.trim_end_matches('/'))).send().await.map_err(infra)?.json().await.map_err(infra)?;
+        let url = self.control_url()?;
+        let listed: Value = self.http.get(format!("{url}/v1/devices")).send().await.map_err(infra)?.json().await.map_err(infra)?;
         let index = listed["devices"]
             .as_array()
-            .and_then(|ds| ds.iter().find(|d| d["serial"] == self.device.serial.as_str()))
+            .and_then(|ds| ds.iter().find(|d| d["serial"] == self.serial()))
             .and_then(|d| d["device"].as_u64())
-            .ok_or_else(|| infra(format!("the control API at {url} has no device {}", self.device.serial)))?;
+            .ok_or_else(|| infra(format!("the control API at {url} has no device {}", self.serial())))?;
         self.control_index = Some(index as usize);
         Ok(index as usize)
     }
 
     async fn control(&mut self, method: reqwest::Method, path: &str, body: Option<Value>) -> Result<Value, EnvError> {
+        let url = self.control_url()?;
         let index = self.control_index().await?;
-        let Tasks::Control { url } = &self.device.tasks;
-        let mut request = self.http.request(method, format!("{}/v1/devices/{index}/{path}", url.trim_end_matches('/')));
+        let mut request = self.http.request(method, format!("{url}/v1/devices/{index}/{path}"));
         if let Some(b) = body {
             request = request.json(&b);
         }
@@ -280,8 +478,14 @@ impl AndroidEnv {
                         parts.push(format!("input keyevent {}", vec!["KEYCODE_DEL"; held].join(" ")));
                     }
                 }
-                if !text.is_empty() {
-                    parts.push(format!("input text {}", quoted(&text.replace(' ', "%s"))));
+                if plain(text) {
+                    if !text.is_empty() {
+                        parts.push(format!("input text {}", quoted(&text.replace(' ', "%s"))));
+                    }
+                } else {
+                    // `input text` carries printable ASCII only; ADB Keyboard takes the rest
+                    // as base64 in a broadcast (`keyboard_up` made it the input method).
+                    parts.push(format!("am broadcast -a ADB_INPUT_B64 --es msg {}", BASE64.encode(text.as_bytes())));
                 }
                 parts.join(" && ")
             }
@@ -315,9 +519,23 @@ impl AndroidEnv {
 #[async_trait]
 impl Env for AndroidEnv {
     async fn reset(&mut self, task: &TaskSpec) -> Result<Observation, EnvError> {
+        self.reset_done = false;
+        // A reset step may have put the device's own input method back.
+        self.keyboard_on = false;
+        let steps = self.device.config.reset.clone();
+        if !steps.is_empty() {
+            self.connect().await?;
+        }
+        for step in &steps {
+            self.reset_step(step).await?;
+        }
         self.make_ready().await?;
-        // The whole task, so the device's side sets up exactly what the caller holds.
-        self.control(reqwest::Method::POST, "reset", Some(json!({ "spec": task }))).await?;
+        if self.device.config.control.is_some() {
+            // The whole task, so the device's side sets up exactly what the caller holds.
+            self.control(reqwest::Method::POST, "reset", Some(json!({ "spec": task }))).await?;
+        } else {
+            self.must("input keyevent KEYCODE_HOME").await?;
+        }
         self.last = None;
         self.episode = Episode::default();
         self.reset_done = true;
@@ -326,12 +544,12 @@ impl Env for AndroidEnv {
 
     async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
         self.needs_reset("observe")?;
-        let serial = self.device.serial.clone();
+        let serial = self.serial().to_string();
         let dumped = self.shell("uiautomator dump /sdcard/window_dump.xml").await?;
         if !String::from_utf8_lossy(&dumped.stdout).contains("dumped to") {
             return Err(infra(format!("uiautomator dump on {serial}: {}", String::from_utf8_lossy(&dumped.stderr))));
         }
-        let xml = self.server.pull(&serial, "/sdcard/window_dump.xml").await.map_err(infra)?;
+        let xml = self.device.link.pull("/sdcard/window_dump.xml").await.map_err(infra)?;
         let ui_tree = uiautomator::parse(&String::from_utf8_lossy(&xml)).map_err(infra)?;
         let focus = self.shell("dumpsys window | grep mCurrentFocus").await?;
         let focus = String::from_utf8_lossy(&focus.stdout).into_owned();
@@ -340,7 +558,7 @@ impl Env for AndroidEnv {
         let app = self.apps.iter().find(|a| package_of(a) == package).cloned();
         let (width, height) = self.screen_size().await?;
         let screenshot = if options.screenshot {
-            let png = self.server.exec(&serial, "screencap -p").await.map_err(infra)?;
+            let png = self.device.link.exec("screencap -p").await.map_err(infra)?;
             if !png.starts_with(b"\x89PNG") {
                 return Err(infra(format!("screencap on {serial} gave no PNG ({} bytes)", png.len())));
             }
@@ -369,6 +587,12 @@ impl Env for AndroidEnv {
         if let Some(refused) = self.episode.refuse(action) {
             return Ok(refused);
         }
+        if self.device.config.control.is_none() {
+            // No task side: the episode keeps them, as every backend does.
+            if let Some(outcome) = self.episode.record(action, None, || false) {
+                return Ok(outcome);
+            }
+        }
         if let Action::Answer { .. } | Action::AskUser { .. } | Action::Terminate { .. } = action {
             // The task's side records them (it judges, and knows the user's reply).
             let outcome = self.control(reqwest::Method::POST, "step", Some(json!({ "action": action }))).await?;
@@ -385,6 +609,11 @@ impl Env for AndroidEnv {
             Ok(c) => c,
             Err(why) => return Ok(self.episode.finish(StepOutcome::invalid(why))),
         };
+        if let Action::Type { text, .. } = action {
+            if !plain(text) {
+                self.keyboard_up().await?;
+            }
+        }
         let out = self.shell(&command).await?;
         self.last = None;
         let said = String::from_utf8_lossy(&out.stderr).trim().to_string();

@@ -27,7 +27,12 @@ pub struct Served {
 
 impl Served {
     pub fn start(args: &[&str]) -> Served {
-        let mut child = guigym().args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        Served::start_with(args, &[])
+    }
+
+    /// With these environment variables set.
+    pub fn start_with(args: &[&str], env: &[(&str, &str)]) -> Served {
+        let mut child = guigym().args(args).envs(env.iter().copied()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let url = line.trim().strip_prefix("listening on ").expect("the server prints its address").to_string();
