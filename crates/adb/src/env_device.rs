@@ -396,20 +396,23 @@ impl EnvDevice {
     }
 
     async fn dumpsys(&self, args: &[&str]) -> ShellOutput {
+        let power = *self.power();
+        if args.first() == Some(&"power") {
+            // The screen's state needs no app in front (a device not yet in a task has none).
+            return ShellOutput::ok(format!(
+                "POWER MANAGER (dumpsys power)\n  mWakefulness={}\n  mBootCompleted=true\n  mSystemReady=true\n",
+                if power.awake { "Awake" } else { "Asleep" }
+            ));
+        }
         let focus = match self.focus().await {
             Ok(f) => f,
             Err(e) => return ShellOutput::fail(1, format!("{e}\n")),
         };
         let short = focus.replacen(&format!("{}.", focus.split('/').next().unwrap_or("")), ".", 1);
-        let power = *self.power();
         match args.first().copied() {
             Some("window") => ShellOutput::ok(format!(
                 "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{42 u0 {focus}}}\n  mFocusedApp=ActivityRecord{{7 u0 {short} t1}}\n  mShowingLockscreen={0} mShowingDream=false mDreamingLockscreen={0}\n  mScreenOnFully={1}\n",
                 power.locked, power.awake
-            )),
-            Some("power") => ShellOutput::ok(format!(
-                "POWER MANAGER (dumpsys power)\n  mWakefulness={}\n  mBootCompleted=true\n  mSystemReady=true\n",
-                if power.awake { "Awake" } else { "Asleep" }
             )),
             Some("activity") => ShellOutput::ok(format!(
                 "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{7 u0 {short} t1}}\n  topResumedActivity=ActivityRecord{{7 u0 {short} t1}}\n"

@@ -7,7 +7,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::device::ShellOutput;
+use crate::device::{FileStat, ShellOutput};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AdbError {
@@ -71,6 +71,9 @@ pub trait Link: Send + Sync {
                 let (id, len) = read_sync_header(&mut s).await?;
                 match &id {
                     b"DATA" => {
+                        if out.len() + len > PULL_MAX {
+                            return Err(AdbError::Protocol(format!("pull {path}: over {} MiB", PULL_MAX >> 20)));
+                        }
                         let start = out.len();
                         out.resize(start + len, 0);
                         s.read_exact(&mut out[start..]).await?;
@@ -82,6 +85,24 @@ pub trait Link: Send + Sync {
             }
             let _ = s.write_all(&sync_request(b"QUIT", b"")).await;
             Ok(out)
+        })
+        .await
+    }
+
+    /// A file's unix mode, size and modification time (seconds), through `sync:` (`STAT`, version
+    /// 1, which every device answers); `None` where there is no such file (mode 0).
+    async fn stat(&self, path: &str) -> Result<Option<FileStat>, AdbError> {
+        within(self.timeout(), path, async {
+            let mut s = self.open("sync:").await?;
+            s.write_all(&sync_request(b"STAT", path.as_bytes())).await?;
+            let mut answer = [0u8; 16];
+            s.read_exact(&mut answer).await?;
+            if &answer[..4] != b"STAT" {
+                return Err(AdbError::Protocol(format!("sync answer {:?}", String::from_utf8_lossy(&answer[..4]))));
+            }
+            let word = |i: usize| u32::from_le_bytes([answer[i], answer[i + 1], answer[i + 2], answer[i + 3]]);
+            let _ = s.write_all(&sync_request(b"QUIT", b"")).await;
+            Ok((word(4) != 0).then(|| FileStat { mode: word(4), size: word(8), mtime: word(12) }))
         })
         .await
     }
@@ -111,6 +132,10 @@ pub trait Link: Send + Sync {
         .await
     }
 }
+
+/// The most a pull takes: a window dump or a screenshot is far less; a device that sends more
+/// is refused before it fills this host's memory.
+const PULL_MAX: usize = 256 << 20;
 
 /// `f`, or a timeout naming `what`.
 pub async fn within<T>(timeout: Duration, what: &str, f: impl std::future::Future<Output = Result<T, AdbError>>) -> Result<T, AdbError> {

@@ -232,6 +232,9 @@ async fn a_direct_link_runs_commands_and_moves_files_without_a_server() {
     let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
     link.push("/sdcard/big.bin", &bytes, 0o644).await.unwrap();
     assert_eq!(link.pull("/sdcard/big.bin").await.unwrap(), bytes);
+    let stat = link.stat("/sdcard/big.bin").await.unwrap().expect("the pushed file is there");
+    assert_eq!((stat.size, stat.mode & 0o777), (3_000_000, 0o644), "{stat:?}");
+    assert_eq!(link.stat("/sdcard/none.bin").await.unwrap(), None);
     assert!(link.pull("/sdcard/none.bin").await.is_err());
     assert!(link.push("/system/x", b"no", 0o644).await.unwrap_err().to_string().contains("Read-only"));
 

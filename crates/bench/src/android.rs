@@ -3,14 +3,16 @@
 //! screenshot. The device (a simulated phone served over ADB, with its control API) runs in
 //! this process; Debian's adb server runs beside it on a private port and home, as a real
 //! deployment's would, so every figure crosses the adb server twice (host protocol, then
-//! the device transport).
+//! the device transport). Two more sides: screenshots as raw pixels (`screencap`, encoded
+//! here) instead of the device's PNG, and the direct route (no adb server). On this device
+//! the raw side pays a PNG decode the device does to give raw pixels; a real device does not.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 use guigym_adb::{EnvDevice, Identity};
-use guigym_android::{AndroidConfig, AndroidProvider, Route};
+use guigym_android::{AndroidConfig, AndroidProvider, Route, Screencap};
 use guigym_core::{Action, Env, EnvProvider, ObserveOptions, Screen};
 use guigym_serve::devices::{Device, Devices};
 use serde::Serialize;
@@ -41,11 +43,14 @@ pub struct AndroidFigures {
 
 impl crate::Figures for AndroidFigures {
     fn text(&self) -> String {
-        let mut out = format!("{} iterations each; android = the android backend → Debian's adb server → guigym adb-device (sim)\n", self.iterations);
-        out += &format!("  {:<8} {:>10} {:>10} {:>12} {:>14} {:>10}\n", "backend", "reset", "step", "observe", "+screenshot", "PNG");
+        let mut out = format!(
+            "{} iterations each; android = the android backend → Debian's adb server → guigym adb-device (sim); -raw: screencap's raw pixels, encoded here; -direct: no adb server\n",
+            self.iterations
+        );
+        out += &format!("  {:<14} {:>10} {:>10} {:>12} {:>14} {:>10}\n", "backend", "reset", "step", "observe", "+screenshot", "PNG");
         for s in &self.sides {
             out += &format!(
-                "  {:<8} {:>7.2} ms {:>7.2} ms {:>9.2} ms {:>11.2} ms {:>6.0} KiB\n",
+                "  {:<14} {:>7.2} ms {:>7.2} ms {:>9.2} ms {:>11.2} ms {:>6.0} KiB\n",
                 s.backend, s.reset_p50_ms, s.step_p50_ms, s.observe_tree_p50_ms, s.observe_screenshot_p50_ms, s.screenshot_kib
             );
         }
@@ -84,6 +89,10 @@ impl Drop for AdbServer {
     }
 }
 
+fn first_task() -> anyhow::Result<guigym_core::TaskSpec> {
+    guigym_benchmark_phone::suite("smoke").and_then(|s| s.into_iter().next()).ok_or_else(|| anyhow!("the smoke suite is missing"))
+}
+
 async fn time(f: impl std::future::Future<Output = anyhow::Result<()>>) -> anyhow::Result<f64> {
     let t = Instant::now();
     f.await?;
@@ -92,7 +101,7 @@ async fn time(f: impl std::future::Future<Output = anyhow::Result<()>>) -> anyho
 
 /// Reset, tap, observe on one instance, `n` times each.
 async fn side(backend: &str, env: &mut dyn Env, n: usize) -> anyhow::Result<Side> {
-    let task = guigym_benchmark_phone::suite("smoke").and_then(|s| s.into_iter().next()).ok_or_else(|| anyhow!("the smoke suite is missing"))?;
+    let task = first_task()?;
     let e = |e: guigym_core::EnvError| anyhow!("{backend}: {e}");
     let (mut resets, mut steps, mut trees, mut shots) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut png = 0;
@@ -124,7 +133,10 @@ pub async fn run(s: &Settings) -> anyhow::Result<AndroidFigures> {
     let apps: Vec<String> = guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect();
 
     // The device and its control API, in this process.
-    let env: Arc<Mutex<Box<dyn Env>>> = Arc::new(Mutex::new(Box::new(phone())));
+    // In a task from the start, as `guigym adb-device`'s devices are.
+    let mut device: Box<dyn Env> = Box::new(phone());
+    device.reset(&first_task()?).await.map_err(|e| anyhow!("the device: {e}"))?;
+    let env: Arc<Mutex<Box<dyn Env>>> = Arc::new(Mutex::new(device));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let serial = listener.local_addr()?.to_string();
     tokio::spawn(guigym_adb::serve(listener, Arc::new(EnvDevice::new(env.clone(), apps.clone(), Identity::default())), None));
@@ -137,9 +149,13 @@ pub async fn run(s: &Settings) -> anyhow::Result<AndroidFigures> {
     let server = AdbServer::start()?;
     let mut config = AndroidConfig::from_serials(&serial, Some(url), Some(format!("127.0.0.1:{}", server.port)));
     let mut sides = Vec::new();
-    // The same device both ways: through the adb server, then straight to its transport.
-    for (name, route) in [("android", Route::Server), ("android-direct", Route::Direct)] {
+    // The same device three ways: through the adb server with the device's PNG, with its raw
+    // pixels encoded here, then straight to its transport.
+    for (name, route, screencap) in
+        [("android", Route::Server, Screencap::Png), ("android-raw", Route::Server, Screencap::Raw), ("android-direct", Route::Direct, Screencap::Png)]
+    {
         config.devices[0].route = route;
+        config.devices[0].screencap = screencap;
         config.adb_key = Some(server.home.join("adbkey"));
         let provider = AndroidProvider::new(&config, apps.clone()).map_err(|e| anyhow!("android: {e}"))?;
         let mut android = provider.create().await.map_err(|e| anyhow!("{name}: {e}"))?;

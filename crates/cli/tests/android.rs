@@ -205,7 +205,7 @@ fn a_device_without_a_judge_is_put_back_by_its_snapshot_and_types_beyond_ascii()
     let console_addr = format!("127.0.0.1:{console_port}");
     runtime().block_on(guigym_adb::console::send(&console_addr, None, "avd snapshot save clean", Duration::from_secs(10))).unwrap();
     let config =
-        format!("adb_server: 127.0.0.1:{}\ndevices:\n  - serial: {serial}\n    console: {console_addr}\n    reset: [ {{ snapshot: clean }} ]\n", server.port);
+        format!("adb_server: 127.0.0.1:{}\ndevices:\n  - serial: {serial}\n    console: {console_addr}\n    reset: [ {{ snapshot: clean }} ]\n    screencap: raw\n", server.port);
     let dir = temp("android-snapshot");
     let config = guigym_android::AndroidConfig::load(&write(&dir, "devices.yml", &config)).unwrap();
     let task = guigym_benchmark_phone::suite("smoke").unwrap().remove(0);
@@ -214,6 +214,13 @@ fn a_device_without_a_judge_is_put_back_by_its_snapshot_and_types_beyond_ascii()
         let mut env = provider.create().await.unwrap();
         let first = env.reset(&task).await.unwrap();
         assert_eq!(first.app, None, "the snapshot's task starts at home");
+        // Screenshots as raw pixels, encoded here: the screen the device shows.
+        let shot = env.observe(ObserveOptions { screenshot: true }).await.unwrap().screenshot.unwrap();
+        let mut reader = png::Decoder::new(shot.png.as_slice()).read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size()];
+        reader.next_frame(&mut pixels).unwrap();
+        assert_eq!((reader.info().width, reader.info().height), (shot.width, shot.height));
+        assert!(pixels.chunks(4).any(|p| p[..3] != pixels[..3]), "not a blank screen");
 
         // Some app with a text field: typed into beyond ASCII, through ADB Keyboard.
         let mut typed = false;

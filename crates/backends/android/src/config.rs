@@ -83,6 +83,20 @@ pub struct DeviceConfig {
     /// The console's token [default: the one in ~/.emulator_console_auth_token, if any].
     #[serde(default)]
     pub console_token: Option<String>,
+    #[serde(default)]
+    pub screencap: Screencap,
+}
+
+/// How a screenshot leaves the device.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Screencap {
+    /// `screencap -p`: the device encodes a PNG (slow on a phone's CPU, few bytes to carry).
+    #[default]
+    Png,
+    /// `screencap`: the raw pixels (4 bytes each), encoded here; faster where the link is fast
+    /// (an emulator or ReDroid on this host, USB) and the device's CPU slow.
+    Raw,
 }
 
 /// One way to put a device back.
@@ -153,6 +167,7 @@ impl AndroidConfig {
                 ready: Readiness::default(),
                 console: None,
                 console_token: None,
+                screencap: Screencap::Png,
             })
             .collect();
         AndroidConfig { adb_server: adb_server.unwrap_or_else(default_server), adb_key: None, timeout_s: default_timeout(), devices }

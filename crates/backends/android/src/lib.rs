@@ -27,7 +27,7 @@ use guigym_adb::{package_of, Link};
 use guigym_core::{Action, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Point, Screenshot, StepOutcome, TaskSpec, Verdict};
 use serde_json::{json, Value};
 
-pub use config::{AndroidConfig, DeviceConfig, ResetStep, Route};
+pub use config::{AndroidConfig, DeviceConfig, ResetStep, Route, Screencap};
 
 /// ADB Keyboard's input method: what types text `input text` cannot (anything not printable
 /// ASCII) on a stock image, once the operator installed it.
@@ -177,6 +177,36 @@ impl Drop for AndroidEnv {
     fn drop(&mut self) {
         self.free.lock().unwrap_or_else(|p| p.into_inner()).push_back(self.device.clone());
     }
+}
+
+/// A PNG of `screencap`'s raw output: width, height and pixel format as little-endian words
+/// (and, from Android 8 on, a colour space word), then RGBA 8888 pixels.
+fn png_of_raw(raw: &[u8]) -> Result<Vec<u8>, String> {
+    let word = |i: usize| raw.get(i..i + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+    let (Some(width), Some(height), Some(format)) = (word(0), word(4), word(8)) else {
+        return Err(format!("{} bytes is no raw screen", raw.len()));
+    };
+    if format != 1 {
+        return Err(format!("pixel format {format}: only RGBA 8888 (1) is read"));
+    }
+    let pixels = (width as u64) * (height as u64) * 4;
+    if !(1..=8192).contains(&width) || !(1..=8192).contains(&height) {
+        return Err(format!("a {width}x{height} screen"));
+    }
+    let header = match raw.len() as u64 {
+        n if n == 16 + pixels => 16,
+        n if n == 12 + pixels => 12,
+        n => return Err(format!("{n} bytes for a {width}x{height} screen")),
+    };
+    let mut png = Vec::with_capacity(raw.len() / 8);
+    let mut encoder = png::Encoder::new(&mut png, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+    writer.write_image_data(&raw[header..]).map_err(|e| e.to_string())?;
+    writer.finish().map_err(|e| e.to_string())?;
+    Ok(png)
 }
 
 /// Text `input text` can type: printable ASCII.
@@ -558,7 +588,10 @@ impl Env for AndroidEnv {
         let app = self.apps.iter().find(|a| package_of(a) == package).cloned();
         let (width, height) = self.screen_size().await?;
         let screenshot = if options.screenshot {
-            let png = self.device.link.exec("screencap -p").await.map_err(infra)?;
+            let png = match self.device.config.screencap {
+                Screencap::Png => self.device.link.exec("screencap -p").await.map_err(infra)?,
+                Screencap::Raw => png_of_raw(&self.device.link.exec("screencap").await.map_err(infra)?).map_err(|e| infra(format!("screencap on {serial}: {e}")))?,
+            };
             if !png.starts_with(b"\x89PNG") {
                 return Err(infra(format!("screencap on {serial} gave no PNG ({} bytes)", png.len())));
             }
@@ -633,5 +666,38 @@ impl Env for AndroidEnv {
         // What the device shows: its tree, in order.
         let obs = self.observe(ObserveOptions::default()).await?;
         Ok(guigym_core::sha256_hex(&serde_json::to_vec(&obs.ui_tree).map_err(infra)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(width: u32, height: u32, header: &[u32]) -> Vec<u8> {
+        let mut out: Vec<u8> = [width, height].iter().chain(header).flat_map(|w| w.to_le_bytes()).collect();
+        out.extend((0..width * height).flat_map(|i| [i as u8, (i >> 8) as u8, 7, 255]));
+        out
+    }
+
+    #[test]
+    fn a_raw_screen_of_either_header_becomes_the_same_png_and_bad_ones_are_errors() {
+        let new = png_of_raw(&raw(3, 2, &[1, 0])).unwrap();
+        let old = png_of_raw(&raw(3, 2, &[1])).unwrap();
+        assert_eq!(new, old, "Android 8's colour space word is skipped");
+        let mut reader = png::Decoder::new(new.as_slice()).read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size()];
+        reader.next_frame(&mut pixels).unwrap();
+        assert_eq!(&pixels[4..8], &[1, 0, 7, 255]);
+        assert_eq!((reader.info().width, reader.info().height), (3, 2));
+
+        for bad in [Vec::new(), raw(3, 2, &[2, 0]), raw(3, 2, &[1, 0])[..30].to_vec(), raw(0, 2, &[1, 0]), raw(9000, 0, &[1, 0])] {
+            assert!(png_of_raw(&bad).is_err(), "{} bytes", bad.len());
+        }
+    }
+
+    #[test]
+    fn only_printable_ascii_goes_through_input_text() {
+        assert!(plain("Hello, world ~!"));
+        assert!(!plain("Zoë") && !plain("日本") && !plain("tab\there"));
     }
 }
