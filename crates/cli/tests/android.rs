@@ -204,8 +204,10 @@ fn a_device_without_a_judge_is_put_back_by_its_snapshot_and_types_beyond_ascii()
     let serial = serials(&devices.url).remove(0);
     let console_addr = format!("127.0.0.1:{console_port}");
     runtime().block_on(guigym_adb::console::send(&console_addr, None, "avd snapshot save clean", Duration::from_secs(10))).unwrap();
-    let config =
-        format!("adb_server: 127.0.0.1:{}\ndevices:\n  - serial: {serial}\n    console: {console_addr}\n    reset: [ {{ snapshot: clean }} ]\n    screencap: raw\n", server.port);
+    let config = format!(
+        "adb_server: 127.0.0.1:{}\ndevices:\n  - serial: {serial}\n    console: {console_addr}\n    reset: [ {{ snapshot: clean }} ]\n    screencap: raw\n",
+        server.port
+    );
     let dir = temp("android-snapshot");
     let config = guigym_android::AndroidConfig::load(&write(&dir, "devices.yml", &config)).unwrap();
     let task = guigym_benchmark_phone::suite("smoke").unwrap().remove(0);

@@ -213,6 +213,8 @@ mod tests {
     async fn bad_requests_are_4xx_that_say_what_is_wrong() {
         let r = routes();
         assert_eq!(call(&r, "POST", "/v1/devices/3/reset", r#"{"task": "secret/1"}"#).await.0, StatusCode::NOT_FOUND);
+        let (code, v) = call(&r, "GET", "/v1/devices/0/heard", "").await;
+        assert_eq!((code, v["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_kept")), "a device that keeps no log says so: {v}");
         assert_eq!(call(&r, "POST", "/v1/devices/0/reset", r#"{"task": "nope/1"}"#).await.0, StatusCode::NOT_FOUND);
         for bad in ["", "{", "{}", r#"{"task": 3}"#, r#"{"task": "secret/1", "extra": 1}"#] {
             let (code, v) = call(&r, "POST", "/v1/devices/0/reset", bad).await;

@@ -26,9 +26,13 @@
 //! (booted, package manager up, screen awake, lock screen gone), then, where it has a
 //! `control` (a guigym device), the task is set up there.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+/// The largest devices file read.
+const CONFIG_MAX: u64 = 1 << 20;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -142,7 +146,12 @@ impl AndroidConfig {
     /// A file's settings; an error names the file and what is wrong.
     pub fn load(path: &Path) -> Result<AndroidConfig, String> {
         let shown = path.display();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+        // A devices file is small; whatever the path names (a pipe, a device) is read only so far.
+        let mut text = String::new();
+        std::fs::File::open(path).and_then(|f| f.take(CONFIG_MAX + 1).read_to_string(&mut text)).map_err(|e| format!("{shown}: {e}"))?;
+        if text.len() as u64 > CONFIG_MAX {
+            return Err(format!("{shown}: over {} KiB: not a devices file", CONFIG_MAX >> 10));
+        }
         let yaml = matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"));
         let config: AndroidConfig = if yaml {
             serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: {e}"))?

@@ -282,16 +282,20 @@ impl AndroidEnv {
     }
 
     /// Waits until the device has booted and its package manager answers, then wakes it and
-    /// takes its lock screen away: what a task needs of a device that was just restored. Errors
-    /// while it boots (a device that went offline) are waited out, until the deadline.
+    /// takes its lock screen away: what a task needs of a device that was just restored. Where a
+    /// reset step may have restarted it (a snapshot, a command), errors while it comes back (a
+    /// device offline) are waited out until the deadline; otherwise a device that does not
+    /// answer fails at once, so its attempt runs elsewhere without waiting.
     async fn make_ready(&mut self) -> Result<(), EnvError> {
         let ready = self.device.config.ready.clone();
         let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(ready.timeout_s);
+        let restarted = self.device.config.reset.iter().any(|s| !matches!(s, ResetStep::PmClear(_)));
         loop {
             let why = match self.booted().await {
                 Ok(None) => break,
                 Ok(Some(why)) => why,
-                Err(e) => e.to_string(),
+                Err(e) if restarted => e.to_string(),
+                Err(e) => return Err(e),
             };
             if tokio::time::Instant::now() >= deadline {
                 return Err(infra(format!("{} is not ready after {}s: {why}", self.serial(), ready.timeout_s)));
@@ -590,7 +594,9 @@ impl Env for AndroidEnv {
         let screenshot = if options.screenshot {
             let png = match self.device.config.screencap {
                 Screencap::Png => self.device.link.exec("screencap -p").await.map_err(infra)?,
-                Screencap::Raw => png_of_raw(&self.device.link.exec("screencap").await.map_err(infra)?).map_err(|e| infra(format!("screencap on {serial}: {e}")))?,
+                Screencap::Raw => {
+                    png_of_raw(&self.device.link.exec("screencap").await.map_err(infra)?).map_err(|e| infra(format!("screencap on {serial}: {e}")))?
+                }
             };
             if !png.starts_with(b"\x89PNG") {
                 return Err(infra(format!("screencap on {serial} gave no PNG ({} bytes)", png.len())));
