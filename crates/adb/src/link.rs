@@ -55,7 +55,10 @@ pub trait Link: Send + Sync {
         within(self.timeout(), command, async {
             let mut s = self.open(&format!("exec:{command}")).await?;
             let mut out = Vec::new();
-            s.read_to_end(&mut out).await?;
+            (&mut s).take(READ_MAX as u64 + 1).read_to_end(&mut out).await?;
+            if out.len() > READ_MAX {
+                return Err(too_much(command));
+            }
             Ok(out)
         })
         .await
@@ -71,8 +74,8 @@ pub trait Link: Send + Sync {
                 let (id, len) = read_sync_header(&mut s).await?;
                 match &id {
                     b"DATA" => {
-                        if out.len() + len > PULL_MAX {
-                            return Err(AdbError::Protocol(format!("pull {path}: over {} MiB", PULL_MAX >> 20)));
+                        if out.len() + len > READ_MAX {
+                            return Err(too_much(path));
                         }
                         let start = out.len();
                         out.resize(start + len, 0);
@@ -133,9 +136,13 @@ pub trait Link: Send + Sync {
     }
 }
 
-/// The most a pull takes: a window dump or a screenshot is far less; a device that sends more
-/// is refused before it fills this host's memory.
-const PULL_MAX: usize = 256 << 20;
+/// The most one call takes from a device (a pull, a command's output): a window dump or a
+/// screenshot is far less; a device that sends more is refused before it fills this host's memory.
+const READ_MAX: usize = 256 << 20;
+
+fn too_much(what: &str) -> AdbError {
+    AdbError::Protocol(format!("{what}: the device sent over {} MiB", READ_MAX >> 20))
+}
 
 /// `f`, or a timeout naming `what`.
 pub async fn within<T>(timeout: Duration, what: &str, f: impl std::future::Future<Output = Result<T, AdbError>>) -> Result<T, AdbError> {
@@ -156,6 +163,9 @@ async fn read_shell_v2(s: &mut (impl AsyncRead + Unpin), command: &str) -> Resul
             Err(e) => return Err(e.into()),
         }
         let len = u32::from_le_bytes([header[1], header[2], header[3], header[4]]) as usize;
+        if out.stdout.len() + out.stderr.len() + len > READ_MAX {
+            return Err(too_much(command));
+        }
         let mut data = vec![0u8; len];
         s.read_exact(&mut data).await?;
         match header[0] {

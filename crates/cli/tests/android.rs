@@ -254,18 +254,23 @@ fn a_device_without_a_judge_is_put_back_by_its_snapshot_and_types_beyond_ascii()
     });
 }
 
+/// A devices file of `serials`, each reached directly, judged by `control`; no adb server
+/// anywhere (port 9 answers nothing).
+fn direct_config(dir: &Path, control: &str, serials: &[String]) -> PathBuf {
+    let mut yaml = format!("adb_server: 127.0.0.1:9\nadb_key: {}\ndevices:\n", dir.join("adbkey").display());
+    for serial in serials {
+        yaml.push_str(&format!("  - serial: {serial}\n    route: direct\n    control: {control}\n"));
+    }
+    write(dir, "devices.yaml", &yaml)
+}
+
 #[test]
 #[ignore = "full tier: Debian's adb"]
 fn the_direct_route_plays_with_no_adb_server() {
     let devices = Served::start(&["adb-device", "--port", "0", "--devices", "2"]);
     let listed = serials(&devices.url);
     let dir = temp("android-direct");
-    // No adb server anywhere: port 9 answers nothing.
-    let mut yaml = format!("adb_server: 127.0.0.1:9\nadb_key: {}\ndevices:\n", dir.join("adbkey").display());
-    for serial in &listed {
-        yaml.push_str(&format!("  - serial: {serial}\n    route: direct\n    control: {}\n", devices.url));
-    }
-    let config = write(&dir, "direct.yaml", &yaml);
+    let config = direct_config(&dir, &devices.url, &listed);
     let (out, report) = eval_with_config(&config, &dir.join("store"), 4);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!((report["attempts"].as_u64(), report["success_rate"].as_f64()), (Some(4), Some(1.0)), "{report}");
@@ -278,11 +283,7 @@ fn an_env_spec_names_one_device_through_the_manager() {
     let devices = Served::start(&["adb-device", "--port", "0", "--devices", "2"]);
     let listed = serials(&devices.url);
     let dir = temp("android-spec");
-    let mut yaml = format!("adb_key: {}\ndevices:\n", dir.join("adbkey").display());
-    for serial in &listed {
-        yaml.push_str(&format!("  - serial: {serial}\n    route: direct\n    control: {}\n", devices.url));
-    }
-    let config = write(&dir, "devices.yaml", &yaml);
+    let config = direct_config(&dir, &devices.url, &listed);
     let serve = Served::start_with(&["serve", "--port", "0", "--token", "c"], &[("GUIGYM_ANDROID_CONFIG", config.to_str().unwrap())]);
     let task = guigym_benchmark_phone::suite("smoke").unwrap().remove(0);
     let spec = |device: &str| guigym_manager::EnvSpec { backend: "android".into(), device: Some(device.into()), ..guigym_manager::EnvSpec::sim() };
