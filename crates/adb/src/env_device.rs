@@ -122,6 +122,12 @@ impl EnvDevice {
         self.heard.clone()
     }
 
+    /// Forgets the files written on the device: a task's initial state holds none of an
+    /// earlier episode's.
+    pub fn forget_files(&self) {
+        self.files.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
     fn power(&self) -> std::sync::MutexGuard<'_, Power> {
         self.power.lock().unwrap_or_else(|p| p.into_inner())
     }

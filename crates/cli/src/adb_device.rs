@@ -112,10 +112,14 @@ pub async fn run(registry: &Registry, args: AdbDeviceArgs) -> anyhow::Result<Exi
         let identity = Identity { serial: serial.clone(), ..Identity::default() };
         let device = Arc::new(EnvDevice::new(env.clone(), apps.clone(), identity));
         let heard = device.heard();
+        let on_reset: Arc<dyn Fn() + Send + Sync> = Arc::new({
+            let device = device.clone();
+            move || device.forget_files()
+        });
         tokio::spawn(guigym_adb::serve(listener, device, keys.clone()));
         // Whoever started us may have read only the first line and closed the pipe.
         let _ = writeln!(std::io::stdout(), "adb device {serial} · task {}", task.id);
-        served.push(Device { serial, env, task: Mutex::new(Some(task.clone())), heard: Some(heard) });
+        served.push(Device { serial, env, task: Mutex::new(Some(task.clone())), heard: Some(heard), on_reset: Some(on_reset) });
     }
     let devices = Arc::new(Devices { devices: served, catalogue: registry.catalogue.clone() });
     if let Some(first) = args.console_port {
@@ -169,8 +173,7 @@ impl guigym_adb::console::Console for SnapshotConsole {
             }
             ["avd", "snapshot", "load", name] => {
                 let task = self.saved.lock().await.get(*name).cloned().ok_or_else(|| format!("snapshot '{name}' does not exist"))?;
-                device.env.lock().await.reset(&task).await.map_err(|e| format!("loading snapshot '{name}': {e}"))?;
-                *device.task.lock().await = Some(task);
+                device.reset(&task).await.map_err(|e| format!("loading snapshot '{name}': {e}"))?;
                 Ok(String::new())
             }
             ["avd", "snapshot", "delete", name] => {

@@ -247,8 +247,16 @@ fn a_device_without_a_judge_is_put_back_by_its_snapshot_and_types_beyond_ascii()
         assert!(!answered.invalid, "{answered:?}");
         assert!(matches!(env.evaluate().await, Err(EnvError::BadTask(m)) if m.contains("no judge")));
 
+        // Files written on the device are gone with the episode: the next one starts clean.
+        let pushed = dir.join("note.txt");
+        std::fs::write(&pushed, "left behind").unwrap();
+        let out = server.adb(&["-s", &serial, "push", pushed.to_str().unwrap(), "/sdcard/note.txt"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
         // The next task starts from the snapshot again: home, no app open.
         let again = env.reset(&task).await.unwrap();
+        let out = server.adb(&["-s", &serial, "shell", "cat", "/sdcard/note.txt"]);
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("left behind"), "a pushed file outlived its episode");
         assert_eq!(again.app, None, "the snapshot put the device back");
         assert!(heard(&devices.url, 0).iter().filter(|l| *l == "console: avd snapshot load clean").count() >= 2);
     });

@@ -33,11 +33,25 @@ pub struct Device {
     pub task: Mutex<Option<TaskSpec>>,
     /// The command lines it was sent, where its protocol keeps them.
     pub heard: Option<Arc<std::sync::Mutex<VecDeque<String>>>>,
+    /// What the protocol keeps beside the instance (files written to it) is cleared by this on
+    /// every reset, so that a task starts as it always does.
+    pub on_reset: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl Device {
     pub fn new(serial: String, env: Arc<Mutex<Box<dyn Env>>>) -> Device {
-        Device { serial, env, task: Mutex::new(None), heard: None }
+        Device { serial, env, task: Mutex::new(None), heard: None, on_reset: None }
+    }
+
+    /// Resets the instance to `task`, and what its protocol keeps with it.
+    pub async fn reset(&self, task: &TaskSpec) -> Result<guigym_core::Observation, guigym_core::EnvError> {
+        let mut env = self.env.lock().await;
+        if let Some(clear) = &self.on_reset {
+            clear();
+        }
+        let obs = env.reset(task).await?;
+        *self.task.lock().await = Some(task.clone());
+        Ok(obs)
     }
 }
 
@@ -97,14 +111,11 @@ async fn reset(State(devices): State<Arc<Devices>>, Path(n): Path<usize>, b: Res
         (None, Some(spec)) => spec,
         _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "give {\"task\": ID} or {\"spec\": TASK}")),
     };
-    let mut env = d.env.lock().await;
-    let obs = env.reset(&task).await.map_err(|e| match e {
+    let obs = d.reset(&task).await.map_err(|e| match e {
         guigym_core::EnvError::BadTask(m) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad_task", m),
         other => env_error(other),
     })?;
-    let answer = json!({ "device": n, "serial": d.serial, "task": task.id, "instruction": task.instruction, "app": obs.app, "screen": obs.screen });
-    *d.task.lock().await = Some(task);
-    Ok(Json(answer))
+    Ok(Json(json!({ "device": n, "serial": d.serial, "task": task.id, "instruction": task.instruction, "app": obs.app, "screen": obs.screen })))
 }
 
 #[derive(Deserialize)]
