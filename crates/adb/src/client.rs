@@ -24,15 +24,16 @@ use crate::auth;
 use crate::link::{AdbError, Link, Pipe};
 use crate::message::{Message, AUTH, AUTH_RSAPUBLICKEY, AUTH_SIGNATURE, AUTH_TOKEN, CLSE, CNXN, MAX_PAYLOAD, OKAY, OPEN, STLS, VERSION, WRTE};
 
+/// The largest key file read.
+const KEY_MAX: u64 = 64 * 1024;
+
 /// The host's key, loaded from (or made at) `path`.
 pub fn load_or_make_key(path: &Path) -> Result<RsaPrivateKey, String> {
     let shown = path.display();
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            // A key file is a few KiB; anything larger is not one.
-            if bytes.len() > 64 * 1024 {
-                return Err(format!("{shown}: {} bytes is not an adb key", bytes.len()));
-            }
+    // A key file is a few KiB; anything larger is not one, and is not read further.
+    match guigym_core::read_at_most(path, KEY_MAX) {
+        Ok(None) => Err(format!("{shown}: over {} KiB: not an adb key", KEY_MAX >> 10)),
+        Ok(Some(bytes)) => {
             let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: not a PEM file"))?;
             RsaPrivateKey::from_pkcs8_pem(&text).map_err(|e| format!("{shown}: not a PKCS#8 RSA key: {e}"))
         }

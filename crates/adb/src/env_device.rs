@@ -39,10 +39,20 @@ pub const BOOT_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 /// ADB Keyboard's package: the IME that types any text from a broadcast.
 pub const ADB_KEYBOARD: &str = "com.android.adbkeyboard";
 /// How many command lines `Heard` keeps (the newest).
-pub const HEARD_MAX: usize = 1000;
+const HEARD_MAX: usize = 1000;
 
 /// The command lines a device heard, newest last, shared with whoever reports them.
 pub type Heard = Arc<std::sync::Mutex<VecDeque<String>>>;
+
+/// Adds a line (its first 4096 characters) to what a device heard, forgetting the oldest
+/// beyond `HEARD_MAX`.
+pub fn hear(heard: &Heard, line: &str) {
+    let mut heard = heard.lock().unwrap_or_else(|p| p.into_inner());
+    if heard.len() == HEARD_MAX {
+        heard.pop_front();
+    }
+    heard.push_back(line.chars().take(4096).collect());
+}
 
 /// Booting, asleep, locked: the device's state outside its apps.
 #[derive(Debug, Clone, Copy)]
@@ -695,13 +705,7 @@ impl Device for EnvDevice {
     }
 
     async fn shell(&self, line: &str) -> ShellOutput {
-        {
-            let mut heard = self.heard.lock().unwrap_or_else(|p| p.into_inner());
-            if heard.len() == HEARD_MAX {
-                heard.pop_front();
-            }
-            heard.push_back(line.chars().take(4096).collect());
-        }
+        hear(&self.heard, line);
         let pipelines = match shell::parse(line) {
             Ok(p) => p,
             Err(e) => return ShellOutput::fail(2, format!("/system/bin/sh: {e}\n")),

@@ -8,7 +8,7 @@
 //! device gives).
 
 use std::collections::BTreeMap;
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -71,12 +71,10 @@ pub async fn run(registry: &Registry, args: AdbDeviceArgs) -> anyhow::Result<Exi
     }
     let keys = match &args.adb_keys {
         Some(path) => {
-            // A keys file is a few lines; whatever it names (a device, a pipe) is read only so far.
-            let mut text = String::new();
-            std::fs::File::open(path).and_then(|f| f.take(KEYS_MAX + 1).read_to_string(&mut text)).with_context(|| format!("reading {}", path.display()))?;
-            if text.len() as u64 > KEYS_MAX {
-                bail!("{}: over {} KiB: not a file of adbkey.pub lines", path.display(), KEYS_MAX / 1024);
-            }
+            let bytes = guigym_core::read_at_most(path, KEYS_MAX)
+                .with_context(|| format!("reading {}", path.display()))?
+                .ok_or_else(|| anyhow!("{}: over {} KiB: not a file of adbkey.pub lines", path.display(), KEYS_MAX / 1024))?;
+            let text = String::from_utf8(bytes).map_err(|_| anyhow!("{}: not UTF-8 text", path.display()))?;
             Some(Arc::new(AuthKeys::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?))
         }
         None => None,
@@ -150,11 +148,7 @@ impl guigym_adb::console::Console for SnapshotConsole {
     async fn command(&self, line: &str) -> Result<String, String> {
         let device = &self.devices.devices[self.n];
         if let Some(heard) = &device.heard {
-            let mut heard = heard.lock().unwrap_or_else(|p| p.into_inner());
-            heard.push_back(format!("console: {line}"));
-            if heard.len() > guigym_adb::env_device::HEARD_MAX {
-                heard.pop_front();
-            }
+            guigym_adb::env_device::hear(heard, &format!("console: {line}"));
         }
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {

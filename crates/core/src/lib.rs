@@ -28,6 +28,15 @@ pub use task::TaskSpec;
 pub use trajectory::{Attempt, Step, TokenUsage, Trajectory};
 pub use verdict::{Check, Verdict};
 
+/// A file's bytes, or `None` when it holds more than `max`: a settings or key file is small,
+/// and whatever the path names (a device such as `/dev/zero`) is read no further than that.
+pub fn read_at_most(path: &std::path::Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
+}
+
 /// Hex SHA-256 of bytes: the one hash used for state hashes and content-addressed blobs.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
@@ -37,4 +46,19 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         out.push_str(&format!("{b:02x}"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_file_is_read_only_up_to_its_limit() {
+        let path = std::env::temp_dir().join(format!("guigym-read-at-most-{}", std::process::id()));
+        std::fs::write(&path, b"12345").unwrap();
+        assert_eq!(super::read_at_most(&path, 5).unwrap().as_deref(), Some(&b"12345"[..]));
+        assert_eq!(super::read_at_most(&path, 4).unwrap(), None);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(super::read_at_most(&path, 5).unwrap_err().kind(), std::io::ErrorKind::NotFound);
+        // A device without end is read no further than the limit.
+        assert_eq!(super::read_at_most(std::path::Path::new("/dev/zero"), 1024).unwrap(), None);
+    }
 }

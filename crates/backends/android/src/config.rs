@@ -26,7 +26,6 @@
 //! (booted, package manager up, screen awake, lock screen gone), then, where it has a
 //! `control` (a guigym device), the task is set up there.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -146,12 +145,10 @@ impl AndroidConfig {
     /// A file's settings; an error names the file and what is wrong.
     pub fn load(path: &Path) -> Result<AndroidConfig, String> {
         let shown = path.display();
-        // A devices file is small; whatever the path names (a pipe, a device) is read only so far.
-        let mut text = String::new();
-        std::fs::File::open(path).and_then(|f| f.take(CONFIG_MAX + 1).read_to_string(&mut text)).map_err(|e| format!("{shown}: {e}"))?;
-        if text.len() as u64 > CONFIG_MAX {
-            return Err(format!("{shown}: over {} KiB: not a devices file", CONFIG_MAX >> 10));
-        }
+        let bytes = guigym_core::read_at_most(path, CONFIG_MAX)
+            .map_err(|e| format!("{shown}: {e}"))?
+            .ok_or_else(|| format!("{shown}: over {} KiB: not a devices file", CONFIG_MAX >> 10))?;
+        let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8 text"))?;
         let yaml = matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"));
         let config: AndroidConfig = if yaml {
             serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: {e}"))?

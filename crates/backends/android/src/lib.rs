@@ -78,11 +78,14 @@ impl AndroidProvider {
             let (link, via): (Arc<dyn Link>, Option<AdbServer>) = match d.route {
                 Route::Server => (Arc::new(server.device(&d.serial)), Some(server.clone())),
                 Route::Direct => {
-                    if key.is_none() {
-                        let path = config.adb_key.clone().unwrap_or_else(guigym_adb::client::default_key_path);
-                        key = Some(Arc::new(guigym_adb::client::load_or_make_key(&path)?));
-                    }
-                    let key = key.clone().ok_or("no host key")?;
+                    // One host key for every direct device, loaded (or made) once.
+                    let key = match &key {
+                        Some(key) => Arc::clone(key),
+                        None => {
+                            let path = config.adb_key.clone().unwrap_or_else(guigym_adb::client::default_key_path);
+                            key.insert(Arc::new(guigym_adb::client::load_or_make_key(&path)?)).clone()
+                        }
+                    };
                     (Arc::new(DirectLink::new(d.serial.clone(), key, timeout)), None)
                 }
             };
@@ -106,10 +109,6 @@ impl AndroidProvider {
             apps: self.apps.clone(),
             http: self.http.clone(),
         })
-    }
-
-    pub fn serials(&self) -> &[String] {
-        &self.serials
     }
 }
 
@@ -166,7 +165,8 @@ pub struct AndroidEnv {
     control_index: Option<usize>,
     /// The screen's size, once asked.
     size: Option<(u32, u32)>,
-    /// Whether ADB Keyboard is installed (asked once), and whether it is the input method now.
+    /// Whether ADB Keyboard is installed (asked when first needed), and whether it is the
+    /// input method now.
     keyboard: Option<bool>,
     keyboard_on: bool,
     /// Steps, feedback and how the episode ended, kept here as every backend keeps them.
@@ -318,10 +318,6 @@ impl AndroidEnv {
                 return Err(infra(format!("{}: the lock screen stays (a PIN or pattern?): remove the device's screen lock", self.serial())));
             }
         }
-        if self.keyboard.is_none() {
-            let listed = self.must("pm list packages com.android.adbkeyboard").await?;
-            self.keyboard = Some(listed.lines().any(|l| l.trim() == "package:com.android.adbkeyboard"));
-        }
         Ok(())
     }
 
@@ -330,6 +326,11 @@ impl AndroidEnv {
     async fn keyboard_up(&mut self) -> Result<(), EnvError> {
         if self.keyboard_on {
             return Ok(());
+        }
+        if self.keyboard.is_none() {
+            // Asked the first time it is needed: most episodes type ASCII only.
+            let listed = self.must("pm list packages com.android.adbkeyboard").await?;
+            self.keyboard = Some(listed.lines().any(|l| l.trim() == "package:com.android.adbkeyboard"));
         }
         if self.keyboard != Some(true) {
             return Err(infra(format!("{}: text beyond ASCII needs ADB Keyboard (com.android.adbkeyboard) installed on the device", self.serial())));
@@ -556,11 +557,11 @@ impl Env for AndroidEnv {
         self.reset_done = false;
         // A reset step may have put the device's own input method back.
         self.keyboard_on = false;
-        let steps = self.device.config.reset.clone();
-        if !steps.is_empty() {
+        let device = self.device.clone();
+        if !device.config.reset.is_empty() {
             self.connect().await?;
         }
-        for step in &steps {
+        for step in &device.config.reset {
             self.reset_step(step).await?;
         }
         self.make_ready().await?;
