@@ -142,19 +142,29 @@ impl Default for Readiness {
 }
 
 impl AndroidConfig {
-    /// A file's settings; an error names the file and what is wrong.
+    /// A file's settings; an error names the file and what is wrong. `adb_key` is read as a
+    /// path: `~/` is the home folder, and a relative path is taken from the file's folder.
     pub fn load(path: &Path) -> Result<AndroidConfig, String> {
         let shown = path.display();
+        // A FIFO or a device would block the read (or never end): only a plain file is read.
+        match std::fs::metadata(path) {
+            Ok(meta) if !meta.is_file() => return Err(format!("{shown}: not a regular file")),
+            Ok(_) => {}
+            Err(e) => return Err(format!("{shown}: {e}")),
+        }
         let bytes = guigym_core::read_at_most(path, CONFIG_MAX)
             .map_err(|e| format!("{shown}: {e}"))?
             .ok_or_else(|| format!("{shown}: over {} KiB: not a devices file", CONFIG_MAX >> 10))?;
         let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8 text"))?;
-        let yaml = matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"));
-        let config: AndroidConfig = if yaml {
-            serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: {e}"))?
-        } else {
-            serde_json::from_str(&text).map_err(|e| format!("{shown}: {e}"))?
+        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        let mut config: AndroidConfig = match extension.as_str() {
+            "yaml" | "yml" => serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: {e}"))?,
+            "json" => serde_json::from_str(&text).map_err(|e| format!("{shown}: {e}"))?,
+            _ => return Err(format!("{shown}: a devices file is .yaml, .yml or .json")),
         };
+        if let Some(key) = &config.adb_key {
+            config.adb_key = Some(resolve_path(key, path.parent().unwrap_or(Path::new("."))).map_err(|e| format!("{shown}: adb_key: {e}"))?);
+        }
         config.check().map_err(|e| format!("{shown}: {e}"))?;
         Ok(config)
     }
@@ -180,38 +190,64 @@ impl AndroidConfig {
     }
 
     /// Settings that cannot work: none or twice the same device, a `direct` device that is
-    /// not `HOST:PORT`, a snapshot without a console to load it, deadlines out of range.
+    /// not `HOST:PORT`, a snapshot without a console to load it, an address or URL that is
+    /// none, a name or token that would break the console's line protocol, deadlines out of
+    /// range. Values are shown cut short, so an error never echoes a file.
     pub fn check(&self) -> Result<(), String> {
         if self.devices.is_empty() {
             return Err("devices: list at least one device".into());
         }
+        if !is_host_port(&self.adb_server) {
+            return Err(format!("adb_server: {} is not HOST:PORT", brief(&self.adb_server)));
+        }
+        if let Some(key) = &self.adb_key {
+            check_key_path(key).map_err(|e| format!("adb_key: {e}"))?;
+        }
         if !(0.1..=3600.0).contains(&self.timeout_s) {
-            return Err(format!("timeout_s: {} is not within 0.1..=3600", self.timeout_s));
+            return Err(format!("timeout_s: {:?} is not within 0.1..=3600", self.timeout_s));
         }
         for (i, d) in self.devices.iter().enumerate() {
-            let at = format!("devices[{i}] ({})", d.serial);
             if d.serial.is_empty() || d.serial.len() > 256 || d.serial.chars().any(|c| c.is_whitespace() || c.is_control()) {
-                return Err(format!("devices[{i}].serial: {:?} is not a device's serial", d.serial));
+                return Err(format!("devices[{i}].serial: {} is not a device's serial", brief(&d.serial)));
             }
+            let at = format!("devices[{i}] ({})", d.serial);
             if self.devices[..i].iter().any(|e| e.serial == d.serial) {
                 return Err(format!("{at}: listed twice"));
             }
             if d.route == Route::Direct && !is_host_port(&d.serial) {
                 return Err(format!("{at}.route: direct needs the serial to be HOST:PORT"));
             }
+            if let Some(url) = &d.control {
+                check_url(url).map_err(|e| format!("{at}.control: {e}"))?;
+            }
+            if let Some(console) = &d.console {
+                if !is_host_port(console) {
+                    return Err(format!("{at}.console: {} is not HOST:PORT", brief(console)));
+                }
+            }
+            if let Some(token) = &d.console_token {
+                if !is_word(token) {
+                    return Err(format!("{at}.console_token: {} is not a console token (printable, no spaces)", brief(token)));
+                }
+            }
             if !(1.0..=3600.0).contains(&d.ready.timeout_s) {
-                return Err(format!("{at}.ready.timeout_s: {} is not within 1..=3600", d.ready.timeout_s));
+                return Err(format!("{at}.ready.timeout_s: {:?} is not within 1..=3600", d.ready.timeout_s));
             }
             if d.reset.iter().any(|s| matches!(s, ResetStep::Snapshot(_))) && d.console_addr().is_none() {
                 return Err(format!("{at}.console: a snapshot needs the emulator console's HOST:PORT (the serial is not emulator-PORT)"));
             }
             for step in &d.reset {
                 match step {
-                    ResetStep::PmClear(packages) if packages.is_empty() || packages.iter().any(|p| !is_package(p)) => {
-                        return Err(format!("{at}.reset.pm_clear: {packages:?} must be package names (com.example.app)"));
+                    ResetStep::PmClear(packages) => {
+                        if packages.is_empty() {
+                            return Err(format!("{at}.reset.pm_clear: list the packages to clear"));
+                        }
+                        if let Some(bad) = packages.iter().find(|p| !is_package(p)) {
+                            return Err(format!("{at}.reset.pm_clear: {} is not a package name (com.example.app)", brief(bad)));
+                        }
                     }
-                    ResetStep::Snapshot(name) if name.is_empty() || name.contains(char::is_whitespace) => {
-                        return Err(format!("{at}.reset.snapshot: {name:?} is not a snapshot's name"));
+                    ResetStep::Snapshot(name) if !is_word(name) => {
+                        return Err(format!("{at}.reset.snapshot: {} is not a snapshot's name (printable, no spaces)", brief(name)));
                     }
                     ResetStep::Command(c) | ResetStep::Shell(c) if c.trim().is_empty() => return Err(format!("{at}.reset: an empty command")),
                     _ => {}
@@ -220,6 +256,55 @@ impl AndroidConfig {
         }
         Ok(())
     }
+}
+
+/// A value as an error shows it: quoted, and cut at 64 characters.
+fn brief(value: &str) -> String {
+    if value.chars().count() <= 64 {
+        format!("{value:?}")
+    } else {
+        format!("{:?}… ({} bytes)", value.chars().take(64).collect::<String>(), value.len())
+    }
+}
+
+/// A name or token that travels as one word of a console line: 1 to 256 printable characters,
+/// no spaces (a line break would end the command and start another).
+fn is_word(s: &str) -> bool {
+    (1..=256).contains(&s.len()) && s.chars().all(|c| !c.is_whitespace() && !c.is_control())
+}
+
+/// A control API's URL: http or https, with a host.
+fn check_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("{}: {e}", brief(url)))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none_or(str::is_empty) {
+        return Err(format!("{} is not an http(s) URL with a host", brief(url)));
+    }
+    Ok(())
+}
+
+/// `~/…` in the home folder; a relative path under `base`.
+fn resolve_path(path: &Path, base: &Path) -> Result<PathBuf, String> {
+    if let Ok(rest) = path.strip_prefix("~") {
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).ok_or("~ needs HOME to be set")?;
+        return Ok(PathBuf::from(home).join(rest));
+    }
+    Ok(if path.is_relative() { base.join(path) } else { path.to_path_buf() })
+}
+
+/// A key path that names a file, whose folder exists: a key made there must not land in a
+/// folder made by mistake (only adb's own `~/.android` is made when missing).
+fn check_key_path(path: &Path) -> Result<(), String> {
+    if path.as_os_str().is_empty() || path.file_name().is_none() {
+        return Err(format!("{} names no file", brief(&path.to_string_lossy())));
+    }
+    if path.is_dir() {
+        return Err(format!("{} is a folder", brief(&path.to_string_lossy())));
+    }
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !path.exists() && !folder.is_dir() {
+        return Err(format!("{} does not exist, nor its folder {}, to make a key in", brief(&path.to_string_lossy()), brief(&folder.to_string_lossy())));
+    }
+    Ok(())
 }
 
 impl DeviceConfig {
@@ -284,8 +369,63 @@ mod tests {
             let e = parse(yaml).unwrap_err();
             assert!(e.contains(says), "{yaml}: {e}");
         }
+        // What would break the console's lines, or is no address, is refused; a value too long
+        // to show is cut short in the error.
+        let device = "devices:\n  - serial: emulator-5554\n";
+        for (extra, says) in [
+            ("    console_token: \"a\\r\\nkill\"\n", "console_token"),
+            ("    reset: [ { snapshot: \"clean\\nkill\" } ]\n", "snapshot"),
+            ("    console: localhost\n", "console"),
+            ("    control: ftp://example.org\n", "control"),
+            ("    control: not a url\n", "control"),
+        ] {
+            let e = parse(&format!("{device}{extra}")).unwrap_err();
+            assert!(e.contains(says), "{extra}: {e}");
+        }
+        assert!(parse(&format!("adb_server: nowhere\n{device}")).unwrap_err().contains("adb_server"));
+        let e = parse(&format!("timeout_s: 1e308\n{device}")).unwrap_err();
+        assert!(e.contains("timeout_s") && e.len() < 100, "{e}");
+        assert!(parse(&format!("timeout_s: .nan\n{device}")).is_err());
+        let e = parse(&format!("devices:\n  - serial: \"{}\"\n", "x".repeat(200_000))).unwrap_err();
+        assert!(e.len() < 300, "the serial is cut short: {} bytes", e.len());
+
         let from_env = AndroidConfig::from_serials(" a , 127.0.0.1:5555,", Some("http://c".into()), None);
         assert_eq!(from_env.devices.iter().map(|d| d.serial.as_str()).collect::<Vec<_>>(), ["a", "127.0.0.1:5555"]);
         assert!(from_env.check().is_ok());
+    }
+
+    #[test]
+    fn a_devices_file_is_read_by_its_extension_with_its_key_path_resolved() {
+        let dir = std::env::temp_dir().join(format!("guigym-android-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let at = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        // A relative key path is the file's folder's; `~/` is the home folder's.
+        let config = AndroidConfig::load(&at("DEVICES.YAML", "adb_key: keys/adbkey\ndevices:\n  - serial: a\n"));
+        assert!(config.unwrap_err().contains("adb_key"), "a key whose folder does not exist is refused, not made");
+        std::fs::create_dir_all(dir.join("keys")).unwrap();
+        let config = AndroidConfig::load(&at("DEVICES.YAML", "adb_key: keys/adbkey\ndevices:\n  - serial: a\n")).unwrap();
+        assert_eq!(config.adb_key, Some(dir.join("keys/adbkey")));
+        let home = PathBuf::from(std::env::var_os("HOME").expect("HOME is set"));
+        assert_eq!(resolve_path(Path::new("~/.android/adbkey"), &dir), Ok(home.join(".android/adbkey")));
+        assert_eq!(resolve_path(Path::new("/k/adbkey"), &dir), Ok(PathBuf::from("/k/adbkey")));
+        for (name, text, says) in [
+            ("empty.yaml", "adb_key: \"\"\ndevices:\n  - serial: a\n", "adb_key"),
+            ("folder.yaml", "adb_key: keys\ndevices:\n  - serial: a\n", "folder"),
+            ("devices.conf", "devices: []\n", ".yaml, .yml or .json"),
+        ] {
+            let e = AndroidConfig::load(&at(name, text)).unwrap_err();
+            assert!(e.contains(says) && e.contains(name), "{name}: {e}");
+        }
+        // A FIFO would block the read for ever: only a regular file is read.
+        let fifo = dir.join("fifo.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            assert!(AndroidConfig::load(&fifo).unwrap_err().contains("not a regular file"));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
