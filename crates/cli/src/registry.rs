@@ -37,6 +37,10 @@ pub struct Backend {
     pub hosts: Vec<String>,
     /// Why it cannot run on this machine, if it cannot.
     pub missing: fn() -> Option<String>,
+    /// What is wrong with the settings this process was given for it (its environment, the
+    /// files that names), if they were given: `serve` checks them at start and stops there,
+    /// rather than failing every lease.
+    pub settings: fn() -> Result<(), String>,
     /// Its instances of one screen size.
     pub provider: MakeProvider,
 }
@@ -103,6 +107,7 @@ impl Registry {
                 screen: Screen::PHONE,
                 hosts: names(phone.names()),
                 missing: || None,
+                settings: || Ok(()),
                 provider: by_screen({
                     let phone = phone.clone();
                     move |screen| Arc::new(guigym_sim::SimProvider { screen, benchmarks: phone.clone() })
@@ -119,6 +124,7 @@ impl Registry {
                         "the web backend needs Chromium: install Debian's `chromium` package (apt-get install chromium) or run ./scripts/setup.sh".into()
                     })
                 },
+                settings: || Ok(()),
                 provider: by_screen({
                     let (phone, pages) = (phone.clone(), pages.clone());
                     move |screen| Arc::new(guigym_web::WebProvider::new(screen, phone.clone(), pages.clone()))
@@ -131,6 +137,7 @@ impl Registry {
                 screen: Screen { width: guigym_desktop::DEFAULT_SIZE.0, height: guigym_desktop::DEFAULT_SIZE.1 },
                 hosts: names(desktop.names()),
                 missing: guigym_desktop::missing,
+                settings: || Ok(()),
                 provider: by_screen({
                     let desktop = desktop.clone();
                     move |screen| Arc::new(guigym_desktop::DesktopProvider::new(screen.width, screen.height, desktop.clone()))
@@ -143,6 +150,7 @@ impl Registry {
                 screen: Screen::PHONE,
                 hosts: names(phone.names()),
                 missing: android_missing,
+                settings: android_settings,
                 provider: android_provider(),
             },
         ];
@@ -180,6 +188,14 @@ impl Registry {
             bail!(why);
         }
         (b.provider)(screen, None).map_err(|e| anyhow!(e))
+    }
+
+    /// Every backend's given settings, checked (a process that hosts them calls this first).
+    pub fn check_settings(&self) -> anyhow::Result<()> {
+        for b in &self.backends {
+            (b.settings)().map_err(|e| anyhow!("the {} backend's settings: {e}", b.name))?;
+        }
+        Ok(())
     }
 
     /// The same backends as a worker hosts them (by env spec), with every benchmark's tasks by id.
@@ -243,18 +259,34 @@ impl Registry {
 
 /// The android backend's devices: the file `GUIGYM_ANDROID_CONFIG` names, or else the serials in
 /// `GUIGYM_ANDROID_DEVICES` (through the adb server `GUIGYM_ADB_SERVER`, judged by the
-/// control API `GUIGYM_ANDROID_CONTROL` where it is set).
+/// control API `GUIGYM_ANDROID_CONTROL` where it is set). Read once in a process: every lease
+/// and provider after that sees the same devices.
 fn android_config() -> Result<guigym_android::AndroidConfig, String> {
-    let set = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-    if let Some(path) = set("GUIGYM_ANDROID_CONFIG") {
-        return guigym_android::AndroidConfig::load(std::path::Path::new(&path)).map_err(|e| format!("GUIGYM_ANDROID_CONFIG: {e}"));
+    static READ: std::sync::OnceLock<Result<guigym_android::AndroidConfig, String>> = std::sync::OnceLock::new();
+    READ.get_or_init(|| {
+        let set = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        match (set("GUIGYM_ANDROID_CONFIG"), set("GUIGYM_ANDROID_DEVICES")) {
+            (Some(_), Some(_)) => Err("set GUIGYM_ANDROID_CONFIG or GUIGYM_ANDROID_DEVICES, not both: the file lists the devices".into()),
+            (Some(path), None) => guigym_android::AndroidConfig::load(std::path::Path::new(&path)).map_err(|e| format!("GUIGYM_ANDROID_CONFIG: {e}")),
+            (None, Some(serials)) => {
+                let config = guigym_android::AndroidConfig::from_serials(&serials, set("GUIGYM_ANDROID_CONTROL"), set("GUIGYM_ADB_SERVER"));
+                config.check().map_err(|e| format!("GUIGYM_ANDROID_DEVICES: {e}"))?;
+                Ok(config)
+            }
+            (None, None) => Err("the android backend needs devices: set GUIGYM_ANDROID_CONFIG=FILE (README: Android over ADB) or GUIGYM_ANDROID_DEVICES=SERIAL[,HOST:PORT…] (and GUIGYM_ANDROID_CONTROL=URL for `guigym adb-device`'s tasks)".into()),
+        }
+    })
+    .clone()
+}
+
+/// The android backend's settings, where any were given: the devices file read and checked,
+/// and the devices' pool made (a `direct` route's host key loaded).
+fn android_settings() -> Result<(), String> {
+    let given = ["GUIGYM_ANDROID_CONFIG", "GUIGYM_ANDROID_DEVICES"].iter().any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+    if !given {
+        return Ok(());
     }
-    let Some(serials) = set("GUIGYM_ANDROID_DEVICES") else {
-        return Err("the android backend needs devices: set GUIGYM_ANDROID_CONFIG=FILE (README: Android over ADB) or GUIGYM_ANDROID_DEVICES=SERIAL[,HOST:PORT…] (and GUIGYM_ANDROID_CONTROL=URL for `guigym adb-device`'s tasks)".into());
-    };
-    let config = guigym_android::AndroidConfig::from_serials(&serials, set("GUIGYM_ANDROID_CONTROL"), set("GUIGYM_ADB_SERVER"));
-    config.check().map_err(|e| format!("GUIGYM_ANDROID_DEVICES: {e}"))?;
-    Ok(config)
+    android_pool().map(drop)
 }
 
 /// Why the android backend cannot run here, if it cannot: its devices are not set, or they are
@@ -279,18 +311,21 @@ fn android_missing() -> Option<String> {
     }
 }
 
-/// The android backend's instances: its devices are read and their pool made once, on first
-/// use, and every provider after that (one per screen size or named device) hands out the
-/// same devices, each to one instance at a time.
+/// The android backend's devices, made into one pool on first use.
+fn android_pool() -> Result<Arc<guigym_android::AndroidProvider>, String> {
+    static POOL: std::sync::OnceLock<Result<Arc<guigym_android::AndroidProvider>, String>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let apps = guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect();
+        android_config().and_then(|config| guigym_android::AndroidProvider::new(&config, apps)).map(Arc::new)
+    })
+    .clone()
+}
+
+/// The android backend's instances: every provider (one per screen size or named device)
+/// hands out the same devices, each to one instance at a time.
 fn android_provider() -> MakeProvider {
-    let all: Arc<std::sync::OnceLock<Result<Arc<guigym_android::AndroidProvider>, String>>> = Arc::default();
     Arc::new(move |_screen, device| {
-        let all = all
-            .get_or_init(|| {
-                let apps = guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect();
-                android_config().and_then(|config| guigym_android::AndroidProvider::new(&config, apps)).map(Arc::new)
-            })
-            .clone()?;
+        let all = android_pool()?;
         Ok(match device {
             None => all,
             Some(serial) => Arc::new(all.only(serial)?),
@@ -298,7 +333,6 @@ fn android_provider() -> MakeProvider {
     })
 }
 
-/// The built-in backends' names, as the command line offers them.
 pub fn backend_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(Registry::builtin().backends.iter().map(|b| clap::builder::PossibleValue::new(b.name).help(b.about)))
 }

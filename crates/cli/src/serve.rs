@@ -124,6 +124,7 @@ pub async fn serve(registry: Arc<Registry>, args: ServeArgs) -> anyhow::Result<E
             std::process::exit(0);
         });
     }
+    registry.check_settings()?;
     let creds = Arc::new(Credentials::from_env(args.token.clone(), args.worker_token.clone(), args.operator_token.clone()));
     let (listener, url) = bind(&args.host, args.port).await?;
     let advertise = args.advertise.clone().unwrap_or_else(|| url.clone());
@@ -238,6 +239,7 @@ pub struct WorkerProcessArgs {
 }
 
 pub async fn worker(registry: &Registry, args: WorkerProcessArgs) -> anyhow::Result<ExitCode> {
+    registry.check_settings()?;
     // A worker serves no clients' routes: the clients' token has no power here.
     let creds = Arc::new(Credentials::from_env(None, args.worker_token.clone(), args.operator_token.clone()));
     let (listener, url) = bind(&args.host, args.port).await?;
