@@ -55,7 +55,8 @@ impl EnvSpec {
         }
         if let Some(device) = &self.device {
             if device.is_empty() || device.len() > 256 || device.chars().any(|c| c.is_whitespace() || c.is_control()) {
-                return Err(format!("device {device:?} must be 1 to 256 characters without spaces"));
+                let shown: String = device.chars().take(64).collect();
+                return Err(format!("device {shown:?}{} must be 1 to 256 characters without spaces", if shown.len() < device.len() { "…" } else { "" }));
             }
         }
         Ok(())

@@ -229,6 +229,12 @@ impl Worker {
         let started = Instant::now();
         let env = match tokio::time::timeout(self.config.reset_deadline, provider.create()).await {
             Ok(Ok(env)) => env,
+            // Every device of the backend is taken (here or by another process): capacity,
+            // not a failure, so the lease is refused with 503 and may be asked again.
+            Ok(Err(EnvError::NoCapacity { message, .. })) => {
+                self.drop_slot(id);
+                return Err(WorkerError::Full(message));
+            }
             Ok(Err(e)) => return Err(self.failed_create(id, e.to_string())),
             Err(_) => return Err(self.failed_create(id, "creating an instance missed its deadline".into())),
         };
@@ -248,10 +254,14 @@ impl Worker {
         ready.get_mut(&spec).and_then(Vec::pop)
     }
 
-    fn failed_create(&self, id: u64, why: String) -> WorkerError {
+    fn drop_slot(&self, id: u64) {
         if let Ok(mut slots) = self.slots.write() {
             slots.remove(&id);
         }
+    }
+
+    fn failed_create(&self, id: u64, why: String) -> WorkerError {
+        self.drop_slot(id);
         Metrics::inc(&self.metrics.infra_failures);
         WorkerError::Infra(why)
     }
