@@ -58,8 +58,10 @@ async fn read_answer(reader: &mut (impl AsyncBufReadExt + Unpin)) -> Result<Stri
 /// Sends one command to the console at `addr` (with `token`, when the console wants one) and
 /// returns its output, within `timeout`.
 pub async fn send(addr: &str, token: Option<&str>, command: &str, timeout: Duration) -> Result<String, String> {
-    if command.contains(['\n', '\r']) {
-        return Err("a console command is one line".into());
+    // A line break (or any control character) would end a line early and start another: the
+    // rest would run as a command of its own, and the answers fall out of step.
+    if command.contains(char::is_control) || token.is_some_and(|t| t.contains(char::is_control)) {
+        return Err("a console command and token are one line of printable characters".into());
     }
     let talk = async {
         let socket = TcpStream::connect(addr).await.map_err(|e| format!("emulator console at {addr}: {e}"))?;
@@ -107,10 +109,20 @@ async fn session(socket: TcpStream, console: Arc<dyn Console>, token: Option<Str
         "Android Console: Authentication required\r\nAndroid Console: type 'auth <auth_token>' to authenticate\r\nOK\r\n"
     };
     write.write_all(greeting.as_bytes()).await?;
-    while let Some(line) = read_line(&mut reader).await? {
+    loop {
+        let line = match read_line(&mut reader).await {
+            Ok(Some(line)) => line,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                // Said before closing, so the other side learns why.
+                write.write_all(format!("KO: {e}\r\n").as_bytes()).await?;
+                return Err(e);
+            }
+        };
         let line = line.trim();
         let answer = match line.split_whitespace().next().unwrap_or("") {
             "" => continue,
+            _ if line.contains(char::is_control) => Err("a control character in the command".into()),
             "quit" | "exit" => return Ok(()),
             "auth" => {
                 if token.as_deref() == Some(line["auth".len()..].trim()) || token.is_none() {
@@ -131,7 +143,6 @@ async fn session(socket: TcpStream, console: Arc<dyn Console>, token: Option<Str
         };
         write.write_all(text.as_bytes()).await?;
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -161,6 +172,19 @@ mod tests {
         assert!(send(&addr, None, "echo hello", t).await.unwrap_err().contains("authentication required"));
         assert!(send(&addr, Some("s3cret"), "nonsense", t).await.unwrap_err().contains("unknown command"));
         assert!(send(&addr, Some("s3cret"), "echo a\nkill", t).await.is_err(), "one line only");
+        assert!(send(&addr, Some("s3cret\r\nkill"), "echo a", t).await.is_err(), "a token is one line too");
+
+        // What `send` refuses to write, a raw client may: a control character and an overlong
+        // line are answered with KO, not obeyed or dropped without a word.
+        let socket = TcpStream::connect(&addr).await.unwrap();
+        let (read, mut write) = socket.into_split();
+        let mut reader = BufReader::new(read);
+        read_answer(&mut reader).await.unwrap();
+        write.write_all(b"auth s3cret\r\necho a\x07b\r\n").await.unwrap();
+        read_answer(&mut reader).await.unwrap();
+        assert!(read_answer(&mut reader).await.unwrap_err().contains("control character"));
+        write.write_all(format!("echo {}\r\n", "x".repeat(LINE_MAX)).as_bytes()).await.unwrap();
+        assert!(read_answer(&mut reader).await.unwrap_err().contains("4 KiB"));
         assert!(send("127.0.0.1:1", None, "echo", t).await.unwrap_err().contains("127.0.0.1:1"));
     }
 }

@@ -93,18 +93,37 @@ pub async fn run(registry: &Registry, args: AdbDeviceArgs) -> anyhow::Result<Exi
     // The phone's apps are the packages a phone's device lists; other platforms list none.
     let apps: Vec<String> =
         if backend.platforms.contains(&Platform::Mobile) { guigym_phone::apps::APPS.iter().map(|a| a.name.to_string()).collect() } else { Vec::new() };
+    if args.console_token.as_deref().is_some_and(|t| t.is_empty() || t.contains(|c: char| c.is_whitespace() || c.is_control())) {
+        bail!("--console-token: printable characters without spaces (it travels as one word of a console line)");
+    }
     let provider = registry.provider(backend.name, args.screen.screen(backend)?)?;
-    // The control API's address first (what scripts wait for); it answers once every device is up.
+    // Every port is bound before the control API's address is printed (what scripts wait
+    // for), so that a port taken fails the start, not a script that went on; the API answers
+    // once every device is up.
     let control_listener = tokio::net::TcpListener::bind((args.host.as_str(), args.control_port)).await.context("binding the control API")?;
     let url = format!("http://{}", control_listener.local_addr()?);
+    let port_of = |first: u16, n: usize, flag: &str| -> anyhow::Result<u16> {
+        if first == 0 {
+            return Ok(0);
+        }
+        u16::try_from(n).ok().and_then(|n| first.checked_add(n)).ok_or_else(|| anyhow!("{flag} + --devices is past 65535"))
+    };
+    let mut device_listeners = Vec::new();
+    let mut console_listeners = Vec::new();
+    for n in 0..args.devices {
+        let port = port_of(args.port, n, "--port")?;
+        device_listeners.push(tokio::net::TcpListener::bind((args.host.as_str(), port)).await.with_context(|| format!("binding {}:{port}", args.host))?);
+        if let Some(first) = args.console_port {
+            let port = port_of(first, n, "--console-port")?;
+            console_listeners.push(tokio::net::TcpListener::bind((args.host.as_str(), port)).await.with_context(|| format!("binding {}:{port}", args.host))?);
+        }
+    }
     crate::serve::announce(&url);
     let mut served = Vec::new();
-    for n in 0..args.devices {
+    for (n, listener) in device_listeners.into_iter().enumerate() {
         let task = &tasks[n % tasks.len()];
         let mut env = provider.create().await.map_err(|e| anyhow!("starting device {n}: {e}"))?;
         env.reset(task).await.map_err(|e| anyhow!("resetting device {n} to {}: {e}", task.id))?;
-        let port = if args.port == 0 { 0 } else { args.port.checked_add(n as u16).ok_or_else(|| anyhow!("--port + --devices is past 65535"))? };
-        let listener = tokio::net::TcpListener::bind((args.host.as_str(), port)).await.with_context(|| format!("binding {}:{port}", args.host))?;
         let serial = listener.local_addr()?.to_string();
         let env: Arc<Mutex<Box<dyn Env>>> = Arc::new(Mutex::new(env));
         let identity = Identity { serial: serial.clone(), ..Identity::default() };
@@ -120,14 +139,10 @@ pub async fn run(registry: &Registry, args: AdbDeviceArgs) -> anyhow::Result<Exi
         served.push(Device { serial, env, task: Mutex::new(Some(task.clone())), heard: Some(heard), on_reset: Some(on_reset) });
     }
     let devices = Arc::new(Devices { devices: served, catalogue: registry.catalogue.clone() });
-    if let Some(first) = args.console_port {
-        for n in 0..devices.devices.len() {
-            let port = if first == 0 { 0 } else { first.checked_add(n as u16).ok_or_else(|| anyhow!("--console-port + --devices is past 65535"))? };
-            let listener = tokio::net::TcpListener::bind((args.host.as_str(), port)).await.with_context(|| format!("binding {}:{port}", args.host))?;
-            let _ = writeln!(std::io::stdout(), "console {} · device {n}", listener.local_addr()?);
-            let console = Arc::new(SnapshotConsole { devices: devices.clone(), n, saved: Mutex::new(BTreeMap::new()) });
-            tokio::spawn(guigym_adb::console::serve(listener, console, args.console_token.clone()));
-        }
+    for (n, listener) in console_listeners.into_iter().enumerate() {
+        let _ = writeln!(std::io::stdout(), "console {} · device {n}", listener.local_addr()?);
+        let console = Arc::new(SnapshotConsole { devices: devices.clone(), n, saved: Mutex::new(BTreeMap::new()) });
+        tokio::spawn(guigym_adb::console::serve(listener, console, args.console_token.clone()));
     }
     let control = guigym_serve::devices::router(devices);
     let _ = writeln!(std::io::stdout(), "control {url}/v1/devices (reset: POST /v1/devices/N/reset {{\"task\": ID}}; verdict: GET /v1/devices/N/evaluate)");

@@ -13,13 +13,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use guigym_core::{Action, Catalogue, Env, ObserveOptions, TaskSpec};
-use guigym_manager::api::ApiError;
+use guigym_manager::api::{ApiError, Body};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::Mutex;
@@ -82,10 +81,6 @@ fn env_error(e: impl std::fmt::Display) -> ApiError {
     ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "device_failed", e.to_string())
 }
 
-fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    body.map(|Json(b)| b).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", e.body_text()))
-}
-
 async fn list(State(devices): State<Arc<Devices>>) -> Json<Value> {
     let mut rows = Vec::new();
     for (n, d) in devices.devices.iter().enumerate() {
@@ -103,8 +98,7 @@ struct ResetBody {
     spec: Option<guigym_core::TaskSpec>,
 }
 
-async fn reset(State(devices): State<Arc<Devices>>, Path(n): Path<usize>, b: Result<Json<ResetBody>, JsonRejection>) -> Result<Json<Value>, ApiError> {
-    let b = body(b)?;
+async fn reset(State(devices): State<Arc<Devices>>, Path(n): Path<usize>, Body(b): Body<ResetBody>) -> Result<Json<Value>, ApiError> {
     let d = device(&devices, n)?;
     let task = match (b.task, b.spec) {
         (Some(id), None) => devices.catalogue.task(&id).ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "unknown_task", format!("no task \"{id}\"")))?,
@@ -124,8 +118,7 @@ struct StepBody {
     action: Action,
 }
 
-async fn step(State(devices): State<Arc<Devices>>, Path(n): Path<usize>, b: Result<Json<StepBody>, JsonRejection>) -> Result<Json<Value>, ApiError> {
-    let b = body(b)?;
+async fn step(State(devices): State<Arc<Devices>>, Path(n): Path<usize>, Body(b): Body<StepBody>) -> Result<Json<Value>, ApiError> {
     let d = device(&devices, n)?;
     if d.task.lock().await.is_none() {
         return Err(ApiError::new(StatusCode::CONFLICT, "no_task", "reset the device to a task first"));
@@ -235,5 +228,8 @@ mod tests {
         let (code, v) = call(&r, "POST", "/v1/devices/0/step", r#"{"action": {"action": "fly"}}"#).await;
         assert_eq!(code, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(call(&r, "GET", "/v1/devices/x/evaluate", "").await.0, StatusCode::BAD_REQUEST);
+        let huge = format!(r#"{{"task": "{}"}}"#, "x".repeat(3 << 20));
+        let (code, v) = call(&r, "POST", "/v1/devices/0/reset", &huge).await;
+        assert_eq!((code, v["error"]["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("body_too_large")), "{v}");
     }
 }
