@@ -101,7 +101,7 @@ impl DirectLink {
     /// CNXN and, when the device asks, AUTH: our signature first; if it is refused, our public
     /// key, which a phone shows its user to accept (the wait is the link's deadline).
     async fn connect(&self) -> Result<Connection, AdbError> {
-        let socket = TcpStream::connect(&self.addr).await.map_err(|source| AdbError::Connect { addr: self.addr.clone(), source })?;
+        let socket = TcpStream::connect(&self.addr).await.map_err(|source| AdbError::Connect { what: "device", addr: self.addr.clone(), source })?;
         let _ = socket.set_nodelay(true);
         let (mut read, mut write) = socket.into_split();
         Message::new(CNXN, VERSION, MAX_PAYLOAD, b"host::features=shell_v2,cmd\0".to_vec()).write(&mut write).await.map_err(protocol)?;

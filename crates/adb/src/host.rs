@@ -71,7 +71,7 @@ impl AdbServer {
     }
 
     async fn socket(&self) -> Result<TcpStream, AdbError> {
-        let socket = TcpStream::connect(&self.addr).await.map_err(|source| AdbError::Connect { addr: self.addr.clone(), source })?;
+        let socket = TcpStream::connect(&self.addr).await.map_err(|source| AdbError::Connect { what: "adb server", addr: self.addr.clone(), source })?;
         let _ = socket.set_nodelay(true);
         Ok(socket)
     }

@@ -11,8 +11,9 @@ use crate::device::{FileStat, ShellOutput};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AdbError {
-    #[error("adb server at {addr}: {source}")]
-    Connect { addr: String, source: std::io::Error },
+    /// `what`: the adb server, or a device reached directly.
+    #[error("{what} at {addr}: {source}")]
+    Connect { what: &'static str, addr: String, source: std::io::Error },
     #[error("adb: {0}")]
     Io(#[from] std::io::Error),
     #[error("adb refused {request:?}: {message}")]
@@ -136,9 +137,10 @@ pub trait Link: Send + Sync {
     }
 }
 
-/// The most one call takes from a device (a pull, a command's output): a window dump or a
-/// screenshot is far less; a device that sends more is refused before it fills this host's memory.
-const READ_MAX: usize = 256 << 20;
+/// The most one call takes from a device (a pull, a command's output): a window dump is a few
+/// hundred KiB, a 4K screen's raw pixels 33 MiB; a device that sends more is refused before it
+/// fills this host's memory (a worker drives many devices at once).
+const READ_MAX: usize = 64 << 20;
 
 fn too_much(what: &str) -> AdbError {
     AdbError::Protocol(format!("{what}: the device sent over {} MiB", READ_MAX >> 20))

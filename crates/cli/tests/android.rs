@@ -230,10 +230,13 @@ fn a_device_without_a_judge_is_put_back_by_its_snapshot_and_types_beyond_ascii()
             env.step(&Action::OpenApp { name: app.into() }).await.unwrap();
             let obs = env.observe(ObserveOptions::default()).await.unwrap();
             let Some(field) = obs.ui_tree.iter().find(|n| n.editable) else { continue };
-            let outcome = env.step(&Action::Type { text: "Zoë 日本".into(), element: Some(field.id.clone()), clear: false }).await.unwrap();
-            assert!(!outcome.invalid, "{outcome:?}");
+            // `%s` is ASCII that `input text` would turn into a space.
+            for text in ["Zoë 日本", " 50%s"] {
+                let outcome = env.step(&Action::Type { text: text.into(), element: Some(field.id.clone()), clear: false }).await.unwrap();
+                assert!(!outcome.invalid, "{outcome:?}");
+            }
             let obs = env.observe(ObserveOptions::default()).await.unwrap();
-            assert!(obs.ui_tree.iter().any(|n| n.text.contains("Zoë 日本")), "the text arrived whole in {app}");
+            assert!(obs.ui_tree.iter().any(|n| n.text.contains("Zoë 日本 50%s")), "the text arrived whole in {app}");
             typed = true;
             break;
         }
@@ -295,13 +298,28 @@ fn an_env_spec_names_one_device_through_the_manager() {
     let serve = Served::start_with(&["serve", "--port", "0", "--token", "c"], &[("GUIGYM_ANDROID_CONFIG", config.to_str().unwrap())]);
     let task = guigym_benchmark_phone::suite("smoke").unwrap().remove(0);
     let spec = |device: &str| guigym_manager::EnvSpec { backend: "android".into(), device: Some(device.into()), ..guigym_manager::EnvSpec::sim() };
-    runtime().block_on(async {
+    let rt = runtime();
+    let held = rt.block_on(async {
         let provider = guigym_manager::ManagerProvider::new(&serve.url, Some("c".into()), spec(&listed[1]), Duration::from_secs(60));
         let mut env = provider.create().await.unwrap();
         env.reset(&task).await.unwrap();
+        env
     });
     let (_, now) = http("GET", &format!("{}/v1/devices", devices.url), None, None);
     assert_eq!(now["devices"][1]["task"], task.id.as_str(), "the named device got the task: {now}");
+
+    // A device in use is capacity, not a failure: 503, to be asked again. So is one that
+    // another process on this host holds (this test, through a provider of its own).
+    let lease = |device: &str| {
+        http("POST", &format!("{}/v1/leases", serve.url), Some("c"), Some(&serde_json::json!({"spec": {"backend": "android", "device": device}, "count": 1})))
+    };
+    let (code, v) = lease(&listed[1]);
+    assert_eq!((code, v["error"]["code"].as_str()), (503, Some("no_capacity")), "{v}");
+    let mine = guigym_android::AndroidProvider::new(&guigym_android::AndroidConfig::load(&config).unwrap(), apps()).unwrap().only(&listed[0]).unwrap();
+    let mine = rt.block_on(mine.create()).unwrap();
+    let (code, v) = lease(&listed[0]);
+    assert_eq!((code, v["error"]["code"].as_str()), (503, Some("no_capacity")), "{v}");
+    drop((mine, held));
 
     // A device the worker was not given is refused with a message, and reaches nothing.
     for asked in ["127.0.0.1:22", "evil.example:5555"] {
@@ -318,4 +336,23 @@ fn an_env_spec_names_one_device_through_the_manager() {
     let (code, v) =
         http("POST", &format!("{}/v1/leases", serve.url), Some("c"), Some(&serde_json::json!({"spec": {"backend": "sim", "device": listed[0]}, "count": 1})));
     assert!((400..500).contains(&code), "{code} {v}");
+}
+
+#[test]
+fn serve_stops_at_start_on_android_settings_that_cannot_work() {
+    let dir = temp("android-bad-settings");
+    for (name, text, says) in [
+        ("nan.yaml", "timeout_s: .nan\ndevices:\n  - serial: emulator-5554\n", "timeout_s"),
+        ("token.yaml", "devices:\n  - serial: emulator-5554\n    console_token: \"a\\r\\nkill\"\n", "console_token"),
+    ] {
+        let config = write(&dir, name, text);
+        let out = guigym().args(["serve", "--port", "0"]).env("GUIGYM_ANDROID_CONFIG", &config).env_remove("GUIGYM_ANDROID_DEVICES").output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && said.contains(says) && said.contains(name), "{name}: {said}");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"), "it never listened");
+    }
+    // Both ways of listing devices at once: which one is meant is not guessed.
+    let config = write(&dir, "ok.yaml", "devices:\n  - serial: emulator-5554\n");
+    let out = guigym().args(["serve", "--port", "0"]).env("GUIGYM_ANDROID_CONFIG", &config).env("GUIGYM_ANDROID_DEVICES", "emulator-5556").output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not both"), "{}", String::from_utf8_lossy(&out.stderr));
 }

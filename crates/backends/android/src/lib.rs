@@ -100,7 +100,8 @@ impl AndroidProvider {
     /// spec naming a device gets. A client cannot make a worker reach a device it was not given.
     pub fn only(&self, serial: &str) -> Result<AndroidProvider, String> {
         if !self.serials.iter().any(|s| s == serial) {
-            return Err(format!("no device {serial:?} here; devices: {}", self.serials.join(", ")));
+            // Not the list: whoever asks is a client, and may not learn what else is here.
+            return Err(format!("no device {serial:?} among this worker's {} Android devices", self.serials.len()));
         }
         Ok(AndroidProvider {
             free: self.free.clone(),
@@ -119,23 +120,10 @@ impl EnvProvider for AndroidProvider {
     }
 
     async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
-        let device = {
-            let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-            let at = match &self.only {
-                Some(serial) => free.iter().position(|d| &d.config.serial == serial),
-                None => (!free.is_empty()).then_some(0),
-            };
-            at.and_then(|i| free.remove(i))
-        };
-        let Some(device) = device else {
-            let message = match &self.only {
-                Some(serial) => format!("Android device {serial} is in use"),
-                None => "every listed Android device is in use".into(),
-            };
-            return Err(EnvError::NoCapacity { message, retry_after_ms: Some(1000) });
-        };
+        let (device, held) = self.take()?;
         let env = AndroidEnv {
             device,
+            _held: held,
             apps: self.apps.clone(),
             http: self.http.clone(),
             free: self.free.clone(),
@@ -151,9 +139,66 @@ impl EnvProvider for AndroidProvider {
     }
 }
 
+impl AndroidProvider {
+    /// A free device (the one asked for, if any) that no other process on this host holds,
+    /// with its lock; the others go on waiting in the pool.
+    fn take(&self) -> Result<(Arc<AndroidDevice>, std::fs::File), EnvError> {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        let mut elsewhere = Vec::new();
+        for i in 0..free.len() {
+            let device = &free[i];
+            if self.only.as_ref().is_some_and(|serial| &device.config.serial != serial) {
+                continue;
+            }
+            match lock_device(&device.config.serial)? {
+                Some(held) => {
+                    let device = free.remove(i).ok_or_else(|| infra("the device pool changed under its lock"))?;
+                    return Ok((device, held));
+                }
+                None => elsewhere.push(device.config.serial.clone()),
+            }
+        }
+        let message = match (&self.only, elsewhere.is_empty()) {
+            (Some(serial), true) => format!("Android device {serial} is in use"),
+            (Some(serial), false) => format!("Android device {serial} is in use by another process on this host"),
+            (None, true) => "every listed Android device is in use".into(),
+            (None, false) => format!("every listed Android device is in use ({} by other processes on this host)", elsewhere.len()),
+        };
+        Err(EnvError::NoCapacity { message, retry_after_ms: Some(1000) })
+    }
+}
+
+/// Holds a device against the other guigym processes of this host (two drivers on one device
+/// would each see the other's taps): an exclusive lock on a file named after its serial, let
+/// go when the file is closed (the instance ends, or the process dies). `None`: another
+/// process holds it.
+fn lock_device(serial: &str) -> Result<Option<std::fs::File>, EnvError> {
+    let folder = std::env::temp_dir().join("guigym-android-devices");
+    std::fs::create_dir_all(&folder).map_err(|e| infra(format!("{}: {e}", folder.display())))?;
+    // A serial may hold any character a file name cannot: the name is its hash, with a
+    // readable prefix for whoever lists the folder.
+    let readable: String = serial.chars().take(32).map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    let path = folder.join(format!("{readable}-{}.lock", &guigym_core::sha256_hex(serial.as_bytes())[..16]));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .or_else(|_| std::fs::File::open(&path))
+        .map_err(|e| infra(format!("{}: {e}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(infra(format!("locking {}: {e}", path.display()))),
+    }
+}
+
 /// One device, driven.
 pub struct AndroidEnv {
     device: Arc<AndroidDevice>,
+    /// The device's lock against other processes, held while this instance lives.
+    _held: std::fs::File,
     apps: Arc<Vec<String>>,
     http: reqwest::Client,
     /// Where the device goes back when this instance ends.
@@ -209,9 +254,37 @@ fn png_of_raw(raw: &[u8]) -> Result<Vec<u8>, String> {
     Ok(png)
 }
 
-/// Text `input text` can type: printable ASCII.
+/// Kills a reset command's process group when dropped while armed: a command cut off at its
+/// deadline (or whose reset was abandoned) leaves nothing it started running.
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+/// The largest answer read from a control API (its answers are a few KiB).
+const CONTROL_MAX: usize = 8 << 20;
+
+/// A control API's answer as JSON, read to `CONTROL_MAX` bytes at most.
+async fn json_of(mut response: reqwest::Response) -> Result<Value, EnvError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(infra)? {
+        if body.len() + chunk.len() > CONTROL_MAX {
+            return Err(infra(format!("the control API's answer runs over {} MiB", CONTROL_MAX >> 20)));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body).map_err(|e| infra(format!("the control API's answer: {e}")))
+}
+
+/// Text `input text` types as it is: printable ASCII without `%s`, which it reads as a space
+/// (spaces themselves are sent as `%s`), and which has no escape.
 fn plain(text: &str) -> bool {
-    text.chars().all(|c| (' '..='~').contains(&c))
+    text.chars().all(|c| (' '..='~').contains(&c)) && !text.contains("%s")
 }
 
 /// Text as one word of a device shell's command line.
@@ -257,17 +330,25 @@ impl AndroidEnv {
             }
             ResetStep::Command(command) => {
                 let wait = Duration::from_secs_f64(config.ready.timeout_s);
-                let run = tokio::process::Command::new("sh")
+                // In a process group of its own, so that what it started can be stopped with it.
+                let child = tokio::process::Command::new("sh")
                     .arg("-c")
                     .arg(command)
                     .env("GUIGYM_ANDROID_SERIAL", self.serial())
                     .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .process_group(0)
                     .kill_on_drop(true)
-                    .output();
-                let out = tokio::time::timeout(wait, run)
+                    .spawn()
+                    .map_err(|e| infra(format!("reset command {command:?}: {e}")))?;
+                let mut group = GroupGuard(child.id());
+                let out = tokio::time::timeout(wait, child.wait_with_output())
                     .await
                     .map_err(|_| infra(format!("reset command {command:?} for {} ran past {}s", self.serial(), config.ready.timeout_s)))?
                     .map_err(|e| infra(format!("reset command {command:?}: {e}")))?;
+                // It ended in time: what it started on purpose (in the background) may stay.
+                group.0 = None;
                 if !out.status.success() {
                     let said = String::from_utf8_lossy(&out.stderr);
                     let tail: String = said.chars().rev().take(400).collect::<Vec<_>>().into_iter().rev().collect();
@@ -408,7 +489,7 @@ impl AndroidEnv {
             return Ok(i);
         }
         let url = self.control_url()?;
-        let listed: Value = self.http.get(format!("{url}/v1/devices")).send().await.map_err(infra)?.json().await.map_err(infra)?;
+        let listed = json_of(self.http.get(format!("{url}/v1/devices")).send().await.map_err(infra)?).await?;
         let index = listed["devices"]
             .as_array()
             .and_then(|ds| ds.iter().find(|d| d["serial"] == self.serial()))
@@ -427,7 +508,7 @@ impl AndroidEnv {
         }
         let response = request.send().await.map_err(infra)?;
         let status = response.status();
-        let value: Value = response.json().await.map_err(infra)?;
+        let value = json_of(response).await?;
         if status.is_success() {
             Ok(value)
         } else if status.as_u16() == 422 || status.as_u16() == 404 {
@@ -518,7 +599,7 @@ impl AndroidEnv {
                         parts.push(format!("input text {}", quoted(&text.replace(' ', "%s"))));
                     }
                 } else {
-                    // `input text` carries printable ASCII only; ADB Keyboard takes the rest
+                    // `input text` carries the rest badly or not at all; ADB Keyboard takes it
                     // as base64 in a broadcast (`keyboard_up` made it the input method).
                     parts.push(format!("am broadcast -a ADB_INPUT_B64 --es msg {}", BASE64.encode(text.as_bytes())));
                 }
@@ -678,6 +759,8 @@ impl Env for AndroidEnv {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn raw(width: u32, height: u32, header: &[u32]) -> Vec<u8> {
@@ -703,8 +786,86 @@ mod tests {
     }
 
     #[test]
-    fn only_printable_ascii_goes_through_input_text() {
-        assert!(plain("Hello, world ~!"));
+    fn only_printable_ascii_without_percent_s_goes_through_input_text() {
+        assert!(plain("Hello, world ~!") && plain("100% sure"));
         assert!(!plain("Zoë") && !plain("日本") && !plain("tab\there"));
+        assert!(!plain("a%sb"), "`input text` would type a space for %s");
+    }
+
+    fn one_device(serial: &str, reset: Vec<ResetStep>) -> AndroidConfig {
+        let mut config = AndroidConfig::from_serials(serial, None, Some("127.0.0.1:9".into()));
+        config.devices[0].reset = reset;
+        config.devices[0].ready.timeout_s = 1.0;
+        config
+    }
+
+    #[tokio::test]
+    async fn a_control_api_answer_is_read_to_a_bound() {
+        use tokio::io::AsyncWriteExt;
+        // A server that answers with a body that never ends.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut request = [0u8; 4096];
+            let _ = tokio::io::AsyncReadExt::read(&mut socket, &mut request).await;
+            let _ = socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n[").await;
+            let chunk = vec![b'1'; 64 << 10];
+            while socket.write_all(&chunk).await.is_ok() {}
+        });
+        let response = reqwest::get(format!("http://{addr}/v1/devices")).await.unwrap();
+        match json_of(response).await {
+            Err(EnvError::Infra(m)) => assert!(m.contains("MiB"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_device_held_by_one_process_is_capacity_for_another() {
+        // Two providers of one device stand for two processes: the lock is the file's, whoever
+        // opened it.
+        let serial = format!("lock-test-{}", std::process::id());
+        let config = one_device(&serial, Vec::new());
+        let (first, second) = (AndroidProvider::new(&config, Vec::new()).unwrap(), AndroidProvider::new(&config, Vec::new()).unwrap());
+        let held = first.create().await.unwrap();
+        match second.create().await {
+            Err(EnvError::NoCapacity { message, .. }) => assert!(message.contains("other process"), "{message}"),
+            other => panic!("the device was handed out twice: {:?}", other.map(|_| ())),
+        }
+        assert!(matches!(first.create().await, Err(EnvError::NoCapacity { .. })), "and once per process");
+        drop(held);
+        assert!(second.create().await.is_ok(), "the lock goes with the instance");
+    }
+
+    #[tokio::test]
+    async fn a_reset_command_cut_off_at_its_deadline_leaves_nothing_running() {
+        let dir = std::env::temp_dir().join(format!("guigym-android-group-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pid_file = dir.join("pid");
+        let command = format!("sleep 300 & echo $! > {}; wait", pid_file.display());
+        // Not HOST:PORT, so no adb server is asked to connect it before the command runs.
+        let config = one_device(&format!("group-test-{}", std::process::id()), vec![ResetStep::Command(command)]);
+        let provider = AndroidProvider::new(&config, Vec::new()).unwrap();
+        let mut env = provider.create().await.unwrap();
+        let task: TaskSpec = serde_json::from_value(json!({
+            "id": "t/0", "family": "t", "instruction": "", "apps": [], "world_seed": 0, "step_budget": 1, "difficulty": 1, "params": {}, "walkthrough": []
+        }))
+        .unwrap();
+        match env.reset(&task).await {
+            Err(EnvError::Infra(m)) => assert!(m.contains("ran past"), "{m}"),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let proc = PathBuf::from(format!("/proc/{}", pid.trim()));
+        // SIGKILL is sent at once; the kernel may take a moment to tear the process down.
+        let gone = (0..100).any(|_| {
+            let alive = std::fs::read_to_string(proc.join("stat")).is_ok_and(|s| !s.contains(") Z "));
+            if alive {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            !alive
+        });
+        assert!(gone, "the command's background child {} still runs", pid.trim());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
