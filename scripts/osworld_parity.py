@@ -27,7 +27,7 @@ points at the real folders, and only the needed modules are executed:
     compare_docx_files  -> metrics/docs.py
     compare_pptx_files  -> metrics/slides.py
     compare_text_file   -> metrics/vscode.py  (not general.py)
-    anything else       -> searched in general.py, table.py, docs.py, slides.py, vscode.py
+    anything else       -> searched in general.py, table.py, docs.py, slides.py, vscode.py, basic_os.py
 
 Optional heavy imports that those modules do at module level but that the compared
 functions never use are stubbed with empty modules *only when not installed*:
@@ -67,7 +67,7 @@ FUNC_MODULE = {
     "compare_text_file": "vscode",
     "check_accessibility_tree": "general",
 }
-FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode"]
+FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os"]
 PKG = "desktop_env.evaluators.metrics"
 
 

@@ -41,7 +41,7 @@ fn metrics_agree_with_osworld_on_every_fixture_pair() {
 /// Checks one fixture folder; the number of cases.
 fn agree_on(dir: &Path) -> usize {
     let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.join("cases.json")).unwrap()).unwrap();
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let verdicts: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let file = |v: &Value| match v.as_str() {
         Some(name) => Got::File(dir.join("files").join(name)),
         None => Got::Missing,
@@ -50,8 +50,18 @@ fn agree_on(dir: &Path) -> usize {
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         let func = case["func"].as_str().unwrap();
-        let ours = run(func, &file(&case["result"]), &file(&case["expected"]), &case["options"]);
-        let theirs = &expected[name];
+        // As the getters give them: a command's output or a tree as text, a rule as JSON.
+        let result = match (case["result_as"].as_str(), file(&case["result"])) {
+            (Some("text"), Got::File(path)) => Got::Text(std::fs::read_to_string(path).unwrap()),
+            (_, got) => got,
+        };
+        let expected = match (case["expected_as"].as_str(), file(&case["expected"])) {
+            (Some("json"), Got::File(path)) => Got::Json(serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()),
+            (Some("absent"), _) => Got::Missing,
+            (_, got) => got,
+        };
+        let ours = run(func, &result, &expected, &case["options"]);
+        let theirs = &verdicts[name];
         let agree = match (theirs, &ours) {
             (Value::Number(n), Ok(score)) => (n.as_f64().unwrap() - score).abs() < 1e-9,
             (Value::String(s), Err(_)) => s.starts_with("error:"),

@@ -5,6 +5,8 @@
 mod accessibility;
 mod charts;
 mod docs;
+mod etree;
+mod settings;
 mod slides;
 mod table;
 pub(crate) mod xml;
@@ -69,6 +71,11 @@ pub const METRICS: &[&str] = &[
     "text_contains",
     "check_accessibility_tree",
     "is_first_line_centered",
+    "check_gnome_favorite_apps",
+    "is_utc_0",
+    "check_text_enlarged",
+    "check_left_panel",
+    "check_auto_saving_time",
 ];
 
 /// A boolean option, with its default when absent; any other value counts as Python would
@@ -186,6 +193,11 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
             };
             accessibility::check_accessibility_tree(result.text(), &rules)?
         }
+        "check_gnome_favorite_apps" => settings::check_gnome_favorite_apps(result.text(), &expected.rules())?,
+        "is_utc_0" => settings::is_utc_0(result.text()),
+        "check_text_enlarged" => settings::check_text_enlarged(result.text()),
+        "check_left_panel" => settings::check_left_panel(result.text()),
+        "check_auto_saving_time" => settings::check_auto_saving_time(result.text(), &expected.rules())?,
         // Ours: a getter found the file (`vm_file`'s result is there).
         "file_exists" => score(result.file().is_some()),
         // Ours: the result holds every string in `rules.include` (case-folded under `ignore_case`).
