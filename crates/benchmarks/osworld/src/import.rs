@@ -20,15 +20,55 @@ pub const BENCHMARK: &str = "osworld";
 /// OSWorld's default step budget.
 pub const STEP_BUDGET: u32 = 15;
 
-/// OSWorld's application names this backend has; `os` is the desktop itself.
-pub const APPS: &[&str] = &["os", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager"];
+/// OSWorld's application names this backend has; `os` is the desktop itself, `libreoffice`
+/// any of its three applications.
+pub const APPS: &[&str] = &["os", "libreoffice", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager"];
+
+/// An application as OSWorld's task files name it, in one spelling: they write
+/// `libreoffice_calc`, `libreoffice calc` and `calc`, `vscode` and `vs_code`, `OS` and `os`.
+/// A name this knows no other spelling of is itself, lower-cased, spaces and hyphens as `_`.
+pub fn app_name(written: &str) -> String {
+    let plain = written.trim().to_lowercase().replace([' ', '-'], "_");
+    let known = match plain.as_str() {
+        "os" | "ubuntu" => "os",
+        "libreoffice_calc" | "calc" => "libreoffice_calc",
+        "libreoffice_writer" | "writer" => "libreoffice_writer",
+        "libreoffice_impress" | "impress" => "libreoffice_impress",
+        "terminal" | "gnome_terminal" => "terminal",
+        "text_editor" | "gedit" => "text_editor",
+        "file_manager" | "nautilus" | "files" => "file_manager",
+        "chrome" | "google_chrome" | "chromium" | "browser" => "chrome",
+        "vs_code" | "vscode" | "visual_studio_code" => "vs_code",
+        "vlc" | "vlc_media_player" => "vlc",
+        _ => return plain,
+    };
+    known.to_string()
+}
+
+/// A task's applications in one spelling each, in order, once each.
+fn app_names(related: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in related.iter().map(|a| app_name(a)) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
 
 /// One task file left out, and why.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Skipped {
     pub file: PathBuf,
     pub id: Option<String>,
+    /// The application (OSWorld's domain: the folder the file sits in) it was filed under.
+    #[serde(default)]
+    pub app: String,
     pub reason: String,
+    /// The reason without what is particular to the task (an asset's URL), so that skips
+    /// can be counted by reason.
+    #[serde(default)]
+    pub group: String,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -37,8 +77,48 @@ pub struct Imported {
     pub skipped: Vec<Skipped>,
 }
 
+impl Imported {
+    /// Kept and skipped tasks by application, each application's skips counted by reason,
+    /// most frequent first.
+    pub fn table(&self) -> String {
+        use std::collections::BTreeMap;
+        use std::fmt::Write as _;
+        let mut by_app: BTreeMap<&str, (usize, BTreeMap<&str, usize>)> = BTreeMap::new();
+        for t in &self.kept {
+            by_app.entry(t.family.as_str()).or_default().0 += 1;
+        }
+        for s in &self.skipped {
+            *by_app.entry(s.app.as_str()).or_default().1.entry(s.group.as_str()).or_default() += 1;
+        }
+        let width = by_app.keys().map(|a| a.chars().count()).max().unwrap_or(0).max("application".len());
+        let mut out = format!("{:<width$}  {:>5}  {:>7}  reasons skipped\n", "application", "kept", "skipped");
+        for (app, (kept, reasons)) in &by_app {
+            let skipped: usize = reasons.values().sum();
+            let mut reasons: Vec<(&&str, &usize)> = reasons.iter().collect();
+            reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let said = reasons.iter().map(|(why, n)| format!("{n} × {why}")).collect::<Vec<_>>().join("; ");
+            let _ = writeln!(out, "{app:<width$}  {kept:>5}  {skipped:>7}  {said}");
+        }
+        let _ = writeln!(out, "{:<width$}  {:>5}  {:>7}", "all", self.kept.len(), self.skipped.len());
+        out
+    }
+}
+
+/// Why a task cannot run here: the whole reason, and the reason as counted.
+struct Why {
+    reason: String,
+    group: String,
+}
+
+impl Why {
+    /// A reason that is its own group.
+    fn plain(reason: String) -> Why {
+        Why { group: reason.clone(), reason }
+    }
+}
+
 /// Every `*.json` under `dir`, in a stable order.
-fn task_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+pub(crate) fn task_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for path in entries {
@@ -61,10 +141,12 @@ pub fn import(dir: &Path, cache: Option<&Path>) -> Result<Imported, String> {
     }
     let mut imported = Imported::default();
     for file in files {
+        let folder = domain(&file, dir);
         let text = match std::fs::read_to_string(&file) {
             Ok(t) => t,
             Err(e) => {
-                imported.skipped.push(Skipped { file, id: None, reason: format!("unreadable: {e}") });
+                let group = "unreadable".to_string();
+                imported.skipped.push(Skipped { app: folder.unwrap_or_default(), id: None, reason: format!("unreadable: {e}"), group, file });
                 continue;
             }
         };
@@ -72,35 +154,35 @@ pub fn import(dir: &Path, cache: Option<&Path>) -> Result<Imported, String> {
             Ok(t) => t,
             Err(e) => {
                 let id = serde_json::from_str::<Value>(&text).ok().and_then(|v| v.get("id").and_then(Value::as_str).map(String::from));
-                imported.skipped.push(Skipped { file, id, reason: format!("not an OSWorld task: {e}") });
+                let (reason, group) = (format!("not an OSWorld task: {e}"), "not an OSWorld task".to_string());
+                imported.skipped.push(Skipped { app: folder.unwrap_or_default(), id, reason, group, file });
                 continue;
             }
         };
-        match unsupported(&task, cache) {
-            Some(reason) => imported.skipped.push(Skipped { file, id: Some(task.id.clone()), reason }),
-            None => imported.kept.push(spec(&task, &file, dir, cache)),
+        let app = folder.clone().or_else(|| app_names(&task.related_apps).into_iter().next()).unwrap_or_else(|| "os".into());
+        match why_unsupported(&task, cache) {
+            Some(Why { reason, group }) => imported.skipped.push(Skipped { file, id: Some(task.id.clone()), app, reason, group }),
+            None => imported.kept.push(spec(&task, &file, app, cache)),
         }
     }
     Ok(imported)
 }
 
+/// The folder a task file sits in under `dir`: OSWorld's domain (its application).
+fn domain(file: &Path, dir: &Path) -> Option<String> {
+    file.parent().filter(|p| *p != dir).and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned())
+}
+
 /// The task as a `TaskSpec`: it carries the whole OSWorld task (and the cache it was checked
 /// against), so it runs wherever the spec goes.
-fn spec(task: &OsWorldTask, file: &Path, dir: &Path, cache: Option<&Path>) -> TaskSpec {
-    // The folder the file sits in names its family (OSWorld groups tasks by application).
-    let family = file
-        .parent()
-        .filter(|p| *p != dir)
-        .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .or_else(|| task.related_apps.first().cloned())
-        .unwrap_or_else(|| "os".into());
+/// Its family is its application: the folder the file sits in (OSWorld groups tasks so).
+fn spec(task: &OsWorldTask, file: &Path, family: String, cache: Option<&Path>) -> TaskSpec {
     TaskSpec {
         id: format!("{BENCHMARK}/{}", task.id),
         benchmark: BENCHMARK.into(),
         family,
         instruction: task.instruction.clone(),
-        apps: task.related_apps.clone(),
+        apps: app_names(&task.related_apps),
         world_seed: 0,
         step_budget: STEP_BUDGET,
         difficulty: 0,
@@ -111,32 +193,39 @@ fn spec(task: &OsWorldTask, file: &Path, dir: &Path, cache: Option<&Path>) -> Ta
 
 /// Why the task cannot run here, or `None` when it can.
 pub fn unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<String> {
-    if let Some(app) = task.related_apps.iter().find(|a| !APPS.contains(&a.as_str())) {
-        return Some(format!("needs the application \"{app}\", which this backend does not have (it has: {})", APPS.join(", ")));
+    why_unsupported(task, cache).map(|w| w.reason)
+}
+
+fn why_unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<Why> {
+    if let Some(app) = app_names(&task.related_apps).into_iter().find(|a| !APPS.contains(&a.as_str())) {
+        return Some(Why {
+            reason: format!("needs the application \"{app}\", which this backend does not have (it has: {})", APPS.join(", ")),
+            group: format!("application \"{app}\" not here"),
+        });
     }
     let steps = task.config.iter().map(|s| ("config", s)).chain(task.evaluator.postconfig.iter().map(|s| ("postconfig", s)));
     for (field, step) in steps {
         if let Some(why) = step_unsupported(task, step, cache) {
-            return Some(format!("{field}: {why}"));
+            return Some(Why { reason: format!("{field}: {}", why.reason), group: format!("{field}: {}", why.group) });
         }
     }
     let metrics = match task.check().and_then(|()| task.metrics()) {
         Ok(m) => m,
-        Err(e) => return Some(e),
+        Err(e) => return Some(Why { reason: e, group: "evaluator malformed".into() }),
     };
     for m in metrics {
         if !crate::metrics::METRICS.contains(&m.func.as_str()) {
-            return Some(format!("metric \"{}\" is not implemented", m.func));
+            return Some(Why::plain(format!("metric \"{}\" is not implemented", m.func)));
         }
         if m.func == "compare_table" {
             let rules = m.options.get("rules").and_then(Value::as_array).cloned().unwrap_or_default();
             if let Some(kind) = rules.iter().filter_map(|r| r.get("type").and_then(Value::as_str)).find(|k| !crate::metrics::TABLE_RULES.contains(k)) {
-                return Some(format!("compare_table rule \"{kind}\" is not implemented"));
+                return Some(Why::plain(format!("compare_table rule \"{kind}\" is not implemented")));
             }
         }
         if m.func == "check_accessibility_tree" {
             if let Some(Err(why)) = m.expected.as_ref().and_then(|g| g.get("rules")).map(crate::metrics::accessibility_rules_supported) {
-                return Some(why);
+                return Some(Why { reason: why, group: "accessibility rule not supported".into() });
             }
         }
         for getter in m.result.iter().chain(&m.expected) {
@@ -148,9 +237,9 @@ pub fn unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<String> {
     None
 }
 
-fn step_unsupported(task: &OsWorldTask, step: &ConfigStep, cache: Option<&Path>) -> Option<String> {
+fn step_unsupported(task: &OsWorldTask, step: &ConfigStep, cache: Option<&Path>) -> Option<Why> {
     if !STEPS.contains(&step.kind.as_str()) {
-        return Some(format!("set-up step \"{}\" is not supported", step.kind));
+        return Some(Why::plain(format!("set-up step \"{}\" is not supported", step.kind)));
     }
     let p = &step.parameters;
     match step.kind.as_str() {
@@ -161,7 +250,7 @@ fn step_unsupported(task: &OsWorldTask, step: &ConfigStep, cache: Option<&Path>)
                 Some(Value::String(s)) => s.split_whitespace().next().map(String::from),
                 _ => None,
             }?;
-            (!on_path(&program)).then(|| format!("step \"{}\" runs \"{program}\", which is not installed", step.kind))
+            (!on_path(&program)).then(|| Why::plain(format!("step \"{}\" runs \"{program}\", which is not installed", step.kind)))
         }
         "download" => {
             let files = p.get("files").and_then(Value::as_array)?;
@@ -175,20 +264,21 @@ fn step_unsupported(task: &OsWorldTask, step: &ConfigStep, cache: Option<&Path>)
             let files = p.get("files").and_then(Value::as_array)?;
             files.iter().find_map(|f| {
                 let local = f.get("local_path").and_then(Value::as_str)?;
-                (!Path::new(local).exists()).then(|| format!("upload_file: {local} does not exist here"))
+                (!Path::new(local).exists())
+                    .then(|| Why { reason: format!("upload_file: {local} does not exist here"), group: "upload_file: a local file missing".into() })
             })
         }
         _ => None,
     }
 }
 
-fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) -> Option<String> {
+fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) -> Option<Why> {
     let kind = getter.get("type").and_then(Value::as_str)?;
     if !GETTERS.contains(&kind) {
-        return Some(format!("getter \"{kind}\" is not supported"));
+        return Some(Why::plain(format!("getter \"{kind}\" is not supported")));
     }
     if getter.get("multi").and_then(Value::as_bool).unwrap_or(false) {
-        return Some(format!("getter \"{kind}\" with multi is not supported"));
+        return Some(Why::plain(format!("getter \"{kind}\" with multi is not supported")));
     }
     if kind == "cloud_file" {
         let url = getter.get("path").and_then(Value::as_str).unwrap_or_default();
@@ -198,10 +288,21 @@ fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) 
     None
 }
 
-fn asset_missing(task: &OsWorldTask, cache: Option<&Path>, name: &str, url: &str) -> Option<String> {
-    let Some(cache) = cache else { return Some(format!("needs the asset {url}, and no cache was given (--cache)")) };
+fn asset_missing(task: &OsWorldTask, cache: Option<&Path>, name: &str, url: &str) -> Option<Why> {
+    let Some(cache) = cache else {
+        return Some(Why { reason: format!("needs the asset {url}, and no cache was given (--cache)"), group: "an asset, and no cache given".into() });
+    };
+    if !crate::assets::plain_name(&task.id) || !crate::assets::plain_name(name) {
+        return Some(Why {
+            reason: format!("the asset {url} would be read from outside the cache ({}/{name})", task.id),
+            group: "an asset named outside the cache".into(),
+        });
+    }
     let path = cache.join(&task.id).join(name);
-    (!path.is_file()).then(|| format!("the asset {url} is not in the cache (looked for {})", path.display()))
+    (!path.is_file()).then(|| Why {
+        reason: format!("the asset {url} is not in the cache (looked for {})", path.display()),
+        group: "an asset not in the cache (guigym tasks fetch-assets)".into(),
+    })
 }
 
 fn on_path(program: &str) -> bool {

@@ -54,10 +54,47 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
         let s = imported.skipped.iter().find(|s| s.id.as_deref() == Some(id(tail).as_str())).unwrap_or_else(|| panic!("{tail} is not skipped"));
         assert!(s.reason.contains(why), "{tail}: {}", s.reason);
     }
+    // The report counts them by application and by reason.
+    let table = imported.table();
+    let row = |app: &str| table.lines().find(|l| l.split_whitespace().next() == Some(app)).unwrap_or_else(|| panic!("no row {app}:\n{table}")).to_string();
+    let cells = |app: &str| row(app).split_whitespace().skip(1).take(2).map(String::from).collect::<Vec<_>>();
+    assert_eq!(cells("vs_code"), ["0", "1"], "{table}");
+    assert!(row("vs_code").contains("1 × application \"vs_code\" not here"), "{table}");
+    assert_eq!(cells("all"), [KEPT.len().to_string(), SKIPPED.len().to_string()], "{table}");
     // Without a cache, every task that needs an asset is skipped for it.
     let bare = osworld::import(&examples, None).unwrap();
     assert_eq!(bare.kept.len(), 3, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
     assert!(bare.skipped.iter().any(|s| s.reason.contains("no cache was given")));
+}
+
+#[test]
+fn every_spelling_of_an_application_that_osworld_writes_is_read() {
+    for (written, read) in [
+        ("libreoffice calc", "libreoffice_calc"),
+        ("LibreOffice_Calc", "libreoffice_calc"),
+        ("calc", "libreoffice_calc"),
+        ("Writer", "libreoffice_writer"),
+        ("OS", "os"),
+        ("vscode", "vs_code"),
+        ("Chrome", "chrome"),
+        ("google-chrome", "chrome"),
+        ("ubuntu_media_player", "ubuntu_media_player"),
+    ] {
+        assert_eq!(osworld::app_name(written), read, "{written}");
+    }
+    // A Calc task whose file spells its application OSWorld's other way is kept all the same.
+    let (examples, cache) = fixture();
+    let dir = std::env::temp_dir().join(format!("guigym-osworld-spelling-{}", std::process::id()));
+    let calc = dir.join("libreoffice_calc");
+    std::fs::create_dir_all(&calc).unwrap();
+    let file = examples.join(format!("libreoffice_calc/{}.json", id("000000000003")));
+    let mut task: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    task["related_apps"] = json!(["libreoffice calc", "Calc"]);
+    std::fs::write(calc.join("task.json"), task.to_string()).unwrap();
+    let imported = osworld::import(&dir, Some(&cache)).unwrap();
+    assert_eq!(imported.kept.len(), 1, "{:?}", imported.skipped);
+    assert_eq!(imported.kept[0].apps, ["libreoffice_calc"]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
