@@ -351,6 +351,24 @@ pub enum TasksCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Download every file another benchmark's task files name into its asset cache: for
+    /// `osworld DIR`, each `download` step's and `cloud_file` getter's file, in OSWorld's
+    /// layout (`<cache>/<task id>/<file>`). Resumable; each file's SHA-256 is recorded in
+    /// `<cache>/guigym-assets.json`; exits 1 if any file could not be fetched
+    FetchAssets {
+        #[arg(value_parser = ["osworld"])]
+        format: String,
+        /// The folder of task files (searched recursively for *.json)
+        dir: PathBuf,
+        /// The asset cache to fill [default: $GUIGYM_OSWORLD_CACHE]
+        #[arg(long)]
+        cache: Option<PathBuf>,
+        /// Downloads at once
+        #[arg(long, default_value_t = 4)]
+        parallel: usize,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A suite played task by task on one instance (`tasks validate`, `tasks audit`).
@@ -447,9 +465,65 @@ pub async fn tasks(registry: &Registry, command: TasksCommand) -> anyhow::Result
                 for s in &imported.skipped {
                     println!("skipped  {} ({}): {}", s.id.as_deref().unwrap_or("?"), s.file.display(), s.reason);
                 }
+                println!();
+                print!("{}", imported.table());
                 println!("{} kept, {} skipped; kept tasks are suite \"osworld\" ({})", imported.kept.len(), imported.skipped.len(), to.display());
             }
             Ok(ExitCode::SUCCESS)
+        }
+        TasksCommand::FetchAssets { format: _, dir, cache, parallel, json } => {
+            use guigym_benchmark_osworld::assets::{self, Outcome};
+            let cache = cache
+                .or_else(|| std::env::var_os("GUIGYM_OSWORLD_CACHE").map(PathBuf::from))
+                .ok_or_else(|| anyhow!("say where the cache is: --cache DIR (or GUIGYM_OSWORLD_CACHE)"))?;
+            let cache = std::path::absolute(&cache).unwrap_or(cache);
+            std::fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
+            let (wanted, refused) = assets::list(&dir).map_err(|e| anyhow!(e))?;
+            let how = assets::Fetch { parallel: parallel.clamp(1, 64), ..assets::Fetch::default() };
+            let progress = Meter::new("assets", wanted.len() as u64, json);
+            let ended = assets::fetch(&wanted, &cache, &how, |asset, outcome| {
+                if let Outcome::Failed(why) = outcome {
+                    progress.println(format!("failed   {}/{}: {why}", asset.task, asset.name));
+                }
+                progress.inc(1);
+            })
+            .await;
+            progress.finish();
+            let count = |f: fn(&Outcome) -> bool| ended.iter().filter(|(_, o)| f(o)).count();
+            let (fetched, kept, failed) =
+                (count(|o| matches!(o, Outcome::Fetched(_))), count(|o| matches!(o, Outcome::Kept(_))), count(|o| matches!(o, Outcome::Failed(_))));
+            if json {
+                let rows: Vec<serde_json::Value> = ended
+                    .iter()
+                    .map(|(a, o)| {
+                        let mut row = serde_json::json!({"task": a.task, "name": a.name, "url": a.url});
+                        match o {
+                            Outcome::Fetched(r) | Outcome::Kept(r) => {
+                                row["outcome"] = serde_json::json!(if matches!(o, Outcome::Fetched(_)) { "fetched" } else { "kept" });
+                                row["sha256"] = serde_json::json!(r.sha256);
+                                row["bytes"] = serde_json::json!(r.bytes);
+                            }
+                            Outcome::Failed(why) => {
+                                row["outcome"] = serde_json::json!("failed");
+                                row["error"] = serde_json::json!(why);
+                            }
+                        }
+                        row
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &serde_json::json!({"cache": cache, "assets": rows, "refused": refused, "fetched": fetched, "kept": kept, "failed": failed})
+                    )?
+                );
+            } else {
+                for why in &refused {
+                    println!("refused  {why}");
+                }
+                println!("{fetched} fetched, {kept} already there, {failed} failed, {} refused; cache {}", refused.len(), cache.display());
+            }
+            Ok(if failed + refused.len() == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         TasksCommand::Audit(run) => {
             let (tasks, mut env, progress, backend) = one_instance_for(registry, &run, "audit").await?;

@@ -2,9 +2,11 @@
 //! steps, getters, the evaluator), its metric functions reproduced with their exact semantics
 //! (`metrics`, pinned by the parity fixture in `tests/parity/`), office files written from data
 //! (`office`, for our own steps and getters), and the importer of OSWorld's own task files
-//! (`import`), whose kept tasks are the `osworld` benchmark. Any benchmark whose tasks are in
+//! (`import`), whose kept tasks are the `osworld` benchmark, with the files they download
+//! fetched into OSWorld's cache layout (`assets`). Any benchmark whose tasks are in
 //! this format (our desktop catalogue) is hosted through `set_up`, `golden` and `evaluate`.
 
+pub mod assets;
 pub mod audit;
 pub mod import;
 pub mod metrics;
