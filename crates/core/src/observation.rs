@@ -23,7 +23,7 @@ impl Bounds {
 }
 
 /// One node of the UI tree. Ids are stable across renders of the same state.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UiNode {
     pub id: String,
     /// Index of the parent in the observation's node list; `None` for the root.
@@ -52,6 +52,27 @@ pub struct UiNode {
     pub scrollable: bool,
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub enabled: bool,
+}
+
+/// A node as a backend starts one: enabled, as a node whose JSON leaves `enabled` out reads.
+impl Default for UiNode {
+    fn default() -> UiNode {
+        UiNode {
+            id: String::new(),
+            role: String::new(),
+            text: String::new(),
+            bounds: Bounds::default(),
+            parent: None,
+            hint: String::new(),
+            clickable: false,
+            editable: false,
+            focused: false,
+            checked: false,
+            selected: false,
+            scrollable: false,
+            enabled: true,
+        }
+    }
 }
 
 fn is_false(b: &bool) -> bool {

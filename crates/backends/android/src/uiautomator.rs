@@ -7,6 +7,14 @@ use guigym_core::{Bounds, UiNode};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
+/// The most nodes, and the deepest nesting, a window dump may have: a real screen has a few
+/// hundred nodes a few dozen deep; a device that sends more (a hostile one, a broken app) would
+/// make every later step costly, so its dump is refused.
+pub const NODES_MAX: usize = 20_000;
+pub const DEPTH_MAX: usize = 256;
+/// The longest text kept of one attribute (in characters).
+pub const TEXT_MAX: usize = 20_000;
+
 /// The tree of a window dump; an error names what is wrong with the XML.
 pub fn parse(xml: &str) -> Result<Vec<UiNode>, String> {
     let mut reader = Reader::from_str(xml);
@@ -19,6 +27,9 @@ pub fn parse(xml: &str) -> Result<Vec<UiNode>, String> {
                 let node = node(&e, open.last().copied(), nodes.len())?;
                 open.push(nodes.len());
                 nodes.push(node);
+                if open.len() > DEPTH_MAX {
+                    return Err(format!("window dump: nodes nested over {DEPTH_MAX} deep"));
+                }
             }
             Event::Empty(e) if e.name().as_ref() == "node" => {
                 let node = node(&e, open.last().copied(), nodes.len())?;
@@ -29,6 +40,9 @@ pub fn parse(xml: &str) -> Result<Vec<UiNode>, String> {
             }
             Event::Eof => break,
             _ => {}
+        }
+        if nodes.len() > NODES_MAX {
+            return Err(format!("window dump: over {NODES_MAX} nodes"));
         }
     }
     if nodes.is_empty() && !xml.contains("<hierarchy") {
@@ -44,6 +58,8 @@ fn node(e: &BytesStart<'_>, parent: Option<usize>, index: usize) -> Result<UiNod
         let a = a.map_err(|e| format!("window dump, node {index}: {e}"))?;
         let value = a.normalized_value(quick_xml::XmlVersion::Implicit1_0).map_err(|e| format!("window dump, node {index}: {e}"))?.into_owned();
         let truth = value == "true";
+        // No screen shows more of one text; a longer one only costs every later step.
+        let value = if value.len() > TEXT_MAX { value.chars().take(TEXT_MAX).collect() } else { value };
         match a.key.as_ref() {
             "text" => n.text = value,
             "resource-id" => n.id = value.split_once(":id/").map(|(_, id)| id.to_string()).unwrap_or(value),
@@ -54,6 +70,7 @@ fn node(e: &BytesStart<'_>, parent: Option<usize>, index: usize) -> Result<UiNod
             "checked" => n.checked = truth,
             "selected" => n.selected = truth,
             "scrollable" => n.scrollable = truth,
+            "enabled" => n.enabled = truth,
             "bounds" => n.bounds = bounds(&value).ok_or_else(|| format!("window dump, node {index}: bounds {value:?}"))?,
             _ => {}
         }
@@ -66,11 +83,12 @@ fn node(e: &BytesStart<'_>, parent: Option<usize>, index: usize) -> Result<UiNod
     Ok(n)
 }
 
-/// `[x1,y1][x2,y2]`.
+/// `[x1,y1][x2,y2]`; a size past what an `i32` holds is cut there, not wrapped.
 fn bounds(s: &str) -> Option<Bounds> {
     let numbers: Vec<i32> = s.split(|c: char| !(c.is_ascii_digit() || c == '-')).filter(|p| !p.is_empty()).map(|p| p.parse().ok()).collect::<Option<_>>()?;
     let [x1, y1, x2, y2] = numbers[..] else { return None };
-    Some(Bounds { x: x1, y: y1, w: (x2 - x1).max(0), h: (y2 - y1).max(0) })
+    let size = |from: i32, to: i32| (i64::from(to) - i64::from(from)).clamp(0, i64::from(i32::MAX)) as i32;
+    Some(Bounds { x: x1, y: y1, w: size(x1, x2), h: size(y1, y2) })
 }
 
 /// A widget class as one of guigym's roles.
@@ -105,5 +123,18 @@ mod tests {
         assert!(parse("<html/>").is_err());
         assert!(parse(r#"<hierarchy><node bounds="[a]"/></hierarchy>"#).is_err());
         assert!(parse("<hierarchy><node text=\"x").is_err() || parse("<hierarchy><node text=\"x").unwrap().is_empty());
+        assert!(nodes[0].enabled, "enabled unless the dump says otherwise");
+        let disabled = parse(r#"<hierarchy><node enabled="false" bounds="[0,0][1,1]"/></hierarchy>"#).unwrap();
+        assert!(!disabled[0].enabled);
+    }
+
+    #[test]
+    fn a_hostile_dump_is_refused_or_read_without_overflow() {
+        let extreme = parse(r#"<hierarchy><node bounds="[-2147483648,-2147483648][2147483647,2147483647]"/></hierarchy>"#).unwrap();
+        assert_eq!((extreme[0].bounds.w, extreme[0].bounds.h), (i32::MAX, i32::MAX));
+        let deep = format!("<hierarchy>{}{}</hierarchy>", r#"<node bounds="[0,0][1,1]">"#.repeat(DEPTH_MAX + 1), "</node>".repeat(DEPTH_MAX + 1));
+        assert!(parse(&deep).unwrap_err().contains("deep"));
+        let wide = format!("<hierarchy>{}</hierarchy>", r#"<node bounds="[0,0][1,1]"/>"#.repeat(NODES_MAX + 1));
+        assert!(parse(&wide).unwrap_err().contains("nodes"));
     }
 }
