@@ -227,22 +227,44 @@ impl Worker {
             slots.insert(id, Arc::new(Slot { spec: spec.clone(), inner: tokio::sync::Mutex::new(placeholder()) }));
         }
         let started = Instant::now();
-        let env = match tokio::time::timeout(self.config.reset_deadline, provider.create()).await {
-            Ok(Ok(env)) => env,
-            // Every device of the backend is taken (here or by another process): capacity,
-            // not a failure, so the lease is refused with 503 and may be asked again.
-            Ok(Err(EnvError::NoCapacity { message, .. })) => {
-                self.drop_slot(id);
-                return Err(WorkerError::Full(message));
+        let mut retired = false;
+        let env = loop {
+            match tokio::time::timeout(self.config.reset_deadline, provider.create()).await {
+                Ok(Ok(env)) => break env,
+                // Every device of the backend is taken: an idle instance of the backend (ready in
+                // the pool, of another spec) may hold the one wanted, and is retired for it once.
+                Ok(Err(EnvError::NoCapacity { .. })) if !retired && self.retire_idle_of(&spec.backend, spec).await => retired = true,
+                // Taken for good (leased here, or held by another process): capacity, not a
+                // failure, so the lease is refused with 503 and may be asked again.
+                Ok(Err(EnvError::NoCapacity { message, .. })) => {
+                    self.drop_slot(id);
+                    return Err(WorkerError::Full(message));
+                }
+                Ok(Err(e)) => return Err(self.failed_create(id, e.to_string())),
+                Err(_) => return Err(self.failed_create(id, "creating an instance missed its deadline".into())),
             }
-            Ok(Err(e)) => return Err(self.failed_create(id, e.to_string())),
-            Err(_) => return Err(self.failed_create(id, "creating an instance missed its deadline".into())),
         };
         self.metrics.observe("create", started.elapsed());
         if let Some(slot) = self.slot(id) {
             slot.inner.lock().await.env = env;
         }
         Ok(id)
+    }
+
+    /// Ends one ready instance of `backend` of another spec than `wanted`; whether there was one.
+    async fn retire_idle_of(&self, backend: &str, wanted: &EnvSpec) -> bool {
+        let idle = {
+            let mut ready = lock(&self.ready);
+            ready.iter_mut().find(|(s, ids)| s.backend == backend && *s != wanted && !ids.is_empty()).and_then(|(_, ids)| ids.pop())
+        };
+        match idle {
+            Some(id) => {
+                self.remove(id).await;
+                Metrics::inc(&self.metrics.evictions);
+                true
+            }
+            None => false,
+        }
     }
 
     /// A ready instance of the spec (other than `wanted`) acquired least recently, taken out of
@@ -397,8 +419,11 @@ impl Worker {
         let bound = inner.env.stall_bound();
         let deadline = if bound.is_zero() { deadline } else { deadline.max(bound + STALL_MARGIN) };
         let started = Instant::now();
-        let result = tokio::time::timeout(deadline, f(&mut inner)).await;
+        let result = tokio::time::timeout(deadline, CatchPanic(f(&mut inner))).await;
         self.metrics.observe(op, started.elapsed());
+        // A backend that panicked (on what a device sent it, say) failed as the infrastructure:
+        // its instance is quarantined, and the caller gets an answer.
+        let result = result.map(|r| r.unwrap_or_else(|panic| Err(EnvError::Infra(format!("the backend panicked: {panic}")))));
         match result {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(EnvError::Infra(why))) => {
@@ -543,5 +568,24 @@ impl Env for Unready {
     }
     async fn state_hash(&mut self) -> Result<String, EnvError> {
         Err(EnvError::Infra("instance is still being created".into()))
+    }
+}
+
+/// A future whose panic is caught and turned into its message.
+struct CatchPanic<F>(F);
+
+impl<F: std::future::Future + Unpin> std::future::Future for CatchPanic<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let inner = &mut self.0;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| std::pin::Pin::new(inner).poll(cx))) {
+            Ok(std::task::Poll::Ready(v)) => std::task::Poll::Ready(Ok(v)),
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Err(payload) => {
+                let said = payload.downcast_ref::<String>().cloned().or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()));
+                std::task::Poll::Ready(Err(said.unwrap_or_else(|| "no message".into())))
+            }
+        }
     }
 }

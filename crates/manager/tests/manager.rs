@@ -95,6 +95,84 @@ impl EnvProvider for HangingProvider {
     }
 }
 
+/// A backend whose steps panic (as a backend might on what a device sent it).
+struct Panicky;
+
+#[async_trait]
+impl Env for Panicky {
+    async fn reset(&mut self, _t: &TaskSpec) -> Result<Observation, EnvError> {
+        Ok(Observation::default())
+    }
+    async fn observe(&mut self, _o: ObserveOptions) -> Result<Observation, EnvError> {
+        Ok(Observation::default())
+    }
+    async fn step(&mut self, _a: &Action) -> Result<StepOutcome, EnvError> {
+        let bounds: Vec<i32> = vec![i32::MIN, i32::MAX];
+        panic!("attempt to subtract with overflow: {bounds:?}");
+    }
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        Ok(Verdict::default())
+    }
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        Ok(String::new())
+    }
+}
+
+/// One device, shared by every spec of the backend: an instance holds it until it is dropped.
+struct OneDevice(Arc<std::sync::atomic::AtomicBool>);
+
+struct OnDevice(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for OnDevice {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[async_trait]
+impl Env for OnDevice {
+    async fn reset(&mut self, _t: &TaskSpec) -> Result<Observation, EnvError> {
+        Ok(Observation::default())
+    }
+    async fn observe(&mut self, _o: ObserveOptions) -> Result<Observation, EnvError> {
+        Ok(Observation::default())
+    }
+    async fn step(&mut self, _a: &Action) -> Result<StepOutcome, EnvError> {
+        Ok(StepOutcome::ok("done"))
+    }
+    async fn evaluate(&mut self) -> Result<Verdict, EnvError> {
+        Ok(Verdict::default())
+    }
+    async fn state_hash(&mut self) -> Result<String, EnvError> {
+        Ok(String::new())
+    }
+}
+
+#[async_trait]
+impl EnvProvider for OneDevice {
+    fn backend(&self) -> String {
+        "device".into()
+    }
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        if self.0.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return Err(EnvError::NoCapacity { message: "the device is in use".into(), retry_after_ms: Some(100) });
+        }
+        Ok(Box::new(OnDevice(self.0.clone())))
+    }
+}
+
+struct PanickyProvider;
+
+#[async_trait]
+impl EnvProvider for PanickyProvider {
+    fn backend(&self) -> String {
+        "panicky".into()
+    }
+    async fn create(&self) -> Result<Box<dyn Env>, EnvError> {
+        Ok(Box::new(Panicky))
+    }
+}
+
 fn backends() -> Backends {
     Backends::new()
         .with(
@@ -107,6 +185,11 @@ fn backends() -> Backends {
         )
         .with("hang", &[guigym_core::Platform::Mobile], Arc::new(|_s: &EnvSpec| Ok(Arc::new(HangingProvider) as Arc<dyn EnvProvider>)))
         .with("stalled", &[guigym_core::Platform::Mobile], Arc::new(|_s: &EnvSpec| Ok(Arc::new(StalledProvider) as Arc<dyn EnvProvider>)))
+        .with("panicky", &[guigym_core::Platform::Mobile], Arc::new(|_s: &EnvSpec| Ok(Arc::new(PanickyProvider) as Arc<dyn EnvProvider>)))
+        .with("device", &[guigym_core::Platform::Mobile], {
+            let taken = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            Arc::new(move |_s: &EnvSpec| Ok(Arc::new(OneDevice(taken.clone())) as Arc<dyn EnvProvider>))
+        })
 }
 
 /// An embedded manager + worker on a free loopback port.
@@ -432,4 +515,40 @@ async fn an_instance_is_retired_after_its_episode_budget() {
     seen.dedup();
     assert_eq!(seen.len(), 3, "each used-up instance was replaced by a fresh one");
     assert!(manager.metrics.render(&[]).contains("guigym_recycles_total 3"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_that_panics_fails_as_infrastructure_with_an_answer() {
+    let (url, _m, worker) = start(4, None).await;
+    let c = client(&url, None);
+    let g = lease(&c, json!({"backend": "panicky"}), 60_000).await;
+    let (iid, lid) = (g["instance_id"].as_u64().unwrap(), g["lease_id"].as_str().unwrap().to_string());
+    let task = tasks::find_task("contacts.add/0").unwrap();
+    let _: Value = c.post(&format!("/v1/instances/{iid}/reset"), &json!({"lease": lid, "task": task})).await.unwrap();
+    let before = worker.status().instances;
+    let (status, message) =
+        status_of(c.post::<Value>(&format!("/v1/instances/{iid}/step"), &json!({"lease": lid, "request_id": "x", "action": {"action": "back"}})).await);
+    assert_eq!(status, 502);
+    assert!(message.contains("panicked") && message.contains("overflow"), "{message}");
+    assert_eq!(worker.status().instances, before - 1, "the instance was quarantined");
+    let (status, _) = status_of(c.post::<Value>(&format!("/v1/instances/{iid}/observe"), &json!({"lease": lid})).await);
+    assert_eq!(status, 410);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_instance_gives_up_the_device_another_spec_needs() {
+    let (url, _m, _worker) = start(4, None).await;
+    let c = client(&url, None);
+    let (wide, narrow) = (json!({"backend": "device", "width": 1080}), json!({"backend": "device", "width": 720}));
+    let g = lease(&c, wide.clone(), 60_000).await;
+    let lid = g["lease_id"].as_str().unwrap().to_string();
+    // Leased: the device is taken, and another spec waits (503), nothing counted as failed.
+    let asked = c.post::<Value>("/v1/leases", &json!({"spec": narrow, "count": 1, "ttl_ms": 60_000})).await;
+    let (status, message) = status_of(asked);
+    assert_eq!(status, 503, "{message}");
+    // Released, its instance waits in the pool, idle, holding the device: it is retired for the
+    // other spec's lease.
+    let _: Value = c.call(reqwest::Method::DELETE, &format!("/v1/leases/{lid}"), None).await.unwrap();
+    let g = lease(&c, narrow, 60_000).await;
+    assert!(g["instance_id"].as_u64().is_some(), "{g}");
 }
