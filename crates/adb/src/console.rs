@@ -34,7 +34,8 @@ async fn read_line(reader: &mut (impl AsyncBufReadExt + Unpin)) -> std::io::Resu
     if line.len() > LINE_MAX {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a console line over 4 KiB"));
     }
-    Ok(Some(String::from_utf8_lossy(&line).trim_end_matches(['\r', '\n']).to_string()))
+    let line = String::from_utf8(line).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "a console line that is not UTF-8"))?;
+    Ok(Some(line.trim_end_matches(['\r', '\n']).to_string()))
 }
 
 /// Reads an answer: the lines before `OK`, or the reason after `KO:`.
@@ -122,7 +123,8 @@ async fn session(socket: TcpStream, console: Arc<dyn Console>, token: Option<Str
         let line = line.trim();
         let answer = match line.split_whitespace().next().unwrap_or("") {
             "" => continue,
-            _ if line.contains(char::is_control) => Err("a control character in the command".into()),
+            // Any line break Unicode knows (U+2028 too) would read as two lines elsewhere.
+            _ if line.contains(|c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')) => Err("a control character in the command".into()),
             "quit" | "exit" => return Ok(()),
             "auth" => {
                 if token.as_deref() == Some(line["auth".len()..].trim()) || token.is_none() {
@@ -183,6 +185,8 @@ mod tests {
         write.write_all(b"auth s3cret\r\necho a\x07b\r\n").await.unwrap();
         read_answer(&mut reader).await.unwrap();
         assert!(read_answer(&mut reader).await.unwrap_err().contains("control character"));
+        write.write_all("echo a\u{2028}kill\r\n".as_bytes()).await.unwrap();
+        assert!(read_answer(&mut reader).await.unwrap_err().contains("control character"), "a Unicode line break too");
         write.write_all(format!("echo {}\r\n", "x".repeat(LINE_MAX)).as_bytes()).await.unwrap();
         assert!(read_answer(&mut reader).await.unwrap_err().contains("4 KiB"));
         assert!(send("127.0.0.1:1", None, "echo", t).await.unwrap_err().contains("127.0.0.1:1"));

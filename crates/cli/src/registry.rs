@@ -267,6 +267,9 @@ fn android_config() -> Result<guigym_android::AndroidConfig, String> {
         let set = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         match (set("GUIGYM_ANDROID_CONFIG"), set("GUIGYM_ANDROID_DEVICES")) {
             (Some(_), Some(_)) => Err("set GUIGYM_ANDROID_CONFIG or GUIGYM_ANDROID_DEVICES, not both: the file lists the devices".into()),
+            (Some(_), None) if set("GUIGYM_ANDROID_CONTROL").is_some() || set("GUIGYM_ADB_SERVER").is_some() => {
+                Err("GUIGYM_ANDROID_CONTROL and GUIGYM_ADB_SERVER go with GUIGYM_ANDROID_DEVICES; with GUIGYM_ANDROID_CONFIG, set `control` and `adb_server` in the file".into())
+            }
             (Some(path), None) => guigym_android::AndroidConfig::load(std::path::Path::new(&path)).map_err(|e| format!("GUIGYM_ANDROID_CONFIG: {e}")),
             (None, Some(serials)) => {
                 let config = guigym_android::AndroidConfig::from_serials(&serials, set("GUIGYM_ANDROID_CONTROL"), set("GUIGYM_ADB_SERVER"));

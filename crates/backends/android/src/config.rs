@@ -162,7 +162,7 @@ impl AndroidConfig {
             "json" => serde_json::from_str(&text).map_err(|e| format!("{shown}: {e}"))?,
             _ => return Err(format!("{shown}: a devices file is .yaml, .yml or .json")),
         };
-        if let Some(key) = &config.adb_key {
+        if let Some(key) = config.adb_key.as_ref().filter(|k| !k.as_os_str().is_empty()) {
             config.adb_key = Some(resolve_path(key, path.parent().unwrap_or(Path::new("."))).map_err(|e| format!("{shown}: adb_key: {e}"))?);
         }
         config.check().map_err(|e| format!("{shown}: {e}"))?;
@@ -275,6 +275,9 @@ fn is_word(s: &str) -> bool {
 
 /// A control API's URL: http or https, with a host.
 fn check_url(url: &str) -> Result<(), String> {
+    if url.len() > 2048 {
+        return Err(format!("{} is too long for a URL", brief(url)));
+    }
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("{}: {e}", brief(url)))?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none_or(str::is_empty) {
         return Err(format!("{} is not an http(s) URL with a host", brief(url)));
@@ -294,7 +297,10 @@ fn resolve_path(path: &Path, base: &Path) -> Result<PathBuf, String> {
 /// A key path that names a file, whose folder exists: a key made there must not land in a
 /// folder made by mistake (only adb's own `~/.android` is made when missing).
 fn check_key_path(path: &Path) -> Result<(), String> {
-    if path.as_os_str().is_empty() || path.file_name().is_none() {
+    if path.as_os_str().is_empty() {
+        return Err("is empty: name the key file".into());
+    }
+    if path.file_name().is_none() {
         return Err(format!("{} names no file", brief(&path.to_string_lossy())));
     }
     if path.is_dir() {
@@ -413,7 +419,7 @@ mod tests {
         assert_eq!(resolve_path(Path::new("~/.android/adbkey"), &dir), Ok(home.join(".android/adbkey")));
         assert_eq!(resolve_path(Path::new("/k/adbkey"), &dir), Ok(PathBuf::from("/k/adbkey")));
         for (name, text, says) in [
-            ("empty.yaml", "adb_key: \"\"\ndevices:\n  - serial: a\n", "adb_key"),
+            ("empty.yaml", "adb_key: \"\"\ndevices:\n  - serial: a\n", "adb_key: is empty"),
             ("folder.yaml", "adb_key: keys\ndevices:\n  - serial: a\n", "folder"),
             ("devices.conf", "devices: []\n", ".yaml, .yml or .json"),
         ] {

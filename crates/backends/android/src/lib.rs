@@ -266,6 +266,36 @@ impl Drop for GroupGuard {
     }
 }
 
+/// What a process writes to a pipe, read until the pipe closes; its last 2 KiB are kept in
+/// `kept`, where they can be taken while the pipe is still open.
+async fn keep_tail(mut pipe: impl tokio::io::AsyncRead + Unpin, kept: Arc<Mutex<Vec<u8>>>) {
+    use tokio::io::AsyncReadExt as _;
+    let mut chunk = vec![0u8; 8192];
+    while let Ok(n) = pipe.read(&mut chunk).await {
+        if n == 0 {
+            break;
+        }
+        let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.extend_from_slice(&chunk[..n]);
+        if kept.len() > 4096 {
+            let extra = kept.len() - 2048;
+            kept.drain(..extra);
+        }
+    }
+}
+
+/// The largest window dump read (a real screen's is well under 1 MiB).
+const DUMP_MAX: usize = 4 << 20;
+
+/// Text from elsewhere (a device, a control API, a host command) as an error shows it: its
+/// first 500 characters.
+fn brief(text: &str) -> String {
+    match text.char_indices().nth(500) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], text.len()),
+        None => text.to_string(),
+    }
+}
+
 /// The largest answer read from a control API (its answers are a few KiB).
 const CONTROL_MAX: usize = 8 << 20;
 
@@ -305,7 +335,7 @@ impl AndroidEnv {
     async fn must(&self, command: &str) -> Result<String, EnvError> {
         let out = self.shell(command).await?;
         if out.exit != 0 {
-            return Err(infra(format!("{} on {}: exit {}: {}", command, self.serial(), out.exit, String::from_utf8_lossy(&out.stderr).trim())));
+            return Err(infra(format!("{} on {}: exit {}: {}", brief(command), self.serial(), out.exit, brief(String::from_utf8_lossy(&out.stderr).trim()))));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
@@ -330,8 +360,9 @@ impl AndroidEnv {
             }
             ResetStep::Command(command) => {
                 let wait = Duration::from_secs_f64(config.ready.timeout_s);
+                let shown = brief(command);
                 // In a process group of its own, so that what it started can be stopped with it.
-                let child = tokio::process::Command::new("sh")
+                let mut child = tokio::process::Command::new("sh")
                     .arg("-c")
                     .arg(command)
                     .env("GUIGYM_ANDROID_SERIAL", self.serial())
@@ -341,18 +372,26 @@ impl AndroidEnv {
                     .process_group(0)
                     .kill_on_drop(true)
                     .spawn()
-                    .map_err(|e| infra(format!("reset command {command:?}: {e}")))?;
+                    .map_err(|e| infra(format!("reset command {shown:?}: {e}")))?;
                 let mut group = GroupGuard(child.id());
-                let out = tokio::time::timeout(wait, child.wait_with_output())
+                // Its last words, read aside: what it leaves running in the background may hold
+                // the pipe open long after the command itself has ended.
+                let said = Arc::new(Mutex::new(Vec::new()));
+                let reading = child.stderr.take().map(|e| tokio::spawn(keep_tail(e, said.clone())));
+                let status = tokio::time::timeout(wait, child.wait())
                     .await
-                    .map_err(|_| infra(format!("reset command {command:?} for {} ran past {}s", self.serial(), config.ready.timeout_s)))?
-                    .map_err(|e| infra(format!("reset command {command:?}: {e}")))?;
+                    .map_err(|_| infra(format!("reset command {shown:?} for {} ran past {}s", self.serial(), config.ready.timeout_s)))?
+                    .map_err(|e| infra(format!("reset command {shown:?}: {e}")))?;
                 // It ended in time: what it started on purpose (in the background) may stay.
                 group.0 = None;
-                if !out.status.success() {
-                    let said = String::from_utf8_lossy(&out.stderr);
+                if !status.success() {
+                    if let Some(reading) = reading {
+                        // A moment for the last of it; a child holding the pipe is not waited for.
+                        let _ = tokio::time::timeout(Duration::from_millis(300), reading).await;
+                    }
+                    let said = String::from_utf8_lossy(&said.lock().unwrap_or_else(|p| p.into_inner())).into_owned();
                     let tail: String = said.chars().rev().take(400).collect::<Vec<_>>().into_iter().rev().collect();
-                    return Err(infra(format!("reset command {command:?} for {}: {}: {}", self.serial(), out.status, tail.trim())));
+                    return Err(infra(format!("reset command {shown:?} for {}: {status}: {}", self.serial(), tail.trim())));
                 }
             }
             ResetStep::Shell(command) => {
@@ -459,7 +498,8 @@ impl AndroidEnv {
             .next()
             .and_then(|s| s.trim().split_once('x'))
             .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
-            .ok_or_else(|| infra(format!("wm size on {}: {said:?}", self.serial())))?;
+            .filter(|(w, h): &(u32, u32)| (1..=16_384).contains(w) && (1..=16_384).contains(h))
+            .ok_or_else(|| infra(format!("wm size on {}: {:?} is no screen size", self.serial(), brief(&said))))?;
         self.size = Some(size);
         Ok(size)
     }
@@ -512,9 +552,9 @@ impl AndroidEnv {
         if status.is_success() {
             Ok(value)
         } else if status.as_u16() == 422 || status.as_u16() == 404 {
-            Err(EnvError::BadTask(value["error"]["message"].as_str().unwrap_or("bad task").to_string()))
+            Err(EnvError::BadTask(brief(value["error"]["message"].as_str().unwrap_or("bad task"))))
         } else {
-            Err(infra(format!("control {path}: {status} {value}")))
+            Err(infra(format!("control {path}: {status} {}", brief(&value.to_string()))))
         }
     }
 
@@ -666,6 +706,9 @@ impl Env for AndroidEnv {
             return Err(infra(format!("uiautomator dump on {serial}: {}", String::from_utf8_lossy(&dumped.stderr))));
         }
         let xml = self.device.link.pull("/sdcard/window_dump.xml").await.map_err(infra)?;
+        if xml.len() > DUMP_MAX {
+            return Err(infra(format!("uiautomator dump on {serial}: {} MiB, over {} MiB", xml.len() >> 20, DUMP_MAX >> 20)));
+        }
         let ui_tree = uiautomator::parse(&String::from_utf8_lossy(&xml)).map_err(infra)?;
         let focus = self.shell("dumpsys window | grep mCurrentFocus").await?;
         let focus = String::from_utf8_lossy(&focus.stdout).into_owned();
@@ -737,9 +780,14 @@ impl Env for AndroidEnv {
         }
         let out = self.shell(&command).await?;
         self.last = None;
-        let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        let outcome =
-            if out.exit != 0 { StepOutcome::invalid(said) } else { StepOutcome::ok(if said.is_empty() { format!("{} done", action.name()) } else { said }) };
+        let said = brief(String::from_utf8_lossy(&out.stderr).trim());
+        let outcome = match (out.exit, action) {
+            (0, _) => StepOutcome::ok(if said.is_empty() { format!("{} done", action.name()) } else { said }),
+            // An app that is not installed: the agent's choice.
+            (_, Action::OpenApp { name }) => StepOutcome::invalid(format!("no app {name:?} to open here: {said}")),
+            // `input` refusing what this backend wrote from a valid action: the device's fault.
+            (exit, _) => return Err(infra(format!("{} on {}: exit {exit}: {said}", brief(&command), self.serial()))),
+        };
         Ok(self.episode.finish(outcome))
     }
 
@@ -835,6 +883,30 @@ mod tests {
         assert!(matches!(first.create().await, Err(EnvError::NoCapacity { .. })), "and once per process");
         drop(held);
         assert!(second.create().await.is_ok(), "the lock goes with the instance");
+    }
+
+    #[tokio::test]
+    async fn a_reset_command_is_judged_by_its_exit_not_by_what_it_leaves_running() {
+        let task: TaskSpec = serde_json::from_value(json!({
+            "id": "t/0", "family": "t", "instruction": "", "apps": [], "world_seed": 0, "step_budget": 1, "difficulty": 1, "params": {}, "walkthrough": []
+        }))
+        .unwrap();
+        let serial = format!("exit-test-{}", std::process::id());
+        // Ended at once, a child left holding its stderr: not a command that ran past its deadline
+        // (the device, which does not exist, is what fails then).
+        let config = one_device(&serial, vec![ResetStep::Command("sleep 3 & exit 0".into())]);
+        let provider = AndroidProvider::new(&config, Vec::new()).unwrap();
+        match provider.create().await.unwrap().reset(&task).await {
+            Err(EnvError::Infra(m)) => assert!(!m.contains("ran past") && !m.contains("reset command"), "{m}"),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        // Failing, with a child holding the pipe: its words are still reported.
+        let config = one_device(&serial, vec![ResetStep::Command("sleep 3 & echo no disk left >&2; exit 3".into())]);
+        let provider = AndroidProvider::new(&config, Vec::new()).unwrap();
+        match provider.create().await.unwrap().reset(&task).await {
+            Err(EnvError::Infra(m)) => assert!(m.contains("exit status: 3") && m.contains("no disk left"), "{m}"),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
     }
 
     #[tokio::test]
