@@ -243,6 +243,7 @@ fn step_unsupported(task: &OsWorldTask, step: &ConfigStep, cache: Option<&Path>)
     }
     let p = &step.parameters;
     match step.kind.as_str() {
+        "execute" | "command" if command_cannot_run(p.get("command")).is_some() => command_cannot_run(p.get("command")),
         // A program to start must be installed (a shell line is the shell's business).
         "launch" | "execute" | "command" if !p.get("shell").and_then(Value::as_bool).unwrap_or(false) => {
             let program = match p.get("command") {
@@ -280,12 +281,64 @@ fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) 
     if getter.get("multi").and_then(Value::as_bool).unwrap_or(false) {
         return Some(Why::plain(format!("getter \"{kind}\" with multi is not supported")));
     }
+    if matches!(kind, "vm_command_line" | "vm_command_error") {
+        if let Some(why) = command_cannot_run(getter.get("command")) {
+            return Some(why);
+        }
+    }
     if kind == "cloud_file" {
         let url = getter.get("path").and_then(Value::as_str).unwrap_or_default();
         let dest = getter.get("dest").and_then(Value::as_str).unwrap_or_default();
         return asset_missing(task, cache, dest, url);
     }
     None
+}
+
+/// Programs that answer only on a machine booted with systemd, which the desktop's
+/// instances (processes in namespaces, no init of their own) are not.
+const NEEDS_SYSTEMD: &[&str] = &["timedatectl", "systemctl", "hostnamectl", "localectl", "loginctl", "resolvectl"];
+
+/// Why a command a task runs (a getter's, a set-up step's) cannot give its answer here: it asks
+/// systemd, or a settings schema this machine does not have (`gsettings get org.gnome.shell …`
+/// without GNOME Shell). Such a task could only fail, whatever the agent did.
+fn command_cannot_run(command: Option<&Value>) -> Option<Why> {
+    let text = match command? {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
+        _ => return None,
+    };
+    let words: Vec<&str> = text.split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`' | '$')).filter(|w| !w.is_empty()).collect();
+    if let Some(tool) = words.iter().map(|w| w.rsplit('/').next().unwrap_or(w)).find(|w| NEEDS_SYSTEMD.contains(w)) {
+        return Some(Why {
+            reason: format!("runs {tool}, which needs systemd: the desktop's instances do not run it"),
+            group: format!("needs systemd ({tool})"),
+        });
+    }
+    for (i, _) in words.iter().enumerate().filter(|(_, w)| **w == "gsettings") {
+        let Some(schema) = words[i + 1..].iter().take(3).find(|w| w.contains('.') && !w.starts_with('-')) else { continue };
+        let schema = schema.trim_matches(['\'', '"']);
+        if !installed_schemas().iter().any(|s| s == schema) {
+            return Some(Why {
+                reason: format!("reads the settings schema {schema}, which is not installed here"),
+                group: format!("settings schema {schema} not here"),
+            });
+        }
+    }
+    None
+}
+
+/// The GSettings schemas this machine has (`gsettings list-schemas`), asked once.
+fn installed_schemas() -> &'static [String] {
+    static LISTED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    LISTED.get_or_init(|| {
+        std::process::Command::new("gsettings")
+            .arg("list-schemas")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .map(|out| String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect())
+            .unwrap_or_default()
+    })
 }
 
 fn asset_missing(task: &OsWorldTask, cache: Option<&Path>, name: &str, url: &str) -> Option<Why> {

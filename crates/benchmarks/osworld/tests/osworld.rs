@@ -68,6 +68,30 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
 }
 
 #[test]
+fn a_task_whose_check_cannot_answer_here_is_skipped_with_the_reason() {
+    let dir = std::env::temp_dir().join(format!("guigym-osworld-commands-{}", std::process::id()));
+    let os = dir.join("os");
+    std::fs::create_dir_all(&os).unwrap();
+    let task = |id: &str, command: &str| {
+        json!({"id": id, "instruction": "x", "config": [], "related_apps": ["os"],
+               "evaluator": {"func": "is_utc_0", "result": {"type": "vm_command_line", "command": command, "shell": true}}})
+    };
+    for (id, command) in [
+        ("utc", "timedatectl status"),
+        ("shell", "export DBUS_SESSION_BUS_ADDRESS='unix:path=/run/user/1000/bus'\ngsettings get org.gnome.no-such-schema favorite-apps"),
+        ("fine", "date +%z"),
+    ] {
+        std::fs::write(os.join(format!("{id}.json")), task(id, command).to_string()).unwrap();
+    }
+    let imported = osworld::import(&dir, None).unwrap();
+    let reason = |id: &str| imported.skipped.iter().find(|s| s.id.as_deref() == Some(id)).map(|s| s.reason.clone()).unwrap_or_default();
+    assert!(reason("utc").contains("systemd"), "{:?}", imported.skipped);
+    assert!(reason("shell").contains("org.gnome.no-such-schema"), "{:?}", imported.skipped);
+    assert_eq!(imported.kept.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["osworld/fine"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn every_spelling_of_an_application_that_osworld_writes_is_read() {
     for (written, read) in [
         ("libreoffice calc", "libreoffice_calc"),
