@@ -621,7 +621,11 @@ fn xml_escape(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
+            // As references: a parser turns a literal tab, line end or CR in an attribute into
+            // a space. Other control characters cannot be in XML 1.0 at all.
             '\n' => out.push_str("&#10;"),
+            '\t' => out.push_str("&#9;"),
+            '\r' => out.push_str("&#13;"),
             c if (c as u32) < 0x20 => {}
             c => out.push(c),
         }
@@ -790,5 +794,25 @@ mod tests {
         assert!(!within_folders("/sdcard"));
         assert!(!within_folders("/system/bin/sh"));
         assert!(!within_folders("/sdcardx/a"));
+    }
+
+    #[test]
+    fn texts_in_a_dump_keep_their_tabs_and_line_ends() {
+        let escaped = xml_escape("a\tb\nc\rd<\u{1}");
+        assert_eq!(escaped, "a&#9;b&#10;c&#13;d&lt;");
+        let xml = format!(r#"<hierarchy><node text="{escaped}"/></hierarchy>"#);
+        let mut reader = quick_xml::Reader::from_str(&xml);
+        let mut read = String::new();
+        while let Ok(event) = reader.read_event() {
+            match event {
+                quick_xml::events::Event::Empty(e) => {
+                    let a = e.attributes().next().unwrap().unwrap();
+                    read = a.normalized_value(quick_xml::XmlVersion::Implicit1_0).unwrap().into_owned();
+                }
+                quick_xml::events::Event::Eof => break,
+                _ => {}
+            }
+        }
+        assert_eq!(read, "a\tb\nc\rd<");
     }
 }
