@@ -183,7 +183,8 @@ def main():
         # Metrics that take a getter's text or a rule rather than a file path
         # (check_accessibility_tree: the tree's XML, then the rules).
         if result and c.get("result_as") == "text":
-            with open(result) as f:
+            # As the getter gives it: line ends untouched (a CR is part of the text).
+            with open(result, newline="") as f:
                 result = f.read()
         if expected and c.get("expected_as") == "json":
             with open(expected) as f:

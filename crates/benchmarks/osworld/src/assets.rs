@@ -2,7 +2,8 @@
 //! import and run offline: a `download` set-up step's file at `<cache>/<task id>/<uuid5 of
 //! its URL>_<file name>`, a `cloud_file` getter's at `<cache>/<task id>/<dest>`.
 //!
-//! Fetching is resumable (a partial `.part` file is continued with an HTTP range request, a
+//! Fetching is resumable (a partial `.part` file is continued with an HTTP range request
+//! when the server confirms, by `If-Range`, that the file is the version the part began; a
 //! finished file is not fetched again) and every file's SHA-256 is recorded in
 //! `<cache>/guigym-assets.json`, so a file that changed on disk since is fetched again. One
 //! URL named by several tasks is fetched once and copied.
@@ -66,12 +67,19 @@ pub fn list(dir: &Path) -> Result<(Vec<Asset>, Vec<String>), String> {
     let mut assets = Vec::new();
     let mut refused = Vec::new();
     for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let Ok(text) = crate::import::read_task_file(&file) else { continue };
         let Ok(task) = OsWorldTask::parse(&text) else { continue };
-        for (url, name) in named(&task) {
+        let named = named(&task);
+        // One file, two sources: which one the task means cannot be known, and each run would
+        // fetch the other.
+        if let Some((url, name)) = named.iter().find(|(u, n)| named.iter().any(|(u2, n2)| n2 == n && u2 != u)) {
+            refused.push(format!("{}: {:?} is named for {url} and for another URL", file.display(), name));
+            continue;
+        }
+        for (url, name) in named {
             let asset = Asset { task: task.id.clone(), name, url };
             if !plain_name(&asset.task) || !plain_name(&asset.name) {
-                refused.push(format!("{}: {} → {:?} would be written outside the cache", file.display(), asset.url, asset.key()));
+                refused.push(format!("{}: {} → {:?} is not a plain file name in a task's folder", file.display(), asset.url, asset.key()));
             } else if !(asset.url.starts_with("http://") || asset.url.starts_with("https://")) {
                 refused.push(format!("{}: {} is not an http(s) URL", file.display(), asset.url));
             } else {
@@ -269,7 +277,10 @@ async fn download(client: &reqwest::Client, url: &str, path: &Path, how: &Fetch)
             tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt))).await;
         }
         match try_download(client, url, &part).await {
-            Ok(()) => return std::fs::rename(&part, path).map_err(|e| format!("{}: {e}", path.display())),
+            Ok(()) => {
+                let _ = std::fs::remove_file(validator_path(&part));
+                return std::fs::rename(&part, path).map_err(|e| format!("{}: {e}", path.display()));
+            }
             Err(Stop::Final(e)) => return Err(format!("{url}: {e}")),
             Err(Stop::Again(e)) => last = e,
         }
@@ -297,11 +308,23 @@ fn said(e: reqwest::Error) -> String {
     text
 }
 
+/// Where the version of the file a `.part` holds the start of is kept (its strong ETag or its
+/// Last-Modified): a part is continued only with the server's word that the file is the same.
+fn validator_path(part: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.validator", part.display()))
+}
+
 async fn try_download(client: &reqwest::Client, url: &str, part: &Path) -> Result<(), Stop> {
+    let validator = std::fs::read_to_string(validator_path(part)).ok().filter(|v| !v.trim().is_empty());
+    // A part whose version is not known (left by another tool, or by a server that names no
+    // version) could be the start of another file: it is fetched again whole.
+    if validator.is_none() {
+        let _ = std::fs::remove_file(part);
+    }
     let have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
     let mut request = client.get(url);
-    if have > 0 {
-        request = request.header(reqwest::header::RANGE, format!("bytes={have}-"));
+    if let (true, Some(v)) = (have > 0, &validator) {
+        request = request.header(reqwest::header::RANGE, format!("bytes={have}-")).header(reqwest::header::IF_RANGE, v.trim());
     }
     let mut response = request.send().await.map_err(|e| Stop::Again(said(e)))?;
     let status = response.status();
@@ -329,6 +352,13 @@ async fn try_download(client: &reqwest::Client, url: &str, part: &Path) -> Resul
     if status == reqwest::StatusCode::PARTIAL_CONTENT && !resumed {
         let _ = std::fs::remove_file(part);
         return Err(Stop::Again("the server sent another range than asked; starting over".to_string()));
+    }
+    if !resumed {
+        // A fresh start: the version this part will hold, as the server names it.
+        let headers = response.headers();
+        let strong_etag = headers.get(reqwest::header::ETAG).and_then(|v| v.to_str().ok()).filter(|v| !v.starts_with("W/"));
+        let version = strong_etag.or_else(|| headers.get(reqwest::header::LAST_MODIFIED).and_then(|v| v.to_str().ok())).unwrap_or("");
+        std::fs::write(validator_path(part), version).map_err(|e| Stop::Final(format!("{}: {e}", part.display())))?;
     }
     let mut file = std::fs::OpenOptions::new()
         .create(true)

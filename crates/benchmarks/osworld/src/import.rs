@@ -117,18 +117,40 @@ impl Why {
     }
 }
 
-/// Every `*.json` under `dir`, in a stable order.
+/// Every `*.json` under `dir`, in a stable order. Folders reached through a symbolic link are
+/// not entered (a link to `..` would import every task again, or for ever); a folder that
+/// cannot be read below `dir` is passed over.
 pub(crate) fn task_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for path in entries {
-        if path.is_dir() {
-            task_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if meta.is_dir() {
+            let _ = task_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "json") && !(meta.file_type().is_symlink() && path.is_dir()) {
             out.push(path);
         }
     }
     Ok(())
+}
+
+/// The largest task file read.
+const TASK_FILE_MAX: u64 = 64 << 20;
+
+/// A task file's text: a regular file (a FIFO would block the read) of at most 64 MiB.
+pub(crate) fn read_task_file(path: &Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("unreadable: {e}"))?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    let bytes = guigym_core::read_at_most(path, TASK_FILE_MAX).map_err(|e| format!("unreadable: {e}"))?.ok_or("over 64 MiB: not a task file")?;
+    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())
+}
+
+/// A task id that can name a folder of the cache, a line of a report and a suite's entry: a
+/// plain name of printable characters.
+fn plain_id(id: &str) -> bool {
+    crate::assets::plain_name(id) && id.len() <= 256 && !id.chars().any(char::is_control)
 }
 
 /// Imports every OSWorld task file under `dir`; `cache` is OSWorld's asset cache
@@ -142,11 +164,11 @@ pub fn import(dir: &Path, cache: Option<&Path>) -> Result<Imported, String> {
     let mut imported = Imported::default();
     for file in files {
         let folder = domain(&file, dir);
-        let text = match std::fs::read_to_string(&file) {
+        let text = match read_task_file(&file) {
             Ok(t) => t,
-            Err(e) => {
+            Err(reason) => {
                 let group = "unreadable".to_string();
-                imported.skipped.push(Skipped { app: folder.unwrap_or_default(), id: None, reason: format!("unreadable: {e}"), group, file });
+                imported.skipped.push(Skipped { app: folder.unwrap_or_default(), id: None, reason, group, file });
                 continue;
             }
         };
@@ -160,6 +182,17 @@ pub fn import(dir: &Path, cache: Option<&Path>) -> Result<Imported, String> {
             }
         };
         let app = folder.clone().or_else(|| app_names(&task.related_apps).into_iter().next()).unwrap_or_else(|| "os".into());
+        let id = Some(task.id.clone());
+        if !plain_id(&task.id) {
+            let reason = format!("id {:?} is not a plain name (no /, no control characters, at most 256 bytes)", task.id.chars().take(80).collect::<String>());
+            imported.skipped.push(Skipped { file, id: None, app, reason, group: "an id that is not a plain name".into() });
+            continue;
+        }
+        if let Some(first) = imported.kept.iter().find(|t| t.id == format!("{BENCHMARK}/{}", task.id)) {
+            let reason = format!("its id is also {}'s, kept first", first.params["source"].as_str().unwrap_or("another file's"));
+            imported.skipped.push(Skipped { file, id, app, reason, group: "an id kept already".into() });
+            continue;
+        }
         match why_unsupported(&task, cache) {
             Some(Why { reason, group }) => imported.skipped.push(Skipped { file, id: Some(task.id.clone()), app, reason, group }),
             None => imported.kept.push(spec(&task, &file, app, cache)),

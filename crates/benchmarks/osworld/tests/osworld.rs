@@ -92,6 +92,29 @@ fn a_task_whose_check_cannot_answer_here_is_skipped_with_the_reason() {
 }
 
 #[test]
+fn a_folder_of_odd_files_imports_each_task_once_and_says_why_not_the_rest() {
+    let dir = std::env::temp_dir().join(format!("guigym-osworld-odd-{}", std::process::id()));
+    let os = dir.join("os");
+    std::fs::create_dir_all(&os).unwrap();
+    let task = |id: &str| json!({"id": id, "instruction": "x", "config": [], "related_apps": ["os"], "evaluator": {"func": "infeasible"}}).to_string();
+    std::fs::write(os.join("a.json"), task("same")).unwrap();
+    std::fs::write(os.join("b.json"), task("same")).unwrap();
+    std::fs::write(os.join("c.json"), task("line\nkept     osworld/fake")).unwrap();
+    std::fs::write(os.join("d.json"), task("../up")).unwrap();
+    // A link back up (it would import every task again, or for ever) and a FIFO (a read of it
+    // would never end).
+    std::os::unix::fs::symlink("..", os.join("up")).unwrap();
+    let fifo = std::process::Command::new("mkfifo").arg(os.join("pipe.json")).status().is_ok_and(|s| s.success());
+    let imported = osworld::import(&dir, None).unwrap();
+    assert_eq!(imported.kept.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["osworld/same"]);
+    let reasons: Vec<&str> = imported.skipped.iter().map(|s| s.reason.as_str()).collect();
+    assert!(reasons.iter().any(|r| r.contains("kept first")), "{reasons:?}");
+    assert_eq!(reasons.iter().filter(|r| r.contains("not a plain name")).count(), 2, "{reasons:?}");
+    assert_eq!(reasons.iter().any(|r| r.contains("not a regular file")), fifo, "{reasons:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn every_spelling_of_an_application_that_osworld_writes_is_read() {
     for (written, read) in [
         ("libreoffice calc", "libreoffice_calc"),

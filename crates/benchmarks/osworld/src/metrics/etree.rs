@@ -50,7 +50,15 @@ fn expanded(ns: ResolveResult<'_>, local: &str) -> Result<String, String> {
 /// Parses a document into its root element; an error where ElementTree would raise (a
 /// document that is not well-formed, a prefix bound to no namespace).
 pub fn parse(xml: &str) -> Result<Tree, String> {
+    // What XML 1.0 does not allow anywhere, as a character or a reference to one.
+    let allowed = |c: char| !((c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') || matches!(c, '\u{FFFE}' | '\u{FFFF}'));
+    if let Some(bad) = xml.chars().find(|c| !allowed(*c)) {
+        return Err(format!("XML: the character U+{:04X} is not allowed", bad as u32));
+    }
+    let xml_space = |t: &str| t.chars().all(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
     let mut reader = NsReader::from_str(xml);
+    reader.config_mut().check_comments = true;
+    let mut first = true;
     let mut stack: Vec<Tree> = Vec::new();
     let mut root = None;
     // Whether the innermost open element has had a child yet: text after one is its tail.
@@ -62,6 +70,10 @@ pub fn parse(xml: &str) -> Result<Tree, String> {
     };
     loop {
         let (ns, event) = reader.read_resolved_event().map_err(|e| format!("XML: {e}"))?;
+        if matches!(event, Event::Decl(_)) && !first {
+            return Err("XML: a declaration after the start of the document".into());
+        }
+        first = false;
         // The element's name, resolved now: the resolution borrows the reader.
         let tag = match &event {
             Event::Start(e) | Event::Empty(e) => Some(expanded(ns, e.local_name().as_ref())),
@@ -109,17 +121,19 @@ pub fn parse(xml: &str) -> Result<Tree, String> {
             }
             Event::Text(t) => {
                 let text = t.xml10_content().into_owned();
-                if stack.is_empty() && !text.trim().is_empty() {
+                if stack.is_empty() && !xml_space(&text) {
                     return Err("XML: text outside the root element".into());
                 }
                 append_text(&mut stack, &text_open, &text);
             }
+            Event::CData(_) | Event::GeneralRef(_) if stack.is_empty() => return Err("XML: text outside the root element".into()),
             Event::CData(t) => {
                 let text = t.as_ref().to_string();
                 append_text(&mut stack, &text_open, &text);
             }
             Event::GeneralRef(r) => {
                 let text = match r.resolve_char_ref().map_err(|e| format!("XML: {e}"))? {
+                    Some(c) if !allowed(c) => return Err(format!("XML: a reference to U+{:04X}, which is not allowed", c as u32)),
                     Some(c) => c.to_string(),
                     None => {
                         quick_xml::escape::resolve_predefined_entity(r.as_ref()).ok_or_else(|| format!("XML: unknown entity &{};", r.as_ref()))?.to_string()
@@ -157,7 +171,20 @@ mod tests {
         assert_eq!(parse("<a>x<b/>tail</a>").unwrap().text.as_deref(), Some("x"));
         assert_eq!(parse("<a><b/></a>").unwrap().text, None);
         assert_eq!(parse("<a>&lt;&#65;</a>").unwrap().text.as_deref(), Some("<A"));
-        for bad in ["", "<a>", "<a></b>", "<p:a/>", "<a/><b/>", "<a/>text"] {
+        for bad in [
+            "",
+            "<a>",
+            "<a></b>",
+            "<p:a/>",
+            "<a/><b/>",
+            "<a/>text",
+            " <?xml version=\"1.0\"?><a/>",
+            "<a/>\u{a0}",
+            "<a/>&amp;",
+            "<a>\u{1}</a>",
+            "<a>&#1;</a>",
+            "<a><!-- x -- y --></a>",
+        ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
     }

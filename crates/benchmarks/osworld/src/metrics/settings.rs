@@ -2,10 +2,12 @@
 //! output of `gsettings get …` and `timedatectl status`), LibreOffice's registry
 //! (`registrymodifications.xcu`) and what the Impress window shows (its accessibility tree).
 //!
-//! Where OSWorld raises on what the agent left (a favourites list printed as `@as []`, a
-//! number that is not one, a tree or registry that does not parse, no result at all), the
-//! exception escapes its evaluator; here such a state scores 0, the agent's failure. What
-//! the task itself must give (a rule's field) is still an error: the task is bad.
+//! Where OSWorld raises on what the agent left (a number that is not one, a tree or registry
+//! that does not parse, no result at all), the exception escapes its evaluator; here such a
+//! state scores 0, the agent's failure. An empty favourites list, which gsettings prints as
+//! `@as []` and OSWorld's `eval` cannot read, is read as the empty list it is. What the task
+//! itself must give (a rule's field) is still an error: the task is bad. Digits beyond ASCII,
+//! which Python's `int()` and `float()` accept and no settings tool prints, are not read.
 
 use serde_json::Value;
 
@@ -33,15 +35,23 @@ pub fn check_gnome_favorite_apps(printed: Option<String>, rules: &Value) -> Resu
 }
 
 /// A list of strings as GVariant's text format (what `gsettings get` prints) writes one:
-/// `['a', "b's"]`, or `@as []` when empty. `None`: not such a list.
+/// `['a', "b's"]`, read as Python reads it (its whitespace, its string escapes), or `@as []`,
+/// what gsettings prints for an empty list (which OSWorld's `eval` cannot read: there it
+/// raises). `None`: not such a list.
 fn gvariant_strings(printed: &str) -> Option<Vec<String>> {
-    let body = printed.trim();
-    let body = body.strip_prefix("@as").map_or(body, str::trim_start);
+    // Python's whitespace between tokens; Unicode spaces are a syntax error there.
+    let space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c');
+    let body = printed.trim_matches(space);
+    let body = match body.strip_prefix("@as") {
+        Some(rest) if rest.trim_matches(space) == "[]" => return Some(Vec::new()),
+        Some(_) => return None,
+        None => body,
+    };
     let inner = body.strip_prefix('[')?.strip_suffix(']')?;
     let mut chars = inner.chars().peekable();
     let mut out = Vec::new();
     loop {
-        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+        while chars.peek().is_some_and(|c| space(*c)) {
             chars.next();
         }
         let Some(quote) = chars.next() else { return Some(out) };
@@ -51,22 +61,14 @@ fn gvariant_strings(printed: &str) -> Option<Vec<String>> {
         let mut s = String::new();
         loop {
             match chars.next()? {
-                '\\' => match chars.next()? {
-                    'n' => s.push('\n'),
-                    't' => s.push('\t'),
-                    'r' => s.push('\r'),
-                    'u' => {
-                        let hex: String = (0..4).map(|_| chars.next()).collect::<Option<String>>()?;
-                        s.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
-                    }
-                    other => s.push(other),
-                },
+                '\\' => python_escape(&mut chars, &mut s)?,
                 c if c == quote => break,
+                '\n' => return None,
                 c => s.push(c),
             }
         }
         out.push(s);
-        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+        while chars.peek().is_some_and(|c| space(*c)) {
             chars.next();
         }
         match chars.next() {
@@ -75,6 +77,56 @@ fn gvariant_strings(printed: &str) -> Option<Vec<String>> {
             Some(_) => return None,
         }
     }
+}
+
+/// One escape of a Python string literal, after its backslash: `\n`, `\x41`, `\101`,
+/// `\u00e9`, `\U0001F600`…; an unknown one keeps its backslash, as Python does.
+fn python_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, s: &mut String) -> Option<()> {
+    let c = match chars.peek().copied()? {
+        'x' | 'u' | 'U' => {
+            let n = match chars.next()? {
+                'x' => 2,
+                'u' => 4,
+                _ => 8,
+            };
+            let digits: String = (0..n).map(|_| chars.next()).collect::<Option<String>>()?;
+            char::from_u32(u32::from_str_radix(&digits, 16).ok()?)?
+        }
+        '0'..='7' => {
+            let mut value = 0u32;
+            for _ in 0..3 {
+                match chars.peek().and_then(|c| c.to_digit(8)) {
+                    Some(d) => {
+                        value = value * 8 + d;
+                        chars.next();
+                    }
+                    None => break,
+                }
+            }
+            char::from_u32(value)?
+        }
+        other => {
+            chars.next();
+            match other {
+                'n' => '\n',
+                't' => '\t',
+                'r' => '\r',
+                'a' => '\x07',
+                'b' => '\x08',
+                'f' => '\x0c',
+                'v' => '\x0b',
+                '\\' | '\'' | '"' => other,
+                // A line continuation inside the literal.
+                '\n' => return Some(()),
+                _ => {
+                    s.push('\\');
+                    other
+                }
+            }
+        }
+    };
+    s.push(c);
+    Some(())
 }
 
 /// OSWorld's `is_utc_0`: the fourth line of `timedatectl status` (its time zone) ends with
@@ -128,17 +180,26 @@ pub fn check_auto_saving_time(registry: Option<String>, rules: &Value) -> Result
     let mut interval: Option<Option<String>> = None;
     for item in root.descendants("item").filter(|i| i.get(&path_key) == Some("/org.openoffice.Office.Common/Save/Document")) {
         if let Some(prop) = item.descendants("prop").find(|p| p.get(&name_key) == Some("AutoSaveTimeIntervall")) {
-            // A prop without a value, or a value without text: OSWorld raises; no interval.
-            interval = Some(prop.descendants("value").next().and_then(|v| v.text.clone()));
+            match prop.descendants("value").next() {
+                // A value without text: no interval (until a later item sets one).
+                Some(value) => interval = Some(value.text.clone()),
+                // A prop without a value: OSWorld raises, which is a 0 here.
+                None => return Ok(0.0),
+            }
         }
     }
     let Some(Some(text)) = interval else { return Ok(0.0) };
     let Some(set) = python_int(&text) else { return Ok(0.0) };
-    // Python's `==` between an int and the rule's value: a number compares by value, `true`
-    // is 1, a string is never equal.
+    // Python's `==` between an int and the rule's value, exact: a number compares by value (a
+    // float only when it is that very integer), `true` is 1, a string is never equal.
     let equal = match minutes {
-        Value::Number(n) => n.as_i64().map_or_else(|| n.as_f64() == Some(set as f64), |m| m == set),
-        Value::Bool(b) => set == i64::from(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(m), _, _) => i128::from(m) == set,
+            (None, Some(m), _) => i128::from(m) == set,
+            (None, None, Some(f)) => f.fract() == 0.0 && f.abs() < 1.7e38 && f as i128 == set,
+            _ => false,
+        },
+        Value::Bool(b) => set == i128::from(*b),
         _ => false,
     };
     Ok(super::score(equal))
@@ -146,7 +207,7 @@ pub fn check_auto_saving_time(registry: Option<String>, rules: &Value) -> Result
 
 /// An integer as Python's `int()` reads text: surrounding whitespace, a sign, `_` between
 /// digits.
-fn python_int(text: &str) -> Option<i64> {
+fn python_int(text: &str) -> Option<i128> {
     let t = text.trim();
     let (sign, digits) = match t.strip_prefix('-') {
         Some(rest) => (-1, rest),
@@ -159,7 +220,7 @@ fn python_int(text: &str) -> Option<i64> {
     if !plain.chars().all(|c| c.is_ascii_digit()) {
         return None;
     }
-    plain.parse::<i64>().ok().map(|n| sign * n)
+    plain.parse::<i128>().ok().map(|n| sign * n)
 }
 
 #[cfg(test)]
@@ -180,6 +241,9 @@ mod tests {
         assert_eq!(check_gnome_favorite_apps(Some("@as []".into()), &json!({"expected": []})).unwrap(), 1.0);
         assert!(check_gnome_favorite_apps(Some("[]".into()), &json!({})).is_err(), "the task's rule is missing");
         assert_eq!(gvariant_strings(r#"['a\'b', "c's", 'd\u00e9']"#), Some(vec!["a'b".to_string(), "c's".to_string(), "dé".to_string()]));
+        assert_eq!(gvariant_strings(r"['\a\U0001F600\x41\101\q']"), Some(vec!["\x07😀AA\\q".to_string()]));
+        assert_eq!(gvariant_strings("['a',\u{a0}'b']"), None, "NBSP is no space to Python");
+        assert_eq!(gvariant_strings("@as ['a']"), None);
     }
 
     #[test]
@@ -229,6 +293,11 @@ mod tests {
         assert_eq!(got(xcu(&format!("{}{}", item("5"), item("3")))), 1.0);
         assert_eq!(got(xcu("")), 0.0);
         assert_eq!(got(xcu(&item("three"))), 0.0);
+        let valueless = r#"<item oor:path="/org.openoffice.Office.Common/Save/Document"><prop oor:name="AutoSaveTimeIntervall"/></item>"#;
+        assert_eq!(got(xcu(&format!("{valueless}{}", item("3")))), 0.0, "OSWorld raises on a prop without a value");
+        assert_eq!(check_auto_saving_time(Some(xcu(&item("10000000000000000000"))), &json!({"minutes": 10000000000000000000u64})).unwrap(), 1.0);
+        assert_eq!(check_auto_saving_time(Some(xcu(&item("3"))), &json!({"minutes": 3.0})).unwrap(), 1.0);
+        assert_eq!(check_auto_saving_time(Some(xcu(&item("3"))), &json!({"minutes": 3.5})).unwrap(), 0.0);
         assert_eq!(got("<not xml".into()), 0.0);
         assert_eq!(check_auto_saving_time(None, &rules).unwrap(), 0.0);
         assert_eq!(check_auto_saving_time(Some(xcu(&item(" 3 "))), &json!({"minutes": "3"})).unwrap(), 0.0, "a string is never an int");

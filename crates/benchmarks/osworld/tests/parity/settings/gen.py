@@ -79,12 +79,16 @@ case("fav_other", "check_gnome_favorite_apps", "fav_other.txt", "['vim.desktop',
 case("fav_duplicate", "check_gnome_favorite_apps", "fav_duplicate.txt", "['google-chrome.desktop', 'google-chrome.desktop']\n", rules=FAV)
 case("fav_quoted", "check_gnome_favorite_apps", "fav_quoted.txt", "[\"it's.desktop\", 'thunderbird.desktop']\n", rules={"expected": ["it's.desktop", "thunderbird.desktop"]})
 case("fav_case", "check_gnome_favorite_apps", "fav_case.txt", "['Google-Chrome.desktop', 'thunderbird.desktop']\n", rules=FAV)
+case("fav_escapes", "check_gnome_favorite_apps", "fav_escapes.txt", "['\\U0001f600.desktop', 'a\\x41\\101\\q.desktop']\n",
+     rules={"expected": ["\U0001f600.desktop", "aAA\\q.desktop"]})
 case("fav_no_rule", "check_gnome_favorite_apps", "fav_no_rule.txt", "['google-chrome.desktop']\n", rules={"wanted": []})
 
 for name, zone, abbr in [("utc", "Etc/UTC (UTC, +0000)", "UTC"), ("faroe", "Atlantic/Faroe (WET, +0000)", "WET"),
                          ("paris", "Europe/Paris (CET, +0100)", "CET"), ("minus", "America/New_York (EST, -0500)", "EST"),
                          ("trailing_space", "Etc/UTC (UTC, +0000) ", "UTC"), ("minus_zero", "Etc/Unknown (XYZ, -0000)", "XYZ")]:
     case("utc_" + name, "is_utc_0", "utc_%s.txt" % name, TIMEDATECTL.format(zone=zone, abbr=abbr))
+
+case("utc_crlf", "is_utc_0", "utc_crlf.txt", TIMEDATECTL.format(zone="Etc/UTC (UTC, +0000)", abbr="UTC").replace("\n", "\r\n"))
 
 for name, printed in [("larger", "1.25\n"), ("one", "1.0\n"), ("smaller", "0.75\n"), ("just_above", "1.0000001\n"),
                       ("integer", "2\n"), ("spaces", "  1.5  \n"), ("exponent", "1e1\n"), ("negative", "-3.0\n")]:
@@ -100,7 +104,8 @@ for name, text in [("three", xcu(autosave(3))), ("ten", xcu(autosave(10))), ("ab
                    ("last_wins", xcu(autosave(3), autosave(5))), ("last_wins_back", xcu(autosave(5), autosave(3))),
                    ("other_path", xcu(autosave(3, path="/org.openoffice.Office.Recovery/AutoSave"))),
                    ("other_name", xcu(autosave(3, name="AutoSaveTimeInterval"))),
-                   ("spaces", xcu(autosave(" 3 "))), ("empty_value", xcu(autosave("")))]:
+                   ("spaces", xcu(autosave(" 3 "))), ("empty_value", xcu(autosave(""))),
+                   ("empty_then_set", xcu(autosave(""), autosave(3))), ("set_then_empty", xcu(autosave(3), autosave("")))]:
     case("autosave_" + name, "check_auto_saving_time", "autosave_%s.xcu" % name, text, rules=MIN, result_as=None)
 case("autosave_string_rule", "check_auto_saving_time", "autosave_string_rule.xcu", xcu(autosave(3)), rules={"minutes": "3"}, result_as=None)
 case("autosave_no_rule", "check_auto_saving_time", "autosave_no_rule.xcu", xcu(autosave(3)), rules={"interval": 3}, result_as=None)
