@@ -250,6 +250,11 @@ fn why_unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<Why> {
         if !crate::metrics::METRICS.contains(&m.func.as_str()) {
             return Some(Why::plain(format!("metric \"{}\" is not implemented", m.func)));
         }
+        // OSWorld calls these with the expected value as their second argument: without one it
+        // cannot run them (here, rules that are absent would pass any result).
+        if crate::metrics::NEED_EXPECTED.contains(&m.func.as_str()) && m.expected.is_none() {
+            return Some(Why::plain(format!("metric \"{}\" has no expected value to compare with", m.func)));
+        }
         if m.func == "compare_table" {
             let rules = m.options.get("rules").and_then(Value::as_array).cloned().unwrap_or_default();
             if let Some(kind) = rules.iter().filter_map(|r| r.get("type").and_then(Value::as_str)).find(|k| !crate::metrics::TABLE_RULES.contains(k)) {

@@ -76,6 +76,9 @@ fn a_task_whose_check_cannot_answer_here_is_skipped_with_the_reason() {
         json!({"id": id, "instruction": "x", "config": [], "related_apps": ["os"],
                "evaluator": {"func": "is_utc_0", "result": {"type": "vm_command_line", "command": command, "shell": true}}})
     };
+    let unjudged = json!({"id": "unjudged", "instruction": "x", "config": [], "related_apps": ["os"],
+                          "evaluator": {"func": "check_include_exclude", "result": {"type": "vm_command_line", "command": "ls"}}});
+    std::fs::write(os.join("unjudged.json"), unjudged.to_string()).unwrap();
     for (id, command) in [
         ("utc", "timedatectl status"),
         ("shell", "export DBUS_SESSION_BUS_ADDRESS='unix:path=/run/user/1000/bus'\ngsettings get org.gnome.no-such-schema favorite-apps"),
@@ -87,6 +90,7 @@ fn a_task_whose_check_cannot_answer_here_is_skipped_with_the_reason() {
     let reason = |id: &str| imported.skipped.iter().find(|s| s.id.as_deref() == Some(id)).map(|s| s.reason.clone()).unwrap_or_default();
     assert!(reason("utc").contains("systemd"), "{:?}", imported.skipped);
     assert!(reason("shell").contains("org.gnome.no-such-schema"), "{:?}", imported.skipped);
+    assert!(reason("unjudged").contains("no expected value"), "{:?}", imported.skipped);
     assert_eq!(imported.kept.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["osworld/fine"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

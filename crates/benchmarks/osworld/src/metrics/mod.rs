@@ -78,6 +78,23 @@ pub const METRICS: &[&str] = &[
     "check_auto_saving_time",
 ];
 
+/// The metrics that compare the result with an expected value (a rule, a file): a task that
+/// gives them none cannot be judged.
+pub const NEED_EXPECTED: &[&str] = &[
+    "exact_match",
+    "check_include_exclude",
+    "compare_text_file",
+    "compare_table",
+    "compare_docx_files",
+    "compare_pptx_files",
+    "literal_match",
+    "is_in_list",
+    "text_contains",
+    "check_accessibility_tree",
+    "check_gnome_favorite_apps",
+    "check_auto_saving_time",
+];
+
 /// A boolean option, with its default when absent; any other value counts as Python would
 /// count it in an `if` (0, "", null, [] are false).
 fn opt(options: &Value, name: &str, default: bool) -> bool {
