@@ -67,7 +67,7 @@ fn crates_depend_only_downward_and_only_some_speak_http() {
         ("phone", &["guigym-core", "guigym-ui"], false),
         ("benchmarks/phone", &["guigym-core", "guigym-ui", "guigym-phone"], false),
         ("benchmarks/miniwob", &["guigym-core", "guigym-web"], false),
-        ("benchmarks/osworld", &["guigym-core", "guigym-desktop"], false),
+        ("benchmarks/osworld", &["guigym-core", "guigym-desktop"], true),
         ("benchmarks/desktop", &["guigym-core", "guigym-desktop", "guigym-benchmark-osworld"], false),
         ("backends/sim", &["guigym-core", "guigym-ui", "guigym-phone"], false),
         ("backends/web", &["guigym-core", "guigym-ui", "guigym-phone", "guigym-sim"], true),
