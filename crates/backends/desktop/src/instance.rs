@@ -381,7 +381,8 @@ fn content_id(path: &Path) -> String {
 
 /// Runs a future to its end from the blocking code of an instance: on the runtime the env
 /// runs on when there is one (instances run on its blocking threads), else on a small one.
-fn block_on<T>(future: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+/// Runs a future to its end: on the caller's runtime, or on one of its own outside any.
+pub fn block_on<T>(future: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => handle.block_on(future),
         Err(_) => tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?.block_on(future),

@@ -232,6 +232,35 @@ const PASSWD: &str = "passwd";
 const GROUP: &str = "group";
 /// The window manager's and the session bus's settings in an instance folder.
 const WM_CONFIG: &str = "openbox.xml";
+/// The folder of an instance folder with the stand-ins (`STAND_INS`), first on its `PATH`.
+const STAND_IN_DIR: &str = "bin";
+
+/// Programs by the names OSWorld's machine gives them, played by what this machine has: on
+/// every instance's `PATH`, so that a task's commands, the agent's terminal and launchers all
+/// find them.
+const STAND_INS: &[StandIn] =
+    &[StandIn { name: "google-chrome", program: "chromium", script: CHROME }, StandIn { name: "google-chrome-stable", program: "chromium", script: CHROME }];
+
+struct StandIn {
+    /// The name OSWorld's machine knows it by.
+    name: &'static str,
+    /// The program of this machine that plays it.
+    program: &'static str,
+    /// What runs under its name.
+    script: &'static str,
+}
+
+/// The program of this machine that plays `name` in instances, where a stand-in does.
+pub fn stand_in(name: &str) -> Option<&'static str> {
+    STAND_INS.iter().find(|s| s.name == name).map(|s| s.program)
+}
+
+/// Google Chrome is not a Debian package: Chromium plays it, with its profile where Chrome
+/// keeps one (`~/.config/google-chrome`, where OSWorld's getters read bookmarks, history and
+/// preferences). Without its sandbox, which needs a user namespace, and an instance found in
+/// one is ended (see `memory`); `--test-type` keeps the warning bar about that flag away.
+/// Web pages are read by the accessibility tree too, as GNOME's screen reader would have it.
+const CHROME: &str = "#!/bin/sh\n# OSWorld's google-chrome, played by Chromium (guigym).\nexec chromium --user-data-dir=\"$HOME/.config/google-chrome\" --no-sandbox --test-type --disable-gpu --no-first-run --no-default-browser-check --password-store=basic --disable-background-networking --disable-component-update --disable-sync --force-renderer-accessibility \"$@\"\n";
 const BUS_CONFIG_FILE: &str = "bus.conf";
 /// Where getters keep the files they take out of the instances (a folder per instance, named
 /// as its folder), guigym's alone: in the base folder, out of the instance's own space, which
@@ -734,6 +763,13 @@ impl Session {
                 }
             }
             std::fs::write(dir.join(WM_CONFIG), wm_config_text())?;
+            let stand_ins = dir.join(STAND_IN_DIR);
+            std::fs::create_dir_all(&stand_ins)?;
+            for s in STAND_INS {
+                std::fs::write(stand_ins.join(s.name), s.script)?;
+                set_mode(&stand_ins.join(s.name), 0o755);
+            }
+            set_mode(&stand_ins, 0o755);
             std::fs::write(dir.join(BUS_CONFIG_FILE), bus_config_text(&runtime))?;
             give_private_folders(&dir, account)
         })();
@@ -884,7 +920,10 @@ impl Session {
             // still, but LibreOffice's toolbar icons stayed blank.)
             ("GDK_RENDERING".into(), "image".into()),
             ("SAL_USE_VCLPLUGIN".into(), self.office.plugin().into()),
-            ("PATH".into(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),
+            (
+                "PATH".into(),
+                format!("{}:{}", self.dir.join(STAND_IN_DIR).display(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),
+            ),
             // Marks every process of the instance, those it starts included, so that a reset
             // finds what escaped its process group (a terminal the window manager opened, a
             // job a shell put in the background).
@@ -1125,6 +1164,23 @@ impl Session {
         let child = spawnable.spawn().map_err(|e| format!("cannot launch {program}: {e}"))?;
         self.apps.push(App { program, child, said });
         Ok(())
+    }
+
+    /// How to reach a TCP port on the instance's own loopback, where its applications listen
+    /// out of the machine's reach (a browser's DevTools port): a helper inside its network
+    /// namespace, joined to the caller by its standard input and output (socat, as the
+    /// account). `None` where instances share the machine's network: connect to 127.0.0.1.
+    pub fn loopback(&self, port: u16) -> Result<Option<Command>, String> {
+        if !self.namespaced() {
+            return Ok(None);
+        }
+        if which("socat").is_none() {
+            return Err("reaching an instance's loopback needs Debian's socat (run ./scripts/setup.sh)".into());
+        }
+        let argv = ["socat".to_string(), "STDIO".into(), format!("TCP:127.0.0.1:{port}")];
+        let mut helper = self.spawnable(&argv, false, HELPER)?;
+        helper.stdin(Stdio::piped()).stdout(Stdio::piped());
+        Ok(Some(helper))
     }
 
     /// Runs a command to its end (or `timeout`, when it is killed) and returns what it printed.

@@ -6,10 +6,10 @@
 //! Page benchmarks (`pages`: MiniWoB++'s tasks, from its own crate) are served from the same
 //! server and reset in place, without reloads.
 //!
-//! Invariant: only this crate speaks CDP.
+//! Invariant: the app state of a web instance is a `SimEnv`; CDP is spoken through `guigym-cdp`.
 
 pub mod browser;
-pub mod cdp;
+pub use guigym_cdp as cdp;
 pub mod env;
 pub mod pages;
 pub mod server;

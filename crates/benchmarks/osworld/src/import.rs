@@ -21,8 +21,9 @@ pub const BENCHMARK: &str = "osworld";
 pub const STEP_BUDGET: u32 = 15;
 
 /// OSWorld's application names this backend has; `os` is the desktop itself, `libreoffice`
-/// any of its three applications.
-pub const APPS: &[&str] = &["os", "libreoffice", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager"];
+/// any of its three applications, `chrome` Chromium in Chrome's place.
+pub const APPS: &[&str] =
+    &["os", "libreoffice", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager", "chrome"];
 
 /// An application as OSWorld's task files name it, in one spelling: they write
 /// `libreoffice_calc`, `libreoffice calc` and `calc`, `vscode` and `vs_code`, `OS` and `os`.
@@ -289,6 +290,8 @@ fn step_unsupported(task: &OsWorldTask, step: &ConfigStep, cache: Option<&Path>)
                 Some(Value::String(s)) => s.split_whitespace().next().map(String::from),
                 _ => None,
             }?;
+            // Programs by OSWorld's names that a stand-in plays in instances (Chromium as google-chrome).
+            let program = guigym_desktop::session::stand_in(&program).map_or(program, String::from);
             (!on_path(&program)).then(|| Why::plain(format!("step \"{}\" runs \"{program}\", which is not installed", step.kind)))
         }
         "download" => {

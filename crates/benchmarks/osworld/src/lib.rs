@@ -8,6 +8,7 @@
 
 pub mod assets;
 pub mod audit;
+pub mod chrome;
 pub mod import;
 pub mod metrics;
 pub mod office;

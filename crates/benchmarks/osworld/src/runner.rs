@@ -12,6 +12,7 @@ use guigym_desktop::session::Output;
 use guigym_desktop::x11::WindowInfo;
 use serde_json::Value;
 
+use crate::chrome::{self, Browser};
 use crate::metrics::{self, Got};
 use crate::office;
 use crate::task::{ConfigStep, OsWorldTask};
@@ -20,6 +21,23 @@ use crate::task::{ConfigStep, OsWorldTask};
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 /// The largest file a getter takes out of the instance.
 const MAX_FILE: u64 = 64 << 20;
+/// How long a set-up step waits for Chrome's DevTools (the browser may be starting).
+const CHROME_START: Duration = Duration::from_secs(30);
+/// How long a getter waits for it (a browser the agent closed never answers).
+const CHROME_LOOK: Duration = Duration::from_secs(3);
+
+/// How long after the agent's last input Chrome has written what it keeps in memory to its
+/// profile: bookmarks within 2.5 s, preferences and history within 10 s. (OSWorld's runner
+/// waits 20 s before every evaluation.)
+const CHROME_WRITES: Duration = Duration::from_secs(11);
+
+/// Programs a `launch` step starts that open no window (OSWorld's tasks forward Chrome's
+/// DevTools port with socat): not waited for.
+const WINDOWLESS: &[&str] = &["socat"];
+
+/// Window names OSWorld's tasks use, and what the window is called here (Chromium plays
+/// Chrome).
+const WINDOW_NAMES: &[(&str, &str)] = &[("Google Chrome", "Chromium"), ("google-chrome", "chromium")];
 
 fn bad(message: impl Into<String>) -> Failure {
     Failure::BadTask(message.into())
@@ -91,9 +109,84 @@ fn str_param<'a>(parameters: &'a Value, field: &str, name: &str) -> Result<&'a s
     parameters.get(name).and_then(Value::as_str).ok_or_else(|| bad(format!("{field}.{name} is missing")))
 }
 
+fn str_list(parameters: &Value, field: &str, name: &str) -> Result<Vec<String>, Failure> {
+    parameters
+        .get(name)
+        .and_then(Value::as_array)
+        .and_then(|a| a.iter().map(|v| v.as_str().map(String::from)).collect::<Option<Vec<_>>>())
+        .ok_or_else(|| bad(format!("{field}.{name}: a list of strings is needed")))
+}
+
+/// What OSWorld's getter of a Chrome preference gives, from the profile's `Preferences` (its
+/// defaults included, where the file or the value is missing or unreadable).
+fn chrome_preference(kind: &str, file: Option<&[u8]>) -> Value {
+    use serde_json::json;
+    let yes_no = |b: bool| json!(if b { "true" } else { "false" });
+    let truthy = |v: &Value| !matches!(v, Value::Null | Value::Bool(false)) && v != &json!(0) && v != &json!("") && v != &json!([]) && v != &json!({});
+    let readable = file.and_then(|b| serde_json::from_slice::<Value>(b).ok()).is_some();
+    match kind {
+        "default_search_engine" => chrome::preference(file, &["default_search_provider_data", "template_url_data", "short_name"], json!("Google")),
+        "chrome_font_size" => {
+            let defaults = json!({"default_fixed_font_size": 13, "default_font_size": 16, "minimum_font_size": 13});
+            if readable {
+                chrome::preference(file, &["webkit", "webprefs"], defaults)
+            } else {
+                json!({"default_fixed_font_size": 13, "default_font_size": 16})
+            }
+        }
+        "chrome_language" => chrome::preference(file, &["intl", "app_locale"], json!("en-US")),
+        "profile_name" => chrome::preference(file, &["profile", "name"], Value::Null),
+        "enable_do_not_track" => yes_no(truthy(&chrome::preference(file, &["enable_do_not_track"], json!({})))),
+        "enable_enhanced_safety_browsing" if readable => yes_no(truthy(&chrome::preference(file, &["safebrowsing", "enhanced"], json!({})))),
+        "enable_safe_browsing" => {
+            let on = |k: &str| truthy(&chrome::preference(file, &["safebrowsing", k], json!(false)));
+            yes_no(on("enhanced") || on("enabled"))
+        }
+        "data_delete_automacally" if readable => match chrome::preference(file, &["profile"], Value::Null) {
+            Value::Object(p) => yes_no(p.get("default_content_setting_values").is_some_and(|v| !v.is_null())),
+            // OSWorld's getter fails on a profile entry it cannot index, and answers "Google".
+            _ => json!("Google"),
+        },
+        // OSWorld's getter answers "Google" when it cannot read the file.
+        _ => json!("Google"),
+    }
+}
+
 impl Runner<'_> {
+    /// A file of Chrome's profile as the instance's account reads it (`None` when missing),
+    /// once a running Chrome has written what the agent last did.
+    fn profile_file(&mut self, name: &str) -> Result<Option<Vec<u8>>, Failure> {
+        self.wait_for_chrome_writes();
+        let path = self.desktop.session.path(&format!("{}/{name}", chrome::PROFILE));
+        self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)
+    }
+
+    /// Waits, while Chrome runs (its profile is locked), until `CHROME_WRITES` has passed since
+    /// the agent's last input.
+    fn wait_for_chrome_writes(&self) {
+        let lock = self.desktop.session.path(chrome::LOCK);
+        if std::fs::symlink_metadata(lock).is_ok() {
+            if let Some(rest) = CHROME_WRITES.checked_sub(self.desktop.last_input.elapsed()) {
+                std::thread::sleep(rest);
+            }
+        }
+    }
+
+    /// The browser's cookies as rows of Chrome's `cookies` table (creation_utc, host_key,
+    /// top_frame_site_key, name, value, encrypted_value, path, expires_utc, is_secure,
+    /// is_httponly); `None` when no browser answers.
+    fn live_cookies(&self) -> Result<Option<Value>, Failure> {
+        let session = &self.desktop.session;
+        chrome::block_on(async {
+            let Ok(browser) = Browser::connect(session, CHROME_LOOK).await else { return Ok(None) };
+            browser.cookies().await.map(Some)
+        })
+        .map_err(Failure::Infra)
+    }
+
     fn find_window(&self, parameters: &Value, field: &str) -> Result<Option<WindowInfo>, Failure> {
         let name = str_param(parameters, field, "window_name")?;
+        let name = WINDOW_NAMES.iter().find(|(theirs, _)| *theirs == name).map_or(name, |(_, ours)| ours);
         let strict = parameters.get("strict").and_then(Value::as_bool).unwrap_or(false);
         let by_class = parameters.get("by_class").and_then(Value::as_bool).unwrap_or(false);
         Ok(self.desktop.windows().into_iter().find(|w| {
@@ -119,7 +212,47 @@ impl Runner<'_> {
         match step.kind.as_str() {
             "launch" => {
                 let (command, shell) = command_of(p, field, self.desktop.screen())?;
+                let program = command.first().map(|c| c.rsplit('/').next().unwrap_or(c)).unwrap_or_default();
+                if !shell && WINDOWLESS.contains(&program) {
+                    return self.desktop.session.launch(&command, false).map_err(Failure::BadTask);
+                }
                 self.desktop.launch(&command, shell)
+            }
+            // Opens each URL in a new tab, then closes the tab the browser started with (as
+            // OSWorld's step does after the first).
+            "chrome_open_tabs" => {
+                let urls = str_list(p, field, "urls_to_open")?;
+                let session = &self.desktop.session;
+                chrome::block_on(async {
+                    let browser = Browser::connect(session, CHROME_START).await?;
+                    let first = browser.tabs().await?.into_iter().next();
+                    for (i, url) in urls.iter().enumerate() {
+                        browser.open(url).await?;
+                        if let (0, Some(first)) = (i, &first) {
+                            browser.close(&first.id).await?;
+                        }
+                    }
+                    Ok(())
+                })
+                .map_err(Failure::Infra)?;
+                // What the new tabs draw settles before the agent's first look.
+                self.desktop.settle();
+                Ok(())
+            }
+            // Closes, for each URL, the first tab showing it (by OSWorld's `compare_urls`).
+            "chrome_close_tabs" => {
+                let urls = str_list(p, field, "urls_to_close")?;
+                let session = &self.desktop.session;
+                chrome::block_on(async {
+                    let browser = Browser::connect(session, CHROME_START).await?;
+                    for url in &urls {
+                        if let Some(tab) = browser.tabs().await?.into_iter().find(|t| metrics::compare_urls(&t.url, url)) {
+                            browser.close(&tab.id).await?;
+                        }
+                    }
+                    Ok(())
+                })
+                .map_err(Failure::Infra)
             }
             "execute" | "command" => {
                 let (command, shell) = command_of(p, field, self.desktop.screen())?;
@@ -233,6 +366,80 @@ impl Runner<'_> {
                 // A tree the agent made unreadable: none, which OSWorld's metrics judge a failure.
                 None => Ok(Got::Missing),
             },
+            "open_tabs_info" | "active_tab_info" | "active_url_from_accessTree" => {
+                let session = &self.desktop.session;
+                let looked = chrome::block_on(async {
+                    // A browser the agent closed answers nothing: no tabs (OSWorld's getter
+                    // gives none either once it cannot connect).
+                    let Ok(browser) = Browser::connect(session, CHROME_LOOK).await else { return Ok(None) };
+                    if kind == "open_tabs_info" {
+                        let tabs = browser.tabs().await?;
+                        return Ok(Some(Value::Array(tabs.into_iter().map(|t| serde_json::json!({"title": t.title, "url": t.url})).collect())));
+                    }
+                    let active = browser.active_tab().await?;
+                    Ok(if kind == "active_tab_info" { active } else { active.and_then(|a| a.get("url").cloned()) })
+                })
+                .map_err(Failure::Infra)?;
+                Ok(looked.map_or(Got::Missing, Got::Json))
+            }
+            // The profile's files, where OSWorld's getters read them.
+            "bookmarks" => {
+                let file = self.profile_file("Bookmarks")?;
+                let roots = chrome::preference(file.as_deref(), &["roots"], serde_json::json!({}));
+                Ok(Got::Json(if file.is_some() { roots } else { serde_json::json!([]) }))
+            }
+            // Cookies as the running browser holds them (it writes them to its file up to 30 s
+            // later), in the columns of Chrome's `cookies` table that OSWorld's metric reads;
+            // else the file.
+            "history" | "cookie_data" => {
+                if kind == "cookie_data" {
+                    if let Some(rows) = self.live_cookies()? {
+                        return Ok(Got::Json(rows));
+                    }
+                }
+                let (name, query) =
+                    if kind == "history" { ("History", "SELECT url, title, last_visit_time FROM urls") } else { ("Cookies", "SELECT * FROM cookies") };
+                let Some(bytes) = self.profile_file(name)? else { return Ok(Got::Missing) };
+                let local = self.desktop.fetched(str_param(getter, field, "dest").unwrap_or(name))?;
+                std::fs::write(&local, bytes).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
+                Ok(chrome::sqlite_rows(&local, query).map_or(Got::Missing, Got::Json))
+            }
+            "default_search_engine"
+            | "chrome_font_size"
+            | "chrome_language"
+            | "profile_name"
+            | "enable_do_not_track"
+            | "enable_enhanced_safety_browsing"
+            | "enable_safe_browsing"
+            | "data_delete_automacally" => {
+                let file = self.profile_file("Preferences")?;
+                Ok(Got::Json(chrome_preference(kind, file.as_deref())))
+            }
+            "enabled_experiments" => {
+                self.wait_for_chrome_writes();
+                let path = self.desktop.session.path(chrome::LOCAL_STATE);
+                let file = self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)?;
+                Ok(Got::Json(chrome::preference(file.as_deref(), &["browser", "enabled_labs_experiments"], serde_json::json!([]))))
+            }
+            // The launchers on the desktop (`~/Desktop/*.desktop`), by name, with their text.
+            "shortcuts_on_desktop" => {
+                let mut shortcuts = serde_json::Map::new();
+                let names: Vec<String> = self
+                    .desktop
+                    .files()
+                    .keys()
+                    .filter_map(|p| p.strip_prefix("Desktop/"))
+                    .filter(|n| !n.contains('/') && n.ends_with(".desktop"))
+                    .map(String::from)
+                    .collect();
+                for name in names {
+                    let path = self.desktop.session.path(&format!("/home/user/Desktop/{name}"));
+                    if let Some(bytes) = self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)? {
+                        shortcuts.insert(name, Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+                    }
+                }
+                Ok(Got::Json(Value::Object(shortcuts)))
+            }
             other => Err(bad(format!("{field}.type: getter \"{other}\" is not supported; getters: {}", GETTERS.join(", ")))),
         }
     }
@@ -420,10 +627,37 @@ pub const STEPS: &[&str] = &[
     "write_table",
     "write_document",
     "write_presentation",
+    "chrome_open_tabs",
+    "chrome_close_tabs",
 ];
 /// The getters this runner knows.
-pub const GETTERS: &[&str] =
-    &["vm_file", "vm_command_line", "vm_command_error", "rule", "cloud_file", "table_file", "document_file", "presentation_file", "accessibility_tree"];
+pub const GETTERS: &[&str] = &[
+    "vm_file",
+    "vm_command_line",
+    "vm_command_error",
+    "rule",
+    "cloud_file",
+    "table_file",
+    "document_file",
+    "presentation_file",
+    "accessibility_tree",
+    "open_tabs_info",
+    "active_tab_info",
+    "active_url_from_accessTree",
+    "bookmarks",
+    "history",
+    "cookie_data",
+    "default_search_engine",
+    "chrome_font_size",
+    "chrome_language",
+    "profile_name",
+    "enable_do_not_track",
+    "enable_enhanced_safety_browsing",
+    "enable_safe_browsing",
+    "data_delete_automacally",
+    "enabled_experiments",
+    "shortcuts_on_desktop",
+];
 
 #[cfg(test)]
 mod tests {

@@ -24,11 +24,13 @@ const KEPT: &[(&str, &str)] = &[
     ("000000000005", "libreoffice_impress"),
     ("000000000006", "os"),
     ("000000000009", "os"),
+    ("000000000007", "chrome"),
+    ("000000000015", "chrome"),
+    ("000000000016", "chrome"),
 ];
 
 /// Each skipped task and a word its reason must hold.
 const SKIPPED: &[(&str, &str)] = &[
-    ("000000000007", "application \"chrome\""),
     ("000000000008", "rule \"style\""),
     ("000000000014", "xpath rules are not supported"),
     ("000000000010", "not in the cache"),
@@ -47,7 +49,8 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
     let imported = osworld::import(&examples, Some(&cache)).unwrap();
     let mut kept: Vec<(String, String)> = imported.kept.iter().map(|t| (t.id.clone(), t.family.clone())).collect();
     kept.sort();
-    let want: Vec<(String, String)> = KEPT.iter().map(|(t, f)| (format!("osworld/{}", id(t)), f.to_string())).collect();
+    let mut want: Vec<(String, String)> = KEPT.iter().map(|(t, f)| (format!("osworld/{}", id(t)), f.to_string())).collect();
+    want.sort();
     assert_eq!(kept, want);
     assert_eq!(imported.skipped.len(), SKIPPED.len(), "{:#?}", imported.skipped);
     for (tail, why) in SKIPPED {
@@ -63,7 +66,7 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
     assert_eq!(cells("all"), [KEPT.len().to_string(), SKIPPED.len().to_string()], "{table}");
     // Without a cache, every task that needs an asset is skipped for it.
     let bare = osworld::import(&examples, None).unwrap();
-    assert_eq!(bare.kept.len(), 3, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
+    assert_eq!(bare.kept.len(), 6, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
     assert!(bare.skipped.iter().any(|s| s.reason.contains("no cache was given")));
 }
 
@@ -178,7 +181,24 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
         env.reset(&task).await.unwrap_or_else(|e| panic!("{}: {e}", task.id));
         let before = env.evaluate().await.unwrap();
         assert_eq!(before.score, 0.0, "{} scores 0 after reset: {before:?}", task.id);
-        if tail == "000000000009" {
+        let key = |keys: &[&str]| Action::Key { keys: keys.iter().map(|k| k.to_string()).collect() };
+        let type_text = |text: &str| Action::Type { text: text.into(), element: None, clear: false };
+        // Chrome's, through its window as a user would.
+        let walkthrough = match tail.as_str() {
+            "000000000007" => vec![key(&["ctrl", "l"]), type_text("chrome://settings"), key(&["enter"])],
+            // The tab opened last is the one shown: closed by its key.
+            "000000000015" => vec![key(&["ctrl", "w"])],
+            // Ctrl+D bookmarks the page in "Other bookmarks"; the bubble's folder box moves it up
+            // to the bar, and Escape closes the bubble, keeping the edit.
+            "000000000016" => vec![key(&["ctrl", "d"]), key(&["tab"]), key(&["up"]), key(&["escape"])],
+            _ => Vec::new(),
+        };
+        if !walkthrough.is_empty() {
+            for action in walkthrough {
+                env.step(&action).await.unwrap();
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            }
+        } else if tail == "000000000009" {
             // Judged by the accessibility tree alone: the text is typed, never saved.
             env.step(&Action::Key { keys: vec!["ctrl".into(), "end".into()] }).await.unwrap();
             env.step(&Action::Type { text: "Meeting at noon".into(), element: None, clear: false }).await.unwrap();
@@ -189,6 +209,38 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
         }
         let after = env.evaluate().await.unwrap();
         assert_eq!(after.score, 1.0, "{} scores 1 once solved: {after:?}", task.id);
+    }
+    env.release().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and Chromium"]
+async fn chrome_tasks_done_wrong_score_zero() {
+    if let Some(why) = guigym_desktop::missing() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let (examples, cache) = fixture();
+    let imported = osworld::import(&examples, Some(&cache)).unwrap();
+    let mut env = guigym_desktop::DesktopProvider::new(1280, 800, hosted()).create().await.unwrap();
+    let key = |keys: &[&str]| Action::Key { keys: keys.iter().map(|k| k.to_string()).collect() };
+    let type_text = |text: &str| Action::Type { text: text.into(), element: None, clear: false };
+    for (tail, wrong) in [
+        // Another page of the browser's own.
+        ("000000000007", vec![key(&["ctrl", "l"]), type_text("chrome://history"), key(&["enter"])]),
+        // The other tab closed.
+        ("000000000015", vec![key(&["ctrl", "1"]), key(&["ctrl", "w"])]),
+        // Bookmarked, but not on the bar.
+        ("000000000016", vec![key(&["ctrl", "d"]), key(&["escape"])]),
+    ] {
+        let task = imported.kept.iter().find(|t| t.id.ends_with(tail)).unwrap();
+        env.reset(task).await.unwrap();
+        for action in wrong {
+            env.step(&action).await.unwrap();
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+        let verdict = env.evaluate().await.unwrap();
+        assert_eq!(verdict.score, 0.0, "{tail} done wrong: {verdict:?}");
     }
     env.release().await.unwrap();
 }

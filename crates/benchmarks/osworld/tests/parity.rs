@@ -53,6 +53,7 @@ fn agree_on(dir: &Path) -> usize {
         // As the getters give them: a command's output or a tree as text, a rule as JSON.
         let result = match (case["result_as"].as_str(), file(&case["result"])) {
             (Some("text"), Got::File(path)) => Got::Text(std::fs::read_to_string(path).unwrap()),
+            (Some("json"), Got::File(path)) => Got::Json(serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()),
             (_, got) => got,
         };
         let expected = match (case["expected_as"].as_str(), file(&case["expected"])) {

@@ -4,6 +4,7 @@
 
 mod accessibility;
 mod charts;
+mod chrome;
 mod docs;
 mod etree;
 mod settings;
@@ -12,6 +13,7 @@ mod table;
 pub(crate) mod xml;
 
 pub use accessibility::rules_supported as accessibility_rules_supported;
+pub use chrome::compare_urls;
 
 use std::path::{Path, PathBuf};
 
@@ -38,6 +40,16 @@ impl Got {
             Got::Json(Value::String(s)) => Some(s.clone()),
             Got::File(p) => std::fs::read(p).ok().map(|b| String::from_utf8_lossy(&b).into_owned()),
             _ => None,
+        }
+    }
+
+    /// A getter's value as OSWorld's metrics see it: its JSON, a text as a string, nothing as
+    /// `None`.
+    fn json(&self) -> Value {
+        match self {
+            Got::Json(v) => v.clone(),
+            Got::Text(s) => Value::String(s.clone()),
+            _ => Value::Null,
         }
     }
 
@@ -76,6 +88,17 @@ pub const METRICS: &[&str] = &[
     "check_text_enlarged",
     "check_left_panel",
     "check_auto_saving_time",
+    "is_expected_tabs",
+    "is_expected_active_tab",
+    "is_expected_active_tab_approximate",
+    "is_expected_url_pattern_match",
+    "is_expected_search_query",
+    "is_expected_bookmarks",
+    "check_history_deleted",
+    "is_cookie_deleted",
+    "check_font_size",
+    "check_enabled_experiments",
+    "is_shortcut_on_desktop",
 ];
 
 /// The metrics that compare the result with an expected value (a rule, a file): a task that
@@ -93,6 +116,17 @@ pub const NEED_EXPECTED: &[&str] = &[
     "check_accessibility_tree",
     "check_gnome_favorite_apps",
     "check_auto_saving_time",
+    "is_expected_tabs",
+    "is_expected_active_tab",
+    "is_expected_active_tab_approximate",
+    "is_expected_url_pattern_match",
+    "is_expected_search_query",
+    "is_expected_bookmarks",
+    "check_history_deleted",
+    "is_cookie_deleted",
+    "check_font_size",
+    "check_enabled_experiments",
+    "is_shortcut_on_desktop",
 ];
 
 /// A boolean option, with its default when absent; any other value counts as Python would
@@ -215,6 +249,17 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "check_text_enlarged" => settings::check_text_enlarged(result.text()),
         "check_left_panel" => settings::check_left_panel(result.text()),
         "check_auto_saving_time" => settings::check_auto_saving_time(result.text(), &expected.rules())?,
+        "is_expected_tabs" => chrome::is_expected_tabs(&result.json(), &expected.rules())?,
+        "is_expected_active_tab" => chrome::is_expected_active_tab(&result.json(), &expected.rules(), false)?,
+        "is_expected_active_tab_approximate" => chrome::is_expected_active_tab(&result.json(), &expected.rules(), true)?,
+        "is_expected_url_pattern_match" => chrome::is_expected_url_pattern_match(&result.json(), &expected.rules())?,
+        "is_expected_search_query" => chrome::is_expected_search_query(&result.json(), &expected.rules())?,
+        "is_expected_bookmarks" => chrome::is_expected_bookmarks(&result.json(), &expected.rules())?,
+        "check_history_deleted" => chrome::check_history_deleted(&result.json(), &expected.rules())?,
+        "is_cookie_deleted" => chrome::is_cookie_deleted(&result.json(), &expected.rules())?,
+        "check_font_size" => chrome::check_font_size(&result.json(), &expected.rules())?,
+        "check_enabled_experiments" => chrome::check_enabled_experiments(&result.json(), &expected.rules())?,
+        "is_shortcut_on_desktop" => chrome::is_shortcut_on_desktop(&result.json(), &expected.rules())?,
         // Ours: a getter found the file (`vm_file`'s result is there).
         "file_exists" => score(result.file().is_some()),
         // Ours: the result holds every string in `rules.include` (case-folded under `ignore_case`).

@@ -2,6 +2,9 @@
 //! a flattened target session), answers routed back by id. Events are not needed and are
 //! dropped. Everything is read leniently as JSON values, so fields and enum values that newer
 //! Chromium versions add never break parsing.
+//!
+//! The web backend drives its browser with it, and OSWorld's Chrome steps and getters drive
+//! the browser of a desktop instance (over a stream into the instance's own network).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -10,8 +13,10 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CdpError {
@@ -43,6 +48,27 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Cdp {
     pub async fn connect(ws_url: &str, timeout: Duration) -> Result<Cdp, CdpError> {
         let (ws, _) = tokio_tungstenite::connect_async(ws_url).await.map_err(|e| CdpError::Connect(e.to_string()))?;
+        Ok(Self::start(ws, timeout))
+    }
+
+    /// Speaks to the browser over a stream already connected to its DevTools port (a socket
+    /// reached through another network namespace); `ws_url` names the endpoint.
+    pub async fn connect_over<S>(stream: S, ws_url: &str, timeout: Duration) -> Result<Cdp, CdpError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let handshake = tokio_tungstenite::client_async(ws_url, stream);
+        let (ws, _) = tokio::time::timeout(timeout, handshake)
+            .await
+            .map_err(|_| CdpError::Connect(format!("no WebSocket handshake within {} ms", timeout.as_millis())))?
+            .map_err(|e| CdpError::Connect(e.to_string()))?;
+        Ok(Self::start(ws, timeout))
+    }
+
+    fn start<S>(ws: WebSocketStream<S>, timeout: Duration) -> Cdp
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
         let (mut sink, mut stream) = ws.split();
         let (out, mut rx) = mpsc::unbounded_channel::<Message>();
         let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
@@ -76,7 +102,7 @@ impl Cdp {
             a.store(false, Ordering::SeqCst);
             lock(&p).clear();
         });
-        Ok(Cdp { out, pending, next: Arc::new(AtomicU64::new(1)), alive, timeout })
+        Cdp { out, pending, next: Arc::new(AtomicU64::new(1)), alive, timeout }
     }
 
     pub fn is_alive(&self) -> bool {

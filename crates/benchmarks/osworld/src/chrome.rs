@@ -1,0 +1,303 @@
+//! OSWorld's Chrome on a desktop instance. Chromium plays it (the desktop's `google-chrome`
+//! stand-in, with its profile in `~/.config/google-chrome`). Tasks launch it with a DevTools
+//! port and forward that to 9222 with socat, as on OSWorld's machine. The set-up steps that open
+//! and close tabs and the getters that read the live browser speak CDP to that port on the
+//! instance's own loopback, with the client the web backend uses (`guigym-cdp`). The getters
+//! that read the profile (bookmarks, history, cookies, preferences) read its files, where
+//! OSWorld reads them.
+
+use std::time::{Duration, Instant};
+
+use guigym_cdp::Cdp;
+use guigym_desktop::session::Session;
+use serde_json::{json, Value};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// Where OSWorld's tasks make Chrome's DevTools answer (`socat tcp-listen:9222,fork
+/// tcp:localhost:1337`), and where its getters connect.
+pub const DEVTOOLS_PORT: u16 = 9222;
+/// The profile OSWorld's getters read (`~/.config/google-chrome/Default`), as the instance
+/// sees its home.
+pub const PROFILE: &str = "/home/user/.config/google-chrome/Default";
+/// The link a running Chrome keeps in its folder (its profile is in use).
+pub const LOCK: &str = "/home/user/.config/google-chrome/SingletonLock";
+/// Chrome's state outside the profile (`Local State`: chrome://flags experiments).
+pub const LOCAL_STATE: &str = "/home/user/.config/google-chrome/Local State";
+/// The longest wait for a page to load (OSWorld's `goto` timeout).
+const LOAD_WAIT: Duration = Duration::from_secs(60);
+/// The longest answer read from the DevTools HTTP endpoint.
+const MAX_ANSWER: usize = 1 << 20;
+
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// A connection to the browser of one instance. The helpers that carry it into the instance's
+/// network end with it.
+pub struct Browser {
+    cdp: Cdp,
+    _helpers: Vec<tokio::process::Child>,
+}
+
+/// One open tab.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tab {
+    pub id: String,
+    pub title: String,
+    pub url: String,
+}
+
+/// A stream to the port on the instance's loopback, and the helper process carrying it.
+async fn open_stream(session: &Session, port: u16) -> Result<(Box<dyn Io>, Option<tokio::process::Child>), String> {
+    match session.loopback(port)? {
+        None => {
+            let socket = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
+            Ok((Box::new(socket), None))
+        }
+        Some(helper) => {
+            let mut child = tokio::process::Command::from(helper).kill_on_drop(true).spawn().map_err(|e| format!("cannot run socat: {e}"))?;
+            let (Some(out), Some(input)) = (child.stdout.take(), child.stdin.take()) else { return Err("socat's pipes are missing".into()) };
+            Ok((Box::new(tokio::io::join(out, input)), Some(child)))
+        }
+    }
+}
+
+/// The browser's WebSocket address, from its `/json/version`.
+async fn browser_address(session: &Session, port: u16) -> Result<(String, Option<tokio::process::Child>), String> {
+    let (mut stream, helper) = open_stream(session, port).await?;
+    let request = format!("GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.map_err(|e| e.to_string())?;
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n = stream.read(&mut chunk).await.map_err(|e| e.to_string())?;
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&chunk[..n]);
+        if answer.len() > MAX_ANSWER {
+            return Err("the DevTools answer is too long".into());
+        }
+        if let Some(body) = complete_body(&answer) {
+            answer = body.to_vec();
+            return parse_version(&answer).map(|a| (a, helper));
+        }
+    }
+    let body = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|i| answer[i + 4..].to_vec())
+        .ok_or("no DevTools answer (is the browser's port forwarded to 9222?)")?;
+    parse_version(&body).map(|a| (a, helper))
+}
+
+/// The body of an HTTP answer once all of it (by its Content-Length) has arrived.
+fn complete_body(answer: &[u8]) -> Option<&[u8]> {
+    let end = answer.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&answer[..end]).to_lowercase();
+    let length: usize = head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse().ok())?;
+    let body = &answer[end + 4..];
+    (body.len() >= length).then(|| &body[..length])
+}
+
+fn parse_version(body: &[u8]) -> Result<String, String> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| format!("the DevTools answer is not JSON: {e}"))?;
+    v.get("webSocketDebuggerUrl").and_then(Value::as_str).map(String::from).ok_or_else(|| "the DevTools answer names no webSocketDebuggerUrl".into())
+}
+
+impl Browser {
+    /// Connects to the instance's browser, trying for up to `wait` (it may be starting).
+    pub async fn connect(session: &Session, wait: Duration) -> Result<Browser, String> {
+        let deadline = Instant::now() + wait;
+        loop {
+            match Self::try_connect(session).await {
+                Ok(b) => return Ok(b),
+                Err(e) if Instant::now() >= deadline => return Err(format!("Chrome's DevTools on port {DEVTOOLS_PORT}: {e}")),
+                Err(_) => tokio::time::sleep(Duration::from_millis(250)).await,
+            }
+        }
+    }
+
+    async fn try_connect(session: &Session) -> Result<Browser, String> {
+        let (address, first) = browser_address(session, DEVTOOLS_PORT).await?;
+        drop(first);
+        let (stream, helper) = open_stream(session, DEVTOOLS_PORT).await?;
+        let cdp = Cdp::connect_over(stream, &address, Duration::from_secs(10)).await.map_err(|e| e.to_string())?;
+        Ok(Browser { cdp, _helpers: helper.into_iter().collect() })
+    }
+
+    async fn call(&self, method: &str, params: Value) -> Result<Value, String> {
+        self.cdp.call(None, method, params).await.map_err(|e| e.to_string())
+    }
+
+    /// The open tabs (page targets), in the browser's order.
+    pub async fn tabs(&self) -> Result<Vec<Tab>, String> {
+        let targets = self.call("Target.getTargets", json!({})).await?;
+        let infos = targets.get("targetInfos").and_then(Value::as_array).cloned().unwrap_or_default();
+        let text = |t: &Value, k: &str| t.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+        let mut tabs: Vec<Tab> = infos
+            .iter()
+            .filter(|t| t.get("type").and_then(Value::as_str) == Some("page"))
+            .map(|t| Tab { id: text(t, "targetId"), title: text(t, "title"), url: text(t, "url") })
+            .collect();
+        // The browser lists the newest first; tabs read left to right, oldest first.
+        tabs.reverse();
+        Ok(tabs)
+    }
+
+    /// Evaluates `expression` in a tab and gives its value.
+    async fn evaluate(&self, tab: &str, expression: &str) -> Result<Value, String> {
+        let attached = self.call("Target.attachToTarget", json!({"targetId": tab, "flatten": true})).await?;
+        let session = attached.get("sessionId").and_then(Value::as_str).ok_or("no session for the tab")?.to_string();
+        let value = self
+            .cdp
+            .call(Some(&session), "Runtime.evaluate", json!({"expression": expression, "returnByValue": true}))
+            .await
+            .map_err(|e| e.to_string())
+            .map(|v| v.pointer("/result/value").cloned().unwrap_or(Value::Null));
+        let _ = self.call("Target.detachFromTarget", json!({"sessionId": session})).await;
+        value
+    }
+
+    /// Opens `url` in a new tab and waits (up to a minute) until it has loaded or failed to.
+    pub async fn open(&self, url: &str) -> Result<String, String> {
+        let made = self.call("Target.createTarget", json!({"url": url})).await?;
+        let id = made.get("targetId").and_then(Value::as_str).ok_or("the new tab has no id")?.to_string();
+        let deadline = Instant::now() + LOAD_WAIT;
+        while Instant::now() < deadline {
+            let state = self.evaluate(&id, "[document.readyState, location.href]").await.unwrap_or(Value::Null);
+            let ready = state.get(0).and_then(Value::as_str) == Some("complete");
+            let href = state.get(1).and_then(Value::as_str).unwrap_or("about:blank");
+            if ready && (href != "about:blank" || url == "about:blank") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(id)
+    }
+
+    pub async fn close(&self, tab: &str) -> Result<(), String> {
+        self.call("Target.closeTarget", json!({"targetId": tab})).await.map(|_| ())
+    }
+
+    /// Every cookie the browser holds, as rows in the column order of Chrome's `cookies` table
+    /// (creation_utc, host_key, top_frame_site_key, name, value, encrypted_value, path,
+    /// expires_utc, is_secure, is_httponly).
+    pub async fn cookies(&self) -> Result<Value, String> {
+        let got = self.call("Storage.getCookies", json!({})).await?;
+        let cookies = got.get("cookies").and_then(Value::as_array).cloned().unwrap_or_default();
+        let text = |c: &Value, k: &str| c.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+        let flag = |c: &Value, k: &str| i64::from(c.get(k).and_then(Value::as_bool).unwrap_or(false));
+        Ok(Value::Array(
+            cookies
+                .iter()
+                .map(|c| {
+                    json!([
+                        0,
+                        text(c, "domain"),
+                        "",
+                        text(c, "name"),
+                        text(c, "value"),
+                        "",
+                        text(c, "path"),
+                        c.get("expires").cloned().unwrap_or(json!(0)),
+                        flag(c, "secure"),
+                        flag(c, "httpOnly")
+                    ])
+                })
+                .collect(),
+        ))
+    }
+
+    /// The active tab: the one shown in the focused window (its document visible and
+    /// focused), else the first one shown. Its title, URL and HTML.
+    pub async fn active_tab(&self) -> Result<Option<Value>, String> {
+        let mut shown = None;
+        for tab in self.tabs().await? {
+            let look = self.evaluate(&tab.id, "[document.visibilityState, document.hasFocus()]").await.unwrap_or(Value::Null);
+            if look.get(0).and_then(Value::as_str) != Some("visible") {
+                continue;
+            }
+            let focused = look.get(1).and_then(Value::as_bool) == Some(true);
+            if focused || shown.is_none() {
+                shown = Some(tab);
+            }
+            if focused {
+                break;
+            }
+        }
+        let Some(tab) = shown else { return Ok(None) };
+        let page = self
+            .evaluate(&tab.id, "[document.title, location.href, (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '') + document.documentElement.outerHTML]")
+            .await?;
+        let text = |i: usize| page.get(i).and_then(Value::as_str).unwrap_or_default().to_string();
+        Ok(Some(json!({"title": text(0), "url": text(1), "content": text(2)})))
+    }
+}
+
+/// Runs a browser operation to its end, on the caller's runtime or one of its own.
+pub fn block_on<T>(future: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+    guigym_desktop::instance::block_on(future)
+}
+
+/// OSWorld's reading of a Chrome preference file's JSON, for the getters that read one: the
+/// value at `path` of the file's JSON, or `default` when the file or the value is not there.
+pub fn preference(file: Option<&[u8]>, path: &[&str], default: Value) -> Value {
+    let Some(data) = file.and_then(|b| serde_json::from_slice::<Value>(b).ok()) else { return default };
+    let mut at = &data;
+    for key in path {
+        match at.get(key) {
+            Some(v) => at = v,
+            None => return default,
+        }
+    }
+    at.clone()
+}
+
+/// The rows of a query on a SQLite file of the profile (history, cookies), as JSON arrays;
+/// `None` when it cannot be read (OSWorld's getters give None then). BLOBs are given as
+/// lowercase hex.
+pub fn sqlite_rows(path: &std::path::Path, query: &str) -> Option<Value> {
+    let db = rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+    let mut statement = db.prepare(query).ok()?;
+    let columns = statement.column_count();
+    let rows = statement
+        .query_map([], |row| {
+            let mut values = Vec::with_capacity(columns);
+            for i in 0..columns {
+                use rusqlite::types::ValueRef;
+                values.push(match row.get_ref(i)? {
+                    ValueRef::Null => Value::Null,
+                    ValueRef::Integer(n) => json!(n),
+                    ValueRef::Real(x) => json!(x),
+                    ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+                    ValueRef::Blob(b) => Value::String(b.iter().map(|x| format!("{x:02x}")).collect()),
+                });
+            }
+            Ok(Value::Array(values))
+        })
+        .ok()?;
+    rows.collect::<Result<Vec<_>, _>>().ok().map(Value::Array)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_read_to_their_length() {
+        let answer = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nabcdeXX";
+        assert_eq!(complete_body(answer), Some(&b"abcde"[..]));
+        assert_eq!(complete_body(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc"), None);
+        assert_eq!(parse_version(br#"{"webSocketDebuggerUrl": "ws://127.0.0.1:9222/devtools/browser/x"}"#).unwrap(), "ws://127.0.0.1:9222/devtools/browser/x");
+        assert!(parse_version(b"{}").is_err());
+    }
+
+    #[test]
+    fn preferences_fall_back_as_osworld_does() {
+        let file = br#"{"webkit": {"webprefs": {"default_font_size": 20}}}"#;
+        assert_eq!(preference(Some(file), &["webkit", "webprefs"], json!({})), json!({"default_font_size": 20}));
+        assert_eq!(preference(Some(file), &["intl", "app_locale"], json!("en-US")), json!("en-US"));
+        assert_eq!(preference(Some(b"not json"), &["x"], json!(1)), json!(1));
+        assert_eq!(preference(None, &["x"], json!(1)), json!(1));
+    }
+}
