@@ -20,6 +20,9 @@ pub enum Failure {
 
 /// How long set-up waits for an application's first window.
 const WINDOW_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long after a launched program ended without a window one may still appear (from the
+/// running instance it handed its work to).
+const HANDED_OVER: Duration = Duration::from_secs(2);
 /// How long the window manager may take to start: on a machine's first start (caches cold,
 /// two instances starting at once) 10 s was once too short.
 const WM_TIMEOUT: Duration = Duration::from_secs(30);
@@ -186,8 +189,25 @@ impl Instance {
     pub fn launch(&mut self, command: &[String], shell: bool) -> Result<(), Failure> {
         let before: Vec<u32> = self.display.windows().iter().map(|w| w.id).collect();
         self.session.launch(command, shell).map_err(Failure::BadTask)?;
-        self.wait_for(|ws| ws.iter().any(|w| !before.contains(&w.id)), WINDOW_TIMEOUT)
-            .map_err(|_| Failure::Infra(format!("{} opened no window within {} s", command.join(" "), WINDOW_TIMEOUT.as_secs())))?;
+        // A program that ends without a window (`pkill`, or one that handed its work to a
+        // running instance of itself, which may still open one) is waited for no longer.
+        let deadline = Instant::now() + WINDOW_TIMEOUT;
+        let mut ended_at = None;
+        loop {
+            if self.display.windows().iter().any(|w| !before.contains(&w.id)) {
+                break;
+            }
+            if ended_at.is_none() && self.session.last_app_ended() {
+                ended_at = Some(Instant::now());
+            }
+            if ended_at.is_some_and(|t| t.elapsed() >= HANDED_OVER) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(Failure::Infra(format!("{} opened no window within {} s", command.join(" "), WINDOW_TIMEOUT.as_secs())));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         // LibreOffice maps its window untitled and names it once the document is loaded; a
         // window that never gets a title is taken as it is after a while.
         let titled = |ws: &[WindowInfo]| ws.iter().filter(|w| !before.contains(&w.id)).all(|w| !w.title.is_empty());

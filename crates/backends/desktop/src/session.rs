@@ -1183,6 +1183,12 @@ impl Session {
         Ok(Some(helper))
     }
 
+    /// Whether the application launched last has ended (a program that opens no window, such
+    /// as `pkill`, or one that handed its work to a running instance of itself).
+    pub fn last_app_ended(&mut self) -> bool {
+        self.apps.last_mut().is_some_and(|app| matches!(app.child.try_wait(), Ok(Some(_))))
+    }
+
     /// Runs a command to its end (or `timeout`, when it is killed) and returns what it printed.
     pub fn run(&mut self, command: &[String], shell: bool, timeout: Duration) -> Result<Output, String> {
         let (status, stdout, stderr) = self.run_bytes(command, shell, timeout, None, 16 << 20, COMMAND)?;

@@ -1034,3 +1034,32 @@ print("made")
     let out = s.run(&["xdpyinfo >/dev/null && echo answers".to_string()], true, Duration::from_secs(10)).unwrap();
     assert_eq!(out.stdout, "answers\n", "{out:?}");
 }
+
+/// A launched program that ends without opening a window (`pkill` in OSWorld's post-config
+/// steps, a browser handing a URL to its running self) is waited for until it ends, not for a
+/// window that never comes; a program the desktop's stand-ins play (google-chrome) is on the
+/// instance's PATH; the instance's own loopback is reached from outside through its helper.
+#[test]
+#[ignore = "full tier: real X server and applications"]
+fn launches_without_a_window_end_and_stand_ins_and_the_loopback_are_there() {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let Some(mut instance) = blank_instance() else { return };
+    let started = Instant::now();
+    instance.launch(&["true".to_string()], false).expect("a program that ends is no failure");
+    assert!(started.elapsed() < Duration::from_secs(10), "waited {:?} for a window that never comes", started.elapsed());
+    let out = instance.session.run(&["command -v google-chrome".to_string()], true, Duration::from_secs(10)).unwrap();
+    assert!(out.stdout.trim().ends_with("/bin/google-chrome"), "{out:?}");
+    assert_eq!(guigym_desktop::session::stand_in("google-chrome"), Some("chromium"));
+    // A server on the instance's loopback, out of the machine's reach, answers through the helper.
+    instance.session.launch(&["socat".to_string(), "tcp-listen:9555,reuseaddr".to_string(), "exec:echo inside".to_string()], false).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(std::net::TcpStream::connect(("127.0.0.1", 9555)).is_err(), "the instance's port is not the machine's");
+    let Some(mut helper) = instance.session.loopback(9555).unwrap() else { return };
+    let mut child = helper.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(b"").unwrap();
+    let mut answer = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut answer).unwrap();
+    let _ = child.wait();
+    assert_eq!(answer, "inside\n");
+}

@@ -25,6 +25,8 @@ pub const LOCK: &str = "/home/user/.config/google-chrome/SingletonLock";
 pub const LOCAL_STATE: &str = "/home/user/.config/google-chrome/Local State";
 /// The longest wait for a page to load (OSWorld's `goto` timeout).
 const LOAD_WAIT: Duration = Duration::from_secs(60);
+/// The longest wait for the DevTools endpoint to answer and take the WebSocket.
+const ANSWER_WAIT: Duration = Duration::from_secs(10);
 /// The longest answer read from the DevTools HTTP endpoint.
 const MAX_ANSWER: usize = 1 << 20;
 
@@ -118,10 +120,15 @@ impl Browser {
     }
 
     async fn try_connect(session: &Session) -> Result<Browser, String> {
+        // Whatever listens on the port may be the agent's, and answer slowly or never.
+        tokio::time::timeout(ANSWER_WAIT, Self::handshake(session)).await.map_err(|_| format!("no answer within {} s", ANSWER_WAIT.as_secs()))?
+    }
+
+    async fn handshake(session: &Session) -> Result<Browser, String> {
         let (address, first) = browser_address(session, DEVTOOLS_PORT).await?;
         drop(first);
         let (stream, helper) = open_stream(session, DEVTOOLS_PORT).await?;
-        let cdp = Cdp::connect_over(stream, &address, Duration::from_secs(10)).await.map_err(|e| e.to_string())?;
+        let cdp = Cdp::connect_over(stream, &address, ANSWER_WAIT).await.map_err(|e| e.to_string())?;
         Ok(Browser { cdp, _helpers: helper.into_iter().collect() })
     }
 

@@ -23,6 +23,8 @@ const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 const MAX_FILE: u64 = 64 << 20;
 /// How long a set-up step waits for Chrome's DevTools (the browser may be starting).
 const CHROME_START: Duration = Duration::from_secs(30);
+/// The longest a getter reads the live browser.
+const CHROME_LIVE_LIMIT: Duration = Duration::from_secs(60);
 /// How long a getter waits for it (a browser the agent closed never answers).
 const CHROME_LOOK: Duration = Duration::from_secs(3);
 
@@ -31,8 +33,9 @@ const CHROME_LOOK: Duration = Duration::from_secs(3);
 /// waits 20 s before every evaluation.)
 const CHROME_WRITES: Duration = Duration::from_secs(11);
 
-/// Programs a `launch` step starts that open no window (OSWorld's tasks forward Chrome's
-/// DevTools port with socat): not waited for.
+/// Programs a `launch` step starts that open no window and keep running (OSWorld's tasks
+/// forward Chrome's DevTools port with socat): not waited for. (One that ends, such as
+/// `pkill`, is waited for until it ends.)
 const WINDOWLESS: &[&str] = &["socat"];
 
 /// Window names OSWorld's tasks use, and what the window is called here (Chromium plays
@@ -368,17 +371,21 @@ impl Runner<'_> {
             },
             "open_tabs_info" | "active_tab_info" | "active_url_from_accessTree" => {
                 let session = &self.desktop.session;
-                let looked = chrome::block_on(async {
+                let look = async {
+                    let nothing: Result<Option<Value>, String> = Ok(None);
                     // A browser the agent closed answers nothing: no tabs (OSWorld's getter
                     // gives none either once it cannot connect).
-                    let Ok(browser) = Browser::connect(session, CHROME_LOOK).await else { return Ok(None) };
+                    let Ok(browser) = Browser::connect(session, CHROME_LOOK).await else { return nothing };
                     if kind == "open_tabs_info" {
                         let tabs = browser.tabs().await?;
                         return Ok(Some(Value::Array(tabs.into_iter().map(|t| serde_json::json!({"title": t.title, "url": t.url})).collect())));
                     }
                     let active = browser.active_tab().await?;
                     Ok(if kind == "active_tab_info" { active } else { active.and_then(|a| a.get("url").cloned()) })
-                })
+                };
+                // Pages the agent left busy (a script that never yields) answer nothing: past
+                // the bound, nothing was read.
+                let looked = chrome::block_on(async { tokio::time::timeout(CHROME_LIVE_LIMIT, look).await.unwrap_or(Ok(None)) })
                 .map_err(Failure::Infra)?;
                 Ok(looked.map_or(Got::Missing, Got::Json))
             }
