@@ -141,6 +141,15 @@ fn applications(office: bool) -> Vec<(&'static str, TaskSpec)> {
         ConfigStep::new("open", json!({"path": "/home/user/Desktop/notes.txt"})),
     ];
     let mut apps = vec![("text editor", opening("text editor", text)), ("terminal", opening("terminal", vec![launch(&["xterm"])]))];
+    // Chromium as OSWorld's Chrome tasks start it: a page, its DevTools port forwarded to 9222.
+    if guigym_desktop::session::which("chromium").is_some() {
+        let chrome = vec![
+            ConfigStep::new("write_file", json!({"path": "/home/user/Desktop/page.html", "text": "<!doctype html><title>Page</title><h1>Page</h1>"})),
+            launch(&["google-chrome", "--remote-debugging-port=1337", "file:///home/user/Desktop/page.html"]),
+            launch(&["socat", "tcp-listen:9222,fork", "tcp:localhost:1337"]),
+        ];
+        apps.push(("chrome", opening("chrome", chrome)));
+    }
     if office {
         for (name, module) in [("calc", "--calc"), ("writer", "--writer"), ("impress", "--impress")] {
             apps.push((name, opening(name, vec![launch(&["soffice", module, "--norestore", "--nologo"])])));

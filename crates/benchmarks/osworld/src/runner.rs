@@ -385,8 +385,7 @@ impl Runner<'_> {
                 };
                 // Pages the agent left busy (a script that never yields) answer nothing: past
                 // the bound, nothing was read.
-                let looked = chrome::block_on(async { tokio::time::timeout(CHROME_LIVE_LIMIT, look).await.unwrap_or(Ok(None)) })
-                .map_err(Failure::Infra)?;
+                let looked = chrome::block_on(async { tokio::time::timeout(CHROME_LIVE_LIMIT, look).await.unwrap_or(Ok(None)) }).map_err(Failure::Infra)?;
                 Ok(looked.map_or(Got::Missing, Got::Json))
             }
             // The profile's files, where OSWorld's getters read them.

@@ -7,6 +7,7 @@ mod charts;
 mod chrome;
 mod docs;
 mod etree;
+mod objects;
 mod settings;
 mod slides;
 mod table;
@@ -99,6 +100,7 @@ pub const METRICS: &[&str] = &[
     "check_font_size",
     "check_enabled_experiments",
     "is_shortcut_on_desktop",
+    "check_direct_json_object",
 ];
 
 /// The metrics that compare the result with an expected value (a rule, a file): a task that
@@ -127,6 +129,7 @@ pub const NEED_EXPECTED: &[&str] = &[
     "check_font_size",
     "check_enabled_experiments",
     "is_shortcut_on_desktop",
+    "check_direct_json_object",
 ];
 
 /// A boolean option, with its default when absent; any other value counts as Python would
@@ -260,6 +263,7 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "check_font_size" => chrome::check_font_size(&result.json(), &expected.rules())?,
         "check_enabled_experiments" => chrome::check_enabled_experiments(&result.json(), &expected.rules())?,
         "is_shortcut_on_desktop" => chrome::is_shortcut_on_desktop(&result.json(), &expected.rules())?,
+        "check_direct_json_object" => objects::check_direct_json_object(Some(result.json()).filter(|v| !v.is_null()), &expected.rules()),
         // Ours: a getter found the file (`vm_file`'s result is there).
         "file_exists" => score(result.file().is_some()),
         // Ours: the result holds every string in `rules.include` (case-folded under `ignore_case`).

@@ -6,7 +6,9 @@ leaves out by default, ports, user info, IP addresses, trailing slashes and dots
 queries and fragments).
 
 Left out on purpose: a missing result where OSWorld's metric iterates it (history, cookies:
-Python raises on None) scores 0 here, the agent's failure. Rules without their fields are
+Python raises on None), and a text result that is no JSON once its quotes are made double
+(check_direct_json_object: `{'name': "Joe's"}` raises in json.loads), score 0 here, the
+agent's failure. Rules without their fields are
 errors on both sides, and are kept.
 
 Run from anywhere; it writes `files/` and `cases.json` beside itself. Plain Python.
@@ -154,6 +156,41 @@ def main():
     case("shortcut_exec", "is_shortcut_on_desktop", desktop, {"type": "exec", "exec": "chromium --app=https://shop.org"}, "Exec= line")
     case("shortcut_absent", "is_shortcut_on_desktop", {}, {"type": "name", "name": "Shop"}, "no launchers")
     case("shortcut_partial", "is_shortcut_on_desktop", desktop, {"type": "name", "name": "Sho"}, "the whole line")
+
+    # check_direct_json_object (general.py): what Chrome's page getters give, or a command's
+    # text read as JSON.
+    J = "check_direct_json_object"
+    exp = {"expected": {"name": "Pizza", "stars": 4, "tags": ["veg", "hot"]}}
+    for name, result, rules in [
+        ("json_equal", {"name": "Pizza", "stars": 4, "tags": ["veg", "hot"], "extra": 1}, exp),
+        ("json_float", {"name": "Pizza", "stars": 4.0, "tags": ["veg", "hot"]}, exp),
+        ("json_bool_is_one", {"v": True}, {"expected": {"v": 1}}),
+        ("json_order", {"name": "Pizza", "stars": 4, "tags": ["hot", "veg"]}, exp),
+        ("json_missing_key", {"name": "Pizza"}, exp),
+        ("json_null_expected", {}, {"expected": {"k": None}}),
+        ("json_text", " {'name': 'Pizza', 'stars': 4, 'tags': ['veg', 'hot']}\n", exp),
+        ("json_failed_marker", {"a": 1}, {"expected": {"a": "__EVALUATION_FAILED__"}}),
+        ("json_empty_expected", [1, 2], {"expected": {}}),
+        ("json_no_expected", {"a": 1}, {}),
+        ("json_expected_list", {"a": 1}, {"expected": [1]}),
+        ("json_result_list", [1], {"expected": {"a": 1}}),
+        ("json_rules_list", {"a": 1}, ["expected"]),
+        ("json_ignore_order_true", {"b": [2, 1]}, {"expected": {"b": [1, 2], "ignore_list_order": True}}),
+        ("json_ignore_order_list", {"b": [2, 1], "ignore_list_order": [1]}, {"expected": {"b": [1, 2], "ignore_list_order": [1]}}),
+        ("json_ignore_order_mixed", {"b": [2, "a"], "ignore_list_order": [1]}, {"expected": {"b": ["a", 2], "ignore_list_order": [1]}}),
+        ("json_ignore_order_strings", {"b": "ba", "ignore_list_order": "x"}, {"expected": {"b": "ab", "ignore_list_order": "x"}}),
+        ("json_nested", {"a": {"b": [1, {"c": None}]}}, {"expected": {"a": {"b": [1.0, {"c": None}]}}}),
+        ("in_substring", {"title": "Cats and dogs"}, {"expect_in_result": True, "expected": {"title": "dogs"}}),
+        ("in_substring_miss", {"title": "Cats"}, {"expect_in_result": True, "expected": {"title": "dogs"}}),
+        ("in_list_choice", {"tags": ["a", "b"]}, {"expect_in_result": True, "expected": {"tags": ["z", "b"]}}),
+        ("in_list_string", {"tags": "b"}, {"expect_in_result": True, "expected": {"tags": ["z", "b"]}}),
+        ("in_list_none", {"tags": ["a"]}, {"expect_in_result": True, "expected": {"tags": ["z"]}}),
+        ("in_string_in_list", {"tags": ["dogs"]}, {"expect_in_result": True, "expected": {"tags": "dogs"}}),
+        ("in_string_missing", {}, {"expect_in_result": True, "expected": {"tags": "dogs"}}),
+        ("in_number", {"n": 5}, {"expect_in_result": True, "expected": {"n": 5}}),
+        ("in_string_dict", {"d": {"k": 1}}, {"expect_in_result": True, "expected": {"d": "k"}}),
+    ]:
+        case(name, J, result, rules, "check_direct_json_object")
 
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)
