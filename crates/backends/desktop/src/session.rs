@@ -51,6 +51,10 @@ pub struct Session {
     /// The process holding the instance's mount namespace (applications join it), where the
     /// machine allows one.
     namespace: Option<Child>,
+    /// The process holding the instance's network namespace, new at each reset (beside the
+    /// mount namespace): nothing of an episode's network (a port left in TIME_WAIT, which a
+    /// next task's server could not bind) reaches the next.
+    network: Option<Child>,
     /// The account applications and commands run as (its uid and gid), where it is not
     /// guigym's own.
     account: Option<u32>,
@@ -788,6 +792,7 @@ impl Session {
             xvfb: None,
             bus: None,
             namespace: None,
+            network: None,
             account,
             cookie: [0; 16],
             office: OfficeToolkit::Gtk3,
@@ -796,6 +801,7 @@ impl Session {
             memory: None,
         };
         session.namespace = session.enter_namespace();
+        session.new_network()?;
         if session.account.is_some() && !session.namespaced() {
             // Without it the applications would see the machine's /tmp and the other homes.
             return Err("guigym runs as root but cannot make a mount namespace for the instance (util-linux's unshare and nsenter are needed)".into());
@@ -995,7 +1001,39 @@ impl Session {
         };
         files().map_err(|e| format!("restoring the instance's files: {e}"))?;
         self.give_home();
+        self.new_network()?;
         self.start_desktop()
+    }
+
+    /// Gives the instance a new network namespace, with only its own loopback (where the
+    /// machine allows namespaces): the processes of the instance join it, and the old one goes
+    /// with its holder.
+    fn new_network(&mut self) -> Result<(), String> {
+        if self.namespace.is_none() {
+            return Ok(());
+        }
+        if let Some(mut old) = self.network.take() {
+            kill_group(&mut old);
+        }
+        let mut holder = Command::new("unshare")
+            .env(MARKER, self.marker())
+            .args(["--net", "--", "/bin/sh", "-c", "(ip link set lo up 2>/dev/null; true) && echo ready && exec sleep infinity"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot make the instance's network: {e}"))?;
+        let mut line = String::new();
+        if let Some(out) = holder.stdout.take() {
+            let _ = BufReader::new(out).read_line(&mut line);
+        }
+        if line.trim() != "ready" {
+            kill_group(&mut holder);
+            return Err("cannot make the instance's network namespace".into());
+        }
+        self.network = Some(holder);
+        Ok(())
     }
 
     /// The folder where getters keep what they take out of the instance: guigym's alone (it
@@ -1125,7 +1163,8 @@ impl Session {
         }
         // `--wdns`: the home as the namespace shows it (`--wd` opens the machine's folder of that
         // name, before entering).
-        argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), "--net".into(), format!("--wdns={TASK_HOME}")]);
+        let network = self.network.as_ref().map_or_else(|| "--net".to_string(), |n| format!("--net=/proc/{}/ns/net", n.id()));
+        argv.extend(["nsenter".to_string(), format!("--target={}", holder.id()), "--mount".into(), network, format!("--wdns={TASK_HOME}")]);
         let account = self.account.map(|id| [format!("--setuid={id}"), format!("--setgid={id}")]).into_iter().flatten();
         match role {
             Role::Command(_) => {
@@ -1300,7 +1339,7 @@ impl Session {
         let own = pid_namespace(std::process::id());
         let kept: Vec<_> = keep.iter().filter_map(|pid| children_pid_namespace(*pid)).filter(|ns| Some(ns) != own.as_ref()).collect();
         let mut keep = keep.to_vec();
-        keep.extend([self.xvfb.as_ref(), self.namespace.as_ref()].into_iter().flatten().map(Child::id));
+        keep.extend([self.xvfb.as_ref(), self.namespace.as_ref(), self.network.as_ref()].into_iter().flatten().map(Child::id));
         let owns = self.owns();
         let first_of_kept = |pid: u32| pid_namespace(pid).is_some_and(|ns| kept.contains(&ns)) && first_in_namespace(pid);
         let ends = |pid: &u32| owns(*pid) && !keep.contains(pid) && !first_of_kept(*pid);
@@ -1436,7 +1475,7 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.end_apps();
         let ended = self.end_desktop();
-        if let Some(holder) = self.namespace.as_mut() {
+        for holder in [self.namespace.as_mut(), self.network.as_mut()].into_iter().flatten() {
             kill_group(holder);
         }
         let _ = std::fs::remove_dir_all(fetched_of(&self.dir));

@@ -55,6 +55,9 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "calc.insert_chart", draw: calc_insert_chart },
     Family { name: "impress.move_slide", draw: impress_move_slide },
     Family { name: "impress.add_slide", draw: impress_add_slide },
+    Family { name: "browser.close_tab", draw: browser_close_tab },
+    Family { name: "browser.open_page", draw: browser_open_page },
+    Family { name: "browser.bookmark", draw: browser_bookmark },
 ];
 
 const FOLDER_NAMES: &[&str] = &["Invoices", "Travel 2026", "Recipes", "Taxes", "Project Alpha", "Reports", "Letters", "Receipts", "Course notes", "Drafts"];
@@ -880,6 +883,127 @@ fn calc_insert_chart(rng: &mut Rng) -> Draft {
     }
 }
 
+/// The pages of the local site the browser tasks use: a title and what the page says.
+const SITE: &[(&str, &str)] = &[
+    ("Recipes", "Soups, breads and a lemon cake."),
+    ("Garden", "What to sow in spring, and when to water."),
+    ("Budget", "Rent, food, travel and savings for the year."),
+    ("Travel", "Trains, ferries and a week by the lakes."),
+    ("Music", "Concerts this month and a practice plan."),
+    ("Books", "A reading list of novels and essays."),
+    ("Weather", "The week's forecast for the valley."),
+    ("Recycling", "Which bin takes glass, paper and tins."),
+];
+
+/// A page of the site: where it lives, its URL, and the step writing it.
+fn site_page(title: &str, text: &str) -> (String, ConfigStep) {
+    let path = format!("/home/user/Sites/{}.html", title.to_lowercase());
+    let html = format!("<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title></head><body><h1>{title}</h1><p>{text}</p></body></html>\n");
+    (format!("file://{path}"), write_file(&path, &html))
+}
+
+/// `n` different pages of the site, in a random order.
+fn site_pages(rng: &mut Rng, n: usize) -> Vec<(&'static str, &'static str)> {
+    let mut pages: Vec<(&str, &str)> = SITE.to_vec();
+    let mut chosen = Vec::new();
+    for _ in 0..n {
+        let i = rng.range(0, pages.len() as i64 - 1) as usize;
+        chosen.push(pages.remove(i));
+    }
+    chosen
+}
+
+/// Chrome as OSWorld's tasks start it (its DevTools forwarded to 9222), showing `urls`, one tab
+/// each, in order, and in front.
+fn browser_with(urls: &[String]) -> Vec<ConfigStep> {
+    vec![
+        ConfigStep::new("launch", json!({"command": ["google-chrome", "--remote-debugging-port=1337"]})),
+        ConfigStep::new("launch", json!({"command": ["socat", "tcp-listen:9222,fork", "tcp:localhost:1337"]})),
+        ConfigStep::new("chrome_open_tabs", json!({"urls_to_open": urls})),
+        ConfigStep::new("activate_window", json!({"window_name": "Google Chrome"})),
+    ]
+}
+
+fn browser_close_tab(rng: &mut Rng) -> Draft {
+    let n = rng.range(2, 4) as usize;
+    let pages = site_pages(rng, n);
+    let close = rng.range(0, n as i64 - 1) as usize;
+    let (urls, mut config): (Vec<String>, Vec<ConfigStep>) = pages.iter().map(|(t, x)| site_page(t, x)).unzip();
+    config.extend(browser_with(&urls));
+    let kept: Vec<&String> = urls.iter().enumerate().filter(|(i, _)| *i != close).map(|(_, u)| u).collect();
+    Draft {
+        instruction: format!("In the browser, close the tab showing the {} page and leave the other tabs open.", pages[close].0),
+        apps: &["Chrome"],
+        config,
+        evaluator: json!({
+            "func": "is_expected_tabs",
+            "result": {"type": "open_tabs_info"},
+            "expected": {"type": "rule", "rules": {"type": "url", "urls": kept}}
+        }),
+        golden: vec![ConfigStep::new("chrome_close_tabs", json!({"urls_to_close": [urls[close]]}))],
+        // Ctrl+<n> shows the n-th tab, Ctrl+W closes it.
+        walkthrough: vec![key(&["ctrl", &(close + 1).to_string()]), Action::Wait { ms: 500 }, key(&["ctrl", "w"]), Action::Wait { ms: 500 }, done()],
+        changes: Vec::new(),
+    }
+}
+
+fn browser_open_page(rng: &mut Rng) -> Draft {
+    let pages = site_pages(rng, 2);
+    let (from, from_step) = site_page(pages[0].0, pages[0].1);
+    let (to, to_step) = site_page(pages[1].0, pages[1].1);
+    let mut config = vec![from_step, to_step];
+    config.extend(browser_with(std::slice::from_ref(&from)));
+    let path = to.trim_start_matches("file://").to_string();
+    Draft {
+        instruction: format!("In the browser, go to the {} page of the local site, {path}.", pages[1].0),
+        apps: &["Chrome"],
+        config,
+        evaluator: json!({
+            "func": "is_expected_active_tab",
+            "result": {"type": "active_tab_info"},
+            "expected": {"type": "rule", "rules": {"type": "url", "url": to}}
+        }),
+        golden: vec![ConfigStep::new("chrome_open_tabs", json!({"urls_to_open": [to]}))],
+        walkthrough: vec![key(&["ctrl", "l"]), typed(&path), key(&["enter"]), Action::Wait { ms: 1000 }, done()],
+        changes: Vec::new(),
+    }
+}
+
+fn browser_bookmark(rng: &mut Rng) -> Draft {
+    let pages = site_pages(rng, 1);
+    let (url, step) = site_page(pages[0].0, pages[0].1);
+    let mut config = vec![step];
+    config.extend(browser_with(std::slice::from_ref(&url)));
+    Draft {
+        instruction: format!("Bookmark the {} page that is open in the browser, on the bookmarks bar.", pages[0].0),
+        apps: &["Chrome"],
+        config,
+        evaluator: json!({
+            "func": "is_expected_bookmarks",
+            "result": {"type": "bookmarks"},
+            "expected": {"type": "rule", "rules": {"type": "bookmark_bar_websites_urls", "urls": [url]}}
+        }),
+        golden: vec![ConfigStep::new("chrome_bookmark", json!({"url": url, "title": pages[0].0}))],
+        // Ctrl+D bookmarks the page in "Other bookmarks"; the bubble's folder box moves it up
+        // to the bar, and Escape closes the bubble, keeping the edit.
+        walkthrough: vec![
+            key(&["ctrl", "d"]),
+            Action::Wait { ms: 800 },
+            key(&["tab"]),
+            key(&["up"]),
+            Action::Wait { ms: 300 },
+            key(&["escape"]),
+            Action::Wait { ms: 500 },
+            done(),
+        ],
+        changes: Vec::new(),
+    }
+}
+
+fn done() -> Action {
+    Action::Terminate { status: TerminateStatus::Success }
+}
+
 /// Task `index` of a family.
 pub fn task(family: &Family, index: usize) -> TaskSpec {
     let seed = Rng::derive(index as u64, family.name).next_u64();
@@ -1003,9 +1127,11 @@ mod tests {
         for t in &all {
             let (task, _) = guigym_benchmark_osworld::task_of(t).unwrap();
             assert_eq!(find_task(&t.id).as_ref(), Some(t));
-            // Every task says which files it may change; only infeasible ones none.
+            // Every task says which files it may change: infeasible ones and the browser's
+            // (whose state is the browser's own, out of the user's files) none.
             let allowed = task.allowed_changes.as_ref().unwrap_or_else(|| panic!("{}: no allowed changes", t.id));
-            assert_eq!(allowed.is_empty(), task.is_infeasible(), "{}: {allowed:?}", t.id);
+            let changes_nothing = task.is_infeasible() || t.family.starts_with("browser.");
+            assert_eq!(allowed.is_empty(), changes_nothing, "{}: {allowed:?}", t.id);
         }
     }
 }

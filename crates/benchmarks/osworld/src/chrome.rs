@@ -153,14 +153,22 @@ impl Browser {
 
     /// Evaluates `expression` in a tab and gives its value.
     async fn evaluate(&self, tab: &str, expression: &str) -> Result<Value, String> {
+        self.evaluate_awaiting(tab, expression, false).await
+    }
+
+    /// `evaluate`, awaiting the promise the expression gives when `awaiting`.
+    async fn evaluate_awaiting(&self, tab: &str, expression: &str, awaiting: bool) -> Result<Value, String> {
         let attached = self.call("Target.attachToTarget", json!({"targetId": tab, "flatten": true})).await?;
         let session = attached.get("sessionId").and_then(Value::as_str).ok_or("no session for the tab")?.to_string();
         let value = self
             .cdp
-            .call(Some(&session), "Runtime.evaluate", json!({"expression": expression, "returnByValue": true}))
+            .call(Some(&session), "Runtime.evaluate", json!({"expression": expression, "returnByValue": true, "awaitPromise": awaiting}))
             .await
             .map_err(|e| e.to_string())
-            .map(|v| v.pointer("/result/value").cloned().unwrap_or(Value::Null));
+            .and_then(|v| match v.pointer("/exceptionDetails/exception/description").and_then(Value::as_str) {
+                Some(thrown) => Err(thrown.to_string()),
+                None => Ok(v.pointer("/result/value").cloned().unwrap_or(Value::Null)),
+            });
         let _ = self.call("Target.detachFromTarget", json!({"sessionId": session})).await;
         value
     }
@@ -180,6 +188,17 @@ impl Browser {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         Ok(id)
+    }
+
+    /// Adds a bookmark to the bookmarks bar, as the browser's own bookmark manager does (its
+    /// page holds the bookmarks API).
+    pub async fn bookmark(&self, url: &str, title: &str) -> Result<(), String> {
+        let manager = self.open("chrome://bookmarks/").await?;
+        // The bookmark bar is the model's node 1.
+        let add = format!("new Promise((done, fail) => chrome.bookmarks.create({{parentId: '1', title: {}, url: {}}}, (node) => node ? done(node.id) : fail(new Error('not added'))))", json!(title), json!(url));
+        let added = self.evaluate_awaiting(&manager, &add, true).await;
+        let _ = self.close(&manager).await;
+        added.map(|_| ())
     }
 
     pub async fn close(&self, tab: &str) -> Result<(), String> {
@@ -258,6 +277,36 @@ pub fn preference(file: Option<&[u8]>, path: &[&str], default: Value) -> Value {
         }
     }
     at.clone()
+}
+
+/// Microseconds since 1601-01-01 UTC (Chrome's clock), `seconds_ago` before now.
+fn chrome_time(seconds_ago: f64) -> i64 {
+    const FROM_1601_TO_1970: f64 = 11_644_473_600.0;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    ((now + FROM_1601_TO_1970 - seconds_ago) * 1e6) as i64
+}
+
+/// Adds visits (URL, title, seconds ago) to a Chrome history file, one URL row and one typed-
+/// link visit each, as OSWorld's `update_browse_history` step does.
+pub fn add_visits(history: &std::path::Path, visits: &[(String, String, f64)]) -> Result<(), String> {
+    let mut db = rusqlite::Connection::open(history).map_err(|e| e.to_string())?;
+    let tx = db.transaction().map_err(|e| e.to_string())?;
+    for (url, title, seconds_ago) in visits {
+        let at = chrome_time(*seconds_ago);
+        tx.execute(
+            "INSERT INTO urls (url, title, visit_count, typed_count, last_visit_time, hidden) VALUES (?1, ?2, 1, 0, ?3, 0)",
+            rusqlite::params![url, title, at],
+        )
+        .map_err(|e| e.to_string())?;
+        let id = tx.last_insert_rowid();
+        // 805306368: a link, the chain's start and end (Chrome's page transition bits).
+        tx.execute(
+            "INSERT INTO visits (url, visit_time, from_visit, transition, segment_id, visit_duration) VALUES (?1, ?2, 0, 805306368, 0, 0)",
+            rusqlite::params![id, at],
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    tx.commit().map_err(|e| e.to_string())
 }
 
 /// The rows of a query on a SQLite file of the profile (history, cookies), as JSON arrays;

@@ -242,6 +242,57 @@ impl Runner<'_> {
                 self.desktop.settle();
                 Ok(())
             }
+            // Ours: a bookmark on the bar, added through the browser's bookmark manager (a
+            // catalogue task's golden); done once the profile's file holds it.
+            "chrome_bookmark" => {
+                let (url, title) = (str_param(p, field, "url")?, str_param(p, field, "title")?);
+                let session = &self.desktop.session;
+                chrome::block_on(async {
+                    let browser = Browser::connect(session, CHROME_START).await?;
+                    browser.bookmark(url, title).await
+                })
+                .map_err(Failure::Infra)?;
+                let path = self.desktop.session.path(&format!("{}/Bookmarks", chrome::PROFILE));
+                let deadline = std::time::Instant::now() + CHROME_WRITES;
+                let needle = serde_json::to_string(url).unwrap_or_default();
+                while std::time::Instant::now() < deadline {
+                    let file = self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)?;
+                    if file.is_some_and(|f| String::from_utf8_lossy(&f).contains(&needle)) {
+                        return Ok(());
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                Err(Failure::Infra(format!("Chrome did not write the bookmark of {url} within {} s", CHROME_WRITES.as_secs())))
+            }
+            // Visits added to Chrome's history, each so many seconds ago (as OSWorld's step
+            // writes them into its empty history file; here the profile's own, made by Chromium
+            // once if the profile has none yet).
+            "update_browse_history" => {
+                let items = p.get("history").and_then(Value::as_array).ok_or_else(|| bad(format!("{field}.history: a list of visits is needed")))?;
+                let mut visits = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    let at = format!("{field}.history[{i}]");
+                    let seconds = item
+                        .get("visit_time_from_now_in_seconds")
+                        .and_then(Value::as_f64)
+                        .ok_or_else(|| bad(format!("{at}.visit_time_from_now_in_seconds is missing")))?;
+                    visits.push((str_param(item, &at, "url")?.to_string(), str_param(item, &at, "title")?.to_string(), seconds));
+                }
+                let path = self.desktop.session.path(&format!("{}/History", chrome::PROFILE));
+                let mut history = self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)?;
+                if history.is_none() {
+                    let make = ["google-chrome", "--headless", "--dump-dom", "about:blank"].map(String::from);
+                    self.desktop.session.run(&make, false, COMMAND_TIMEOUT).map_err(Failure::Infra)?;
+                    history = self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)?;
+                }
+                let history = history.ok_or_else(|| Failure::Infra("Chromium made no history file in the profile".into()))?;
+                let local = self.desktop.fetched("History.setup")?;
+                std::fs::write(&local, history).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
+                chrome::add_visits(&local, &visits).map_err(|e| Failure::Infra(format!("adding visits to Chrome's history: {e}")))?;
+                let bytes = std::fs::read(&local).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
+                let _ = std::fs::remove_file(&local);
+                self.desktop.session.write_file(&path, bytes).map_err(Failure::Infra)
+            }
             // Closes, for each URL, the first tab showing it (by OSWorld's `compare_urls`).
             "chrome_close_tabs" => {
                 let urls = str_list(p, field, "urls_to_close")?;
@@ -635,6 +686,8 @@ pub const STEPS: &[&str] = &[
     "write_presentation",
     "chrome_open_tabs",
     "chrome_close_tabs",
+    "update_browse_history",
+    "chrome_bookmark",
 ];
 /// The getters this runner knows.
 pub const GETTERS: &[&str] = &[
