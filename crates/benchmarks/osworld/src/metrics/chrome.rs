@@ -25,8 +25,10 @@ fn field<'a>(rule: &'a Value, metric: &str, name: &str) -> Result<&'a Value, Str
     rule.get(name).ok_or_else(|| format!("{metric}: the rule's \"{name}\" is missing"))
 }
 
+/// The rule's type; one that is not a string is a type no metric knows (OSWorld compares it
+/// with its names and finds none).
 fn rule_type<'a>(rule: &'a Value, metric: &str) -> Result<&'a str, String> {
-    field(rule, metric, "type")?.as_str().ok_or_else(|| format!("{metric}: the rule's \"type\" is not a string"))
+    Ok(field(rule, metric, "type")?.as_str().unwrap_or("\u{0}not a string"))
 }
 
 fn strings(v: &Value, metric: &str, name: &str) -> Result<Vec<String>, String> {
@@ -56,7 +58,22 @@ pub fn is_expected_tabs(tabs: &Value, rule: &Value) -> Result<f64, String> {
     }
     let want = strings(field(rule, M, "urls")?, M, "urls")?;
     let got: Vec<Option<&str>> = tabs.as_array().map(|a| a.iter().map(url_of).collect()).unwrap_or_default();
-    Ok(score(want.len() == got.len() && want.iter().all(|w| got.iter().any(|g| g.is_some_and(|g| compare_urls(w, g))))))
+    if want.len() != got.len() {
+        return Ok(0.0);
+    }
+    for w in &want {
+        let mut found = false;
+        for g in got.iter().flatten() {
+            if compare_rule_url(w, g)? {
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            return Ok(0.0);
+        }
+    }
+    Ok(1.0)
 }
 
 /// `is_expected_active_tab`: the active tab's URL is the rule's (by `compare_urls`);
@@ -71,7 +88,11 @@ pub fn is_expected_active_tab(active: &Value, rule: &Value, approximate: bool) -
     }
     let want = field(rule, M, "url")?.as_str().ok_or(format!("{M}: the rule's \"url\" is not a string"))?;
     let Some(got) = url_of(active) else { return Ok(0.0) };
-    Ok(score(if approximate { without_query(want) == without_query(got) } else { compare_urls(want, got) }))
+    if approximate {
+        let want = without_query(want).map_err(|e| format!("{M}: the rule's url {want:?}: {e}"))?;
+        return Ok(score(without_query(got).is_ok_and(|g| g == want)));
+    }
+    Ok(score(compare_rule_url(want, got)?))
 }
 
 /// `is_expected_url_pattern_match`: every pattern of `rules.expected` is found in the URL.
@@ -194,20 +215,38 @@ pub fn is_cookie_deleted(cookies: &Value, rule: &Value) -> Result<f64, String> {
             let domains = strings(field(rule, M, "domains")?, M, "domains")?;
             let Some(rows) = cookies.as_array() else { return Ok(0.0) };
             let hosts: Vec<&str> = rows.iter().filter_map(|r| r.get(1).and_then(Value::as_str)).collect();
-            Ok(score(!domains.iter().any(|d| hosts.iter().any(|h| compare_urls(d, h)))))
+            for d in &domains {
+                for h in &hosts {
+                    if compare_rule_url(d, h)? {
+                        return Ok(0.0);
+                    }
+                }
+            }
+            Ok(1.0)
         }
         other => Err(format!("{M}: the rule type \"{other}\" is not one OSWorld knows")),
     }
 }
 
-/// `check_font_size`: the default font size is the rule's value, or strictly inside its range.
+/// `check_font_size`: the default font size is the rule's value, or strictly inside its range
+/// (Python's `==` and `<`: integers exactly, a bool as a number).
 pub fn check_font_size(sizes: &Value, rule: &Value) -> Result<f64, String> {
+    use std::cmp::Ordering::Less;
     const M: &str = "check_font_size";
-    let Some(size) = sizes.get("default_font_size").and_then(Value::as_f64) else { return Ok(0.0) };
-    let number = |name: &str| field(rule, M, name).and_then(|v| v.as_f64().ok_or(format!("{M}: the rule's \"{name}\" is not a number")));
+    // No size to read: OSWorld raises on the agent's state; here it is a 0.
+    let Some(size) = sizes.get("default_font_size") else { return Ok(0.0) };
     match rule_type(rule, M)? {
-        "value" => Ok(score(size == number("value")?)),
-        "range" => Ok(score(number("min")? < size && size < number("max")?)),
+        "value" => Ok(score(super::objects::py_eq(size, field(rule, M, "value")?))),
+        "range" => {
+            let (min, max) = (field(rule, M, "min")?, field(rule, M, "max")?);
+            match (super::objects::py_cmp(min, size), super::objects::py_cmp(size, max)) {
+                (Some(a), Some(b)) => Ok(score(a == Less && b == Less)),
+                // Python compares `min < size` first and stops there when it is false.
+                (Some(a), None) if a != Less => Ok(0.0),
+                _ if min.is_number() && max.is_number() => Ok(0.0),
+                _ => Err(format!("{M}: the rule's range {min} to {max} is not numbers")),
+            }
+        }
         other => Err(format!("{M}: the rule type \"{other}\" is not one OSWorld knows")),
     }
 }
@@ -248,37 +287,39 @@ struct Parsed {
     fragment: String,
 }
 
-const USES_PARAMS: &[&str] = &["", "ftp", "hdl", "prospero", "http", "imap", "https", "shttp", "rtsp", "rtspu", "sip", "sips", "mms", "sftp", "tel"];
+/// Python 3.11's `urllib.parse` scheme lists.
+const USES_PARAMS: &[&str] = &["", "ftp", "hdl", "prospero", "http", "imap", "https", "shttp", "rtsp", "rtsps", "rtspu", "sip", "sips", "mms", "sftp", "tel"];
 const USES_NETLOC: &[&str] = &[
-    "",
-    "ftp",
-    "http",
-    "gopher",
-    "nntp",
-    "telnet",
-    "imap",
-    "wais",
-    "file",
-    "mms",
-    "https",
-    "shttp",
-    "snews",
-    "prospero",
-    "rtsp",
-    "rtspu",
-    "rsync",
-    "svn",
-    "svn+ssh",
-    "sftp",
-    "nfs",
-    "git",
-    "git+ssh",
-    "ws",
-    "wss",
-    "itms-services",
+    "", "ftp", "http", "gopher", "nntp", "telnet", "imap", "wais", "file", "mms", "https", "shttp", "snews", "prospero", "rtsp", "rtsps", "rtspu", "rsync",
+    "svn", "svn+ssh", "sftp", "nfs", "git", "git+ssh", "ws", "wss",
 ];
 
-fn urlparse(url: &str) -> Parsed {
+/// Python's ValueError of `urlsplit` on a netloc: brackets unmatched, or around something
+/// that is neither an IPv6 address nor an IPvFuture one. (Its check of non-ASCII hosts whose
+/// NFKC form holds `/?#@:` is not made here.)
+fn check_netloc(netloc: &str) -> Result<(), String> {
+    if netloc.contains('[') != netloc.contains(']') {
+        return Err("Invalid IPv6 URL".into());
+    }
+    if let Some((_, rest)) = netloc.split_once('[') {
+        let host = rest.split(']').next().unwrap_or("");
+        if let Some(future) = host.strip_prefix('v') {
+            let (hex, tail) = future.split_once('.').unwrap_or(("", ""));
+            if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) || tail.is_empty() || tail.contains('\n') {
+                return Err("IPvFuture address is invalid".into());
+            }
+        } else {
+            // Python's ip_address takes a zone after `%`.
+            let address = host.split('%').next().unwrap_or("");
+            if address.parse::<std::net::Ipv6Addr>().is_err() {
+                return Err(format!("{host:?} does not appear to be an IPv6 address"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn urlparse(url: &str) -> Result<Parsed, String> {
     // urlsplit: leading C0 controls and spaces go, and tabs and line breaks anywhere.
     let mut url: String = url.trim_start_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\r' | '\n')).collect();
     let mut scheme = String::new();
@@ -294,6 +335,7 @@ fn urlparse(url: &str) -> Parsed {
         let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
         netloc = rest[..end].to_string();
         url = rest[end..].to_string();
+        check_netloc(&netloc)?;
     }
     let mut fragment = String::new();
     if let Some(i) = url.find('#') {
@@ -313,7 +355,7 @@ fn urlparse(url: &str) -> Parsed {
             url.truncate(i);
         }
     }
-    Parsed { scheme, netloc, path: url, params, query, fragment }
+    Ok(Parsed { scheme, netloc, path: url, params, query, fragment })
 }
 
 /// Python's `urlunparse`.
@@ -322,7 +364,7 @@ fn urlunparse(p: &Parsed) -> String {
     if !p.params.is_empty() {
         url = format!("{url};{}", p.params);
     }
-    if !p.netloc.is_empty() || (USES_NETLOC.contains(&p.scheme.as_str()) && !url.starts_with("//")) {
+    if !p.netloc.is_empty() || (!p.scheme.is_empty() && USES_NETLOC.contains(&p.scheme.as_str()) && !url.starts_with("//")) {
         if !url.is_empty() && !url.starts_with('/') {
             url = format!("/{url}");
         }
@@ -341,10 +383,10 @@ fn urlunparse(p: &Parsed) -> String {
 }
 
 /// The URL without its query, as `is_expected_active_tab_approximate` strips it.
-fn without_query(url: &str) -> String {
-    let mut p = urlparse(url);
+fn without_query(url: &str) -> Result<String, String> {
+    let mut p = urlparse(url)?;
     p.query.clear();
-    urlunparse(&p)
+    Ok(urlunparse(&p))
 }
 
 /// tldextract's subdomain and domain of a host (the public suffix left out; ICANN's part of
@@ -365,6 +407,11 @@ fn subdomain_and_domain(netloc: &str) -> (String, String) {
     (subdomain, domain)
 }
 
+/// Python's `str.isspace` (Rust's whitespace and the four information separators).
+fn python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
 /// tldextract's `lenient_netloc`: the host of a netloc, without user, port or root dot.
 fn lenient_host(netloc: &str) -> String {
     let after_user = netloc.rsplit('@').next().unwrap_or("");
@@ -373,31 +420,45 @@ fn lenient_host(netloc: &str) -> String {
             return format!("[{}]", &inner[..end]);
         }
     }
-    let host = after_user.split(':').next().unwrap_or("").trim();
+    let host = after_user.split(':').next().unwrap_or("").trim_matches(python_space);
     host.trim_end_matches(['.', '\u{3002}', '\u{ff0e}', '\u{ff61}']).to_string()
 }
 
-/// Where the longest ICANN public suffix of these labels begins (`labels.len()` when none
-/// is known).
+/// Where the public suffix of these labels begins, by ICANN's part of the list
+/// (`labels.len()` when none is known). A private suffix (github.io) is looked past, to the
+/// ICANN one it sits under; exception rules (`!city.kawasaki.jp`) give their parent.
 fn icann_suffix_index(labels: &[&str]) -> usize {
-    for start in 0..labels.len() {
-        let candidate = labels[start..].join(".").to_lowercase();
-        if candidate.is_empty() {
-            continue;
+    let host = labels.join(".").to_lowercase();
+    let mut candidate = host.as_str();
+    while !candidate.is_empty() {
+        let Some(s) = psl::suffix(candidate.as_bytes()) else { break };
+        if !s.is_known() {
+            break;
         }
-        if let Some(s) = psl::suffix(candidate.as_bytes()) {
-            if s.is_known() && s.typ() == Some(psl::Type::Icann) && s.as_bytes().len() == candidate.len() {
-                return start;
-            }
+        let suffix = String::from_utf8_lossy(s.as_bytes()).into_owned();
+        if s.typ() == Some(psl::Type::Icann) {
+            return labels.len() - suffix.split('.').count();
         }
+        // Private: the same question of what lies under it (`github.io` → `io`).
+        candidate = match suffix.split_once('.') {
+            Some((_, parent)) => &host[host.len() - parent.len()..],
+            None => break,
+        };
     }
     labels.len()
 }
 
 /// OSWorld's `compare_urls`: both normalized (see the module's comment), then equal. A URL
-/// without a scheme is read as `http://`.
+/// without a scheme is read as `http://`. One Python cannot parse equals nothing.
 pub fn compare_urls(a: &str, b: &str) -> bool {
-    normalize_url(a) == normalize_url(b)
+    matches!((normalize_url(a), normalize_url(b)), (Ok(a), Ok(b)) if a == b)
+}
+
+/// `compare_urls` of a rule's URL and a result's: a rule's URL that Python cannot parse is the
+/// task's error (OSWorld raises), a result's the agent's (it equals nothing).
+fn compare_rule_url(rule: &str, got: &str) -> Result<bool, String> {
+    let rule = normalize_url(rule).map_err(|e| format!("the rule's URL {rule:?}: {e}"))?;
+    Ok(normalize_url(got).is_ok_and(|g| g == rule))
 }
 
 fn has_scheme(url: &str) -> bool {
@@ -406,9 +467,9 @@ fn has_scheme(url: &str) -> bool {
     head.starts_with(|c: char| c.is_ascii_alphabetic()) && head.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
 }
 
-fn normalize_url(url: &str) -> String {
+fn normalize_url(url: &str) -> Result<String, String> {
     let url = if has_scheme(url) { url.to_string() } else { format!("http://{url}") };
-    let mut p = urlparse(&url);
+    let mut p = urlparse(&url)?;
     p.scheme = p.scheme.to_lowercase();
     let (subdomain, domain) = subdomain_and_domain(&p.netloc.to_lowercase());
     let subdomain = if subdomain == "www" { String::new() } else { subdomain };
@@ -416,7 +477,7 @@ fn normalize_url(url: &str) -> String {
     if p.path == "/" {
         p.path.clear();
     }
-    urlunparse(&p)
+    Ok(urlunparse(&p))
 }
 
 #[cfg(test)]
@@ -435,7 +496,17 @@ mod tests {
         assert!(!compare_urls("https://x.com/?q=1", "https://x.com/?q=2"));
         assert!(compare_urls("http://127.0.0.1:5000/p", "127.0.0.1/p"));
         assert!(!compare_urls("http://127.0.0.1/p", "http://127.0.0.2/p"));
-        assert_eq!(normalize_url("HTTPS://WWW.Example.co.uk/Path;p?q#f"), "https://example/Path;p?q#f");
+        assert_eq!(normalize_url("HTTPS://WWW.Example.co.uk/Path;p?q#f").unwrap(), "https://example/Path;p?q#f");
+        // Exception rules give their parent as the suffix; a private suffix is looked past.
+        assert!(compare_urls("http://city.kawasaki.jp/p", "http://city.com/p"));
+        assert!(compare_urls("http://x.www.ck/", "http://x.www.com/"));
+        assert!(compare_urls("https://a.x.blogspot.com/", "https://a.x.blogspot.de/"));
+        // Python cannot parse these: a rule's is the task's error, a result's equals nothing.
+        assert!(compare_rule_url("http://[::1/", "http://x/").is_err());
+        assert!(compare_rule_url("http://[1.2.3.4]/", "http://x/").is_err());
+        assert!(!compare_rule_url("http://x.com/", "http://[x.com/").unwrap());
+        assert!(compare_urls("http://[::1%eth0]:80/a", "http://[::1%eth0]/a"));
+        assert!(compare_urls("http://example.com\u{1f}/p", "http://example.com/p"));
     }
 
     #[test]

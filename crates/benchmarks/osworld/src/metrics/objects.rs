@@ -9,10 +9,23 @@ use serde_json::{Map, Value};
 
 use super::score;
 
+/// Two numbers in order, exactly where both are integers (Python's ints have no rounding).
+fn number_cmp(a: &Value, b: &Value) -> Option<Ordering> {
+    let int = |v: &Value| match v {
+        Value::Bool(b) => Some(i128::from(*b)),
+        Value::Number(n) => n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)),
+        _ => None,
+    };
+    match (int(a), int(b)) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        _ => number(a)?.partial_cmp(&number(b)?),
+    }
+}
+
 /// Python's `==` on JSON values.
-fn py_eq(a: &Value, b: &Value) -> bool {
+pub(super) fn py_eq(a: &Value, b: &Value) -> bool {
     match (number(a), number(b)) {
-        (Some(x), Some(y)) => return x == y,
+        (Some(_), Some(_)) => return number_cmp(a, b) == Some(Ordering::Equal),
         (Some(_), None) | (None, Some(_)) => return false,
         _ => {}
     }
@@ -36,9 +49,9 @@ fn number(v: &Value) -> Option<f64> {
 
 /// Python's `<` ordering where it is defined (numbers, strings, lists of such); `None` where
 /// Python raises TypeError.
-fn py_cmp(a: &Value, b: &Value) -> Option<Ordering> {
-    if let (Some(x), Some(y)) = (number(a), number(b)) {
-        return x.partial_cmp(&y);
+pub(super) fn py_cmp(a: &Value, b: &Value) -> Option<Ordering> {
+    if number(a).is_some() && number(b).is_some() {
+        return number_cmp(a, b);
     }
     match (a, b) {
         // Python compares strings by code points, as Rust compares `str`s.
