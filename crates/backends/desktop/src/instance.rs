@@ -18,6 +18,16 @@ pub enum Failure {
     BadTask(String),
 }
 
+/// The X resources of every display: a terminal (xterm) writes what its screen shows to a file
+/// on a key only guigym presses (OSWorld's getter reads the focused terminal's text; xterm has
+/// no accessibility tree to read it from).
+const TERMINAL_RESOURCES: &str = "XTerm*printFileImmediate: /tmp/.guigym-terminal\n\
+XTerm*printOptsImmediate: 1\n\
+XTerm*printModeImmediate: 0\n\
+XTerm*VT100.translations: #override Ctrl Shift Alt Super <Key>F12: print-immediate()\n";
+/// Where a terminal writes its screen, a prefix (xterm adds the time).
+const TERMINAL_SCREEN: &str = "/tmp/.guigym-terminal";
+
 /// How long set-up waits for an application's first window.
 const WINDOW_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long after a launched program ended without a window one may still appear (from the
@@ -88,6 +98,7 @@ impl Instance {
         self.session.end_desktop().map_err(Failure::Infra)?;
         self.session.restore(&self.template).map_err(Failure::Infra)?;
         self.reconnect()?;
+        self.display.set_resources(TERMINAL_RESOURCES).map_err(|e| Failure::Infra(e.to_string()))?;
         self.session.wait_for_wm(&self.display, WM_TIMEOUT).map_err(Failure::Infra)
     }
 
@@ -300,6 +311,36 @@ impl Instance {
             Err(e) if !self.session.bus_alive() && self.session.memory_ended().is_none() => Err(Failure::Infra(format!("reading the accessibility tree: {e}"))),
             Err(_) => Ok(None),
         }
+    }
+
+    /// What the focused terminal shows (its visible screen, as text), when the active window is
+    /// a terminal; `None` otherwise, or when it writes nothing (the agent changed its
+    /// resources). The terminal writes it on a key combination of guigym's, which never reaches
+    /// the program running in it.
+    pub fn terminal_text(&mut self) -> Result<Option<String>, Failure> {
+        let Some(window) = self.display.windows().into_iter().find(|w| w.active) else { return Ok(None) };
+        if window.class != "XTerm" {
+            return Ok(None);
+        }
+        let list = |session: &mut Session| -> Result<Vec<String>, Failure> {
+            let script = format!("for f in {TERMINAL_SCREEN}*; do [ -f \"$f\" ] && printf '%s\\n' \"$f\"; done; true");
+            let out = session.run(&["/bin/sh".into(), "-c".into(), script], false, Duration::from_secs(10)).map_err(Failure::Infra)?;
+            Ok(out.stdout.lines().map(String::from).collect())
+        };
+        let clear = format!("rm -f -- {TERMINAL_SCREEN}*");
+        self.session.run(&["/bin/sh".into(), "-c".into(), clear], false, Duration::from_secs(10)).map_err(Failure::Infra)?;
+        self.display.chord(&["ctrl", "shift", "alt", "super", "F12"].map(String::from)).map_err(Failure::Infra)?;
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if let Some(file) = list(&mut self.session)?.into_iter().next() {
+                // Written at once, but give it a moment to finish.
+                std::thread::sleep(Duration::from_millis(100));
+                let bytes = self.session.read_file(Path::new(&file), 1 << 20).map_err(Failure::Infra)?;
+                return Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(None)
     }
 
     /// Where an evaluator keeps its copy of a file named `dest`: the instance's own folder, out

@@ -8,7 +8,7 @@ use x11rb::connection::Connection;
 use x11rb::protocol::damage::{ConnectionExt as _, ReportLevel};
 use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{
-    AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, ImageFormat, Keycode, Keysym, Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT,
+    AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, ImageFormat, Keycode, Keysym, PropMode, Window, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT,
     KEY_PRESS_EVENT, KEY_RELEASE_EVENT, MOTION_NOTIFY_EVENT,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
@@ -574,6 +574,15 @@ impl Display {
         let event = ClientMessageEvent::new(32, window, self.atoms[name], data);
         let mask = EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY;
         self.conn.send_event(false, self.root, mask, event).map_err(|e| self.err(e))?;
+        self.conn.flush().map_err(|e| self.err(e))?;
+        self.sync()
+    }
+
+    /// Sets the X resources every client of the display reads as it starts (the root window's
+    /// `RESOURCE_MANAGER`, as `xrdb -load` would).
+    pub fn set_resources(&self, text: &str) -> Result<(), XError> {
+        use x11rb::wrapper::ConnectionExt as _;
+        self.conn.change_property8(PropMode::REPLACE, self.root, AtomEnum::RESOURCE_MANAGER, AtomEnum::STRING, text.as_bytes()).map_err(|e| self.err(e))?;
         self.conn.flush().map_err(|e| self.err(e))?;
         self.sync()
     }

@@ -478,6 +478,12 @@ impl Runner<'_> {
                 let file = self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)?;
                 Ok(Got::Json(chrome::preference(file.as_deref(), &["browser", "enabled_labs_experiments"], serde_json::json!([]))))
             }
+            // What the focused terminal shows, trailing blanks and line ends cut (as OSWorld's
+            // server gives the focused terminal's text); nothing when no terminal is in front.
+            "vm_terminal_output" => Ok(match self.desktop.terminal_text()? {
+                Some(text) => Got::Text(text.trim_end_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)).to_string()),
+                None => Got::Missing,
+            }),
             // The launchers on the desktop (`~/Desktop/*.desktop`), by name, with their text.
             "shortcuts_on_desktop" => {
                 let mut shortcuts = serde_json::Map::new();
@@ -716,6 +722,7 @@ pub const GETTERS: &[&str] = &[
     "data_delete_automacally",
     "enabled_experiments",
     "shortcuts_on_desktop",
+    "vm_terminal_output",
 ];
 
 #[cfg(test)]

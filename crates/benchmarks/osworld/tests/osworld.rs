@@ -27,6 +27,7 @@ const KEPT: &[(&str, &str)] = &[
     ("000000000007", "chrome"),
     ("000000000015", "chrome"),
     ("000000000016", "chrome"),
+    ("000000000017", "os"),
 ];
 
 /// Each skipped task and a word its reason must hold.
@@ -66,7 +67,7 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
     assert_eq!(cells("all"), [KEPT.len().to_string(), SKIPPED.len().to_string()], "{table}");
     // Without a cache, every task that needs an asset is skipped for it.
     let bare = osworld::import(&examples, None).unwrap();
-    assert_eq!(bare.kept.len(), 6, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
+    assert_eq!(bare.kept.len(), 7, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
     assert!(bare.skipped.iter().any(|s| s.reason.contains("no cache was given")));
 }
 
@@ -191,6 +192,8 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
             // Ctrl+D bookmarks the page in "Other bookmarks"; the bubble's folder box moves it up
             // to the bar, and Escape closes the bubble, keeping the edit.
             "000000000016" => vec![key(&["ctrl", "d"]), key(&["tab"]), key(&["up"]), key(&["escape"])],
+            // Judged by what the terminal shows.
+            "000000000017" => vec![type_text("wc -l < ~/Desktop/data.txt\n")],
             _ => Vec::new(),
         };
         if !walkthrough.is_empty() {
@@ -215,7 +218,7 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "full tier: real X server and Chromium"]
-async fn chrome_tasks_done_wrong_score_zero() {
+async fn chrome_and_terminal_tasks_done_wrong_score_zero() {
     if let Some(why) = guigym_desktop::missing() {
         eprintln!("skipping: {why}");
         return;
@@ -232,6 +235,8 @@ async fn chrome_tasks_done_wrong_score_zero() {
         ("000000000015", vec![key(&["ctrl", "1"]), key(&["ctrl", "w"])]),
         // Bookmarked, but not on the bar.
         ("000000000016", vec![key(&["ctrl", "d"]), key(&["escape"])]),
+        // Another file's count.
+        ("000000000017", vec![type_text("wc -l < /etc/hostname\n")]),
     ] {
         let task = imported.kept.iter().find(|t| t.id.ends_with(tail)).unwrap();
         env.reset(task).await.unwrap();
