@@ -264,7 +264,7 @@ pub fn stand_in(name: &str) -> Option<&'static str> {
 /// preferences). Without its sandbox, which needs a user namespace, and an instance found in
 /// one is ended (see `memory`); `--test-type` keeps the warning bar about that flag away.
 /// Web pages are read by the accessibility tree too, as GNOME's screen reader would have it.
-const CHROME: &str = "#!/bin/sh\n# OSWorld's google-chrome, played by Chromium (guigym).\nexec chromium --user-data-dir=\"$HOME/.config/google-chrome\" --no-sandbox --test-type --disable-gpu --no-first-run --no-default-browser-check --password-store=basic --disable-background-networking --disable-component-update --disable-sync --force-renderer-accessibility \"$@\"\n";
+const CHROME: &str = "#!/bin/sh\n# OSWorld's google-chrome, played by Chromium (guigym).\nexport ACCESSIBILITY_ENABLED=1\nexec chromium --user-data-dir=\"$HOME/.config/google-chrome\" --no-sandbox --test-type --disable-gpu --no-first-run --no-default-browser-check --password-store=basic --disable-background-networking --disable-component-update --disable-sync --force-renderer-accessibility \"$@\"\n";
 const BUS_CONFIG_FILE: &str = "bus.conf";
 /// Where getters keep the files they take out of the instances (a folder per instance, named
 /// as its folder), guigym's alone: in the base folder, out of the instance's own space, which

@@ -260,6 +260,90 @@ impl Browser {
     }
 }
 
+/// Chrome's address bar in the accessibility tree's XML (Chromium's application name).
+pub const ADDRESS_BAR: &str = r"application[name=Chromium] entry[name=Address\ and\ search\ bar]";
+
+/// OSWorld's `active_tab_url_parse`: the first value of each of `parse_keys` in the URL's
+/// query ("" when absent), keys renamed by `replace`, values split at commas under
+/// `split_list`.
+pub fn url_query_values(url: &str, getter: &Value, field: &str) -> Result<Option<Value>, String> {
+    let keys = getter.get("parse_keys").and_then(Value::as_array).ok_or_else(|| format!("{field}.parse_keys: a list of keys is needed"))?;
+    let query = url.split_once('?').map(|(_, q)| q.split('#').next().unwrap_or("")).unwrap_or("");
+    // Python's parse_qs: pairs split at &, blank values dropped, + and %XX decoded.
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for part in query.split('&') {
+        let Some((k, v)) = part.split_once('=') else { continue };
+        if !v.is_empty() {
+            pairs.push((percent_decode(k), percent_decode(v)));
+        }
+    }
+    let mut out = serde_json::Map::new();
+    for key in keys {
+        let key = key.as_str().ok_or_else(|| format!("{field}.parse_keys: keys are strings"))?;
+        let value = pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()).unwrap_or_default();
+        out.insert(key.to_string(), Value::String(value));
+    }
+    if let Some(Value::Object(replace)) = getter.get("replace") {
+        for (from, to) in replace {
+            let to = to.as_str().ok_or_else(|| format!("{field}.replace: new names are strings"))?;
+            let value = out.remove(from).ok_or_else(|| format!("{field}.replace: \"{from}\" is not one of parse_keys"))?;
+            out.insert(to.to_string(), value);
+        }
+    }
+    if getter.get("split_list").and_then(Value::as_bool).unwrap_or(false) {
+        for v in out.values_mut() {
+            let parts: Vec<Value> = v.as_str().unwrap_or_default().split(',').map(|p| Value::String(p.to_string())).collect();
+            *v = Value::Array(parts);
+        }
+    }
+    Ok(Some(Value::Object(out)))
+}
+
+/// `+` and `%XX` decoded, as Python's `unquote_plus` (bytes that are no UTF-8 replaced).
+fn percent_decode(s: &str) -> String {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+            (b'+', _, _) => out.push(b' '),
+            (b'%', Some(high), Some(low)) => {
+                out.push(high * 16 + low);
+                i += 2;
+            }
+            (b, _, _) => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// OSWorld's `url_dashPart`: the `partIndex`-th part of the URL split at `/` (without what
+/// follows `?` under `needDeleteId`), as a string or `{key: part}`.
+pub fn url_dash_part(url: &str, getter: &Value, field: &str) -> Result<Option<Value>, String> {
+    let index = match getter.get("partIndex") {
+        Some(Value::Number(n)) => n.as_i64().or_else(|| n.as_f64().map(|f| f.trunc() as i64)),
+        Some(Value::String(s)) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    let Some(index) = index else { return Ok(None) };
+    let parts: Vec<&str> = url.split('/').collect();
+    // Python indexes from the end for a negative index.
+    let at = if index < 0 { parts.len() as i64 + index } else { index };
+    let Some(part) = usize::try_from(at).ok().and_then(|i| parts.get(i)) else { return Ok(None) };
+    let part = if getter.get("needDeleteId").and_then(Value::as_bool).unwrap_or(false) { part.split('?').next().unwrap_or("") } else { part };
+    match getter.get("returnType").and_then(Value::as_str) {
+        Some("string") => Ok(Some(Value::String(part.to_string()))),
+        Some("json") => {
+            let key = getter.get("key").and_then(Value::as_str).ok_or_else(|| format!("{field}.key is missing"))?;
+            Ok(Some(json!({ key: part })))
+        }
+        Some(_) => Ok(None),
+        None => Err(format!("{field}.returnType is missing")),
+    }
+}
+
 /// Runs a browser operation to its end, on the caller's runtime or one of its own.
 pub fn block_on<T>(future: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
     guigym_desktop::instance::block_on(future)
@@ -346,6 +430,20 @@ mod tests {
         assert_eq!(complete_body(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc"), None);
         assert_eq!(parse_version(br#"{"webSocketDebuggerUrl": "ws://127.0.0.1:9222/devtools/browser/x"}"#).unwrap(), "ws://127.0.0.1:9222/devtools/browser/x");
         assert!(parse_version(b"{}").is_err());
+    }
+
+    #[test]
+    fn urls_are_taken_apart_as_osworld_does() {
+        let url = "https://www.google.com/search?q=red+shoes&hl=en&x=&tbm=isch%2Cnews#top";
+        let got = url_query_values(url, &json!({"parse_keys": ["q", "tbm", "x", "nope"], "replace": {"q": "query"}}), "g").unwrap().unwrap();
+        assert_eq!(got, json!({"query": "red shoes", "tbm": "isch,news", "x": "", "nope": ""}));
+        let split = url_query_values(url, &json!({"parse_keys": ["tbm"], "split_list": true}), "g").unwrap().unwrap();
+        assert_eq!(split, json!({"tbm": ["isch", "news"]}));
+        assert_eq!(percent_decode("%E6%97%A5%zz%"), "日%zz%");
+        let dash = |v: Value| url_dash_part("https://a.com/p/item-name?id=7", &v, "g").unwrap();
+        assert_eq!(dash(json!({"partIndex": 4, "needDeleteId": true, "returnType": "string"})), Some(json!("item-name")));
+        assert_eq!(dash(json!({"partIndex": "-1", "returnType": "json", "key": "k"})), Some(json!({"k": "item-name?id=7"})));
+        assert_eq!(dash(json!({"partIndex": 9, "returnType": "string"})), None);
     }
 
     #[test]

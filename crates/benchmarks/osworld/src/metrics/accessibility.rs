@@ -502,6 +502,15 @@ pub fn rules_supported(rules: &Value) -> Result<(), String> {
     rules.iter().enumerate().try_for_each(|(k, r)| selectors_of(r, k).map(|_| ()))
 }
 
+/// The text (lxml's `.text`: before the first child) of each element `selector` picks in the
+/// tree's XML, in document order; a tree that does not parse picks nothing.
+pub fn select_texts(tree: &str, selector: &str) -> Result<Vec<Option<String>>, String> {
+    let selectors = selectors_of(&serde_json::json!({ "selectors": [selector] }), 0)?;
+    let Ok(root) = xml::parse(tree) else { return Ok(Vec::new()) };
+    let flat = flatten(&root);
+    Ok(select(&flat, &selectors).into_iter().map(leading_text).collect())
+}
+
 /// The product over the rules of the best match among the elements each selects (0 when one
 /// selects nothing).
 pub fn check_accessibility_tree(result: Option<String>, rules: &Value) -> Result<f64, String> {

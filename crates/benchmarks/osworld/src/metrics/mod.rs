@@ -14,6 +14,7 @@ mod table;
 pub(crate) mod xml;
 
 pub use accessibility::rules_supported as accessibility_rules_supported;
+pub use accessibility::select_texts as accessibility_texts;
 pub use chrome::compare_urls;
 
 use std::path::{Path, PathBuf};
