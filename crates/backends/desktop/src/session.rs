@@ -242,8 +242,13 @@ const STAND_IN_DIR: &str = "bin";
 /// Programs by the names OSWorld's machine gives them, played by what this machine has: on
 /// every instance's `PATH`, so that a task's commands, the agent's terminal and launchers all
 /// find them.
-const STAND_INS: &[StandIn] =
-    &[StandIn { name: "google-chrome", program: "chromium", script: CHROME }, StandIn { name: "google-chrome-stable", program: "chromium", script: CHROME }];
+const STAND_INS: &[StandIn] = &[
+    StandIn { name: "google-chrome", program: "chromium", script: CHROME },
+    StandIn { name: "google-chrome-stable", program: "chromium", script: CHROME },
+    // GNOME's file manager and editor, played by the desktop's own (given a folder or files).
+    StandIn { name: "nautilus", program: "pcmanfm", script: "#!/bin/sh\n# GNOME's Files, played by PCManFM (guigym).\nexec pcmanfm \"$@\"\n" },
+    StandIn { name: "gedit", program: "mousepad", script: "#!/bin/sh\n# GNOME's text editor, played by Mousepad (guigym).\nexec mousepad \"$@\"\n" },
+];
 
 struct StandIn {
     /// The name OSWorld's machine knows it by.

@@ -1051,6 +1051,7 @@ fn launches_without_a_window_end_and_stand_ins_and_the_loopback_are_there() {
     let out = instance.session.run(&["command -v google-chrome".to_string()], true, Duration::from_secs(10)).unwrap();
     assert!(out.stdout.trim().ends_with("/bin/google-chrome"), "{out:?}");
     assert_eq!(guigym_desktop::session::stand_in("google-chrome"), Some("chromium"));
+    assert_eq!(guigym_desktop::session::stand_in("nautilus"), Some("pcmanfm"));
     // A server on the instance's loopback, out of the machine's reach, answers through the helper.
     instance.session.launch(&["socat".to_string(), "tcp-listen:9555,reuseaddr".to_string(), "exec:echo inside".to_string()], false).unwrap();
     std::thread::sleep(Duration::from_millis(500));
