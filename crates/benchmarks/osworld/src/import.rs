@@ -248,12 +248,12 @@ fn why_unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<Why> {
         Err(e) => return Some(Why { reason: e, group: "evaluator malformed".into() }),
     };
     for m in metrics {
-        if !crate::metrics::METRICS.contains(&m.func.as_str()) {
+        if !crate::metrics::implemented(&m.func) {
             return Some(Why::plain(format!("metric \"{}\" is not implemented", m.func)));
         }
         // OSWorld calls these with the expected value as their second argument: without one it
         // cannot run them (here, rules that are absent would pass any result).
-        if crate::metrics::NEED_EXPECTED.contains(&m.func.as_str()) && m.expected.is_none() {
+        if crate::metrics::needs_expected(&m.func) && m.expected.is_none() {
             return Some(Why::plain(format!("metric \"{}\" has no expected value to compare with", m.func)));
         }
         if m.func == "compare_table" {

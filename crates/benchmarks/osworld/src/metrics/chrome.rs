@@ -7,19 +7,8 @@
 
 use serde_json::Value;
 
+use super::objects::truthy;
 use super::score;
-
-/// Python's truth of a value (`if not x`).
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64() != Some(0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
-}
 
 fn field<'a>(rule: &'a Value, metric: &str, name: &str) -> Result<&'a Value, String> {
     rule.get(name).ok_or_else(|| format!("{metric}: the rule's \"{name}\" is missing"))

@@ -70,68 +70,57 @@ impl Got {
     }
 }
 
-/// The metrics implemented here, for error messages and the importer.
-pub const METRICS: &[&str] = &[
-    "exact_match",
-    "check_include_exclude",
-    "infeasible",
-    "compare_text_file",
-    "compare_table",
-    "compare_docx_files",
-    "compare_pptx_files",
-    "literal_match",
-    "is_in_list",
-    "file_exists",
-    "text_contains",
-    "check_accessibility_tree",
-    "is_first_line_centered",
-    "check_gnome_favorite_apps",
-    "is_utc_0",
-    "check_text_enlarged",
-    "check_left_panel",
-    "check_auto_saving_time",
-    "is_expected_tabs",
-    "is_expected_active_tab",
-    "is_expected_active_tab_approximate",
-    "is_expected_url_pattern_match",
-    "is_expected_search_query",
-    "is_expected_bookmarks",
-    "check_history_deleted",
-    "is_cookie_deleted",
-    "check_font_size",
-    "check_enabled_experiments",
-    "is_shortcut_on_desktop",
-    "check_direct_json_object",
+/// Whether a metric compares the result with an expected value (a rule, a file).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Expects {
+    Value,
+    Nothing,
+}
+
+/// The metrics implemented here (for error messages and the importer), and whether each
+/// compares with an expected value: a task that gives such a metric none cannot be judged.
+pub const METRICS: &[(&str, Expects)] = &[
+    ("exact_match", Expects::Value),
+    ("check_include_exclude", Expects::Value),
+    ("infeasible", Expects::Nothing),
+    ("compare_text_file", Expects::Value),
+    ("compare_table", Expects::Value),
+    ("compare_docx_files", Expects::Value),
+    ("compare_pptx_files", Expects::Value),
+    ("literal_match", Expects::Value),
+    ("is_in_list", Expects::Value),
+    ("file_exists", Expects::Nothing),
+    ("text_contains", Expects::Value),
+    ("check_accessibility_tree", Expects::Value),
+    ("is_first_line_centered", Expects::Nothing),
+    ("check_gnome_favorite_apps", Expects::Value),
+    ("is_utc_0", Expects::Nothing),
+    ("check_text_enlarged", Expects::Nothing),
+    ("check_left_panel", Expects::Nothing),
+    ("check_auto_saving_time", Expects::Value),
+    ("is_expected_tabs", Expects::Value),
+    ("is_expected_active_tab", Expects::Value),
+    ("is_expected_active_tab_approximate", Expects::Value),
+    ("is_expected_url_pattern_match", Expects::Value),
+    ("is_expected_search_query", Expects::Value),
+    ("is_expected_bookmarks", Expects::Value),
+    ("check_history_deleted", Expects::Value),
+    ("is_cookie_deleted", Expects::Value),
+    ("check_font_size", Expects::Value),
+    ("check_enabled_experiments", Expects::Value),
+    ("is_shortcut_on_desktop", Expects::Value),
+    ("check_direct_json_object", Expects::Value),
 ];
 
-/// The metrics that compare the result with an expected value (a rule, a file): a task that
-/// gives them none cannot be judged.
-pub const NEED_EXPECTED: &[&str] = &[
-    "exact_match",
-    "check_include_exclude",
-    "compare_text_file",
-    "compare_table",
-    "compare_docx_files",
-    "compare_pptx_files",
-    "literal_match",
-    "is_in_list",
-    "text_contains",
-    "check_accessibility_tree",
-    "check_gnome_favorite_apps",
-    "check_auto_saving_time",
-    "is_expected_tabs",
-    "is_expected_active_tab",
-    "is_expected_active_tab_approximate",
-    "is_expected_url_pattern_match",
-    "is_expected_search_query",
-    "is_expected_bookmarks",
-    "check_history_deleted",
-    "is_cookie_deleted",
-    "check_font_size",
-    "check_enabled_experiments",
-    "is_shortcut_on_desktop",
-    "check_direct_json_object",
-];
+/// Whether `name` is a metric implemented here.
+pub fn implemented(name: &str) -> bool {
+    METRICS.iter().any(|(n, _)| *n == name)
+}
+
+/// Whether `name` compares the result with an expected value.
+pub fn needs_expected(name: &str) -> bool {
+    METRICS.iter().any(|(n, e)| *n == name && *e == Expects::Value)
+}
 
 /// A boolean option, with its default when absent; any other value counts as Python would
 /// count it in an `if` (0, "", null, [] are false).
@@ -279,7 +268,10 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
             }
             score(include.iter().all(|s| got.contains(s.as_str())))
         }
-        other => return Err(format!("metric \"{other}\" is not implemented; metrics: {}", METRICS.join(", "))),
+        other => {
+            let names: Vec<&str> = METRICS.iter().map(|(n, _)| *n).collect();
+            return Err(format!("metric \"{other}\" is not implemented; metrics: {}", names.join(", ")));
+        }
     })
 }
 

@@ -87,8 +87,8 @@ fn py_sorted(v: &Value) -> Option<Vec<Value>> {
     Some(items)
 }
 
-/// Python's truth of a value.
-fn truthy(v: &Value) -> bool {
+/// Python's truth of a value (`if not x`).
+pub(super) fn truthy(v: &Value) -> bool {
     match v {
         Value::Null => false,
         Value::Bool(b) => *b,
