@@ -29,13 +29,14 @@ points at the real folders, and only the needed modules are executed:
     compare_text_file   -> metrics/vscode.py  (not general.py)
     anything else       -> searched in general.py, table.py, docs.py, slides.py, vscode.py, basic_os.py,
                            chrome.py (imports bs4 and rapidfuzz; compare_urls needs tldextract,
-                           whose shipped public suffix list is read, never fetched)
+                           whose shipped public suffix list is read, never fetched), vlc.py
 
 Optional heavy imports that those modules do at module level but that the compared
 functions never use are stubbed with empty modules *only when not installed*:
 easyocr (docs.py; pulls torch), skimage / skimage.color (docs.py), formulas and
 tldextract (utils.py; formulas pulls scipy), PyPDF2 (vscode.py), fitz, imagehash and borb
-(chrome.py's PDF comparisons).
+(chrome.py's PDF comparisons), acoustid, cv2, librosa, fastdtw, scipy and skimage.metrics
+(vlc.py's audio, video and image comparisons).
 
 Environment (desktop-env 1.0.2 needs Python >= 3.10; ~20 s, ~250 MB venv):
 
@@ -70,7 +71,7 @@ FUNC_MODULE = {
     "compare_text_file": "vscode",
     "check_accessibility_tree": "general",
 }
-FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os", "chrome"]
+FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os", "chrome", "vlc"]
 PKG = "desktop_env.evaluators.metrics"
 
 
@@ -98,6 +99,19 @@ def _stub_optional_imports():
     for name in ("formulas", "tldextract", "PyPDF2", "pdfplumber", "yaml", "fitz", "imagehash"):
         if not _installed(name):
             sys.modules[name] = types.ModuleType(name)
+    # vlc.py's audio, video and image comparisons import these by name; the metrics pinned
+    # here never call them.
+    for name in ("acoustid", "cv2", "librosa", "fastdtw", "scipy", "scipy.spatial", "scipy.spatial.distance", "skimage.metrics"):
+        if _installed(name.split(".")[0]) or name in sys.modules:
+            continue
+        stub = types.ModuleType(name)
+
+        def _missing(attr, _name=name):
+            def _unavailable(*a, **k):
+                raise ImportError("%s is not installed (stubbed by osworld_parity.py)" % _name)
+            return _unavailable
+        stub.__getattr__ = _missing
+        sys.modules[name] = stub
     # chrome.py's PDF comparisons import borb's classes by name.
     if not _installed("borb"):
         for name in ("borb", "borb.pdf"):

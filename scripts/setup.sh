@@ -5,7 +5,7 @@
 #  - Debian's chromium (and chromium-driver, for the Selenium side of `bench web`);
 #  - Debian's adb (client and server), which the ADB tests drive guigym's devices with;
 #  - the desktop backend's programs, from Debian: Xvfb, openbox, D-Bus, xterm, mousepad, socat,
-#    pcmanfm, LibreOffice Calc, Writer and Impress, and fonts;
+#    pcmanfm, LibreOffice Calc, Writer and Impress, VLC (with its Qt interface), xdg-utils, and fonts;
 #  - a Python venv with the `miniwob` package (MiniWoB++'s HTML tasks and the Farama
 #    gymnasium environment `bench web` compares against); its HTML is copied for the server;
 #    the readers trainers use on our exports (pyarrow, Hugging Face tokenizers, Pillow), adbutils
@@ -60,8 +60,8 @@ fi
 # keyutils empties an instance account's kernel keyrings at each reset;
 # at-spi2-core is the accessibility bus; libatk-adaptor lets GTK 2 applications join it;
 # libreoffice-gtk3 is LibreOffice's GTK toolkit, the default, whose accessibility bridge gives its windows their tree.
-desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils socat"
-desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl socat"
+desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils socat vlc xdg-utils"
+desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl socat vlc xdg-mime"
 # Libraries have no program to look for: their packages are asked about (on any architecture).
 desktop_libraries="at-spi2-core libatk-adaptor libreoffice-gtk3"
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

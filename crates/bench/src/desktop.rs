@@ -150,6 +150,10 @@ fn applications(office: bool) -> Vec<(&'static str, TaskSpec)> {
         ];
         apps.push(("chrome", opening("chrome", chrome)));
     }
+    // VLC as OSWorld's VLC tasks start it (its web interface on, by the desktop's stand-in).
+    if guigym_desktop::session::which("vlc").is_some() {
+        apps.push(("vlc", opening("vlc", vec![launch(&["vlc"])])));
+    }
     if office {
         for (name, module) in [("calc", "--calc"), ("writer", "--writer"), ("impress", "--impress")] {
             apps.push((name, opening(name, vec![launch(&["soffice", module, "--norestore", "--nologo"])])));

@@ -112,6 +112,7 @@ const APPS: &[(&[&str], &[&str])] = &[
     (&["calc", "libreoffice calc", "spreadsheet"], &["soffice", "--calc", "--norestore", "--nologo"]),
     (&["writer", "libreoffice writer"], &["soffice", "--writer", "--norestore", "--nologo"]),
     (&["impress", "libreoffice impress"], &["soffice", "--impress", "--norestore", "--nologo"]),
+    (&["vlc", "media player", "vlc media player"], &["vlc"]),
 ];
 
 impl DesktopEnv {

@@ -14,6 +14,12 @@ const BASHRC: &str = "# guigym desktop instance\nPS1='$ '\nHISTFILE=/dev/null\n"
 const GTK3_SETTINGS: &str = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n";
 const GTK2_RC: &str = "gtk-cursor-blink = 0\ngtk-enable-animations = 0\n";
 
+/// VLC's settings as a first start leaves them: no question about fetching media
+/// information from the network. VLC writes all its settings here when its preferences are
+/// saved (OSWorld's VLC getters and metrics read this file).
+const VLCRC: &str =
+    "###\n###  vlc 3.0 (guigym's first settings)\n###\n\n[qt] # Qt interface\nqt-privacy-ask=0\n\n[core] # core program\nmetadata-network-access=0\n";
+
 /// The template, made once per process (under the instance base folder): every provider of
 /// the process shares it. The first call also removes what dead processes left there.
 pub fn template() -> Result<PathBuf, String> {
@@ -39,6 +45,8 @@ fn make_template() -> Result<PathBuf, String> {
         std::fs::create_dir_all(dir.join(".config/gtk-3.0"))?;
         std::fs::write(dir.join(".config/gtk-3.0/settings.ini"), GTK3_SETTINGS)?;
         std::fs::write(dir.join(".gtkrc-2.0"), GTK2_RC)?;
+        std::fs::create_dir_all(dir.join(".config/vlc"))?;
+        std::fs::write(dir.join(".config/vlc/vlcrc"), VLCRC)?;
         Ok(())
     };
     build().map_err(|e| format!("making the home template in {}: {e}", dir.display()))?;

@@ -248,6 +248,7 @@ const STAND_INS: &[StandIn] = &[
     // GNOME's file manager and editor, played by the desktop's own (given a folder or files).
     StandIn { name: "nautilus", program: "pcmanfm", script: "#!/bin/sh\n# GNOME's Files, played by PCManFM (guigym).\nexec pcmanfm \"$@\"\n" },
     StandIn { name: "gedit", program: "mousepad", script: "#!/bin/sh\n# GNOME's text editor, played by Mousepad (guigym).\nexec mousepad \"$@\"\n" },
+    StandIn { name: "vlc", program: "vlc", script: VLC },
 ];
 
 struct StandIn {
@@ -270,6 +271,13 @@ pub fn stand_in(name: &str) -> Option<&'static str> {
 /// one is ended (see `memory`); `--test-type` keeps the warning bar about that flag away.
 /// Web pages are read by the accessibility tree too, as GNOME's screen reader would have it.
 const CHROME: &str = "#!/bin/sh\n# OSWorld's google-chrome, played by Chromium (guigym).\nexport ACCESSIBILITY_ENABLED=1\nexec chromium --user-data-dir=\"$HOME/.config/google-chrome\" --no-sandbox --test-type --disable-gpu --no-first-run --no-default-browser-check --password-store=basic --disable-background-networking --disable-component-update --disable-sync --force-renderer-accessibility \"$@\"\n";
+/// VLC as OSWorld's machine has it: its web interface on (on the instance's own loopback,
+/// where the `vlc_playing_info` getter asks what it plays), and no first-run privacy question.
+/// Given on the command line, not in `vlcrc`, so that no saving of preferences turns it off.
+/// Qt shows its widgets to the accessibility bus only when asked.
+const VLC: &str = "#!/bin/sh\n# VLC with its web interface on (guigym).\nexport QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1\nexec /usr/bin/vlc --extraintf=http --http-host=127.0.0.1 --http-port=8080 --http-password=password --no-qt-privacy-ask \"$@\"\n";
+/// The port of VLC's web interface in every instance (OSWorld's `vlc_port` default).
+pub const VLC_HTTP_PORT: u16 = 8080;
 const BUS_CONFIG_FILE: &str = "bus.conf";
 /// Where getters keep the files they take out of the instances (a folder per instance, named
 /// as its folder), guigym's alone: in the base folder, out of the instance's own space, which

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use guigym_cdp::Cdp;
 use guigym_desktop::session::Session;
 use serde_json::{json, Value};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use crate::loopback;
 
 /// Where OSWorld's tasks make Chrome's DevTools answer (`socat tcp-listen:9222,fork
 /// tcp:localhost:1337`), and where its getters connect.
@@ -27,17 +28,12 @@ pub const LOCAL_STATE: &str = "/home/user/.config/google-chrome/Local State";
 const LOAD_WAIT: Duration = Duration::from_secs(60);
 /// The longest wait for the DevTools endpoint to answer and take the WebSocket.
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
-/// The longest answer read from the DevTools HTTP endpoint.
-const MAX_ANSWER: usize = 1 << 20;
 
-trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
-
-/// A connection to the browser of one instance. The helpers that carry it into the instance's
-/// network end with it.
+/// A connection to the browser of one instance. The helper that carries it into the instance's
+/// network ends with it.
 pub struct Browser {
     cdp: Cdp,
-    _helpers: Vec<tokio::process::Child>,
+    _helper: Option<tokio::process::Child>,
 }
 
 /// One open tab.
@@ -46,59 +42,6 @@ pub struct Tab {
     pub id: String,
     pub title: String,
     pub url: String,
-}
-
-/// A stream to the port on the instance's loopback, and the helper process carrying it.
-async fn open_stream(session: &Session, port: u16) -> Result<(Box<dyn Io>, Option<tokio::process::Child>), String> {
-    match session.loopback(port)? {
-        None => {
-            let socket = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
-            Ok((Box::new(socket), None))
-        }
-        Some(helper) => {
-            let mut child = tokio::process::Command::from(helper).kill_on_drop(true).spawn().map_err(|e| format!("cannot run socat: {e}"))?;
-            let (Some(out), Some(input)) = (child.stdout.take(), child.stdin.take()) else { return Err("socat's pipes are missing".into()) };
-            Ok((Box::new(tokio::io::join(out, input)), Some(child)))
-        }
-    }
-}
-
-/// The browser's WebSocket address, from its `/json/version`.
-async fn browser_address(session: &Session, port: u16) -> Result<(String, Option<tokio::process::Child>), String> {
-    let (mut stream, helper) = open_stream(session, port).await?;
-    let request = format!("GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.map_err(|e| e.to_string())?;
-    let mut answer = Vec::new();
-    let mut chunk = [0u8; 8192];
-    loop {
-        let n = stream.read(&mut chunk).await.map_err(|e| e.to_string())?;
-        if n == 0 {
-            break;
-        }
-        answer.extend_from_slice(&chunk[..n]);
-        if answer.len() > MAX_ANSWER {
-            return Err("the DevTools answer is too long".into());
-        }
-        if let Some(body) = complete_body(&answer) {
-            answer = body.to_vec();
-            return parse_version(&answer).map(|a| (a, helper));
-        }
-    }
-    let body = answer
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|i| answer[i + 4..].to_vec())
-        .ok_or("no DevTools answer (is the browser's port forwarded to 9222?)")?;
-    parse_version(&body).map(|a| (a, helper))
-}
-
-/// The body of an HTTP answer once all of it (by its Content-Length) has arrived.
-fn complete_body(answer: &[u8]) -> Option<&[u8]> {
-    let end = answer.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = String::from_utf8_lossy(&answer[..end]).to_lowercase();
-    let length: usize = head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse().ok())?;
-    let body = &answer[end + 4..];
-    (body.len() >= length).then(|| &body[..length])
 }
 
 fn parse_version(body: &[u8]) -> Result<String, String> {
@@ -125,11 +68,11 @@ impl Browser {
     }
 
     async fn handshake(session: &Session) -> Result<Browser, String> {
-        let (address, first) = browser_address(session, DEVTOOLS_PORT).await?;
-        drop(first);
-        let (stream, helper) = open_stream(session, DEVTOOLS_PORT).await?;
+        let answer = loopback::get(session, DEVTOOLS_PORT, "/json/version", &[], ANSWER_WAIT).await?;
+        let address = parse_version(&answer.body)?;
+        let (stream, helper) = loopback::open_stream(session, DEVTOOLS_PORT).await?;
         let cdp = Cdp::connect_over(stream, &address, ANSWER_WAIT).await.map_err(|e| e.to_string())?;
-        Ok(Browser { cdp, _helpers: helper.into_iter().collect() })
+        Ok(Browser { cdp, _helper: helper })
     }
 
     async fn call(&self, method: &str, params: Value) -> Result<Value, String> {
@@ -424,10 +367,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn answers_are_read_to_their_length() {
-        let answer = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nabcdeXX";
-        assert_eq!(complete_body(answer), Some(&b"abcde"[..]));
-        assert_eq!(complete_body(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc"), None);
+    fn the_browser_is_found_by_its_version_answer() {
         assert_eq!(parse_version(br#"{"webSocketDebuggerUrl": "ws://127.0.0.1:9222/devtools/browser/x"}"#).unwrap(), "ws://127.0.0.1:9222/devtools/browser/x");
         assert!(parse_version(b"{}").is_err());
     }

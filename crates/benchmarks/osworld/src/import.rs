@@ -23,7 +23,7 @@ pub const STEP_BUDGET: u32 = 15;
 /// OSWorld's application names this backend has; `os` is the desktop itself, `libreoffice`
 /// any of its three applications, `chrome` Chromium in Chrome's place.
 pub const APPS: &[&str] =
-    &["os", "libreoffice", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager", "chrome"];
+    &["os", "libreoffice", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager", "chrome", "vlc"];
 
 /// An application as OSWorld's task files name it, in one spelling: they write
 /// `libreoffice_calc`, `libreoffice calc` and `calc`, `vscode` and `vs_code`, `OS` and `os`.

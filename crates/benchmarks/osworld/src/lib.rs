@@ -10,6 +10,7 @@ pub mod assets;
 pub mod audit;
 pub mod chrome;
 pub mod import;
+pub mod loopback;
 pub mod metrics;
 pub mod office;
 pub mod runner;

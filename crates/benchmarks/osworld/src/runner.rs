@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use guigym_core::{Check, Verdict};
 use guigym_desktop::instance::{Failure, Files, Instance};
-use guigym_desktop::session::Output;
+use guigym_desktop::session::{Output, VLC_HTTP_PORT};
 use guigym_desktop::x11::WindowInfo;
 use serde_json::Value;
 
 use crate::chrome::{self, Browser};
+use crate::loopback;
 use crate::metrics::{self, Got};
 use crate::office;
 use crate::task::{ConfigStep, OsWorldTask};
@@ -32,6 +33,117 @@ const CHROME_LOOK: Duration = Duration::from_secs(3);
 /// profile: bookmarks within 2.5 s, preferences and history within 10 s. (OSWorld's runner
 /// waits 20 s before every evaluation.)
 const CHROME_WRITES: Duration = Duration::from_secs(11);
+
+/// How long the `vlc_playing_info` getter waits for VLC's web interface.
+const VLC_LOOK: Duration = Duration::from_secs(5);
+/// VLC's settings, as the instance sees its home.
+const VLC_CONFIG: &str = "/home/user/.config/vlc/vlcrc";
+
+/// The video types OSWorld's `default_video_player` getter asks `xdg-mime` about, as it lists
+/// them (most twice: each answer counts as often as its type is listed).
+const VIDEO_TYPES: &[&str] = &[
+    "3gp",
+    "3gp",
+    "3gpp",
+    "3gpp",
+    "3gpp2",
+    "3gpp2",
+    "avi",
+    "avi",
+    "divx",
+    "divx",
+    "dv",
+    "dv",
+    "fli",
+    "fli",
+    "flv",
+    "flv",
+    "mp2t",
+    "mp2t",
+    "mp4",
+    "mp4",
+    "mp4v-es",
+    "mp4v-es",
+    "mpeg",
+    "mpeg",
+    "mpeg-system",
+    "mpeg-system",
+    "msvideo",
+    "msvideo",
+    "ogg",
+    "ogg",
+    "quicktime",
+    "quicktime",
+    "vnd.divx",
+    "vnd.divx",
+    "vnd.mpegurl",
+    "vnd.mpegurl",
+    "vnd.rn-realvideo",
+    "vnd.rn-realvideo",
+    "webm",
+    "webm",
+    "x-anim",
+    "x-anim",
+    "x-avi",
+    "x-avi",
+    "x-flc",
+    "x-flc",
+    "x-fli",
+    "x-fli",
+    "x-flv",
+    "x-flv",
+    "x-m4v",
+    "x-m4v",
+    "x-matroska",
+    "x-matroska",
+    "x-mpeg",
+    "x-mpeg",
+    "x-mpeg-system",
+    "x-mpeg-system",
+    "x-mpeg2",
+    "x-mpeg2",
+    "x-ms-asf",
+    "x-ms-asf",
+    "x-ms-asf-plugin",
+    "x-ms-asf-plugin",
+    "x-ms-asx",
+    "x-ms-asx",
+    "x-ms-wm",
+    "x-ms-wm",
+    "x-ms-wmv",
+    "x-ms-wmv",
+    "x-ms-wmx",
+    "x-ms-wmx",
+    "x-ms-wvx",
+    "x-ms-wvx",
+    "x-msvideo",
+    "x-msvideo",
+    "x-nsv",
+    "x-nsv",
+    "x-ogm",
+    "x-ogm",
+    "x-ogm+ogg",
+    "x-theora",
+    "x-theora",
+    "x-theora+ogg",
+    "x-theora+ogg",
+];
+
+/// The answer given most often over `listed` (`answers[i]` is the answer for `unique[i]`),
+/// the first given on a tie, as Python's `Counter.most_common` picks; `unknown` when every
+/// answer is empty. Answers keep their line end, as OSWorld's command getter returns them.
+fn most_common_app(listed: &[&str], unique: &[&str], answers: &[&str]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for t in listed {
+        let Some(answer) = unique.iter().position(|u| u == t).and_then(|i| answers.get(i)).filter(|a| !a.is_empty()) else { continue };
+        match counts.iter_mut().find(|(a, _)| a == answer) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((answer, 1)),
+        }
+    }
+    let best = counts.iter().map(|(_, n)| *n).max();
+    counts.iter().find(|(_, n)| Some(*n) == best).map_or_else(|| "unknown".to_string(), |(a, _)| a.to_string())
+}
 
 /// Programs a `launch` step starts that open no window and keep running (OSWorld's tasks
 /// forward Chrome's DevTools port with socat): not waited for. (One that ends, such as
@@ -528,6 +640,48 @@ impl Runner<'_> {
                 }
                 Ok(Got::Json(Value::Object(shortcuts)))
             }
+            // What VLC plays, as its web interface tells (`status.xml`). A VLC the agent closed,
+            // or one that does not answer, plays nothing.
+            "vlc_playing_info" => {
+                let auth = ("Authorization", "Basic OnBhc3N3b3Jk"); // user "", password "password"
+                let asked = chrome::block_on(loopback::get(&self.desktop.session, VLC_HTTP_PORT, "/requests/status.xml", &[auth], VLC_LOOK));
+                let Ok(answer) = asked else { return Ok(Got::Missing) };
+                if answer.status != 200 {
+                    return Ok(Got::Missing);
+                }
+                let local = self.desktop.fetched(str_param(getter, field, "dest").unwrap_or("status.xml"))?;
+                std::fs::write(&local, answer.body).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
+                Ok(Got::File(local))
+            }
+            // VLC's settings file, where it saves its preferences.
+            "vlc_config" => {
+                let path = self.desktop.session.path(VLC_CONFIG);
+                let Some(bytes) = self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)? else { return Ok(Got::Missing) };
+                let local = self.desktop.fetched(str_param(getter, field, "dest").unwrap_or("vlcrc"))?;
+                std::fs::write(&local, bytes).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
+                Ok(Got::File(local))
+            }
+            // The application most video types open with (`xdg-mime query default`), counted
+            // over OSWorld's list of types as its getter counts them (`unknown` when none).
+            "default_video_player" => {
+                let mut unique: Vec<&str> = VIDEO_TYPES.to_vec();
+                unique.dedup();
+                let script = format!("for t in {}; do xdg-mime query default video/$t 2>/dev/null; printf '\\036'; done", unique.join(" "));
+                let Output { stdout, .. } = self.desktop.session.run(&[script], true, COMMAND_TIMEOUT).map_err(Failure::Infra)?;
+                let answers: Vec<&str> = stdout.split('\u{1e}').collect();
+                Ok(Got::Text(most_common_app(VIDEO_TYPES, &unique, &answers)))
+            }
+            // Sizes as OSWorld's server gives them: the screen's, and that of the first window
+            // whose `WM_CLASS` names `app_class_name` (nothing when none does).
+            "vm_screen_size" => {
+                let (width, height) = self.desktop.screen();
+                Ok(Got::Json(serde_json::json!({"width": width, "height": height})))
+            }
+            "vm_window_size" => {
+                let class = str_param(getter, field, "app_class_name")?.to_lowercase();
+                let window = self.desktop.windows().into_iter().find(|w| w.instance.to_lowercase() == class || w.class.to_lowercase() == class);
+                Ok(window.map_or(Got::Missing, |w| Got::Json(serde_json::json!({"width": w.width, "height": w.height}))))
+            }
             other => Err(bad(format!("{field}.type: getter \"{other}\" is not supported; getters: {}", GETTERS.join(", ")))),
         }
     }
@@ -750,6 +904,11 @@ pub const GETTERS: &[&str] = &[
     "enabled_experiments",
     "shortcuts_on_desktop",
     "vm_terminal_output",
+    "vlc_playing_info",
+    "vlc_config",
+    "default_video_player",
+    "vm_screen_size",
+    "vm_window_size",
 ];
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use guigym_benchmark_osworld::import as osworld;
-use guigym_core::{Action, EnvProvider, TerminateStatus};
+use guigym_core::{Action, EnvProvider, ObserveOptions, TerminateStatus};
 use serde_json::json;
 
 fn fixture() -> (PathBuf, PathBuf) {
@@ -28,6 +28,9 @@ const KEPT: &[(&str, &str)] = &[
     ("000000000015", "chrome"),
     ("000000000016", "chrome"),
     ("000000000017", "os"),
+    ("000000000018", "vlc"),
+    ("000000000019", "vlc"),
+    ("000000000020", "vlc"),
 ];
 
 /// Each skipped task and a word its reason must hold.
@@ -67,7 +70,7 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
     assert_eq!(cells("all"), [KEPT.len().to_string(), SKIPPED.len().to_string()], "{table}");
     // Without a cache, every task that needs an asset is skipped for it.
     let bare = osworld::import(&examples, None).unwrap();
-    assert_eq!(bare.kept.len(), 7, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
+    assert_eq!(bare.kept.len(), 8, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
     assert!(bare.skipped.iter().any(|s| s.reason.contains("no cache was given")));
 }
 
@@ -182,10 +185,10 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
         env.reset(&task).await.unwrap_or_else(|e| panic!("{}: {e}", task.id));
         let before = env.evaluate().await.unwrap();
         assert_eq!(before.score, 0.0, "{} scores 0 after reset: {before:?}", task.id);
-        let key = |keys: &[&str]| Action::Key { keys: keys.iter().map(|k| k.to_string()).collect() };
-        let type_text = |text: &str| Action::Type { text: text.into(), element: None, clear: false };
-        // Chrome's, through its window as a user would.
+        // Chrome's, VLC's and the terminal's, through their windows as a user would.
         let walkthrough = match tail.as_str() {
+            // Judged by the accessibility tree alone: the text is typed, never saved.
+            "000000000009" => vec![key(&["ctrl", "end"]), type_text("Meeting at noon")],
             "000000000007" => vec![key(&["ctrl", "l"]), type_text("chrome://settings"), key(&["enter"])],
             // The tab opened last is the one shown: closed by its key.
             "000000000015" => vec![key(&["ctrl", "w"])],
@@ -194,17 +197,15 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
             "000000000016" => vec![key(&["ctrl", "d"]), key(&["tab"]), key(&["up"]), key(&["escape"])],
             // Judged by what the terminal shows.
             "000000000017" => vec![type_text("wc -l < ~/Desktop/data.txt\n")],
+            // VLC's Open File dialog takes a typed path.
+            "000000000018" => vec![key(&["ctrl", "o"]), type_text("/home/user/Desktop/tone.wav\n")],
+            // Saved in the preferences, so that VLC starts so after the evaluator restarts it.
+            "000000000019" => vec![key(&["ctrl", "p"]), Do::Click("Start in minimal view mode"), Do::Click("Save")],
+            "000000000020" => vec![key(&["f"])],
             _ => Vec::new(),
         };
         if !walkthrough.is_empty() {
-            for action in walkthrough {
-                env.step(&action).await.unwrap();
-                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-            }
-        } else if tail == "000000000009" {
-            // Judged by the accessibility tree alone: the text is typed, never saved.
-            env.step(&Action::Key { keys: vec!["ctrl".into(), "end".into()] }).await.unwrap();
-            env.step(&Action::Type { text: "Meeting at noon".into(), element: None, clear: false }).await.unwrap();
+            play(&mut env, walkthrough).await;
         } else if solution.is_null() {
             env.step(&Action::Terminate { status: TerminateStatus::Infeasible }).await.unwrap();
         } else {
@@ -217,8 +218,8 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "full tier: real X server and Chromium"]
-async fn chrome_and_terminal_tasks_done_wrong_score_zero() {
+#[ignore = "full tier: real X server, Chromium and VLC"]
+async fn gui_tasks_done_wrong_score_zero() {
     if let Some(why) = guigym_desktop::missing() {
         eprintln!("skipping: {why}");
         return;
@@ -226,8 +227,6 @@ async fn chrome_and_terminal_tasks_done_wrong_score_zero() {
     let (examples, cache) = fixture();
     let imported = osworld::import(&examples, Some(&cache)).unwrap();
     let mut env = guigym_desktop::DesktopProvider::new(1280, 800, hosted()).create().await.unwrap();
-    let key = |keys: &[&str]| Action::Key { keys: keys.iter().map(|k| k.to_string()).collect() };
-    let type_text = |text: &str| Action::Type { text: text.into(), element: None, clear: false };
     for (tail, wrong) in [
         // Another page of the browser's own.
         ("000000000007", vec![key(&["ctrl", "l"]), type_text("chrome://history"), key(&["enter"])]),
@@ -237,17 +236,51 @@ async fn chrome_and_terminal_tasks_done_wrong_score_zero() {
         ("000000000016", vec![key(&["ctrl", "d"]), key(&["escape"])]),
         // Another file's count.
         ("000000000017", vec![type_text("wc -l < /etc/hostname\n")]),
+        // Opened, then paused.
+        ("000000000018", vec![key(&["ctrl", "o"]), type_text("/home/user/Desktop/tone.wav\n"), key(&["space"])]),
+        // The menus hidden for now (Ctrl+H), not at the next start.
+        ("000000000019", vec![key(&["ctrl", "h"])]),
+        // Full screen, and back.
+        ("000000000020", vec![key(&["f"]), key(&["f"])]),
     ] {
         let task = imported.kept.iter().find(|t| t.id.ends_with(tail)).unwrap();
         env.reset(task).await.unwrap();
-        for action in wrong {
-            env.step(&action).await.unwrap();
-            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-        }
+        play(&mut env, wrong).await;
         let verdict = env.evaluate().await.unwrap();
         assert_eq!(verdict.score, 0.0, "{tail} done wrong: {verdict:?}");
     }
     env.release().await.unwrap();
+}
+
+/// One step of a walkthrough: an action, or a click on the element the accessibility tree
+/// names so (as an agent reading the tree would find it).
+enum Do {
+    Act(Action),
+    Click(&'static str),
+}
+
+fn key(keys: &[&str]) -> Do {
+    Do::Act(Action::Key { keys: keys.iter().map(|k| k.to_string()).collect() })
+}
+
+fn type_text(text: &str) -> Do {
+    Do::Act(Action::Type { text: text.into(), element: None, clear: false })
+}
+
+/// Plays the steps, each given half a second to take effect.
+async fn play(env: &mut Box<dyn guigym_core::Env>, steps: Vec<Do>) {
+    for step in steps {
+        let action = match step {
+            Do::Act(action) => action,
+            Do::Click(name) => {
+                let seen = env.observe(ObserveOptions::default()).await.unwrap();
+                let node = seen.ui_tree.iter().find(|n| n.text == name).unwrap_or_else(|| panic!("no element named {name:?} on the screen"));
+                Action::Click { at: None, element: Some(node.id.clone()) }
+            }
+        };
+        env.step(&action).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
 }
 
 /// Imported OSWorld tasks, as a desktop backend hosts them.

@@ -267,10 +267,10 @@ pub fn is_shortcut_on_desktop(shortcuts: &Value, rule: &Value) -> Result<f64, St
 }
 
 /// Python's `urllib.parse.urlparse`, as far as `compare_urls` uses it.
-struct Parsed {
+pub(crate) struct Parsed {
     scheme: String,
-    netloc: String,
-    path: String,
+    pub(crate) netloc: String,
+    pub(crate) path: String,
     params: String,
     query: String,
     fragment: String,
@@ -308,7 +308,7 @@ fn check_netloc(netloc: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn urlparse(url: &str) -> Result<Parsed, String> {
+pub(crate) fn urlparse(url: &str) -> Result<Parsed, String> {
     // urlsplit: leading C0 controls and spaces go, and tabs and line breaks anywhere.
     let mut url: String = url.trim_start_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\r' | '\n')).collect();
     let mut scheme = String::new();

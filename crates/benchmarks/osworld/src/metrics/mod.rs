@@ -11,6 +11,7 @@ mod objects;
 mod settings;
 mod slides;
 mod table;
+mod vlc;
 pub(crate) mod xml;
 
 pub use accessibility::rules_supported as accessibility_rules_supported;
@@ -110,6 +111,15 @@ pub const METRICS: &[(&str, Expects)] = &[
     ("check_enabled_experiments", Expects::Value),
     ("is_shortcut_on_desktop", Expects::Value),
     ("check_direct_json_object", Expects::Value),
+    ("is_vlc_playing", Expects::Value),
+    ("is_vlc_recordings_folder", Expects::Value),
+    ("is_vlc_fullscreen", Expects::Value),
+    ("check_qt_bgcone", Expects::Value),
+    ("check_qt_max_volume", Expects::Value),
+    ("check_qt_minimal_view", Expects::Value),
+    ("check_qt_slider_colours", Expects::Value),
+    ("check_global_key_play_pause", Expects::Value),
+    ("check_one_instance_when_started_from_file", Expects::Value),
 ];
 
 /// Whether `name` is a metric implemented here.
@@ -254,6 +264,12 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "check_enabled_experiments" => chrome::check_enabled_experiments(&result.json(), &expected.rules())?,
         "is_shortcut_on_desktop" => chrome::is_shortcut_on_desktop(&result.json(), &expected.rules())?,
         "check_direct_json_object" => objects::check_direct_json_object(Some(result.json()).filter(|v| !v.is_null()), &expected.rules()),
+        "is_vlc_playing" => vlc::is_vlc_playing(result.file(), &expected.rules())?,
+        "is_vlc_recordings_folder" => vlc::is_vlc_recordings_folder(result.file(), &expected.rules())?,
+        "is_vlc_fullscreen" => vlc::is_vlc_fullscreen(&result.json(), &expected.json())?,
+        "check_qt_slider_colours" => vlc::check_qt_slider_colours(result.file(), &expected.rules())?,
+        "check_global_key_play_pause" => vlc::check_global_key_play_pause(result.file(), &expected.rules())?,
+        setting if vlc::is_setting(setting) => vlc::setting(setting, result.file(), &expected.rules())?,
         // Ours: a getter found the file (`vm_file`'s result is there).
         "file_exists" => score(result.file().is_some()),
         // Ours: the result holds every string in `rules.include` (case-folded under `ignore_case`).
