@@ -46,6 +46,8 @@ const FEW_COLOURS: usize = 16;
 /// shows few colours.
 const QUIET: Duration = Duration::from_millis(100);
 const LONG_QUIET: Duration = Duration::from_millis(600);
+/// How long a drawn window may keep changing before it counts as busy by nature (playing).
+const BUSY_WAIT: Duration = Duration::from_secs(3);
 
 pub struct Instance {
     pub session: Session,
@@ -229,10 +231,19 @@ impl Instance {
         // drawing its toolbars and document, long enough to pass for still: an agent's first
         // screenshot would be an empty grey window.
         let deadline = Instant::now() + BLANK_WAIT;
+        let busy_deadline = Instant::now() + WINDOW_TIMEOUT;
         loop {
-            self.wait_still_screen(QUIET, WINDOW_TIMEOUT)?;
+            let still = self.wait_still_screen(QUIET, BUSY_WAIT);
             let fresh: Vec<WindowInfo> = self.display.windows().into_iter().filter(|w| !before.contains(&w.id)).collect();
             let colours = self.fewest_colours(&fresh)?;
+            match still {
+                Ok(()) => {}
+                // A window that plays something (a video, a song's clock) never stills: once
+                // drawn, it is ready.
+                Err(_) if colours > FEW_COLOURS => return Ok(()),
+                Err(e) if Instant::now() >= busy_deadline => return Err(e),
+                Err(_) => continue,
+            }
             if Instant::now() >= deadline || colours > FEW_COLOURS {
                 return Ok(());
             }

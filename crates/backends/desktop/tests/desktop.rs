@@ -953,7 +953,7 @@ async fn the_audit_finds_no_false_verdicts_on_desktop_tasks() {
     let Some(provider) = provider() else { return };
     let mut env = provider.create().await.expect("an instance starts");
     let mut report = guigym_rollout::audit::AuditReport::default();
-    for id in ["infeasible.system/0", "files.rename/0", "calc.fill_cell/0"] {
+    for id in ["infeasible.system/0", "files.rename/0", "calc.fill_cell/0", "media.play_song/0"] {
         let task = catalogue::find_task(id).unwrap();
         guigym_rollout::audit::audit_task(env.as_mut(), &task, &catalogue::DESKTOP, guigym_core::Platform::Desktop, &mut report)
             .await

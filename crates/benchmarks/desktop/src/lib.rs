@@ -58,6 +58,8 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "browser.close_tab", draw: browser_close_tab },
     Family { name: "browser.open_page", draw: browser_open_page },
     Family { name: "browser.bookmark", draw: browser_bookmark },
+    Family { name: "media.play_song", draw: media_play_song },
+    Family { name: "media.fullscreen", draw: media_fullscreen },
 ];
 
 const FOLDER_NAMES: &[&str] = &["Invoices", "Travel 2026", "Recipes", "Taxes", "Project Alpha", "Reports", "Letters", "Receipts", "Course notes", "Drafts"];
@@ -996,6 +998,70 @@ fn browser_bookmark(rng: &mut Rng) -> Draft {
             Action::Wait { ms: 500 },
             done(),
         ],
+        changes: Vec::new(),
+    }
+}
+
+/// Songs the media tasks make, each a tone of its own pitch.
+const SONGS: &[(&str, f64)] =
+    &[("morning", 262.0), ("rain", 294.0), ("lullaby", 330.0), ("march", 349.0), ("waltz", 392.0), ("chime", 440.0), ("harbor", 494.0), ("ember", 523.0)];
+
+/// A command given to the running VLC through its web interface (on the instance's own
+/// loopback), then a moment for VLC to act on it: a golden's way to play or show something.
+fn vlc_command(params: &[(&str, &str)]) -> Vec<ConfigStep> {
+    let mut command = vec!["curl", "-sf", "-o", "/dev/null", "-u", ":password", "-G", "http://127.0.0.1:8080/requests/status.xml"];
+    let encoded: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    for p in &encoded {
+        command.extend(["--data-urlencode", p.as_str()]);
+    }
+    vec![ConfigStep::new("execute", json!({"command": command})), ConfigStep::new("sleep", json!({"seconds": 1.5}))]
+}
+
+fn media_play_song(rng: &mut Rng) -> Draft {
+    let folder = ["Music", "Desktop"][rng.range(0, 1) as usize];
+    let mut songs: Vec<(&str, f64)> = SONGS.to_vec();
+    let n = rng.range(2, 4) as usize;
+    let chosen: Vec<(&str, f64)> = (0..n).map(|_| songs.remove(rng.range(0, songs.len() as i64 - 1) as usize)).collect();
+    let (song, _) = chosen[rng.range(0, n as i64 - 1) as usize];
+    let path = |name: &str| format!("/home/user/{folder}/{name}.wav");
+    let mut config: Vec<ConfigStep> =
+        chosen.iter().map(|(name, hz)| ConfigStep::new("write_media", json!({"path": path(name), "kind": "tone", "hz": hz, "seconds": 60}))).collect();
+    config.push(ConfigStep::new("launch", json!({"command": ["vlc"]})));
+    Draft {
+        instruction: format!("Play the song {song}.wav from the {folder} folder in VLC."),
+        apps: &["VLC"],
+        config,
+        evaluator: json!({
+            "func": "is_vlc_playing",
+            "result": {"type": "vlc_playing_info", "dest": "status.xml"},
+            "expected": {"type": "rule", "rules": {"type": "file_name", "file_name": format!("{song}.wav")}}
+        }),
+        golden: vlc_command(&[("command", "in_play"), ("input", &format!("file://{}", path(song)))]),
+        // VLC's Open File dialog (Ctrl+O) takes a typed path.
+        walkthrough: vec![key(&["ctrl", "o"]), Action::Wait { ms: 800 }, typed(&format!("{}\n", path(song))), Action::Wait { ms: 1500 }, done()],
+        changes: Vec::new(),
+    }
+}
+
+fn media_fullscreen(rng: &mut Rng) -> Draft {
+    let name = ["holiday", "garden tour", "concert", "lecture", "timelapse"][rng.range(0, 4) as usize];
+    let path = format!("/home/user/Videos/{name}.y4m");
+    let shade = rng.range(40, 215);
+    Draft {
+        instruction: "Make the video playing in VLC fill the whole screen.".into(),
+        apps: &["VLC"],
+        config: vec![
+            ConfigStep::new("write_media", json!({"path": path, "kind": "clip", "seconds": 60, "shade": shade})),
+            ConfigStep::new("launch", json!({"command": ["vlc", "--loop", path]})),
+        ],
+        evaluator: json!({
+            "func": "is_vlc_fullscreen",
+            "result": {"type": "vm_screen_size"},
+            "expected": {"type": "vm_window_size", "app_class_name": "vlc"}
+        }),
+        golden: vlc_command(&[("command", "fullscreen")]),
+        // F toggles full screen while a video plays.
+        walkthrough: vec![key(&["f"]), Action::Wait { ms: 1000 }, done()],
         changes: Vec::new(),
     }
 }

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod chrome;
 pub mod import;
 pub mod loopback;
+pub mod media;
 pub mod metrics;
 pub mod office;
 pub mod runner;

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::chrome::{self, Browser};
 use crate::loopback;
+use crate::media;
 use crate::metrics::{self, Got};
 use crate::office;
 use crate::task::{ConfigStep, OsWorldTask};
@@ -482,6 +483,25 @@ impl Runner<'_> {
                 let text = str_param(p, field, "text")?;
                 self.desktop.session.write_file(&path, text.as_bytes().to_vec()).map_err(Failure::Infra)
             }
+            // Ours: a sound (a tone) or a video (a moving gradient) the task starts from, made
+            // from data: VLC plays both.
+            "write_media" => {
+                let path = self.desktop.session.path(str_param(p, field, "path")?);
+                let seconds = p.get("seconds").and_then(Value::as_f64).filter(|s| *s > 0.0 && *s <= 600.0);
+                let seconds = seconds.ok_or_else(|| bad(format!("{field}.seconds: a length of up to 600 s is needed")))?;
+                let bytes = match str_param(p, field, "kind")? {
+                    "tone" => {
+                        let hz = p.get("hz").and_then(Value::as_f64).filter(|h| (20.0..=3000.0).contains(h));
+                        media::tone_wav(hz.ok_or_else(|| bad(format!("{field}.hz: a pitch from 20 to 3000 Hz is needed")))?, seconds)
+                    }
+                    "clip" => {
+                        let shade = p.get("shade").and_then(Value::as_u64).unwrap_or(128).min(255) as u8;
+                        media::clip_y4m(seconds, shade)
+                    }
+                    other => return Err(bad(format!("{field}.kind: \"{other}\" is not a medium (tone, clip)"))),
+                };
+                self.desktop.session.write_file(&path, bytes).map_err(Failure::Infra)
+            }
             // Ours: a workbook, a document or a deck the task starts from, written from data.
             "write_table" | "write_document" | "write_presentation" => {
                 let path = self.desktop.session.path(str_param(p, field, "path")?);
@@ -873,6 +893,7 @@ pub const STEPS: &[&str] = &[
     "chrome_close_tabs",
     "update_browse_history",
     "chrome_bookmark",
+    "write_media",
 ];
 /// The getters this runner knows.
 pub const GETTERS: &[&str] = &[

@@ -128,7 +128,8 @@ pub fn parse(xml: &str) -> Result<Tree, String> {
             }
             Event::CData(_) | Event::GeneralRef(_) if stack.is_empty() => return Err("XML: text outside the root element".into()),
             Event::CData(t) => {
-                let text = t.as_ref().to_string();
+                // Line ends are LF in all of a document, CDATA included (XML 1.0, 2.11).
+                let text = t.as_ref().to_string().replace("\r\n", "\n").replace('\r', "\n");
                 append_text(&mut stack, &text_open, &text);
             }
             Event::GeneralRef(r) => {

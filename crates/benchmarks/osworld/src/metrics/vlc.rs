@@ -6,12 +6,15 @@
 //!
 //! Where OSWorld's metric raises on what the agent left (no VLC answering, a file that is no
 //! UTF-8 or no XML), the result scores 0 here; where it raises on the task's rule (a field
-//! missing), it is an error of the task, as there.
+//! missing), it is an error of the task, as there. The status is read as ElementTree reads it
+//! (`etree`: namespaced names, well-formedness), except a DTD's entities and defaults, which
+//! VLC never writes. Deliberately apart: Python's `int()` of other scripts' digits (the slider
+//! colours), and rule numbers beyond 64 bits (read as JSON floats here).
 
 use serde_json::Value;
 
+use super::etree::{self, Tree};
 use super::objects::py_eq;
-use super::xml::{self, Element, Node};
 use super::{chrome, score};
 
 /// The file's text, as OSWorld decodes it (strict UTF-8).
@@ -106,10 +109,11 @@ pub fn check_qt_slider_colours(config: Option<&std::path::Path>, rule: &Value) -
     }
 }
 
-/// Python's `int()` of a text: blanks around, a sign, ASCII digits with single underscores
-/// between them. (Python takes other scripts' digits too; those are refused here.)
+/// Python's `int()` of a text: blanks around (not the separators U+001C..U+001F, which its
+/// `strip` takes), a sign, ASCII digits with single underscores between them. (Python takes
+/// other scripts' digits too; those are refused here.)
 fn py_int(text: &str) -> Option<i64> {
-    let t = py_strip(text);
+    let t = text.trim_matches(char::is_whitespace);
     let (negative, digits) = match t.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
@@ -148,22 +152,19 @@ const URL_INFO: &[(&str, &str)] = &[
     ("Stream 0", "Language"),
 ];
 
-/// ElementTree's `text`: the text before an element's first child.
-fn leading_text(e: &Element) -> String {
-    e.children.iter().map_while(|c| if let Node::Text(t) = c { Some(t.as_str()) } else { None }).collect()
-}
-
 /// The first non-empty `information/category[@name=C]/info[@name=I]` text, trying each place
-/// in turn.
-fn first_info(root: &Element, places: &[(&str, &str)]) -> Option<String> {
+/// in turn (names as ElementTree reads them: an element in a namespace is not `info`).
+fn first_info(root: &Tree, places: &[(&str, &str)]) -> Option<String> {
+    fn children<'a>(t: &'a Tree, tag: &'static str) -> impl Iterator<Item = &'a Tree> {
+        t.children.iter().filter(move |c| c.tag == tag)
+    }
     places.iter().find_map(|(category, info)| {
-        let found = root
-            .all("information")
-            .flat_map(|i| i.all("category"))
-            .filter(|c| c.attr("name") == Some(category))
-            .flat_map(|c| c.all("info"))
-            .find(|e| e.attr("name") == Some(info))?;
-        Some(leading_text(found)).filter(|t| !t.is_empty())
+        let found = children(root, "information")
+            .flat_map(|i| children(i, "category"))
+            .filter(|c| c.get("name") == Some(category))
+            .flat_map(|c| children(c, "info"))
+            .find(|e| e.get("name") == Some(info))?;
+        found.text.clone().filter(|t| !t.is_empty())
     })
 }
 
@@ -177,8 +178,8 @@ fn basename(path: &str) -> &str {
 /// name, or the same host with the path within).
 pub fn is_vlc_playing(status: Option<&std::path::Path>, rule: &Value) -> Result<f64, String> {
     let Some(status) = text(status) else { return Ok(0.0) };
-    let Ok(root) = xml::parse(&status) else { return Ok(0.0) };
-    let playing = root.child("state").is_some_and(|s| leading_text(s) == "playing");
+    let Ok(root) = etree::parse(&status) else { return Ok(0.0) };
+    let playing = root.children.iter().find(|c| c.tag == "state").is_some_and(|s| s.text.as_deref() == Some("playing"));
     if !playing {
         return Ok(0.0);
     }
@@ -194,8 +195,10 @@ pub fn is_vlc_playing(status: Option<&std::path::Path>, rule: &Value) -> Result<
             Ok(score(info.ends_with(want)))
         }
         Some("url") => {
+            // OSWorld reads the rule's URL first (to log it).
+            let want = field(METRIC, rule, "url")?;
             let Some(info) = first_info(&root, URL_INFO) else { return Ok(0.0) };
-            let want = field(METRIC, rule, "url")?.as_str().ok_or("is_vlc_playing: url must be a string")?;
+            let want = want.as_str().ok_or("is_vlc_playing: url must be a string")?;
             if info.contains(want) {
                 return Ok(1.0);
             }

@@ -128,6 +128,17 @@ def playing_cases():
     deep = status("deep.status.xml", "playing", None, None,
                   "<x><information><category name=\"meta\"><info name='filename'>deep.mp4</info></category></information></x>")
     case("information_nested", "is_vlc_playing", deep, name("deep.mp4"), "information under another element is not read")
+    ns = status("namespaced.status.xml", "playing", None, None,
+                "<information xmlns=\"urn:x\"><category name=\"meta\"><info name='filename'>ns.mp4</info></category></information>")
+    case("info_in_namespace", "is_vlc_playing", ns, name("ns.mp4"), "an element in a namespace is not `information`")
+    pre = status("prefixed.status.xml", "playing", None, None,
+                 "<information xmlns:m=\"urn:m\"><category name=\"meta\"><m:info name='filename'>p.mp4</m:info>"
+                 "<info m:name='filename'>q.mp4</info><info name='filename'>r.mp4</info></category></information>")
+    case("prefixed_info", "is_vlc_playing", pre, name("p.mp4"), "a prefixed info is another element")
+    case("prefixed_name", "is_vlc_playing", pre, name("q.mp4"), "a prefixed name attribute is another attribute")
+    case("plain_after_prefixed", "is_vlc_playing", pre, name("r.mp4"), "the plain one is found")
+    cr = status("cdata_cr.status.xml", "playing", [("filename", "<![CDATA[x\r\na.mp4]]>")])
+    case("cdata_line_end", "is_vlc_playing", cr, name("x\na.mp4"), "line ends in CDATA are read as LF")
     # Streams.
     url = lambda u: {"type": "url", "url": u}
     yt = "https://www.youtube.com/watch?v=pgBsyTKAwLw"
@@ -149,6 +160,7 @@ def playing_cases():
     codec = status("stream_codec.status.xml", "playing", None, [("Stream 0", [("Codec", "H264 - MPEG-4 AVC (part 10) (avc1)")])])
     case("url_codec_only", "is_vlc_playing", codec, url("avc1"), "only the stream's codec: read too")
     nothing = status("no_info.status.xml", "playing", [("artist", "x")])
+    case("url_missing_no_info", "is_vlc_playing", nothing, {"type": "url"}, "the URL is read before the status: OSWorld raises")
     case("url_no_info", "is_vlc_playing", nothing, url(yt), "no place names what plays")
     case("file_no_info", "is_vlc_playing", nothing, name("x"), "no place names what plays")
 
@@ -231,6 +243,8 @@ def slider_cases():
     case("slider_not_numbers", "check_qt_slider_colours", bad, black, "OSWorld's metric turns the error into 0")
     sp = vlcrc("slider_spaces.vlcrc", ("#qt-slider-colours=153;210;153;20;210;20;255;199;15;245;39;29", "qt-slider-colours= 1 ;+2;3_0;-4;5;6"))
     case("slider_python_ints", "check_qt_slider_colours", sp, black, "int() takes blanks, signs and underscores")
+    sep = vlcrc("slider_separator.vlcrc", ("#qt-slider-colours=153;210;153;20;210;20;255;199;15;245;39;29", "qt-slider-colours=0;\x1d5;0"))
+    case("slider_int_separator", "check_qt_slider_colours", sep, black, "int() does not take U+001D as a blank")
     trail = vlcrc("slider_trailing.vlcrc", ("#qt-slider-colours=153;210;153;20;210;20;255;199;15;245;39;29", "qt-slider-colours=0;0;0;"))
     case("slider_trailing_semicolon", "check_qt_slider_colours", trail, black, "an empty part does not parse")
     m = "0;0;0;20;20;20;99;99;99;10;10;10"
