@@ -1235,6 +1235,35 @@ impl Session {
         Ok(Some(helper))
     }
 
+    /// The program of the instance's process that listens on TCP `port` in its network (as
+    /// `/proc/<pid>/exe` names it), if any does: a getter asks an application's server only
+    /// when the application itself serves the port, not a server the agent started there.
+    pub fn listener(&self, port: u16) -> Option<PathBuf> {
+        let table_of = self.network.as_ref().map_or_else(|| "/proc/self/net".to_string(), |holder| format!("/proc/{}/net", holder.id()));
+        // Lines of `tcp` and `tcp6`: `sl local rem st … inode`, the port in hex after `:`, LISTEN is 0A.
+        let mut sockets = Vec::new();
+        for table in ["tcp", "tcp6"] {
+            let text = std::fs::read_to_string(format!("{table_of}/{table}")).unwrap_or_default();
+            for line in text.lines().skip(1) {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                let local_port = fields.get(1).and_then(|a| a.rsplit(':').next()).and_then(|p| u16::from_str_radix(p, 16).ok());
+                if local_port == Some(port) && fields.get(3) == Some(&"0A") {
+                    if let Some(inode) = fields.get(9) {
+                        sockets.push(format!("socket:[{inode}]"));
+                    }
+                }
+            }
+        }
+        if sockets.is_empty() {
+            return None;
+        }
+        self.pids().into_iter().find_map(|pid| {
+            let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+            let holds = fds.flatten().any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| sockets.iter().any(|s| l.as_os_str() == s.as_str())));
+            holds.then(|| std::fs::read_link(format!("/proc/{pid}/exe")).ok()).flatten()
+        })
+    }
+
     /// Whether the application launched last has ended (a program that opens no window, such
     /// as `pkill`, or one that handed its work to a running instance of itself).
     pub fn last_app_ended(&mut self) -> bool {

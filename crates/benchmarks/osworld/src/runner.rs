@@ -661,8 +661,13 @@ impl Runner<'_> {
                 Ok(Got::Json(Value::Object(shortcuts)))
             }
             // What VLC plays, as its web interface tells (`status.xml`). A VLC the agent closed,
-            // or one that does not answer, plays nothing.
+            // or one that does not answer, plays nothing; so does a server of the agent's own
+            // on VLC's port (it would say whatever the agent liked).
             "vlc_playing_info" => {
+                let vlc = self.desktop.session.listener(VLC_HTTP_PORT).is_some_and(|exe| exe.file_name().is_some_and(|n| n == "vlc"));
+                if !vlc {
+                    return Ok(Got::Missing);
+                }
                 let auth = ("Authorization", "Basic OnBhc3N3b3Jk"); // user "", password "password"
                 let asked = chrome::block_on(loopback::get(&self.desktop.session, VLC_HTTP_PORT, "/requests/status.xml", &[auth], VLC_LOOK));
                 let Ok(answer) = asked else { return Ok(Got::Missing) };

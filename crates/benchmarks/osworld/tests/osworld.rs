@@ -238,6 +238,9 @@ async fn gui_tasks_done_wrong_score_zero() {
         ("000000000017", vec![type_text("wc -l < /etc/hostname\n")]),
         // Opened, then paused.
         ("000000000018", vec![key(&["ctrl", "o"]), type_text("/home/user/Desktop/tone.wav\n"), key(&["space"])]),
+        // A server of the agent's own on VLC's port, saying the song plays (VLC quit first; it
+        // scores 1 where the getter asks whatever answers there): the getter asks only VLC.
+        ("000000000018", vec![key(&["ctrl", "q"]), Do::Wait(1000), key(&["ctrl", "alt", "t"]), Do::Wait(1500), type_text(FAKE_VLC), Do::Wait(2000)]),
         // The menus hidden for now (Ctrl+H), not at the next start.
         ("000000000019", vec![key(&["ctrl", "h"])]),
         // Full screen, and back.
@@ -252,11 +255,15 @@ async fn gui_tasks_done_wrong_score_zero() {
     env.release().await.unwrap();
 }
 
-/// One step of a walkthrough: an action, or a click on the element the accessibility tree
-/// names so (as an agent reading the tree would find it).
+/// A terminal command that serves, on VLC's port, a status saying `tone.wav` plays.
+const FAKE_VLC: &str = "mkdir -p /tmp/fake/requests && printf '<root><state>playing</state><information><category name=\"meta\"><info name=\"filename\">tone.wav</info></category></information></root>' > /tmp/fake/requests/status.xml && cd /tmp/fake && python3 -m http.server 8080 --bind 127.0.0.1 &\n";
+
+/// One step of a walkthrough: an action, a click on the element the accessibility tree names
+/// so (as an agent reading the tree would find it), or a wait (ms).
 enum Do {
     Act(Action),
     Click(&'static str),
+    Wait(u64),
 }
 
 fn key(keys: &[&str]) -> Do {
@@ -272,6 +279,10 @@ async fn play(env: &mut Box<dyn guigym_core::Env>, steps: Vec<Do>) {
     for step in steps {
         let action = match step {
             Do::Act(action) => action,
+            Do::Wait(ms) => {
+                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                continue;
+            }
             Do::Click(name) => {
                 let seen = env.observe(ObserveOptions::default()).await.unwrap();
                 let node = seen.ui_tree.iter().find(|n| n.text == name).unwrap_or_else(|| panic!("no element named {name:?} on the screen"));
