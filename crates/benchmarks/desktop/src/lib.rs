@@ -1048,7 +1048,12 @@ fn media_fullscreen(rng: &mut Rng) -> Draft {
     let path = format!("/home/user/Videos/{name}.y4m");
     let shade = rng.range(40, 215);
     Draft {
-        instruction: "Make the video playing in VLC fill the whole screen.".into(),
+        instruction: [
+            format!("VLC is playing {name}.y4m. Make the video fill the whole screen."),
+            format!("Switch VLC to full screen while it plays {name}.y4m."),
+            format!("I want to watch {name}.y4m without the window around it: put VLC in full screen."),
+        ][rng.range(0, 2) as usize]
+            .clone(),
         apps: &["VLC"],
         config: vec![
             ConfigStep::new("write_media", json!({"path": path, "kind": "clip", "seconds": 60, "shade": shade})),
@@ -1193,10 +1198,10 @@ mod tests {
         for t in &all {
             let (task, _) = guigym_benchmark_osworld::task_of(t).unwrap();
             assert_eq!(find_task(&t.id).as_ref(), Some(t));
-            // Every task says which files it may change: infeasible ones and the browser's
-            // (whose state is the browser's own, out of the user's files) none.
+            // Every task says which files it may change: infeasible ones, the browser's and the
+            // media player's (whose state is the application's own, out of the user's files) none.
             let allowed = task.allowed_changes.as_ref().unwrap_or_else(|| panic!("{}: no allowed changes", t.id));
-            let changes_nothing = task.is_infeasible() || t.family.starts_with("browser.");
+            let changes_nothing = task.is_infeasible() || t.family.starts_with("browser.") || t.family.starts_with("media.");
             assert_eq!(allowed.is_empty(), changes_nothing, "{}: {allowed:?}", t.id);
         }
     }
