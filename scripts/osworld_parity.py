@@ -29,14 +29,14 @@ points at the real folders, and only the needed modules are executed:
     compare_text_file   -> metrics/vscode.py  (not general.py)
     anything else       -> searched in general.py, table.py, docs.py, slides.py, vscode.py, basic_os.py,
                            chrome.py (imports bs4 and rapidfuzz; compare_urls needs tldextract,
-                           whose shipped public suffix list is read, never fetched), vlc.py
+                           whose shipped public suffix list is read, never fetched), vlc.py, gimp.py
 
 Optional heavy imports that those modules do at module level but that the compared
 functions never use are stubbed with empty modules *only when not installed*:
 easyocr (docs.py; pulls torch), skimage / skimage.color (docs.py), formulas and
 tldextract (utils.py; formulas pulls scipy), PyPDF2 (vscode.py), fitz, imagehash and borb
 (chrome.py's PDF comparisons), acoustid, cv2, librosa, fastdtw, scipy and skimage.metrics
-(vlc.py's audio, video and image comparisons).
+(vlc.py's audio, video and image comparisons; gimp.py's image comparisons).
 
 Environment (desktop-env 1.0.2 needs Python >= 3.10; ~20 s, ~250 MB venv):
 
@@ -71,7 +71,7 @@ FUNC_MODULE = {
     "compare_text_file": "vscode",
     "check_accessibility_tree": "general",
 }
-FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os", "chrome", "vlc"]
+FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os", "chrome", "vlc", "gimp"]
 PKG = "desktop_env.evaluators.metrics"
 
 

@@ -154,6 +154,9 @@ fn applications(office: bool) -> Vec<(&'static str, TaskSpec)> {
     if guigym_desktop::session::which("vlc").is_some() {
         apps.push(("vlc", opening("vlc", vec![launch(&["vlc"])])));
     }
+    if guigym_desktop::session::which("gimp").is_some() {
+        apps.push(("gimp", opening("gimp", vec![launch(&["gimp"])])));
+    }
     if office {
         for (name, module) in [("calc", "--calc"), ("writer", "--writer"), ("impress", "--impress")] {
             apps.push((name, opening(name, vec![launch(&["soffice", module, "--norestore", "--nologo"])])));

@@ -11,6 +11,7 @@ pub mod episode;
 pub mod error;
 pub mod observation;
 pub mod platform;
+pub mod pycall;
 pub mod rng;
 pub mod task;
 pub mod trajectory;

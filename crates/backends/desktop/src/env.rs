@@ -113,6 +113,7 @@ const APPS: &[(&[&str], &[&str])] = &[
     (&["writer", "libreoffice writer"], &["soffice", "--writer", "--norestore", "--nologo"]),
     (&["impress", "libreoffice impress"], &["soffice", "--impress", "--norestore", "--nologo"]),
     (&["vlc", "media player", "vlc media player"], &["vlc"]),
+    (&["gimp", "image editor", "gnu image manipulation program"], &["gimp"]),
 ];
 
 impl DesktopEnv {

@@ -249,6 +249,7 @@ const STAND_INS: &[StandIn] = &[
     StandIn { name: "nautilus", program: "pcmanfm", script: "#!/bin/sh\n# GNOME's Files, played by PCManFM (guigym).\nexec pcmanfm \"$@\"\n" },
     StandIn { name: "gedit", program: "mousepad", script: "#!/bin/sh\n# GNOME's text editor, played by Mousepad (guigym).\nexec mousepad \"$@\"\n" },
     StandIn { name: "vlc", program: "vlc", script: VLC },
+    StandIn { name: "gimp", program: "gimp", script: GIMP },
 ];
 
 struct StandIn {
@@ -276,6 +277,10 @@ const CHROME: &str = "#!/bin/sh\n# OSWorld's google-chrome, played by Chromium (
 /// Given on the command line, not in `vlcrc`, so that no saving of preferences turns it off.
 /// Qt shows its widgets to the accessibility bus only when asked.
 const VLC: &str = "#!/bin/sh\n# VLC with its web interface on (guigym).\nexport QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1\nexec /usr/bin/vlc --extraintf=http --http-host=127.0.0.1 --http-port=8080 --http-password=password --no-qt-privacy-ask \"$@\"\n";
+/// GIMP without its start-up splash: the splash is a window of its own, drawn and still, that
+/// a launch would take for GIMP ready while keys the agent presses then are lost; GIMP's own
+/// window shows once it takes them.
+const GIMP: &str = "#!/bin/sh\n# GIMP without its splash (guigym).\nexec /usr/bin/gimp --no-splash \"$@\"\n";
 /// The port of VLC's web interface in every instance (OSWorld's `vlc_port` default).
 pub const VLC_HTTP_PORT: u16 = 8080;
 const BUS_CONFIG_FILE: &str = "bus.conf";

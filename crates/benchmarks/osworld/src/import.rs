@@ -23,7 +23,7 @@ pub const STEP_BUDGET: u32 = 15;
 /// OSWorld's application names this backend has; `os` is the desktop itself, `libreoffice`
 /// any of its three applications, `chrome` Chromium in Chrome's place.
 pub const APPS: &[&str] =
-    &["os", "libreoffice", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager", "chrome", "vlc"];
+    &["os", "libreoffice", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager", "chrome", "vlc", "gimp"];
 
 /// An application as OSWorld's task files name it, in one spelling: they write
 /// `libreoffice_calc`, `libreoffice calc` and `calc`, `vscode` and `vs_code`, `OS` and `os`.
@@ -41,6 +41,7 @@ pub fn app_name(written: &str) -> String {
         "chrome" | "google_chrome" | "chromium" | "browser" => "chrome",
         "vs_code" | "vscode" | "visual_studio_code" => "vs_code",
         "vlc" | "vlc_media_player" => "vlc",
+        "gimp" | "gnu_image_manipulation_program" => "gimp",
         _ => return plain,
     };
     known.to_string()
@@ -282,6 +283,11 @@ fn step_unsupported(task: &OsWorldTask, step: &ConfigStep, cache: Option<&Path>)
     }
     let p = &step.parameters;
     match step.kind.as_str() {
+        // A pyautogui program needs no Python here: the runner reads it (see `pyautogui`).
+        "execute" | "command" if pyautogui_program(p).is_some() => pyautogui_program(p)?.err().map(|e| Why {
+            reason: format!("step \"{}\" runs a pyautogui program this runner cannot read: {e}", step.kind),
+            group: "a pyautogui program not readable".into(),
+        }),
         "execute" | "command" if command_cannot_run(p.get("command")).is_some() => command_cannot_run(p.get("command")),
         // A program to start must be installed (a shell line is the shell's business).
         "launch" | "execute" | "command" if !p.get("shell").and_then(Value::as_bool).unwrap_or(false) => {
@@ -333,6 +339,15 @@ fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) 
         return asset_missing(task, cache, dest, url);
     }
     None
+}
+
+/// A step's pyautogui program (`[python, -c, code]`, not through a shell), read.
+fn pyautogui_program(parameters: &Value) -> Option<Result<Vec<crate::pyautogui::Input>, String>> {
+    if parameters.get("shell").and_then(Value::as_bool).unwrap_or(false) {
+        return None;
+    }
+    let argv: Vec<String> = parameters.get("command")?.as_array()?.iter().map(|v| v.as_str().map(String::from)).collect::<Option<_>>()?;
+    crate::pyautogui::program_of(&argv).map(crate::pyautogui::read)
 }
 
 /// Programs that answer only on a machine booted with systemd, which the desktop's

@@ -14,6 +14,7 @@ pub mod loopback;
 pub mod media;
 pub mod metrics;
 pub mod office;
+pub mod pyautogui;
 pub mod runner;
 pub mod task;
 

@@ -17,6 +17,7 @@ use crate::loopback;
 use crate::media;
 use crate::metrics::{self, Got};
 use crate::office;
+use crate::pyautogui;
 use crate::task::{ConfigStep, OsWorldTask};
 
 /// Longest `execute` or getter command.
@@ -39,6 +40,9 @@ const CHROME_WRITES: Duration = Duration::from_secs(11);
 const VLC_LOOK: Duration = Duration::from_secs(5);
 /// VLC's settings, as the instance sees its home.
 const VLC_CONFIG: &str = "/home/user/.config/vlc/vlcrc";
+
+/// GIMP's settings folder, as the instance sees its home.
+const GIMP_CONFIG: &str = "/home/user/.config/GIMP/2.10";
 
 /// The video types OSWorld's `default_video_player` getter asks `xdg-mime` about, as it lists
 /// them (most twice: each answer counts as often as its type is listed).
@@ -438,6 +442,11 @@ impl Runner<'_> {
             }
             "execute" | "command" => {
                 let (command, shell) = command_of(p, field, self.desktop.screen())?;
+                // A pyautogui program is read, not run: its inputs are made on the display.
+                if let Some(code) = pyautogui::program_of(&command).filter(|_| !shell) {
+                    let inputs = pyautogui::read(code).map_err(|e| bad(format!("{field}.command: a pyautogui program: {e}")))?;
+                    return self.make_inputs(&inputs);
+                }
                 self.desktop.session.run(&command, shell, COMMAND_TIMEOUT).map_err(Failure::BadTask)?;
                 Ok(())
             }
@@ -514,6 +523,37 @@ impl Runner<'_> {
             }
             other => Err(bad(format!("{field}.type: step \"{other}\" is not supported; steps: {}", STEPS.join(", ")))),
         }
+    }
+
+    /// Makes a pyautogui program's inputs on the display, its points scaled from the screen
+    /// OSWorld's programs are written for to the instance's. A click without a point is where
+    /// the last one was, the screen's centre before any.
+    fn make_inputs(&mut self, inputs: &[pyautogui::Input]) -> Result<(), Failure> {
+        let (width, height) = self.desktop.screen();
+        let scale = |(x, y): (f64, f64)| {
+            let x = (x * f64::from(width) / pyautogui::SCREEN.0).round().clamp(0.0, f64::from(width) - 1.0);
+            let y = (y * f64::from(height) / pyautogui::SCREEN.1).round().clamp(0.0, f64::from(height) - 1.0);
+            (x as i32, y as i32)
+        };
+        let mut pointer = ((width / 2) as i32, (height / 2) as i32);
+        for input in inputs {
+            let display = &mut self.desktop.display;
+            let done = match input {
+                pyautogui::Input::Keys(keys) => display.chord(keys),
+                pyautogui::Input::Text(text) => display.type_text(text).map_err(|e| e.to_string()),
+                pyautogui::Input::Button { at, button, times } => {
+                    pointer = at.map_or(pointer, scale);
+                    display.click(pointer.0, pointer.1, *button, *times).map_err(|e| e.to_string())
+                }
+                pyautogui::Input::Sleep(pause) => {
+                    std::thread::sleep(*pause);
+                    Ok(())
+                }
+            };
+            done.map_err(Failure::Infra)?;
+            self.desktop.last_input = std::time::Instant::now();
+        }
+        Ok(())
     }
 
     /// OSWorld's asset cache for a task: `<cache>/<task id>/`. `download` steps keep a file as
@@ -686,6 +726,22 @@ impl Runner<'_> {
                 std::fs::write(&local, bytes).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
                 Ok(Got::File(local))
             }
+            // One of GIMP's settings files (`file_name`: `gimprc`, `sessionrc`, …), as GIMP
+            // writes them when it quits; an empty file is none, as OSWorld's getter has it.
+            "gimp_config_file" => {
+                let name = str_param(getter, field, "file_name")?;
+                if !crate::assets::plain_name(name) {
+                    return Err(bad(format!("{field}.file_name: \"{name}\" is not a plain file name")));
+                }
+                let dest = str_param(getter, field, "dest")?;
+                let path = self.desktop.session.path(&format!("{GIMP_CONFIG}/{name}"));
+                let Some(bytes) = self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)?.filter(|b| !b.is_empty()) else {
+                    return Ok(Got::Missing);
+                };
+                let local = self.desktop.fetched(dest)?;
+                std::fs::write(&local, bytes).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
+                Ok(Got::File(local))
+            }
             // The application most video types open with (`xdg-mime query default`), counted
             // over OSWorld's list of types as its getter counts them (`unknown` when none).
             "default_video_player" => {
@@ -755,6 +811,10 @@ impl Runner<'_> {
             // infrastructure's: the agent could make its failing attempts run again. Steps that
             // cannot work in any state are refused on import.)
             let _ = self.run_step(step, &format!("evaluator.postconfig[{i}]"));
+        }
+        // What the steps set going (a save, an application quitting) is done before it is read.
+        if !task.evaluator.postconfig.is_empty() {
+            self.desktop.settle();
         }
         // Only the display's death is checked: an application may have been ended by a step of
         // the task's own.
@@ -935,6 +995,7 @@ pub const GETTERS: &[&str] = &[
     "default_video_player",
     "vm_screen_size",
     "vm_window_size",
+    "gimp_config_file",
 ];
 
 #[cfg(test)]

@@ -31,6 +31,9 @@ const KEPT: &[(&str, &str)] = &[
     ("000000000018", "vlc"),
     ("000000000019", "vlc"),
     ("000000000020", "vlc"),
+    ("000000000021", "os"),
+    ("000000000022", "gimp"),
+    ("000000000023", "gimp"),
 ];
 
 /// Each skipped task and a word its reason must hold.
@@ -70,7 +73,7 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
     assert_eq!(cells("all"), [KEPT.len().to_string(), SKIPPED.len().to_string()], "{table}");
     // Without a cache, every task that needs an asset is skipped for it.
     let bare = osworld::import(&examples, None).unwrap();
-    assert_eq!(bare.kept.len(), 8, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
+    assert_eq!(bare.kept.len(), 11, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
     assert!(bare.skipped.iter().any(|s| s.reason.contains("no cache was given")));
 }
 
@@ -99,6 +102,33 @@ fn a_task_whose_check_cannot_answer_here_is_skipped_with_the_reason() {
     assert!(reason("shell").contains("org.gnome.no-such-schema"), "{:?}", imported.skipped);
     assert!(reason("unjudged").contains("no expected value"), "{:?}", imported.skipped);
     assert_eq!(imported.kept.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["osworld/fine"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_pyautogui_program_is_read_not_run_and_one_that_cannot_be_read_is_skipped() {
+    let dir = std::env::temp_dir().join(format!("guigym-osworld-pyautogui-{}", std::process::id()));
+    let os = dir.join("os");
+    std::fs::create_dir_all(&os).unwrap();
+    let (examples, _) = fixture();
+    let saving: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(examples.join(format!("os/{}.json", id("000000000021")))).unwrap()).unwrap();
+    for (name, python, program) in [
+        // No such Python is installed: it is never run, so it need not be.
+        ("read", "/nonexistent/python3", "import pyautogui; import time; pyautogui.hotkey(['ctrl', 's']); time.sleep(0.5)"),
+        ("runs_code", "python", "import pyautogui, os; os.system('touch /tmp/pwned')"),
+        ("moves", "python3", "import pyautogui; pyautogui.moveTo(10, 10)"),
+    ] {
+        let mut task = saving.clone();
+        task["id"] = json!(name);
+        task["evaluator"]["postconfig"][2]["parameters"]["command"] = json!([python, "-c", program]);
+        std::fs::write(os.join(format!("{name}.json")), task.to_string()).unwrap();
+    }
+    let imported = osworld::import(&dir, None).unwrap();
+    assert_eq!(imported.kept.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["osworld/read"], "{:?}", imported.skipped);
+    let reason = |id: &str| imported.skipped.iter().find(|s| s.id.as_deref() == Some(id)).map(|s| s.reason.clone()).unwrap_or_default();
+    assert!(reason("runs_code").contains("cannot read: `import os`: only pyautogui and time are read"), "{}", reason("runs_code"));
+    assert!(reason("moves").contains("`pyautogui.moveTo` is not read"), "{}", reason("moves"));
+    assert!(imported.table().contains("a pyautogui program not readable"), "{}", imported.table());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -136,6 +166,8 @@ fn every_spelling_of_an_application_that_osworld_writes_is_read() {
         ("vscode", "vs_code"),
         ("Chrome", "chrome"),
         ("google-chrome", "chrome"),
+        ("GIMP", "gimp"),
+        ("gnu image manipulation program", "gimp"),
         ("ubuntu_media_player", "ubuntu_media_player"),
     ] {
         assert_eq!(osworld::app_name(written), read, "{written}");
@@ -185,6 +217,10 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
         env.reset(&task).await.unwrap_or_else(|e| panic!("{}: {e}", task.id));
         let before = env.evaluate().await.unwrap();
         assert_eq!(before.score, 0.0, "{} scores 0 after reset: {before:?}", task.id);
+        // The evaluator's own steps (a save, quitting GIMP) changed the state: start again.
+        if task.params["task"]["evaluator"]["postconfig"].as_array().is_some_and(|p| !p.is_empty()) {
+            env.reset(&task).await.unwrap_or_else(|e| panic!("{}: {e}", task.id));
+        }
         // Chrome's, VLC's and the terminal's, through their windows as a user would.
         let walkthrough = match tail.as_str() {
             // Judged by the accessibility tree alone: the text is typed, never saved.
@@ -202,6 +238,11 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
             // Saved in the preferences, so that VLC starts so after the evaluator restarts it.
             "000000000019" => vec![key(&["ctrl", "p"]), Do::Click("Start in minimal view mode"), Do::Click("Save")],
             "000000000020" => vec![key(&["f"])],
+            // Not saved: the evaluator's pyautogui program saves it (Ctrl+S in its window).
+            "000000000021" => vec![key(&["ctrl", "end"]), type_text("buy milk")],
+            // GIMP writes its settings when it quits, which the evaluator makes it do (Ctrl+Q).
+            "000000000022" => vec![key(&["tab"])],
+            "000000000023" => undo_levels("100"),
             _ => Vec::new(),
         };
         if !walkthrough.is_empty() {
@@ -218,7 +259,7 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "full tier: real X server, Chromium and VLC"]
+#[ignore = "full tier: real X server, Chromium, VLC, GIMP and a text editor"]
 async fn gui_tasks_done_wrong_score_zero() {
     if let Some(why) = guigym_desktop::missing() {
         eprintln!("skipping: {why}");
@@ -245,6 +286,12 @@ async fn gui_tasks_done_wrong_score_zero() {
         ("000000000019", vec![key(&["ctrl", "h"])]),
         // Full screen, and back.
         ("000000000020", vec![key(&["f"]), key(&["f"])]),
+        // Another line.
+        ("000000000021", vec![key(&["ctrl", "end"]), type_text("buy bread")]),
+        // The docks hidden, and shown again.
+        ("000000000022", vec![key(&["tab"]), key(&["tab"])]),
+        // Another number of undo levels.
+        ("000000000023", undo_levels("10")),
     ] {
         let task = imported.kept.iter().find(|t| t.id.ends_with(tail)).unwrap();
         env.reset(task).await.unwrap();
@@ -253,6 +300,15 @@ async fn gui_tasks_done_wrong_score_zero() {
         assert_eq!(verdict.score, 0.0, "{tail} done wrong: {verdict:?}");
     }
     env.release().await.unwrap();
+}
+
+/// GIMP's preferences by the keyboard: Edit, its fifth entry from the end (Preferences), which
+/// opens on System Resources; the first field there is the minimal number of undo levels.
+fn undo_levels(levels: &str) -> Vec<Do> {
+    let mut steps = vec![key(&["alt", "e"])];
+    steps.extend((0..5).map(|_| key(&["up"])));
+    steps.extend([key(&["enter"]), Do::Wait(1500), key(&["tab"]), key(&["ctrl", "a"]), type_text(levels), key(&["tab"]), key(&["alt", "o"])]);
+    steps
 }
 
 /// A terminal command that serves, on VLC's port, a status saying `tone.wav` plays.

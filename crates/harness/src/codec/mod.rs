@@ -15,7 +15,6 @@ mod android_world;
 mod anthropic;
 mod canonical;
 mod pyautogui;
-mod pycall;
 mod qwen;
 mod ui_tars;
 

@@ -6,8 +6,8 @@
 
 use guigym_core::{Action, Direction, InvalidAction};
 
-use super::pycall::{self, literal as py, Call, Lit, Reader};
 use super::{direction_name, invalid, status, status_name};
+use guigym_core::pycall::{self, literal as py, Call, Lit, Reader};
 
 pub const CONVENTION: super::Convention =
     super::Convention::new("pyautogui", DESCRIPTION, |raw, _| parse(raw), |action, _| encode(action)).reading_calls(call_starts);

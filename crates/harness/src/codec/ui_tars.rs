@@ -8,8 +8,8 @@
 
 use guigym_core::{Action, InvalidAction, Point, TerminateStatus};
 
-use super::pycall::{self, literal, Call, Lit, Reader};
 use super::{direction, direction_name, int, invalid};
+use guigym_core::pycall::{self, literal, Call, Lit, Reader};
 
 pub const CONVENTION: super::Convention =
     super::Convention::new("ui_tars", DESCRIPTION, |raw, _| parse(raw), |action, _| encode(action)).reading_calls(call_starts);

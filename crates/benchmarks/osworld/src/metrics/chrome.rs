@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::objects::truthy;
-use super::score;
+use super::{python_space, score};
 
 fn field<'a>(rule: &'a Value, metric: &str, name: &str) -> Result<&'a Value, String> {
     rule.get(name).ok_or_else(|| format!("{metric}: the rule's \"{name}\" is missing"))
@@ -394,11 +394,6 @@ fn subdomain_and_domain(netloc: &str) -> (String, String) {
     let subdomain = if suffix_index >= 2 { labels[..suffix_index - 1].join(".") } else { String::new() };
     let domain = if suffix_index > 0 { labels[suffix_index - 1].to_string() } else { String::new() };
     (subdomain, domain)
-}
-
-/// Python's `str.isspace` (Rust's whitespace and the four information separators).
-fn python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// tldextract's `lenient_netloc`: the host of a netloc, without user, port or root dot.

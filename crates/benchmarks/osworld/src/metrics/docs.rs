@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::xml::{Element, Node, Package};
-use super::{opt, score};
+use super::{opt, python_space, score};
 
 /// The body's paragraph texts of a docx: direct `w:p` children of `w:body`, each the text of
 /// its direct runs and hyperlinks (tabs as `\t`, line breaks as `\n`).
@@ -74,11 +74,6 @@ fn odt_paragraphs(path: &Path) -> Result<Vec<String>, String> {
 /// The extension as OSWorld tests it (`endswith(".docx")`: case matters).
 fn extension(path: &Path) -> String {
     path.extension().and_then(|e| e.to_str()).unwrap_or("").to_string()
-}
-
-/// Python's `\s` (and `str.isspace`): Unicode whitespace plus the separators U+001C–U+001F.
-fn python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// Collapses every run of whitespace to one space and trims, as `re.sub(r"\s+", " ", ...)`.

@@ -7,6 +7,7 @@ mod charts;
 mod chrome;
 mod docs;
 mod etree;
+mod gimp;
 mod objects;
 mod settings;
 mod slides;
@@ -120,7 +121,14 @@ pub const METRICS: &[(&str, Expects)] = &[
     ("check_qt_slider_colours", Expects::Value),
     ("check_global_key_play_pause", Expects::Value),
     ("check_one_instance_when_started_from_file", Expects::Value),
+    ("check_config_status", Expects::Value),
 ];
+
+/// Python's `str.isspace` (and `\s`, and what `strip()` and `split()` take): Unicode whitespace
+/// and the four information separators U+001C–U+001F.
+fn python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
 
 /// Whether `name` is a metric implemented here.
 pub fn implemented(name: &str) -> bool {
@@ -264,6 +272,7 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "check_enabled_experiments" => chrome::check_enabled_experiments(&result.json(), &expected.rules())?,
         "is_shortcut_on_desktop" => chrome::is_shortcut_on_desktop(&result.json(), &expected.rules())?,
         "check_direct_json_object" => objects::check_direct_json_object(Some(result.json()).filter(|v| !v.is_null()), &expected.rules()),
+        "check_config_status" => gimp::check_config_status(result.file(), &expected.rules())?,
         "is_vlc_playing" => vlc::is_vlc_playing(result.file(), &expected.rules())?,
         "is_vlc_recordings_folder" => vlc::is_vlc_recordings_folder(result.file(), &expected.rules())?,
         "is_vlc_fullscreen" => vlc::is_vlc_fullscreen(&result.json(), &expected.json())?,

@@ -24,7 +24,7 @@ fn text(file: Option<&std::path::Path>) -> Option<String> {
 
 /// Python's `str.strip()`: its whitespace includes the separators U+001C..U+001F.
 fn py_strip(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+    s.trim_matches(super::python_space)
 }
 
 /// A rule's field, or the task's error naming it.

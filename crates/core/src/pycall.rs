@@ -1,20 +1,25 @@
 //! A reader of Python-like calls with literal arguments (`click(x=1, y=2)`,
-//! `type(content='hi')`): what the pyautogui and UI-TARS codecs parse. Nothing is executed.
+//! `type(content='hi')`): what the harness's pyautogui and UI-TARS codecs parse, and the
+//! pyautogui programs of OSWorld's set-up steps. Nothing is executed.
 
-use guigym_core::{InvalidAction, Point};
+use crate::{InvalidAction, Point};
 
-use super::invalid;
+fn invalid(message: impl Into<String>) -> InvalidAction {
+    InvalidAction::new(message)
+}
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Lit {
+pub enum Lit {
     Num(f64),
     Str(String),
     Bool(bool),
     List(Vec<Lit>),
 }
 
-pub(crate) struct Call {
+pub struct Call {
     pub name: String,
+    /// Whether it was called (`f(…)`), not only named (`DONE`).
+    pub called: bool,
     pub args: Vec<Lit>,
     pub kwargs: Vec<(String, Lit)>,
 }
@@ -47,7 +52,7 @@ impl Call {
 }
 
 /// A tiny reader of one call with literal arguments.
-pub(crate) struct Reader<'a> {
+pub struct Reader<'a> {
     s: &'a [u8],
     i: usize,
 }
@@ -55,6 +60,11 @@ pub(crate) struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub fn new(s: &'a [u8]) -> Reader<'a> {
         Reader { s, i: 0 }
+    }
+
+    /// How far it has read, in bytes.
+    pub fn pos(&self) -> usize {
+        self.i
     }
 
     fn ws(&mut self) {
@@ -136,8 +146,9 @@ impl<'a> Reader<'a> {
     pub fn call(&mut self, prefix: &str) -> Result<Call, InvalidAction> {
         let name = self.ident().ok_or_else(|| invalid("expected a function name"))?;
         self.ws();
-        let mut call = Call { name: name.trim_start_matches(prefix).to_string(), args: Vec::new(), kwargs: Vec::new() };
-        if self.s.get(self.i) != Some(&b'(') {
+        let called = self.s.get(self.i) == Some(&b'(');
+        let mut call = Call { name: name.trim_start_matches(prefix).to_string(), called, args: Vec::new(), kwargs: Vec::new() };
+        if !called {
             return Ok(call); // DONE, FAIL, WAIT
         }
         self.i += 1;
@@ -175,14 +186,14 @@ impl<'a> Reader<'a> {
 }
 
 /// A Python string literal in single quotes that `Reader` reads back exactly.
-pub(crate) fn literal(s: &str) -> String {
+pub fn literal(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'").replace('\n', "\\n").replace('\t', "\\t"))
 }
 
 /// Where each call of a known name starts, in order of position. A name counts where it is
 /// not part of a longer identifier and is followed by `(` (or stands bare, for `bare` names);
 /// a `prefix` right before it (`pyautogui.`) belongs to the call.
-pub(crate) fn call_starts(raw: &str, names: &[&str], bare: &[&str], prefix: &str) -> Vec<usize> {
+pub fn call_starts(raw: &str, names: &[&str], bare: &[&str], prefix: &str) -> Vec<usize> {
     let bytes = raw.as_bytes();
     let mut starts = Vec::new();
     for name in names {
