@@ -14,6 +14,10 @@ use guigym_core::pycall::{Call, Lit, Reader};
 /// The screen OSWorld's programs are written for: their points are scaled from it.
 pub const SCREEN: (f64, f64) = (1920.0, 1080.0);
 
+/// pyautogui's pause after each of its calls (`pyautogui.PAUSE`), kept: the application gets
+/// the time it gets under OSWorld to take one input before the next.
+pub const PAUSE: Duration = Duration::from_millis(100);
+
 /// One input a program makes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
@@ -27,6 +31,14 @@ pub enum Input {
         button: u8,
         times: u32,
     },
+    /// A mouse button held down or let go, at a point or where the pointer is.
+    Hold {
+        at: Option<(f64, f64)>,
+        button: u8,
+        down: bool,
+    },
+    /// The pointer moved to a point.
+    Move((f64, f64)),
     Sleep(Duration),
 }
 
@@ -81,6 +93,9 @@ pub fn read(code: &str) -> Result<Vec<Input>, String> {
             return Err(format!("{}: one call a statement is read", statement(rest)));
         }
         inputs.extend(inputs_of(&call).map_err(|e| format!("{}: {e}", statement(rest)))?);
+        if call.name.starts_with("pyautogui.") {
+            inputs.push(Input::Sleep(PAUSE));
+        }
     }
 }
 
@@ -127,7 +142,22 @@ fn inputs_of(call: &Call) -> Result<Vec<Input>, String> {
         "pyautogui.press" => {
             let each = keys(call.arg(0, "keys").ok_or("which key?")?)?;
             let presses = count("presses", 1.0)?;
-            (0..presses).flat_map(|_| each.iter().map(|k| Input::Keys(vec![k.clone()]))).collect()
+            // `interval` seconds after each key, as pyautogui waits them.
+            let interval = match call.kwargs.iter().find(|(k, _)| k == "interval").map(|(_, v)| v) {
+                None => Duration::ZERO,
+                Some(Lit::Num(s)) if s.is_finite() => Duration::from_secs_f64(s.clamp(0.0, 1.0)),
+                Some(other) => return Err(format!("`interval` must be a number, got {other:?}")),
+            };
+            let mut inputs = Vec::new();
+            for _ in 0..presses {
+                for k in &each {
+                    inputs.push(Input::Keys(vec![k.clone()]));
+                    if !interval.is_zero() {
+                        inputs.push(Input::Sleep(interval));
+                    }
+                }
+            }
+            inputs
         }
         // A string is typed; a list is pressed key by key.
         "pyautogui.write" | "pyautogui.typewrite" => match call.arg(0, "message") {
@@ -143,19 +173,12 @@ fn inputs_of(call: &Call) -> Result<Vec<Input>, String> {
                 "pyautogui.middleClick" => ("middle", 1.0),
                 _ => ("left", 1.0),
             };
-            let button = match call.kwargs.iter().find(|(k, _)| k == "button").map(|(_, v)| v) {
-                None => default_button,
-                Some(Lit::Str(b)) => b.as_str(),
-                Some(other) => return Err(format!("`button` must be a string, got {other:?}")),
-            };
-            let button = match button {
-                "left" | "primary" => 1,
-                "middle" => 2,
-                "right" | "secondary" => 3,
-                other => return Err(format!("no mouse button \"{other}\"")),
-            };
-            vec![Input::Button { at: point(call, 0)?, button, times: count("clicks", default_times)? }]
+            vec![Input::Button { at: point(call, 0)?, button: button(call, default_button)?, times: count("clicks", default_times)? }]
         }
+        "pyautogui.mouseDown" | "pyautogui.mouseUp" => {
+            vec![Input::Hold { at: point(call, 0)?, button: button(call, "left")?, down: call.name == "pyautogui.mouseDown" }]
+        }
+        "pyautogui.moveTo" => vec![Input::Move(point(call, 0)?.ok_or("moveTo: a point is needed")?)],
         // `scroll(clicks, x, y)`: positive clicks scroll up (`hscroll`: right).
         "pyautogui.scroll" | "pyautogui.vscroll" | "pyautogui.hscroll" => {
             let clicks = call.num(0, "clicks").map_err(|e| e.message)?;
@@ -167,7 +190,7 @@ fn inputs_of(call: &Call) -> Result<Vec<Input>, String> {
             };
             vec![Input::Button { at: point(call, 1)?, button, times: clicks.abs().min(100.0) as u32 }]
         }
-        other => return Err(format!("`{other}` is not read (only time.sleep and pyautogui's hotkey, press, write, click and scroll)")),
+        other => return Err(format!("`{other}` is not read (only time.sleep and pyautogui's hotkey, press, write, click, mouseDown/Up, moveTo and scroll)")),
     })
 }
 
@@ -176,6 +199,21 @@ fn inputs_of(call: &Call) -> Result<Vec<Input>, String> {
 fn key(name: &str) -> Result<String, String> {
     let name = if name.chars().count() > 1 { name.to_lowercase() } else { name.to_string() };
     guigym_desktop::keys::keysym(&name).map(|_| name.clone()).ok_or_else(|| format!("no key \"{name}\""))
+}
+
+/// A call's mouse button (`button=`, pyautogui's names) as X numbers it.
+fn button(call: &Call, default: &str) -> Result<u8, String> {
+    let name = match call.kwargs.iter().find(|(k, _)| k == "button").map(|(_, v)| v) {
+        None => default,
+        Some(Lit::Str(b)) => b.as_str(),
+        Some(other) => return Err(format!("`button` must be a string, got {other:?}")),
+    };
+    match name {
+        "left" | "primary" => Ok(1),
+        "middle" => Ok(2),
+        "right" | "secondary" => Ok(3),
+        other => Err(format!("no mouse button \"{other}\"")),
+    }
 }
 
 /// The point of a click or scroll (`x`, `y` from argument `i` on), or none (where the pointer is).
@@ -191,18 +229,30 @@ fn point(call: &Call, i: usize) -> Result<Option<(f64, f64)>, String> {
 mod tests {
     use super::*;
 
+    fn keys(k: &str) -> Input {
+        Input::Keys(vec![k.into()])
+    }
+
+    /// The inputs without pyautogui's pause after each call.
+    fn unpaced(inputs: Vec<Input>) -> Vec<Input> {
+        inputs.into_iter().filter(|i| *i != Input::Sleep(PAUSE)).collect()
+    }
+
     #[test]
     fn osworlds_programs_read_as_their_inputs_in_order() {
         let save = "import pyautogui; import time; pyautogui.hotkey('ctrl', 's'); time.sleep(0.5);";
-        assert_eq!(read(save).unwrap(), vec![Input::Keys(vec!["ctrl".into(), "s".into()]), Input::Sleep(Duration::from_millis(500))]);
+        let chord = Input::Keys(vec!["ctrl".into(), "s".into()]);
+        assert_eq!(read(save).unwrap(), vec![chord, Input::Sleep(PAUSE), Input::Sleep(Duration::from_millis(500))]);
+        let paced = read("pyautogui.press('a', presses=2, interval=0.05)").unwrap();
+        let pause = Input::Sleep(Duration::from_millis(50));
+        assert_eq!(paced, vec![keys("a"), pause.clone(), keys("a"), pause, Input::Sleep(PAUSE)]);
         let quit = "import pyautogui; import time; pyautogui.hotkey([\"ctrl\", \"q\"]); time.sleep(0.5);";
         assert_eq!(read(quit).unwrap()[0], Input::Keys(vec!["ctrl".into(), "q".into()]));
         let program = "import pyautogui, time\n# comment\npyautogui.press(['Tab', 'enter'], presses=2)\npyautogui.write('Hi; there')\n\
                        pyautogui.typewrite(['a', 'B'])\npyautogui.click(100, 200, button='right')\npyautogui.doubleClick()\n\
                        pyautogui.scroll(-3, x=5, y=9); pyautogui.hscroll(2)";
-        let keys = |k: &str| Input::Keys(vec![k.into()]);
         assert_eq!(
-            read(program).unwrap(),
+            unpaced(read(program).unwrap()),
             vec![
                 keys("tab"),
                 keys("enter"),
@@ -220,10 +270,44 @@ mod tests {
     }
 
     #[test]
+    fn the_programs_of_osworlds_task_files_are_read() {
+        // As OSWorld's task files write them (spacing, quotes and trailing `;` as there).
+        for program in [
+            "import pyautogui; import time; pyautogui.hotkey('ctrl', 's'); time.sleep(0.5);",
+            "import pyautogui; import time; pyautogui.hotkey('ctrl', 's'); time.sleep(0.5); ",
+            "import pyautogui; pyautogui.hotkey(\"ctrl\", \"s\");",
+            "import pyautogui; import time; pyautogui.hotkey('ctrl', 's'); time.sleep(0.5); pyautogui.press('down'); time.sleep(0.5); pyautogui.press('enter');",
+            "import pyautogui; pyautogui.hotkey([\"ctrl\", \"q\"]);",
+            "import time; import pyautogui; time.sleep(1);pyautogui.hotkey([\"ctrl\", \"q\"]);",
+            "import pyautogui; import time; pyautogui.click(960, 540); time.sleep(0.5);",
+            "import pyautogui; import time; time.sleep(0.5); pyautogui.click(960, 540); time.sleep(0.5); pyautogui.hotkey('ctrl', 'alt', 't'); time.sleep(0.5)",
+            "import pyautogui; import time; pyautogui.press(\"down\", presses=40, interval=0.01); time.sleep(1); pyautogui.scroll(-2)",
+            "import pyautogui; import time; time.sleep(0.5); pyautogui.write('cd testDir'); time.sleep(0.5); pyautogui.press('enter')",
+            "import pyautogui; import time;  time.sleep(4); pyautogui.doubleClick(x=960, y=540); time.sleep(0.5);pyautogui.mouseDown(); pyautogui.mouseUp(); time.sleep(0.5);",
+            "import pyautogui; import time; pyautogui.click(960, 540); time.sleep(5); pyautogui.press('esc'); time.sleep(0.3); pyautogui.press('f10'); \
+             time.sleep(0.3); pyautogui.press('right', presses=2, interval=0.1); time.sleep(0.3); pyautogui.press('down', presses=11, interval=0.1); pyautogui.press('enter')",
+        ] {
+            let inputs = read(program).unwrap_or_else(|e| panic!("{program}: {e}"));
+            assert!(!inputs.is_empty(), "{program}");
+        }
+        let held = read("pyautogui.doubleClick(x=960, y=540); pyautogui.mouseDown(); pyautogui.moveTo(10, 20); pyautogui.mouseUp(button='right')").unwrap();
+        assert_eq!(
+            unpaced(held),
+            vec![
+                Input::Button { at: Some((960.0, 540.0)), button: 1, times: 2 },
+                Input::Hold { at: None, button: 1, down: true },
+                Input::Move((10.0, 20.0)),
+                Input::Hold { at: None, button: 3, down: false },
+            ]
+        );
+    }
+
+    #[test]
     fn anything_but_literal_input_calls_is_refused() {
         for (code, says) in [
             ("import os; os.system('rm -rf ~')", "import os"),
-            ("import pyautogui; pyautogui.moveTo(5, 5)", "pyautogui.moveTo"),
+            ("import pyautogui; pyautogui.dragTo(5, 5)", "pyautogui.dragTo"),
+            ("import pyautogui; pyautogui.moveTo()", "a point is needed"),
             ("import pyautogui\nfor i in range(3):\n    pyautogui.press('a')", "not a call"),
             ("import pyautogui; pyautogui.press(key)", "only literals"),
             ("pyautogui.press('a') + 1", "one call a statement"),

@@ -545,6 +545,14 @@ impl Runner<'_> {
                     pointer = at.map_or(pointer, scale);
                     display.click(pointer.0, pointer.1, *button, *times).map_err(|e| e.to_string())
                 }
+                pyautogui::Input::Hold { at, button, down } => {
+                    pointer = at.map_or(pointer, scale);
+                    display.move_to(pointer.0, pointer.1).and_then(|()| display.button(*button, *down)).map_err(|e| e.to_string())
+                }
+                pyautogui::Input::Move(at) => {
+                    pointer = scale(*at);
+                    display.move_to(pointer.0, pointer.1).map_err(|e| e.to_string())
+                }
                 pyautogui::Input::Sleep(pause) => {
                     std::thread::sleep(*pause);
                     Ok(())

@@ -116,7 +116,7 @@ fn a_pyautogui_program_is_read_not_run_and_one_that_cannot_be_read_is_skipped() 
         // No such Python is installed: it is never run, so it need not be.
         ("read", "/nonexistent/python3", "import pyautogui; import time; pyautogui.hotkey(['ctrl', 's']); time.sleep(0.5)"),
         ("runs_code", "python", "import pyautogui, os; os.system('touch /tmp/pwned')"),
-        ("moves", "python3", "import pyautogui; pyautogui.moveTo(10, 10)"),
+        ("drags", "python3", "import pyautogui; pyautogui.dragTo(10, 10)"),
     ] {
         let mut task = saving.clone();
         task["id"] = json!(name);
@@ -127,7 +127,7 @@ fn a_pyautogui_program_is_read_not_run_and_one_that_cannot_be_read_is_skipped() 
     assert_eq!(imported.kept.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["osworld/read"], "{:?}", imported.skipped);
     let reason = |id: &str| imported.skipped.iter().find(|s| s.id.as_deref() == Some(id)).map(|s| s.reason.clone()).unwrap_or_default();
     assert!(reason("runs_code").contains("cannot read: `import os`: only pyautogui and time are read"), "{}", reason("runs_code"));
-    assert!(reason("moves").contains("`pyautogui.moveTo` is not read"), "{}", reason("moves"));
+    assert!(reason("drags").contains("`pyautogui.dragTo` is not read"), "{}", reason("drags"));
     assert!(imported.table().contains("a pyautogui program not readable"), "{}", imported.table());
     let _ = std::fs::remove_dir_all(&dir);
 }
