@@ -34,6 +34,7 @@ const KEPT: &[(&str, &str)] = &[
     ("000000000021", "os"),
     ("000000000022", "gimp"),
     ("000000000023", "gimp"),
+    ("000000000024", "gimp"),
 ];
 
 /// Each skipped task and a word its reason must hold.
@@ -73,7 +74,7 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
     assert_eq!(cells("all"), [KEPT.len().to_string(), SKIPPED.len().to_string()], "{table}");
     // Without a cache, every task that needs an asset is skipped for it.
     let bare = osworld::import(&examples, None).unwrap();
-    assert_eq!(bare.kept.len(), 11, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
+    assert_eq!(bare.kept.len(), 12, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
     assert!(bare.skipped.iter().any(|s| s.reason.contains("no cache was given")));
 }
 
@@ -243,6 +244,7 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
             // GIMP writes its settings when it quits, which the evaluator makes it do (Ctrl+Q).
             "000000000022" => vec![key(&["tab"])],
             "000000000023" => undo_levels("100"),
+            "000000000024" => theme(2),
             _ => Vec::new(),
         };
         if !walkthrough.is_empty() {
@@ -292,6 +294,8 @@ async fn gui_tasks_done_wrong_score_zero() {
         ("000000000022", vec![key(&["tab"]), key(&["tab"])]),
         // Another number of undo levels.
         ("000000000023", undo_levels("10")),
+        // Another theme (Gray).
+        ("000000000024", theme(1)),
     ] {
         let task = imported.kept.iter().find(|t| t.id.ends_with(tail)).unwrap();
         env.reset(task).await.unwrap();
@@ -303,11 +307,29 @@ async fn gui_tasks_done_wrong_score_zero() {
 }
 
 /// GIMP's preferences by the keyboard: Edit, its fifth entry from the end (Preferences), which
-/// opens on System Resources; the first field there is the minimal number of undo levels.
-fn undo_levels(levels: &str) -> Vec<Do> {
+/// opens on System Resources with the list of pages in focus, then `page` steps down that list,
+/// `tab` into the page.
+fn preferences(page: usize) -> Vec<Do> {
     let mut steps = vec![key(&["alt", "e"])];
     steps.extend((0..5).map(|_| key(&["up"])));
-    steps.extend([key(&["enter"]), Do::Wait(1500), key(&["tab"]), key(&["ctrl", "a"]), type_text(levels), key(&["tab"]), key(&["alt", "o"])]);
+    steps.extend([key(&["enter"]), Do::Wait(1500)]);
+    steps.extend((0..page).map(|_| key(&["down"])));
+    steps.push(key(&["tab"]));
+    steps
+}
+
+/// The minimal number of undo levels: the first field of System Resources, then OK.
+fn undo_levels(levels: &str) -> Vec<Do> {
+    let mut steps = preferences(0);
+    steps.extend([key(&["ctrl", "a"]), type_text(levels), key(&["tab"]), key(&["alt", "o"])]);
+    steps
+}
+
+/// A theme by its place in Interface › Theme's list (Dark, Gray, Light, System), then OK.
+fn theme(place: usize) -> Vec<Do> {
+    let mut steps = preferences(8);
+    steps.extend((0..place).map(|_| key(&["down"])));
+    steps.extend([Do::Wait(3000), key(&["alt", "o"])]);
     steps
 }
 
