@@ -18,6 +18,10 @@ pub const SCREEN: (f64, f64) = (1920.0, 1080.0);
 /// the time it gets under OSWorld to take one input before the next.
 pub const PAUSE: Duration = Duration::from_millis(100);
 
+/// The most inputs one program may make, and the longest it may sleep in all.
+pub const MAX_INPUTS: usize = 2000;
+pub const MAX_PAUSE: Duration = Duration::from_secs(60);
+
 /// One input a program makes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
@@ -66,7 +70,7 @@ pub fn read(code: &str) -> Result<Vec<Input>, String> {
             }
         }
         if i >= bytes.len() {
-            return Ok(inputs);
+            return bounded(inputs);
         }
         let rest = &code[i..];
         if let Some(modules) = rest.strip_prefix("import ") {
@@ -96,7 +100,21 @@ pub fn read(code: &str) -> Result<Vec<Input>, String> {
         if call.name.starts_with("pyautogui.") {
             inputs.push(Input::Sleep(PAUSE));
         }
+        if inputs.len() > MAX_INPUTS {
+            return Err(format!("it makes more than the {MAX_INPUTS} inputs a step may"));
+        }
     }
+}
+
+/// A program's inputs, refused past `MAX_PAUSE` of sleeping in all (and, as it is read, past
+/// `MAX_INPUTS`): a step runs while the evaluation waits, and OSWorld's programs press a few
+/// keys within seconds.
+fn bounded(inputs: Vec<Input>) -> Result<Vec<Input>, String> {
+    let slept: Duration = inputs.iter().map(|i| if let Input::Sleep(d) = i { *d } else { Duration::ZERO }).sum();
+    if slept > MAX_PAUSE {
+        return Err(format!("it sleeps {:.1} s in all, more than the {} s a step may", slept.as_secs_f64(), MAX_PAUSE.as_secs()));
+    }
+    Ok(inputs)
 }
 
 /// A statement as an error names it: its first line, cut short.
@@ -318,10 +336,14 @@ mod tests {
             ("pyautogui.hotkey('ctrl', 'nosuchkey')", "no key \"nosuchkey\""),
             ("pyautogui.write('unterminated)", "unterminated"),
             ("from pyautogui import press", "not a call"),
+            ("import time; time.sleep(50); time.sleep(50)", "sleeps 100.0 s in all"),
         ] {
             let err = read(code).expect_err(code);
             assert!(err.contains(says), "{code}: {err}");
         }
+        // A task file's program may not hold the evaluation for long.
+        let err = read(&"pyautogui.press('a', presses=100); ".repeat(30)).expect_err("3000 presses");
+        assert!(err.contains("more than the 2000 inputs a step may"), "{err}");
     }
 
     #[test]
