@@ -177,7 +177,10 @@ pub fn cases(task: &TaskSpec, benchmark: &dyn Benchmark, platform: Platform) -> 
             // The typo goes before a final Enter: typed after it, it lands in the next field
             // (the next cell of a sheet), which the correction never reaches.
             let before_enter = text.trim_end_matches('\n');
-            let typo = Action::Type { text: format!("{before_enter}q"), element: element.clone(), clear: *clear };
+            // A digit after digits: a numeric field (a spin button) refuses a letter, and the
+            // correction would then take a digit of the answer instead.
+            let slip = if before_enter.ends_with(|c: char| c.is_ascii_digit()) { '7' } else { 'q' };
+            let typo = Action::Type { text: format!("{before_enter}{slip}"), element: element.clone(), clear: *clear };
             let corrected = match platform {
                 Platform::Desktop => {
                     let mut c = vec![typo, Action::Key { keys: vec!["backspace".into()] }];

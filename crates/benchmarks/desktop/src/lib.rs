@@ -60,6 +60,7 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "browser.bookmark", draw: browser_bookmark },
     Family { name: "media.play_song", draw: media_play_song },
     Family { name: "media.fullscreen", draw: media_fullscreen },
+    Family { name: "image.undo_levels", draw: image_undo_levels },
 ];
 
 const FOLDER_NAMES: &[&str] = &["Invoices", "Travel 2026", "Recipes", "Taxes", "Project Alpha", "Reports", "Letters", "Receipts", "Course notes", "Drafts"];
@@ -1071,6 +1072,58 @@ fn media_fullscreen(rng: &mut Rng) -> Draft {
     }
 }
 
+/// GIMP quit as OSWorld's GIMP tasks quit it (a pyautogui program, which the runner reads): it
+/// writes its settings when it quits, and the evaluator reads them after.
+fn quit_gimp() -> Vec<ConfigStep> {
+    let program = "import time; import pyautogui; time.sleep(1);pyautogui.hotkey([\"ctrl\", \"q\"]);";
+    vec![ConfigStep::new("execute", json!({"command": ["python3", "-c", program]})), ConfigStep::new("sleep", json!({"seconds": 0.5}))]
+}
+
+fn image_undo_levels(rng: &mut Rng) -> Draft {
+    let levels = *rng.pick(&[10, 15, 20, 25, 30, 40, 50, 60, 64, 75, 80, 100, 120, 128, 150, 200, 250, 500]);
+    let instruction = [
+        format!("Set the minimum number of undo steps in GIMP to {levels}."),
+        format!("Make GIMP keep at least {levels} undo levels."),
+        format!("In GIMP's preferences, change the minimal number of undo levels to {levels}."),
+    ][rng.range(0, 2) as usize]
+        .clone();
+    let mut evaluator = json!({
+        "func": "check_config_status",
+        "result": {"type": "gimp_config_file", "file_name": "gimprc", "dest": "gimprc"},
+        "expected": {"type": "rule", "rules": {"key": "undo-levels", "value": levels.to_string()}}
+    });
+    evaluator["postconfig"] = json!(quit_gimp());
+    // GIMP quit, its settings file written with the value, GIMP started again (it reads it).
+    let mut golden = quit_gimp();
+    golden.push(write_file("/home/user/.config/GIMP/2.10/gimprc", &format!("(undo-levels {levels})\n")));
+    golden.push(ConfigStep::new("launch", json!({"command": ["gimp"]})));
+    // Edit › Preferences (the fifth entry from the menu's end) opens on System Resources, the
+    // list of pages in focus; its first field is the number of undo levels.
+    let mut walkthrough = vec![key(&["alt", "e"]), Action::Wait { ms: 500 }];
+    walkthrough.extend((0..5).map(|_| key(&["up"])));
+    walkthrough.extend([
+        key(&["enter"]),
+        Action::Wait { ms: 2000 },
+        key(&["tab"]),
+        key(&["ctrl", "a"]),
+        typed(&levels.to_string()),
+        key(&["tab"]),
+        Action::Wait { ms: 300 },
+        key(&["alt", "o"]),
+        Action::Wait { ms: 800 },
+        done(),
+    ]);
+    Draft {
+        instruction,
+        apps: &["GIMP"],
+        config: vec![ConfigStep::new("launch", json!({"command": ["gimp"]}))],
+        evaluator,
+        golden,
+        walkthrough,
+        changes: Vec::new(),
+    }
+}
+
 fn done() -> Action {
     Action::Terminate { status: TerminateStatus::Success }
 }
@@ -1198,10 +1251,11 @@ mod tests {
         for t in &all {
             let (task, _) = guigym_benchmark_osworld::task_of(t).unwrap();
             assert_eq!(find_task(&t.id).as_ref(), Some(t));
-            // Every task says which files it may change: infeasible ones, the browser's and the
-            // media player's (whose state is the application's own, out of the user's files) none.
+            // Every task says which files it may change: infeasible ones, the browser's, the
+            // media player's and GIMP's settings (whose state is the application's own, out of the
+            // user's files) none.
             let allowed = task.allowed_changes.as_ref().unwrap_or_else(|| panic!("{}: no allowed changes", t.id));
-            let changes_nothing = task.is_infeasible() || t.family.starts_with("browser.") || t.family.starts_with("media.");
+            let changes_nothing = task.is_infeasible() || ["browser.", "media.", "image."].iter().any(|p| t.family.starts_with(p));
             assert_eq!(allowed.is_empty(), changes_nothing, "{}: {allowed:?}", t.id);
         }
     }
