@@ -25,8 +25,14 @@ pub struct Call {
 }
 
 impl Call {
+    /// Keyword argument `key`, else positional argument `i`.
     pub fn arg(&self, i: usize, key: &str) -> Option<&Lit> {
-        self.kwargs.iter().find(|(k, _)| k == key).map(|(_, v)| v).or_else(|| self.args.get(i))
+        self.kwarg(key).or_else(|| self.args.get(i))
+    }
+
+    /// Keyword argument `key` only.
+    pub fn kwarg(&self, key: &str) -> Option<&Lit> {
+        self.kwargs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     pub fn num(&self, i: usize, key: &str) -> Result<f32, InvalidAction> {

@@ -282,12 +282,14 @@ fn step_unsupported(task: &OsWorldTask, step: &ConfigStep, cache: Option<&Path>)
         return Some(Why::plain(format!("set-up step \"{}\" is not supported", step.kind)));
     }
     let p = &step.parameters;
-    match step.kind.as_str() {
-        // A pyautogui program needs no Python here: the runner reads it (see `pyautogui`).
-        "execute" | "command" if pyautogui_program(p).is_some() => pyautogui_program(p)?.err().map(|e| Why {
+    // A pyautogui program needs no Python here: the runner reads it (see `pyautogui`).
+    if let Some(read) = matches!(step.kind.as_str(), "execute" | "command").then(|| pyautogui_program(p)).flatten() {
+        return read.err().map(|e| Why {
             reason: format!("step \"{}\" runs a pyautogui program this runner cannot read: {e}", step.kind),
             group: "a pyautogui program not readable".into(),
-        }),
+        });
+    }
+    match step.kind.as_str() {
         "execute" | "command" if command_cannot_run(p.get("command")).is_some() => command_cannot_run(p.get("command")),
         // A program to start must be installed (a shell line is the shell's business).
         "launch" | "execute" | "command" if !p.get("shell").and_then(Value::as_bool).unwrap_or(false) => {

@@ -134,7 +134,7 @@ fn inputs_of(call: &Call) -> Result<Vec<Input>, String> {
         }
     };
     let count = |name: &str, default: f64| -> Result<u32, String> {
-        match call.kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v) {
+        match call.kwarg(name) {
             None => Ok(default as u32),
             Some(Lit::Num(n)) if n.is_finite() && *n >= 0.0 && *n <= 100.0 => Ok(*n as u32),
             Some(other) => Err(format!("`{name}` must be a number from 0 to 100, got {other:?}")),
@@ -161,7 +161,7 @@ fn inputs_of(call: &Call) -> Result<Vec<Input>, String> {
             let each = keys(call.arg(0, "keys").ok_or("which key?")?)?;
             let presses = count("presses", 1.0)?;
             // `interval` seconds after each key, as pyautogui waits them.
-            let interval = match call.kwargs.iter().find(|(k, _)| k == "interval").map(|(_, v)| v) {
+            let interval = match call.kwarg("interval") {
                 None => Duration::ZERO,
                 Some(Lit::Num(s)) if s.is_finite() => Duration::from_secs_f64(s.clamp(0.0, 1.0)),
                 Some(other) => return Err(format!("`interval` must be a number, got {other:?}")),
@@ -221,7 +221,7 @@ fn key(name: &str) -> Result<String, String> {
 
 /// A call's mouse button (`button=`, pyautogui's names) as X numbers it.
 fn button(call: &Call, default: &str) -> Result<u8, String> {
-    let name = match call.kwargs.iter().find(|(k, _)| k == "button").map(|(_, v)| v) {
+    let name = match call.kwarg("button") {
         None => default,
         Some(Lit::Str(b)) => b.as_str(),
         Some(other) => return Err(format!("`button` must be a string, got {other:?}")),

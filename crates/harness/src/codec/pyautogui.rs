@@ -77,7 +77,7 @@ pub fn parse(raw: &str) -> Result<Action, InvalidAction> {
             Action::Scroll { at: Some(call.point(1, "x", "y")?), element: None, direction, amount: clicks.abs().clamp(1.0, 20.0) as u32 }
         }
         "write" | "typewrite" => {
-            let clear = matches!(call.kwargs.iter().find(|(k, _)| k == "clear"), Some((_, Lit::Bool(true))));
+            let clear = matches!(call.kwarg("clear"), Some(Lit::Bool(true)));
             Action::Type { text: call.text(0, "message")?, element: None, clear }
         }
         "press" | "hotkey" => match keys(&call)?.as_slice() {

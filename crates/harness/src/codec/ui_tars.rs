@@ -78,7 +78,7 @@ fn parse_point(text: &str) -> Result<Point, InvalidAction> {
 }
 
 fn box_arg(call: &Call, keys: &[&str], index: usize) -> Result<Point, InvalidAction> {
-    let found = keys.iter().find_map(|k| call.kwargs.iter().find(|(n, _)| n == k).map(|(_, v)| v)).or_else(|| call.args.get(index));
+    let found = keys.iter().find_map(|k| call.kwarg(k)).or_else(|| call.args.get(index));
     match found {
         Some(Lit::Str(s)) => parse_point(s),
         Some(Lit::List(items)) => {
@@ -91,7 +91,7 @@ fn box_arg(call: &Call, keys: &[&str], index: usize) -> Result<Point, InvalidAct
 }
 
 fn content(call: &Call) -> Option<String> {
-    ["content", "text"].iter().find_map(|k| call.kwargs.iter().find(|(n, _)| n == k)).map(|(_, v)| v).or_else(|| call.args.first()).and_then(|v| match v {
+    ["content", "text"].iter().find_map(|k| call.kwarg(k)).or_else(|| call.args.first()).and_then(|v| match v {
         Lit::Str(s) => Some(s.clone()),
         Lit::Num(n) => Some(n.to_string()),
         _ => None,
@@ -99,7 +99,7 @@ fn content(call: &Call) -> Option<String> {
 }
 
 fn keyword(call: &Call, key: &str) -> Option<String> {
-    call.kwargs.iter().find(|(n, _)| n == key).and_then(|(_, v)| if let Lit::Str(s) = v { Some(s.clone()) } else { None })
+    call.kwarg(key).and_then(|v| if let Lit::Str(s) = v { Some(s.clone()) } else { None })
 }
 
 pub fn parse(raw: &str) -> Result<Action, InvalidAction> {

@@ -10,14 +10,13 @@
 
 use serde_json::Value;
 
-use super::{python_space, score};
+use super::{python_space, score, utf8_file};
 
 /// `check_config_status`: some line of the settings file has the rule's key (a word, or two
 /// words as a list of two) and ends in the rule's value (compared as text: a value that is not
 /// a string matches nothing).
 pub fn check_config_status(config: Option<&std::path::Path>, rule: &Value) -> Result<f64, String> {
-    let Some(config) = config else { return Ok(0.0) };
-    let Some(text) = std::fs::read(config).ok().and_then(|bytes| String::from_utf8(bytes).ok()) else { return Ok(0.0) };
+    let Some(text) = utf8_file(config) else { return Ok(0.0) };
     // Python's text mode: `\r\n` and a lone `\r` end lines as `\n` does.
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     for line in text.split_inclusive('\n') {

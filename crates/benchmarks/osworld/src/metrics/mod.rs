@@ -124,6 +124,12 @@ pub const METRICS: &[(&str, Expects)] = &[
     ("check_config_status", Expects::Value),
 ];
 
+/// A file's text as OSWorld's metrics open it (strict UTF-8); none when it is missing or not
+/// UTF-8, where OSWorld raises on the agent's file.
+fn utf8_file(file: Option<&Path>) -> Option<String> {
+    String::from_utf8(std::fs::read(file?).ok()?).ok()
+}
+
 /// Python's `str.isspace` (and `\s`, and what `strip()` and `split()` take): Unicode whitespace
 /// and the four information separators U+001C–U+001F.
 fn python_space(c: char) -> bool {

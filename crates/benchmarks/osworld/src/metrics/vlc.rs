@@ -15,12 +15,7 @@ use serde_json::Value;
 
 use super::etree::{self, Tree};
 use super::objects::py_eq;
-use super::{chrome, score};
-
-/// The file's text, as OSWorld decodes it (strict UTF-8).
-fn text(file: Option<&std::path::Path>) -> Option<String> {
-    String::from_utf8(std::fs::read(file?).ok()?).ok()
-}
+use super::{chrome, score, utf8_file};
 
 /// Python's `str.strip()`: its whitespace includes the separators U+001C..U+001F.
 fn py_strip(s: &str) -> &str {
@@ -66,14 +61,14 @@ pub fn is_setting(metric: &str) -> bool {
 pub fn setting(metric: &str, config: Option<&std::path::Path>, rule: &Value) -> Result<f64, String> {
     let (_, key, name, default) = SETTINGS.iter().find(|(m, ..)| *m == metric).ok_or_else(|| format!("{metric}: not a VLC setting"))?;
     let want = expected_text(field(metric, rule, name)?);
-    let Some(config) = text(config) else { return Ok(0.0) };
+    let Some(config) = utf8_file(config) else { return Ok(0.0) };
     Ok(score(want.is_some_and(|w| last_value(&config, key, default) == w)))
 }
 
 /// `check_global_key_play_pause`: whether a global play/pause key is set ("1") or not ("0").
 pub fn check_global_key_play_pause(config: Option<&std::path::Path>, rule: &Value) -> Result<f64, String> {
     let want = expected_text(field("check_global_key_play_pause", rule, "expected_global_key_play_pause")?);
-    let Some(config) = text(config) else { return Ok(0.0) };
+    let Some(config) = utf8_file(config) else { return Ok(0.0) };
     // Unset when the last such line (or none) has nothing after its `=`.
     let got = if last_value(&config, "global-key-play-pause=", "").is_empty() { "0" } else { "1" };
     Ok(score(want.is_some_and(|w| w == got)))
@@ -83,7 +78,7 @@ pub fn check_global_key_play_pause(config: Option<&std::path::Path>, rule: &Valu
 /// the expected folder.
 pub fn is_vlc_recordings_folder(config: Option<&std::path::Path>, rule: &Value) -> Result<f64, String> {
     let want = field("is_vlc_recordings_folder", rule, "recording_file_path")?;
-    let Some(config) = text(config) else { return Ok(0.0) };
+    let Some(config) = utf8_file(config) else { return Ok(0.0) };
     let line = config.split('\n').filter(|l| !l.starts_with('#') && !py_strip(l).is_empty()).find(|l| l.contains("input-record-path"));
     Ok(score(line.is_some_and(|l| want.as_str() == Some(py_strip(l.rsplit('=').next().unwrap_or(l))))))
 }
@@ -92,7 +87,7 @@ pub fn is_vlc_recordings_folder(config: Option<&std::path::Path>, rule: &Value) 
 /// all dark (`blackish`: every component under 100). OSWorld's metric turns its own errors
 /// (a field missing, a number that does not parse) into 0.
 pub fn check_qt_slider_colours(config: Option<&std::path::Path>, rule: &Value) -> Result<f64, String> {
-    let Some(config) = text(config) else { return Ok(0.0) };
+    let Some(config) = utf8_file(config) else { return Ok(0.0) };
     let colours = last_value(&config, "qt-slider-colours", "153;210;153;20;210;20;255;199;15;245;39;29");
     match rule.get("type").map(|t| t.as_str().ok_or(t)) {
         None => Ok(0.0),
@@ -177,7 +172,7 @@ fn basename(path: &str) -> &str {
 /// or a path ending so) or URL (the URL within what VLC shows, VLC showing the URL's file
 /// name, or the same host with the path within).
 pub fn is_vlc_playing(status: Option<&std::path::Path>, rule: &Value) -> Result<f64, String> {
-    let Some(status) = text(status) else { return Ok(0.0) };
+    let Some(status) = utf8_file(status) else { return Ok(0.0) };
     let Ok(root) = etree::parse(&status) else { return Ok(0.0) };
     let playing = root.children.iter().find(|c| c.tag == "state").is_some_and(|s| s.text.as_deref() == Some("playing"));
     if !playing {
