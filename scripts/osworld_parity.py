@@ -36,13 +36,14 @@ functions never use are stubbed with empty modules *only when not installed*:
 easyocr (docs.py; pulls torch), skimage / skimage.color (docs.py), formulas and
 tldextract (utils.py; formulas pulls scipy), PyPDF2 (vscode.py), fitz, imagehash and borb
 (chrome.py's PDF comparisons), acoustid, cv2, librosa, fastdtw, scipy and skimage.metrics
-(vlc.py's audio, video and image comparisons; gimp.py's image comparisons).
+(vlc.py's audio and video comparisons). scikit-image itself is installed: gimp.py's and vlc.py's
+image comparisons use its SSIM.
 
 Environment (desktop-env 1.0.2 needs Python >= 3.10; ~20 s, ~250 MB venv):
 
     python3 -m venv /tmp/dtenv
     /tmp/dtenv/bin/pip install desktop-env==1.0.2 --no-deps
-    /tmp/dtenv/bin/pip install openpyxl "pandas>=2.2,<2.3" "numpy>=1.26,<2" rapidfuzz lxml cssselect xmltodict python-docx python-pptx odfpy "Pillow~=11.0.0"
+    /tmp/dtenv/bin/pip install openpyxl "pandas>=2.2,<2.3" "numpy>=1.26,<2" rapidfuzz lxml cssselect xmltodict python-docx python-pptx odfpy "Pillow~=11.0.0" "scikit-image>=0.24,<0.27"
 
 (the pandas/numpy/Pillow pins are desktop-env 1.0.2's own Requires-Dist; expected.json
 was produced with pandas 2.2.3, numpy 1.26.4, openpyxl 3.1.5, python-docx 1.2.0,

@@ -50,6 +50,15 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver curl >/dev/null
 fi
 
+# libturbojpeg0-dev: libjpeg-turbo, which the build links; OSWorld's image metrics read JPEG
+# pixels through it as Pillow does.
+if ! dpkg-query -W -f='${Status}' libturbojpeg0-dev 2>/dev/null | grep -q "install ok installed"; then
+    echo "setup: installing Debian's libturbojpeg0-dev (the JPEG decoder the build links)" >&2
+    if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libturbojpeg0-dev pkg-config >/dev/null
+fi
+
 if ! command -v adb >/dev/null 2>&1; then
     echo "setup: installing Debian's adb (the ADB tests drive guigym's devices with it)" >&2
     if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
@@ -95,12 +104,13 @@ fi
 # modules import), in a venv of their own: the evaluator parity check runs them on the
 # fixture whose verdicts our Rust metrics must reproduce.
 osworld="$cache/osworld-venv"
-if ! "$osworld/bin/python" -c "import desktop_env, pandas, openpyxl, docx, pptx, rapidfuzz, tldextract, bs4" 2>/dev/null; then
+if ! "$osworld/bin/python" -c "import desktop_env, pandas, openpyxl, docx, pptx, rapidfuzz, tldextract, bs4, skimage" 2>/dev/null; then
     echo "setup: creating $osworld with desktop-env 1.0.2's metrics (the evaluator parity check)" >&2
     python3 -m venv "$osworld"
     "$osworld/bin/python" -m pip install --quiet --disable-pip-version-check "desktop-env==1.0.2" --no-deps
     "$osworld/bin/python" -m pip install --quiet --disable-pip-version-check openpyxl "pandas>=2.2,<2.3" "numpy>=1.26,<2" \
-        rapidfuzz lxml cssselect xmltodict python-docx python-pptx odfpy "Pillow~=11.0.0" "tldextract>=5,<6" beautifulsoup4
+        rapidfuzz lxml cssselect xmltodict python-docx python-pptx odfpy "Pillow~=11.0.0" "tldextract>=5,<6" beautifulsoup4 \
+        "scikit-image>=0.24,<0.27"
 fi
 html="$cache/miniwob-html"
 if [ ! -f "$html/core/core.js" ]; then

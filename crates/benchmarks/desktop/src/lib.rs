@@ -61,6 +61,8 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "media.play_song", draw: media_play_song },
     Family { name: "media.fullscreen", draw: media_fullscreen },
     Family { name: "image.undo_levels", draw: image_undo_levels },
+    Family { name: "image.mirror", draw: image_mirror },
+    Family { name: "image.darker", draw: image_darker },
 ];
 
 const FOLDER_NAMES: &[&str] = &["Invoices", "Travel 2026", "Recipes", "Taxes", "Project Alpha", "Reports", "Letters", "Receipts", "Course notes", "Drafts"];
@@ -1124,6 +1126,145 @@ fn image_undo_levels(rng: &mut Rng) -> Draft {
     }
 }
 
+/// A picture GIMP has open, as OSWorld's GIMP tasks start: drawn from the task's seed into the
+/// Pictures folder. The evaluator exports it the way OSWorld's evaluators do (Shift+Ctrl+E, a
+/// name, Enter twice, typed by a pyautogui program), next to the original as
+/// `<name>_<suffix>.png`, and judges that file against the original drawn again.
+struct Picture {
+    name: &'static str,
+    width: u32,
+    height: u32,
+    seed: u64,
+}
+
+impl Picture {
+    fn draw(rng: &mut Rng) -> Picture {
+        let name = *rng.pick(&["berries", "harbour", "garden", "sunset", "street", "meadow", "kitchen", "canyon"]);
+        Picture { name, width: rng.range(160, 320) as u32, height: rng.range(120, 240) as u32, seed: rng.next_u64() >> 12 }
+    }
+
+    fn path(&self) -> String {
+        format!("/home/user/Pictures/{}.png", self.name)
+    }
+
+    fn export_path(&self, suffix: &str) -> String {
+        format!("/home/user/Pictures/{}_{suffix}.png", self.name)
+    }
+
+    fn data(&self, mirrored: bool) -> Value {
+        json!({"kind": "picture", "width": self.width, "height": self.height, "seed": self.seed, "mirrored": mirrored})
+    }
+
+    /// The picture written and opened in GIMP.
+    fn config(&self) -> Vec<ConfigStep> {
+        let mut write = self.data(false);
+        write["path"] = json!(self.path());
+        vec![ConfigStep::new("write_media", write), ConfigStep::new("launch", json!({"command": ["gimp", self.path()]}))]
+    }
+
+    /// `func` on the exported picture (the result) and the original (expected).
+    fn evaluator(&self, func: &str, suffix: &str) -> Value {
+        let mut original = self.data(false);
+        original["type"] = json!("picture_file");
+        original["dest"] = json!(format!("{}.png", self.name));
+        let program = |code: &str| ConfigStep::new("execute", json!({"command": ["python3", "-c", format!("import pyautogui; import time; {code}")]}));
+        json!({
+            "postconfig": [
+                program("pyautogui.hotkey([\"shift\", \"ctrl\", \"e\"]); time.sleep(1);"),
+                program(&format!("pyautogui.write(\"{}_{suffix}\"); pyautogui.press([\"enter\"]); time.sleep(2);", self.name)),
+                program("pyautogui.press([\"enter\"]); time.sleep(3);"),
+            ],
+            "func": func,
+            "result": {"type": "vm_file", "path": self.export_path(suffix), "dest": format!("{}_{suffix}.png", self.name)},
+            "expected": original
+        })
+    }
+
+    /// A golden that leaves GIMP holding `changed` (the picture as the task wants it): GIMP quit,
+    /// the file written over, GIMP started on it again, so that the evaluator's export holds it.
+    /// An export an earlier evaluation left is taken away first: GIMP would ask before
+    /// replacing it, and the export's two Enters would not get through.
+    fn golden(&self, changed: Value, suffix: &str) -> Vec<ConfigStep> {
+        let mut write = changed;
+        write["path"] = json!(self.path());
+        let mut golden = quit_gimp();
+        golden.extend([
+            execute(&format!("rm -f {}", quote(&self.export_path(suffix)))),
+            ConfigStep::new("write_media", write),
+            ConfigStep::new("launch", json!({"command": ["gimp", self.path()]})),
+            // Its window shows before it takes keys (a loaded machine let the export's first
+            // keys go by).
+            ConfigStep::new("sleep", json!({"seconds": 3})),
+        ]);
+        golden
+    }
+}
+
+fn image_mirror(rng: &mut Rng) -> Draft {
+    let picture = Picture::draw(rng);
+    let name = picture.name;
+    Draft {
+        instruction: [
+            format!("Mirror the picture {name}.png open in GIMP, left to right."),
+            format!("Flip {name}.png horizontally in GIMP."),
+            format!("In GIMP, turn {name}.png into its mirror image (left becomes right)."),
+        ][rng.range(0, 2) as usize]
+            .clone(),
+        apps: &["GIMP"],
+        config: picture.config(),
+        evaluator: picture.evaluator("check_image_mirror", "mirror"),
+        golden: picture.golden(picture.data(true), "mirror"),
+        // Image › Transform › Flip Horizontally, by the menus' letters.
+        walkthrough: vec![key(&["alt", "i"]), Action::Wait { ms: 500 }, key(&["t"]), Action::Wait { ms: 300 }, key(&["h"]), Action::Wait { ms: 800 }, done()],
+        changes: vec![picture.path(), picture.export_path("mirror")],
+    }
+}
+
+fn image_darker(rng: &mut Rng) -> Draft {
+    let picture = Picture::draw(rng);
+    let name = picture.name;
+    let amount = rng.range(20, 60);
+    Draft {
+        instruction: [
+            format!("Make the picture {name}.png open in GIMP darker."),
+            format!("{name}.png is too bright: lower its brightness in GIMP."),
+            format!("In GIMP, darken {name}.png a little, keeping everything else as it is."),
+        ][rng.range(0, 2) as usize]
+            .clone(),
+        apps: &["GIMP"],
+        config: picture.config(),
+        evaluator: picture.evaluator("check_brightness_decrease_and_structure_sim", "darker"),
+        // The picture drawn again at 70 % of its brightness.
+        golden: picture.golden(
+            {
+                let mut darker = picture.data(false);
+                darker["brightness"] = json!(0.7);
+                darker
+            },
+            "darker",
+        ),
+        // Colors › Brightness-Contrast (the menu's eighth entry): the brightness lowered, OK.
+        walkthrough: {
+            let mut steps = vec![key(&["alt", "c"]), Action::Wait { ms: 500 }];
+            steps.extend((0..7).map(|_| key(&["down"])));
+            steps.extend([
+                key(&["enter"]),
+                Action::Wait { ms: 2000 },
+                key(&["tab"]),
+                key(&["ctrl", "a"]),
+                typed(&format!("-{amount}")),
+                key(&["tab"]),
+                Action::Wait { ms: 300 },
+                key(&["alt", "o"]),
+                Action::Wait { ms: 1000 },
+                done(),
+            ]);
+            steps
+        },
+        changes: vec![picture.path(), picture.export_path("darker")],
+    }
+}
+
 fn done() -> Action {
     Action::Terminate { status: TerminateStatus::Success }
 }
@@ -1253,9 +1394,9 @@ mod tests {
             assert_eq!(find_task(&t.id).as_ref(), Some(t));
             // Every task says which files it may change: infeasible ones, the browser's, the
             // media player's and GIMP's settings (whose state is the application's own, out of the
-            // user's files) none.
+            // user's files) none; a picture's, the picture and its export.
             let allowed = task.allowed_changes.as_ref().unwrap_or_else(|| panic!("{}: no allowed changes", t.id));
-            let changes_nothing = task.is_infeasible() || ["browser.", "media.", "image."].iter().any(|p| t.family.starts_with(p));
+            let changes_nothing = task.is_infeasible() || ["browser.", "media.", "image.undo_levels"].iter().any(|p| t.family.starts_with(p));
             assert_eq!(allowed.is_empty(), changes_nothing, "{}: {allowed:?}", t.id);
         }
     }

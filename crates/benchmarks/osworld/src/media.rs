@@ -1,5 +1,6 @@
-//! Media files a task starts from, made from data with no encoder: a tone as a WAV file, and a
-//! clip as raw video (YUV4MPEG2), both of which VLC plays. (Our `write_media` step.)
+//! Media files a task starts from, made from data: a tone as a WAV file and a clip as raw video
+//! (YUV4MPEG2), both of which VLC plays, and a picture as a PNG, which GIMP opens. (Our
+//! `write_media` step, and the `picture_file` getter for a picture's expected form.)
 
 /// The tone's samples per second: enough for any tone a task names, small on disk.
 const RATE: u32 = 8000;
@@ -41,6 +42,46 @@ pub fn clip_y4m(seconds: f64, shade: u8) -> Vec<u8> {
     out
 }
 
+/// A picture of `width`×`height` drawn from `seed`: light across it, and discs of colour, none
+/// symmetric, so that a mirrored, darker or scaled copy tells apart from the original. With
+/// `mirrored`, the same picture flipped left to right; each value times `brightness`. An RGB
+/// PNG.
+pub fn picture_png(width: u32, height: u32, seed: u64, mirrored: bool, brightness: f64) -> Vec<u8> {
+    let mut rng = guigym_core::Rng::new(seed);
+    let (w, h) = (width as f64, height as f64);
+    let discs: Vec<(f64, f64, f64, [f64; 3])> = (0..7)
+        .map(|_| {
+            let r = rng.range(6, (width.min(height) / 4).max(7) as i64) as f64;
+            let colour = [rng.range(0, 255) as f64, rng.range(0, 255) as f64, rng.range(0, 255) as f64];
+            (rng.range(0, width as i64) as f64, rng.range(0, height as i64) as f64, r, colour)
+        })
+        .collect();
+    let mut pixels = Vec::with_capacity((width * height * 3) as usize);
+    for y in 0..height {
+        for x in 0..width {
+            let x = if mirrored { width - 1 - x } else { x };
+            let (fx, fy) = (f64::from(x), f64::from(y));
+            let mut c = [60.0 + 150.0 * fx / w, 40.0 + 160.0 * fy / h, 200.0 - 120.0 * fx / w + 20.0 * (fy / 11.0).sin()];
+            for (cx, cy, r, colour) in &discs {
+                if (fx - cx).powi(2) + (fy - cy).powi(2) < r * r {
+                    for (v, d) in c.iter_mut().zip(colour) {
+                        *v = 0.35 * *v + 0.65 * d;
+                    }
+                }
+            }
+            pixels.extend(c.map(|v| (v * brightness).clamp(0.0, 255.0) as u8));
+        }
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    match encoder.write_header().and_then(|mut writer| writer.write_image_data(&pixels)) {
+        Ok(()) => out,
+        // Writing to memory with the sizes just given cannot fail.
+        Err(e) => unreachable!("a PNG in memory: {e}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +96,24 @@ mod tests {
         let frame = 6 + 64 * 48 * 3 / 2;
         let header = clip.iter().position(|b| *b == b'\n').unwrap() + 1;
         assert_eq!(clip.len(), header + 10 * frame);
+    }
+
+    #[test]
+    fn a_mirrored_picture_is_the_picture_flipped() {
+        let decode = |bytes: Vec<u8>| {
+            let mut reader = png::Decoder::new(&bytes[..]).read_info().unwrap();
+            let mut pixels = vec![0; reader.output_buffer_size()];
+            reader.next_frame(&mut pixels).unwrap();
+            pixels
+        };
+        let (plain, mirrored) = (decode(picture_png(30, 20, 7, false, 1.0)), decode(picture_png(30, 20, 7, true, 1.0)));
+        assert_ne!(plain, mirrored);
+        for y in 0..20 {
+            for x in 0..30 {
+                let (a, b) = ((y * 30 + x) * 3, (y * 30 + 29 - x) * 3);
+                assert_eq!(plain[a..a + 3], mirrored[b..b + 3]);
+            }
+        }
+        assert_ne!(decode(picture_png(30, 20, 8, false, 1.0)), plain, "another seed, another picture");
     }
 }

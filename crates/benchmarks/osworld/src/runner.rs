@@ -496,18 +496,21 @@ impl Runner<'_> {
             // from data: VLC plays both.
             "write_media" => {
                 let path = self.desktop.session.path(str_param(p, field, "path")?);
-                let seconds = p.get("seconds").and_then(Value::as_f64).filter(|s| *s > 0.0 && *s <= 600.0);
-                let seconds = seconds.ok_or_else(|| bad(format!("{field}.seconds: a length of up to 600 s is needed")))?;
+                let seconds = || {
+                    let seconds = p.get("seconds").and_then(Value::as_f64).filter(|s| *s > 0.0 && *s <= 600.0);
+                    seconds.ok_or_else(|| bad(format!("{field}.seconds: a length of up to 600 s is needed")))
+                };
                 let bytes = match str_param(p, field, "kind")? {
                     "tone" => {
                         let hz = p.get("hz").and_then(Value::as_f64).filter(|h| (20.0..=3000.0).contains(h));
-                        media::tone_wav(hz.ok_or_else(|| bad(format!("{field}.hz: a pitch from 20 to 3000 Hz is needed")))?, seconds)
+                        media::tone_wav(hz.ok_or_else(|| bad(format!("{field}.hz: a pitch from 20 to 3000 Hz is needed")))?, seconds()?)
                     }
                     "clip" => {
                         let shade = p.get("shade").and_then(Value::as_u64).unwrap_or(128).min(255) as u8;
-                        media::clip_y4m(seconds, shade)
+                        media::clip_y4m(seconds()?, shade)
                     }
-                    other => return Err(bad(format!("{field}.kind: \"{other}\" is not a medium (tone, clip)"))),
+                    "picture" => picture(p, field).map_err(bad)?,
+                    other => return Err(bad(format!("{field}.kind: \"{other}\" is not a medium (tone, clip, picture)"))),
                 };
                 self.desktop.session.write_file(&path, bytes).map_err(Failure::Infra)
             }
@@ -602,6 +605,12 @@ impl Runner<'_> {
                 let url = str_param(getter, field, "path")?;
                 let dest = str_param(getter, field, "dest")?;
                 Ok(Got::File(self.cached(dest, url)?))
+            }
+            // Ours: a picture's expected form, drawn again from its data.
+            "picture_file" => {
+                let local = self.desktop.fetched(str_param(getter, field, "dest")?)?;
+                std::fs::write(&local, picture(getter, field).map_err(bad)?).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
+                Ok(Got::File(local))
             }
             // Ours: the expected file, made from data at evaluation time.
             "table_file" | "document_file" | "presentation_file" => {
@@ -926,6 +935,22 @@ fn combine(scores: &[f64], or: bool) -> f32 {
     }
 }
 
+/// A picture from a step's or getter's `width`, `height` (8 to 4096 pixels), `seed`,
+/// `mirrored` and `brightness` (a factor, 1 unless given; our `write_media` picture and
+/// `picture_file` getter draw the same one).
+fn picture(params: &Value, field: &str) -> Result<Vec<u8>, String> {
+    let side = |name: &str| {
+        let v = params.get(name).and_then(Value::as_u64).filter(|v| (8..=4096).contains(v));
+        v.map(|v| v as u32).ok_or_else(|| format!("{field}.{name}: a picture's {name} of 8 to 4096 pixels is needed"))
+    };
+    let seed = params.get("seed").and_then(Value::as_u64).ok_or_else(|| format!("{field}.seed: a picture's seed (a whole number) is needed"))?;
+    let brightness = match params.get("brightness") {
+        None => 1.0,
+        Some(v) => v.as_f64().filter(|b| (0.0..=4.0).contains(b)).ok_or_else(|| format!("{field}.brightness: a factor from 0 to 4 is needed"))?,
+    };
+    Ok(media::picture_png(side("width")?, side("height")?, seed, params.get("mirrored").and_then(Value::as_bool).unwrap_or(false), brightness))
+}
+
 /// Writes, for a step or getter of kind `kind`, a workbook from `params.rows`, a deck from
 /// `params.slides` or a document from `params.paragraphs`.
 fn write_office_file(kind: &str, params: &Value, field: &str, path: &Path) -> Result<(), Failure> {
@@ -978,6 +1003,7 @@ pub const GETTERS: &[&str] = &[
     "table_file",
     "document_file",
     "presentation_file",
+    "picture_file",
     "accessibility_tree",
     "open_tabs_info",
     "active_tab_info",

@@ -8,7 +8,9 @@ mod chrome;
 mod docs;
 mod etree;
 mod gimp;
+mod image;
 mod objects;
+mod pillow;
 mod settings;
 mod slides;
 mod table;
@@ -122,6 +124,21 @@ pub const METRICS: &[(&str, Expects)] = &[
     ("check_global_key_play_pause", Expects::Value),
     ("check_one_instance_when_started_from_file", Expects::Value),
     ("check_config_status", Expects::Value),
+    ("check_brightness_decrease_and_structure_sim", Expects::Value),
+    ("check_saturation_increase_and_structure_sim", Expects::Value),
+    ("check_contrast_increase_and_structure_sim", Expects::Value),
+    ("check_structure_sim", Expects::Value),
+    ("check_structure_sim_resized", Expects::Value),
+    ("check_file_exists_and_structure_sim", Expects::Value),
+    ("check_image_mirror", Expects::Value),
+    ("check_palette_and_structure_sim", Expects::Value),
+    ("check_green_background", Expects::Value),
+    ("compare_image_list", Expects::Value),
+    ("check_image_size", Expects::Value),
+    ("check_image_file_size", Expects::Value),
+    ("check_triangle_position", Expects::Nothing),
+    ("check_textbox_on_leftside", Expects::Nothing),
+    ("compare_images", Expects::Value),
 ];
 
 /// A file's text as OSWorld's metrics open it (strict UTF-8); none when it is missing or not
@@ -279,6 +296,21 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "is_shortcut_on_desktop" => chrome::is_shortcut_on_desktop(&result.json(), &expected.rules())?,
         "check_direct_json_object" => objects::check_direct_json_object(Some(result.json()).filter(|v| !v.is_null()), &expected.rules()),
         "check_config_status" => gimp::check_config_status(result.file(), &expected.rules())?,
+        "check_brightness_decrease_and_structure_sim" => image::check_brightness_decrease_and_structure_sim(result.file(), expected.file(), options)?,
+        "check_saturation_increase_and_structure_sim" => image::check_saturation_increase_and_structure_sim(result.file(), expected.file())?,
+        "check_contrast_increase_and_structure_sim" => image::check_contrast_increase_and_structure_sim(result.file(), expected.file())?,
+        "check_structure_sim" => image::check_structure_sim(result.file(), expected.file())?,
+        "check_structure_sim_resized" => image::check_structure_sim_resized(result.file(), expected.file())?,
+        "check_file_exists_and_structure_sim" => image::check_file_exists_and_structure_sim(result.file(), expected.file())?,
+        "check_image_mirror" => image::check_image_mirror(result.file(), expected.file())?,
+        "check_palette_and_structure_sim" => image::check_palette_and_structure_sim(result.file(), expected.file())?,
+        "check_green_background" => image::check_green_background(result.file(), expected.file())?,
+        "compare_image_list" => image::compare_image_list(result.file(), expected.file())?,
+        "check_image_size" => image::check_image_size(result.file(), &expected.rules())?,
+        "check_image_file_size" => image::check_image_file_size(result.file(), &expected.rules())?,
+        "check_triangle_position" => image::check_triangle_position(result.file())?,
+        "check_textbox_on_leftside" => image::check_textbox_on_leftside(result.file())?,
+        "compare_images" => image::compare_images(result.file(), expected.file(), options)?,
         "is_vlc_playing" => vlc::is_vlc_playing(result.file(), &expected.rules())?,
         "is_vlc_recordings_folder" => vlc::is_vlc_recordings_folder(result.file(), &expected.rules())?,
         "is_vlc_fullscreen" => vlc::is_vlc_fullscreen(&result.json(), &expected.json())?,
