@@ -29,7 +29,8 @@ points at the real folders, and only the needed modules are executed:
     compare_text_file   -> metrics/vscode.py  (not general.py)
     anything else       -> searched in general.py, table.py, docs.py, slides.py, vscode.py, basic_os.py,
                            chrome.py (imports bs4 and rapidfuzz; compare_urls needs tldextract,
-                           whose shipped public suffix list is read, never fetched), vlc.py, gimp.py
+                           whose shipped public suffix list is read, never fetched), vlc.py, gimp.py,
+                           thunderbird.py
 
 Optional heavy imports that those modules do at module level but that the compared
 functions never use are stubbed with empty modules *only when not installed*:
@@ -72,7 +73,7 @@ FUNC_MODULE = {
     "compare_text_file": "vscode",
     "check_accessibility_tree": "general",
 }
-FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os", "chrome", "vlc", "gimp"]
+FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os", "chrome", "vlc", "gimp", "thunderbird"]
 PKG = "desktop_env.evaluators.metrics"
 
 

@@ -70,8 +70,8 @@ fi
 # at-spi2-core is the accessibility bus; libatk-adaptor lets GTK 2 applications join it;
 # libreoffice-gtk3 is LibreOffice's GTK toolkit, the default, whose accessibility bridge gives its windows their tree;
 # gtk2-engines-pixbuf draws the themes GIMP (a GTK 2 application) ships.
-desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils socat vlc xdg-utils gimp gtk2-engines-pixbuf"
-desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl socat vlc xdg-mime gimp"
+desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils socat vlc xdg-utils gimp gtk2-engines-pixbuf thunderbird"
+desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl socat vlc xdg-mime gimp thunderbird"
 # Libraries have no program to look for: their packages are asked about (on any architecture).
 desktop_libraries="at-spi2-core libatk-adaptor libreoffice-gtk3 gtk2-engines-pixbuf"
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

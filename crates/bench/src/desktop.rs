@@ -157,6 +157,9 @@ fn applications(office: bool) -> Vec<(&'static str, TaskSpec)> {
     if guigym_desktop::session::which("gimp").is_some() {
         apps.push(("gimp", opening("gimp", vec![launch(&["gimp"])])));
     }
+    if guigym_desktop::session::which("thunderbird").is_some() {
+        apps.push(("thunderbird", opening("thunderbird", vec![launch(&["thunderbird"])])));
+    }
     if office {
         for (name, module) in [("calc", "--calc"), ("writer", "--writer"), ("impress", "--impress")] {
             apps.push((name, opening(name, vec![launch(&["soffice", module, "--norestore", "--nologo"])])));

@@ -212,7 +212,10 @@ pub fn cases(task: &TaskSpec, benchmark: &dyn Benchmark, platform: Platform) -> 
         out.push(AuditCase { rule: "infeasible_false_claim", must_pass: false, actions: say("Done, it is all taken care of.") });
     }
     let answers = body.iter().any(|a| matches!(a, Action::Answer { .. }));
-    if !answers && feasible {
+    // A task may leave the typed value to the agent (`typed_value_free`: how much darker): then
+    // another value is another right solution, not a mutant.
+    let free = task.params.get("typed_value_free").and_then(serde_json::Value::as_bool).unwrap_or(false);
+    if !answers && feasible && !free {
         if let Some(i) = body.iter().rposition(|a| matches!(a, Action::Type { text, .. } if !text.is_empty())) {
             if let Action::Type { text, element, .. } = &body[i] {
                 let mut a = body.clone();

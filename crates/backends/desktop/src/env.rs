@@ -114,6 +114,7 @@ const APPS: &[(&[&str], &[&str])] = &[
     (&["impress", "libreoffice impress"], &["soffice", "--impress", "--norestore", "--nologo"]),
     (&["vlc", "media player", "vlc media player"], &["vlc"]),
     (&["gimp", "image editor", "gnu image manipulation program"], &["gimp"]),
+    (&["thunderbird", "mail", "email", "mozilla thunderbird"], &["thunderbird"]),
 ];
 
 impl DesktopEnv {

@@ -52,6 +52,7 @@ fn make_template() -> Result<PathBuf, String> {
     build().map_err(|e| format!("making the home template in {}: {e}", dir.display()))?;
     office_profile(&dir)?;
     gimp_profile(&dir)?;
+    thunderbird_profile(&dir)?;
     Ok(dir)
 }
 
@@ -108,6 +109,47 @@ fn gimp_profile(home: &std::path::Path) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Thunderbird's profile (`~/.thunderbird/guigym.default-release`, the default in
+/// `profiles.ini`): the local folders as its one account, so that it opens on them and not on
+/// the account set-up; no start page, default-client question, data-reporting notice or
+/// update. Written as preferences of the profile, not `user.js`, so that what a task or an
+/// agent changes stays changed. Thunderbird makes the rest of the profile when it first starts.
+fn thunderbird_profile(home: &std::path::Path) -> Result<(), String> {
+    let dir = home.join(".thunderbird");
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(dir.join(THUNDERBIRD_PROFILE))?;
+        std::fs::write(
+            dir.join("profiles.ini"),
+            format!("[Profile0]\nName=default-release\nIsRelative=1\nPath={THUNDERBIRD_PROFILE}\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n"),
+        )?;
+        std::fs::write(dir.join(THUNDERBIRD_PROFILE).join("prefs.js"), THUNDERBIRD_PREFS)
+    };
+    write().map_err(|e| format!("making Thunderbird's profile in {}: {e}", dir.display()))
+}
+
+/// The home template's Thunderbird profile folder.
+pub const THUNDERBIRD_PROFILE: &str = "guigym.default-release";
+
+const THUNDERBIRD_PREFS: &str = r#"// Mozilla User Preferences (guigym's first profile)
+user_pref("mail.accountmanager.accounts", "account1");
+user_pref("mail.accountmanager.localfoldersserver", "server1");
+user_pref("mail.account.account1.server", "server1");
+user_pref("mail.server.server1.type", "none");
+user_pref("mail.server.server1.hostname", "Local Folders");
+user_pref("mail.server.server1.name", "Local Folders");
+user_pref("mail.server.server1.userName", "nobody");
+user_pref("mail.server.server1.directory-rel", "[ProfD]Mail/Local Folders");
+user_pref("mailnews.start_page.enabled", false);
+user_pref("mail.shell.checkDefaultClient", false);
+user_pref("mail.provider.enabled", false);
+user_pref("datareporting.policy.dataSubmissionPolicyBypassNotification", true);
+user_pref("datareporting.healthreport.uploadEnabled", false);
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+user_pref("app.update.enabled", false);
+user_pref("app.donation.eoy.version.viewed", 999);
+user_pref("mail.rights.version", 1);
+"#;
 
 /// Runs an application once without a window, in `home`, so that it makes its profile there.
 fn first_start(home: &std::path::Path, name: &str, program: &str, args: &[&str]) -> Result<std::process::ExitStatus, String> {

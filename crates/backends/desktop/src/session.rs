@@ -944,6 +944,21 @@ impl Session {
             // still, but LibreOffice's toolbar icons stayed blank.)
             ("GDK_RENDERING".into(), "image".into()),
             ("SAL_USE_VCLPLUGIN".into(), self.office.plugin().into()),
+            // Thunderbird takes the profile `profiles.ini` marks the default (the home
+            // template's, or the one a task's archive brings, as OSWorld's Thunderbird tasks
+            // do), not a new one per installation.
+            ("MOZ_LEGACY_PROFILES".into(), "1".into()),
+            // Nor does it sandbox its processes in user namespaces of their own, where the
+            // memory they hold escapes the instance's budget (see `memory`; Chromium runs
+            // without its sandbox for the same reason).
+            ("MOZ_ASSUME_USER_NS".into(), "0".into()),
+            // Gecko (Thunderbird) shows its widgets to the accessibility bus only when asked.
+            ("GNOME_ACCESSIBILITY".into(), "1".into()),
+            ("MOZ_DISABLE_CONTENT_SANDBOX".into(), "1".into()),
+            ("MOZ_DISABLE_GMP_SANDBOX".into(), "1".into()),
+            ("MOZ_DISABLE_RDD_SANDBOX".into(), "1".into()),
+            ("MOZ_DISABLE_SOCKET_PROCESS_SANDBOX".into(), "1".into()),
+            ("MOZ_DISABLE_UTILITY_SANDBOX".into(), "1".into()),
             (
                 "PATH".into(),
                 format!("{}:{}", self.dir.join(STAND_IN_DIR).display(), std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())),

@@ -30,39 +30,44 @@ struct Draft {
 pub struct Family {
     pub name: &'static str,
     draw: fn(&mut Rng) -> Draft,
+    /// What the walkthrough types last is one choice of many the task leaves to the agent (how
+    /// much darker): the audit's mutant that types another value is then no wrong solution.
+    typed_value_free: bool,
 }
 
 pub const FAMILIES: &[Family] = &[
-    Family { name: "files.create_folder", draw: create_folder },
-    Family { name: "files.rename", draw: rename },
-    Family { name: "files.move", draw: move_file },
-    Family { name: "files.copy", draw: copy_file },
-    Family { name: "files.delete_matching", draw: delete_matching },
-    Family { name: "text.write", draw: text_write },
-    Family { name: "text.append", draw: text_append },
-    Family { name: "text.replace", draw: text_replace },
-    Family { name: "terminal.count", draw: count_files },
-    Family { name: "terminal.sort", draw: sort_lines },
-    Family { name: "terminal.archive", draw: archive },
-    Family { name: "infeasible.system", draw: infeasible },
-    Family { name: "calc.fill_cell", draw: calc_fill_cell },
-    Family { name: "calc.sum_column", draw: calc_sum_column },
-    Family { name: "calc.sort_rows", draw: calc_sort_rows },
-    Family { name: "writer.append_paragraph", draw: writer_append },
-    Family { name: "writer.replace_word", draw: writer_replace },
-    Family { name: "writer.center_title", draw: writer_center_title },
-    Family { name: "calc.filter_rows", draw: calc_filter_rows },
-    Family { name: "calc.insert_chart", draw: calc_insert_chart },
-    Family { name: "impress.move_slide", draw: impress_move_slide },
-    Family { name: "impress.add_slide", draw: impress_add_slide },
-    Family { name: "browser.close_tab", draw: browser_close_tab },
-    Family { name: "browser.open_page", draw: browser_open_page },
-    Family { name: "browser.bookmark", draw: browser_bookmark },
-    Family { name: "media.play_song", draw: media_play_song },
-    Family { name: "media.fullscreen", draw: media_fullscreen },
-    Family { name: "image.undo_levels", draw: image_undo_levels },
-    Family { name: "image.mirror", draw: image_mirror },
-    Family { name: "image.darker", draw: image_darker },
+    Family { name: "files.create_folder", draw: create_folder, typed_value_free: false },
+    Family { name: "files.rename", draw: rename, typed_value_free: false },
+    Family { name: "files.move", draw: move_file, typed_value_free: false },
+    Family { name: "files.copy", draw: copy_file, typed_value_free: false },
+    Family { name: "files.delete_matching", draw: delete_matching, typed_value_free: false },
+    Family { name: "text.write", draw: text_write, typed_value_free: false },
+    Family { name: "text.append", draw: text_append, typed_value_free: false },
+    Family { name: "text.replace", draw: text_replace, typed_value_free: false },
+    Family { name: "terminal.count", draw: count_files, typed_value_free: false },
+    Family { name: "terminal.sort", draw: sort_lines, typed_value_free: false },
+    Family { name: "terminal.archive", draw: archive, typed_value_free: false },
+    Family { name: "infeasible.system", draw: infeasible, typed_value_free: false },
+    Family { name: "calc.fill_cell", draw: calc_fill_cell, typed_value_free: false },
+    Family { name: "calc.sum_column", draw: calc_sum_column, typed_value_free: false },
+    Family { name: "calc.sort_rows", draw: calc_sort_rows, typed_value_free: false },
+    Family { name: "writer.append_paragraph", draw: writer_append, typed_value_free: false },
+    Family { name: "writer.replace_word", draw: writer_replace, typed_value_free: false },
+    Family { name: "writer.center_title", draw: writer_center_title, typed_value_free: false },
+    Family { name: "calc.filter_rows", draw: calc_filter_rows, typed_value_free: false },
+    Family { name: "calc.insert_chart", draw: calc_insert_chart, typed_value_free: false },
+    Family { name: "impress.move_slide", draw: impress_move_slide, typed_value_free: false },
+    Family { name: "impress.add_slide", draw: impress_add_slide, typed_value_free: false },
+    Family { name: "browser.close_tab", draw: browser_close_tab, typed_value_free: false },
+    Family { name: "browser.open_page", draw: browser_open_page, typed_value_free: false },
+    Family { name: "browser.bookmark", draw: browser_bookmark, typed_value_free: false },
+    Family { name: "media.play_song", draw: media_play_song, typed_value_free: false },
+    Family { name: "media.fullscreen", draw: media_fullscreen, typed_value_free: false },
+    Family { name: "image.undo_levels", draw: image_undo_levels, typed_value_free: false },
+    Family { name: "image.mirror", draw: image_mirror, typed_value_free: false },
+    Family { name: "image.darker", draw: image_darker, typed_value_free: true },
+    Family { name: "mail.filter", draw: mail_filter, typed_value_free: false },
+    Family { name: "mail.folder", draw: mail_folder, typed_value_free: false },
 ];
 
 const FOLDER_NAMES: &[&str] = &["Invoices", "Travel 2026", "Recipes", "Taxes", "Project Alpha", "Reports", "Letters", "Receipts", "Course notes", "Drafts"];
@@ -1265,6 +1270,108 @@ fn image_darker(rng: &mut Rng) -> Draft {
     }
 }
 
+/// Thunderbird's profile in the home template, and its local folders.
+const MAIL_PROFILE: &str = "/home/user/.thunderbird/guigym.default-release";
+
+fn local_folders(file: &str) -> String {
+    format!("{MAIL_PROFILE}/Mail/Local Folders/{file}")
+}
+
+/// Thunderbird's window shows before its first start in an instance has made the profile and
+/// its menus answer keys.
+const MAIL_READY: Action = Action::Wait { ms: 4000 };
+
+fn thunderbird() -> ConfigStep {
+    ConfigStep::new("launch", json!({"command": ["thunderbird"]}))
+}
+
+fn mail_filter(rng: &mut Rng) -> Draft {
+    let (name, word) = *rng.pick(&[
+        ("Invoices", "invoice"),
+        ("Newsletters", "newsletter"),
+        ("Travel", "flight"),
+        ("Receipts", "receipt"),
+        ("School", "homework"),
+        ("Family", "dinner"),
+        ("Shipping", "delivery"),
+        ("Events", "ticket"),
+    ]);
+    let condition = format!("AND (subject,contains,{word})");
+    let rules = local_folders("msgFilterRules.dat");
+    // Tools › Message Filters › New: the name; ten tabs reach the operator (left at
+    // "contains"), one more the subject's text; two more the action, Delete; OK; the list
+    // closed (which writes the filters).
+    let mut walkthrough =
+        vec![MAIL_READY, key(&["alt", "t"]), key(&["f"]), Action::Wait { ms: 2000 }, key(&["alt", "n"]), Action::Wait { ms: 2000 }, typed(name)];
+    walkthrough.extend((0..11).map(|_| key(&["tab"])));
+    walkthrough.extend([
+        typed(word),
+        key(&["tab"]),
+        key(&["tab"]),
+        typed("Delete"),
+        key(&["enter"]),
+        Action::Wait { ms: 1500 },
+        key(&["escape"]),
+        Action::Wait { ms: 1500 },
+        done(),
+    ]);
+    Draft {
+        instruction: [
+            format!("In Thunderbird, make a message filter named \"{name}\" for the local folders that deletes messages whose subject contains \"{word}\"."),
+            format!("Create a Thunderbird filter \"{name}\": delete every message with \"{word}\" in its subject."),
+            format!(
+                "I get too many mails about {word}s. Add a filter called \"{name}\" in Thunderbird that deletes messages whose subject contains \"{word}\"."
+            ),
+        ][rng.range(0, 2) as usize]
+            .clone(),
+        apps: &["Thunderbird"],
+        config: vec![thunderbird()],
+        evaluator: json!({
+            "func": "check_thunderbird_filter",
+            "result": {"type": "vm_file", "path": rules, "dest": "msgFilterRules.dat"},
+            "expected": {"type": "rule", "rules": {"expect": [{"name": name, "enabled": "yes", "action": "Delete", "condition": [condition]}]}}
+        }),
+        golden: vec![write_file(
+            &rules,
+            &format!("version=\"9\"\nlogging=\"no\"\nname=\"{name}\"\nenabled=\"yes\"\ntype=\"17\"\naction=\"Delete\"\ncondition=\"{condition}\"\n"),
+        )],
+        walkthrough,
+        changes: Vec::new(),
+    }
+}
+
+fn mail_folder(rng: &mut Rng) -> Draft {
+    let name = *rng.pick(FOLDER_NAMES);
+    let path = local_folders(name);
+    Draft {
+        instruction: [
+            format!("Create a folder named \"{name}\" in Thunderbird's local folders."),
+            format!("In Thunderbird, add a new mail folder \"{name}\" under Local Folders."),
+            format!("I want to sort my mail: make a \"{name}\" folder in Thunderbird (in Local Folders)."),
+        ][rng.range(0, 2) as usize]
+            .clone(),
+        apps: &["Thunderbird"],
+        config: vec![thunderbird()],
+        // A folder is a mail file of its name (empty while it holds no mail).
+        evaluator: shell_check(&format!("[ -f {} ] && echo made || echo missing", quote(&path)), &["made"], &["missing"]),
+        golden: vec![execute(&format!("touch {}", quote(&path)))],
+        // File › New › Folder, named, under the local folders.
+        walkthrough: vec![
+            MAIL_READY,
+            key(&["alt", "f"]),
+            key(&["enter"]),
+            key(&["down"]),
+            key(&["enter"]),
+            Action::Wait { ms: 2000 },
+            typed(name),
+            key(&["enter"]),
+            Action::Wait { ms: 1500 },
+            done(),
+        ],
+        changes: Vec::new(),
+    }
+}
+
 fn done() -> Action {
     Action::Terminate { status: TerminateStatus::Success }
 }
@@ -1295,7 +1402,7 @@ pub fn task(family: &Family, index: usize) -> TaskSpec {
         world_seed: seed,
         step_budget: steps * 3 + 15,
         difficulty: steps,
-        params: json!({"task": task, "golden": d.golden}),
+        params: json!({"task": task, "golden": d.golden, "typed_value_free": family.typed_value_free}),
         walkthrough: d.walkthrough,
     }
 }
@@ -1384,6 +1491,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_typed_value_left_to_the_agent_gets_no_other_value_mutant() {
+        let rules = |id: &str| -> Vec<&'static str> {
+            let task = find_task(id).unwrap();
+            guigym_rollout::audit::cases(&task, &DESKTOP, guigym_core::Platform::Desktop).iter().map(|c| c.rule).collect()
+        };
+        // How much darker is the agent's choice; the number of undo levels is not.
+        assert!(!rules("image.darker/0").contains(&"other_value_typed"));
+        assert!(rules("image.undo_levels/0").contains(&"other_value_typed"));
+    }
+
+    #[test]
     fn the_catalogue_has_enough_distinct_tasks() {
         let all = suite("desktop").unwrap();
         assert!(FAMILIES.len() >= 12 && all.len() >= 300, "{} families, {} tasks", FAMILIES.len(), all.len());
@@ -1393,10 +1511,10 @@ mod tests {
             let (task, _) = guigym_benchmark_osworld::task_of(t).unwrap();
             assert_eq!(find_task(&t.id).as_ref(), Some(t));
             // Every task says which files it may change: infeasible ones, the browser's, the
-            // media player's and GIMP's settings (whose state is the application's own, out of the
-            // user's files) none; a picture's, the picture and its export.
+            // media player's, GIMP's settings and Thunderbird's (whose state is the application's
+            // own, out of the user's files) none; a picture's, the picture and its export.
             let allowed = task.allowed_changes.as_ref().unwrap_or_else(|| panic!("{}: no allowed changes", t.id));
-            let changes_nothing = task.is_infeasible() || ["browser.", "media.", "image.undo_levels"].iter().any(|p| t.family.starts_with(p));
+            let changes_nothing = task.is_infeasible() || ["browser.", "media.", "image.undo_levels", "mail."].iter().any(|p| t.family.starts_with(p));
             assert_eq!(allowed.is_empty(), changes_nothing, "{}: {allowed:?}", t.id);
         }
     }

@@ -22,8 +22,20 @@ pub const STEP_BUDGET: u32 = 15;
 
 /// OSWorld's application names this backend has; `os` is the desktop itself, `libreoffice`
 /// any of its three applications, `chrome` Chromium in Chrome's place.
-pub const APPS: &[&str] =
-    &["os", "libreoffice", "libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "terminal", "text_editor", "file_manager", "chrome", "vlc", "gimp"];
+pub const APPS: &[&str] = &[
+    "os",
+    "libreoffice",
+    "libreoffice_calc",
+    "libreoffice_writer",
+    "libreoffice_impress",
+    "terminal",
+    "text_editor",
+    "file_manager",
+    "chrome",
+    "vlc",
+    "gimp",
+    "thunderbird",
+];
 
 /// An application as OSWorld's task files name it, in one spelling: they write
 /// `libreoffice_calc`, `libreoffice calc` and `calc`, `vscode` and `vs_code`, `OS` and `os`.
@@ -42,6 +54,7 @@ pub fn app_name(written: &str) -> String {
         "vs_code" | "vscode" | "visual_studio_code" => "vs_code",
         "vlc" | "vlc_media_player" => "vlc",
         "gimp" | "gnu_image_manipulation_program" => "gimp",
+        "thunderbird" | "mozilla_thunderbird" => "thunderbird",
         _ => return plain,
     };
     known.to_string()
@@ -249,6 +262,10 @@ fn why_unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<Why> {
         Err(e) => return Some(Why { reason: e, group: "evaluator malformed".into() }),
     };
     for m in metrics {
+        // Early task files hold a placeholder evaluator (`"func": ""`): no check was written.
+        if m.func.trim().is_empty() {
+            return Some(Why { reason: "the evaluator names no metric (its func is empty)".into(), group: "no metric written".into() });
+        }
         if !crate::metrics::implemented(&m.func) {
             return Some(Why::plain(format!("metric \"{}\" is not implemented", m.func)));
         }
@@ -348,7 +365,12 @@ fn pyautogui_program(parameters: &Value) -> Option<Result<Vec<crate::pyautogui::
     if parameters.get("shell").and_then(Value::as_bool).unwrap_or(false) {
         return None;
     }
-    let argv: Vec<String> = parameters.get("command")?.as_array()?.iter().map(|v| v.as_str().map(String::from)).collect::<Option<_>>()?;
+    let argv: Vec<String> = parameters
+        .get("command")?
+        .as_array()?
+        .iter()
+        .map(|v| v.as_str().map(|s| crate::runner::fill_placeholders(s, crate::pyautogui::SCREEN_PIXELS)))
+        .collect::<Option<_>>()?;
     crate::pyautogui::program_of(&argv).map(crate::pyautogui::read)
 }
 

@@ -13,6 +13,8 @@ use guigym_core::pycall::{Call, Lit, Reader};
 
 /// The screen OSWorld's programs are written for: their points are scaled from it.
 pub const SCREEN: (f64, f64) = (1920.0, 1080.0);
+/// The same, in whole pixels (what OSWorld's `{SCREEN_WIDTH}` placeholders are filled with).
+pub const SCREEN_PIXELS: (u32, u32) = (1920, 1080);
 
 /// pyautogui's pause after each of its calls (`pyautogui.PAUSE`), kept: the application gets
 /// the time it gets under OSWorld to take one input before the next.

@@ -190,14 +190,24 @@ fn opener(path: &Path) -> Vec<String> {
 /// A step's or getter's command: a list is an argv (run by the shell when `shell`); a string
 /// is run by the shell when `shell`, else split on whitespace (as OSWorld's controller does).
 /// OSWorld's screen placeholders are filled in.
+/// OSWorld's placeholders in a command, filled as its set-up controller fills them: the
+/// screen's size and half-size, and the machine's password (OSWorld's default, `password`).
+pub fn fill_placeholders(s: &str, screen: (u32, u32)) -> String {
+    s.replace("{CLIENT_PASSWORD}", "password")
+        .replace("{SCREEN_WIDTH_HALF}", &(screen.0 / 2).to_string())
+        .replace("{SCREEN_HEIGHT_HALF}", &(screen.1 / 2).to_string())
+        .replace("{SCREEN_WIDTH}", &screen.0.to_string())
+        .replace("{SCREEN_HEIGHT}", &screen.1.to_string())
+}
+
+/// A step's command, its placeholders filled for `screen`: the instance's for a command run,
+/// OSWorld's own for a pyautogui program (whose points are read in OSWorld's 1920×1080 and
+/// scaled to the instance).
 fn command_of(parameters: &Value, field: &str, screen: (u32, u32)) -> Result<(Vec<String>, bool), Failure> {
     let shell = parameters.get("shell").and_then(Value::as_bool).unwrap_or(false);
-    let fill = |s: &str| {
-        s.replace("{SCREEN_WIDTH}", &screen.0.to_string())
-            .replace("{SCREEN_HEIGHT}", &screen.1.to_string())
-            .replace("{SCREEN_WIDTH_HALF}", &(screen.0 / 2).to_string())
-            .replace("{SCREEN_HEIGHT_HALF}", &(screen.1 / 2).to_string())
-    };
+    let raw: Option<Vec<String>> = parameters.get("command").and_then(Value::as_array).and_then(|a| a.iter().map(|v| v.as_str().map(String::from)).collect());
+    let screen = if !shell && raw.as_deref().and_then(pyautogui::program_of).is_some() { pyautogui::SCREEN_PIXELS } else { screen };
+    let fill = |s: &str| fill_placeholders(s, screen);
     match parameters.get("command") {
         Some(Value::String(s)) if shell => Ok((vec![fill(s)], true)),
         Some(Value::String(s)) => Ok((s.split_whitespace().map(fill).collect(), false)),
@@ -1034,10 +1044,23 @@ pub const GETTERS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::{changes_outside, combine, Files};
+    use super::{changes_outside, combine, command_of, Files};
+    use serde_json::{json, Value};
 
     fn files(entries: &[(&str, &str)]) -> Files {
         entries.iter().map(|(p, h)| (p.to_string(), h.to_string())).collect()
+    }
+
+    #[test]
+    fn placeholders_are_filled_for_the_screen_a_command_runs_on() {
+        let step = |command: Value| json!({ "command": command });
+        let program = step(json!(["python3", "-c", "import pyautogui; pyautogui.click({SCREEN_WIDTH_HALF}, {SCREEN_HEIGHT_HALF})"]));
+        // A pyautogui program is read in OSWorld's 1920×1080 (and scaled by the runner after).
+        let (argv, _) = command_of(&program, "config[0]", (1280, 800)).unwrap();
+        assert_eq!(argv[2], "import pyautogui; pyautogui.click(960, 540)");
+        let shell = step(json!("echo {CLIENT_PASSWORD} {SCREEN_WIDTH}x{SCREEN_HEIGHT}"));
+        let (argv, _) = command_of(&shell, "config[0]", (1280, 800)).unwrap();
+        assert_eq!(argv, ["echo", "password", "1280x800"]);
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod pillow;
 mod settings;
 mod slides;
 mod table;
+mod thunderbird;
 mod vlc;
 pub(crate) mod xml;
 
@@ -139,6 +140,9 @@ pub const METRICS: &[(&str, Expects)] = &[
     ("check_triangle_position", Expects::Nothing),
     ("check_textbox_on_leftside", Expects::Nothing),
     ("compare_images", Expects::Value),
+    ("check_thunderbird_prefs", Expects::Value),
+    ("check_thunderbird_filter", Expects::Value),
+    ("check_thunderbird_folder", Expects::Value),
 ];
 
 /// A file's text as OSWorld's metrics open it (strict UTF-8); none when it is missing or not
@@ -311,6 +315,9 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "check_triangle_position" => image::check_triangle_position(result.file())?,
         "check_textbox_on_leftside" => image::check_textbox_on_leftside(result.file())?,
         "compare_images" => image::compare_images(result.file(), expected.file(), options)?,
+        "check_thunderbird_prefs" => thunderbird::check_thunderbird_prefs(result.file(), &expected.rules())?,
+        "check_thunderbird_filter" => thunderbird::check_thunderbird_filter(result.file(), &expected.rules())?,
+        "check_thunderbird_folder" => thunderbird::check_thunderbird_folder(result.file(), expected.file(), options)?,
         "is_vlc_playing" => vlc::is_vlc_playing(result.file(), &expected.rules())?,
         "is_vlc_recordings_folder" => vlc::is_vlc_recordings_folder(result.file(), &expected.rules())?,
         "is_vlc_fullscreen" => vlc::is_vlc_fullscreen(&result.json(), &expected.json())?,

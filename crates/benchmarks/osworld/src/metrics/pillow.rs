@@ -4,8 +4,10 @@
 //! bicubic and Lanczos resamplers, bounding boxes), so that a verdict near a threshold falls
 //! where OSWorld's does.
 //!
-//! Formats Pillow reads and this does not (GIF, BMP, TIFF, WebP, 16-bit grey, CMYK JPEG) are
-//! `Failure::Unsupported`, never a silent verdict.
+//! Formats Pillow reads and this does not (GIF, BMP, TIFF, WebP, Netpbm, PSD, 16-bit grey, CMYK
+//! JPEG, …, each known by its first bytes) are `Failure::Unsupported`, never a silent verdict;
+//! TGA and MSP, which have no such mark, read as no image. Where Pillow is laxer or stricter than
+//! the png crate on a broken file (an IDAT's checksum, a missing IEND), the two may disagree.
 
 use std::path::Path;
 
@@ -82,6 +84,14 @@ pub struct Image {
     pub transparency: Option<Transparency>,
 }
 
+/// A picture's header (see `Image::header`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub size: (usize, usize),
+    pub alpha: bool,
+    pub transparency: bool,
+}
+
 /// Pillow's resampling filters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Filter {
@@ -111,7 +121,31 @@ impl Image {
         if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
             return decode_jpeg(bytes);
         }
-        let other = [(&b"GIF8"[..], "GIF"), (b"BM", "BMP"), (b"II*\0", "TIFF"), (b"MM\0*", "TIFF"), (b"gimp xcf", "XCF"), (b"\0\0\x01\0", "ICO")];
+        let other = [
+            (&b"GIF8"[..], "GIF"),
+            (b"BM", "BMP"),
+            (b"II*\0", "TIFF"),
+            (b"MM\0*", "TIFF"),
+            (b"gimp xcf", "XCF"),
+            (b"\0\0\x01\0", "ICO"),
+            (b"8BPS", "PSD"),
+            (b"DDS ", "DDS"),
+            (b"qoif", "QOI"),
+            (b"icns", "ICNS"),
+            (b"\x01\xda", "SGI"),
+            (b"#define", "XBM"),
+            (b"Image type:", "IM"),
+            (b"%!PS", "EPS"),
+            (b"\xff\x4f\xff\x51", "JPEG 2000"),
+            (b"\0\0\0\x0cjP  ", "JPEG 2000"),
+        ];
+        // Netpbm (P1–P7) and PCX: a letter and a digit; a byte, a version and an encoding.
+        if bytes.len() >= 2 && bytes[0] == b'P' && (b'1'..=b'7').contains(&bytes[1]) {
+            return Err(Failure::Unsupported("a Netpbm image (guigym reads PNG and JPEG)".into()));
+        }
+        if bytes.len() >= 128 && bytes[0] == 0x0a && bytes[1] <= 5 && bytes[2] == 1 {
+            return Err(Failure::Unsupported("a PCX image (guigym reads PNG and JPEG)".into()));
+        }
         if let Some((_, name)) = other.iter().find(|(magic, _)| bytes.starts_with(magic)) {
             return Err(Failure::Unsupported(format!("a {name} image (guigym reads PNG and JPEG)")));
         }
@@ -119,6 +153,28 @@ impl Image {
             return Err(Failure::Unsupported("a WebP image (guigym reads PNG and JPEG)".into()));
         }
         Err(raises("cannot identify image file"))
+    }
+
+    /// What `Image.open` knows before the pixels are loaded: the size, whether the picture has
+    /// an alpha band, and whether it has a transparent colour (`info["transparency"]`).
+    pub fn header(path: &Path) -> Result<Header, Failure> {
+        let bytes = std::fs::read(path).map_err(|e| raises(format!("{}: {e}", path.display())))?;
+        if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            let mut decoder = png::Decoder::new(&bytes[..]);
+            decoder.set_transformations(png::Transformations::IDENTITY);
+            let reader = decoder.read_info().map_err(|e| raises(format!("not a valid PNG: {e}")))?;
+            let info = reader.info();
+            return Ok(Header {
+                size: (info.width as usize, info.height as usize),
+                alpha: matches!(info.color_type, png::ColorType::Rgba | png::ColorType::GrayscaleAlpha),
+                transparency: info.trns.is_some(),
+            });
+        }
+        if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+            let header = turbojpeg::read_header(&bytes).map_err(|e| raises(format!("not a valid JPEG: {e}")))?;
+            return Ok(Header { size: (header.width, header.height), alpha: false, transparency: false });
+        }
+        Image::decode(&bytes).map(|image| Header { size: image.size(), alpha: image.mode.has_alpha(), transparency: image.transparency.is_some() })
     }
 
     pub fn size(&self) -> (usize, usize) {
@@ -190,8 +246,8 @@ impl Image {
             (LA, La) => self.map_pixels(La, |p, o| o.extend([mul_div_255(p[0], p[1]), p[1]])),
             (RGBa, RGBA) => self.map_pixels(RGBA, |p, o| o.extend([unpremultiply(p[0], p[3]), unpremultiply(p[1], p[3]), unpremultiply(p[2], p[3]), p[3]])),
             (La, LA) => self.map_pixels(LA, |p, o| o.extend([unpremultiply(p[0], p[1]), p[1]])),
-            // Pillow has no converter from grey to HSV, and grey is its own base mode: it raises.
-            (L | LA, HSV) => return Err(raises(format!("conversion from {:?} to HSV not supported", self.mode))),
+            // Grey has no hue and no saturation.
+            (L | LA, HSV) => self.map_pixels(HSV, |p, o| o.extend([0, 0, p[0]])),
             (from, to) => return Err(Failure::Unsupported(format!("converting a {from:?} image to {to:?}"))),
         };
         // A colour key becomes the alpha channel it made; otherwise it is kept.
@@ -270,15 +326,26 @@ impl Image {
         }
     }
 
+    /// Pillow's nearest scaling (`ImagingScaleAffine`): the source position summed step by
+    /// step from half a step, so that it lands where Pillow's own running sum does.
     fn resize_nearest(&self, width: usize, height: usize) -> Image {
         let b = self.mode.bands();
-        let (sx, sy) = (self.width as f64 / width as f64, self.height as f64 / height as f64);
-        let source = |out: usize, scale: f64, len: usize| (((out as f64 + 0.5) * scale) as usize).min(len - 1);
+        let positions = |out: usize, len: usize| -> Vec<usize> {
+            let step = len as f64 / out as f64;
+            let mut at = step * 0.5;
+            (0..out)
+                .map(|_| {
+                    let i = (at as usize).min(len - 1);
+                    at += step;
+                    i
+                })
+                .collect()
+        };
+        let (xs, ys) = (positions(width, self.width), positions(height, self.height));
         let mut data = Vec::with_capacity(width * height * b);
-        for y in 0..height {
-            let yin = source(y, sy, self.height);
-            for x in 0..width {
-                data.extend_from_slice(self.pixel(source(x, sx, self.width), yin));
+        for y in &ys {
+            for x in &xs {
+                data.extend_from_slice(self.pixel(*x, *y));
             }
         }
         Image { width, height, data, ..self.clone() }
@@ -339,12 +406,14 @@ fn hsv([r, g, b]: [u8; 3]) -> [u8; 3] {
     let rc = f32::from(max - r) / cr;
     let gc = f32::from(max - g) / cr;
     let bc = f32::from(max - b) / cr;
+    // `bc - gc` is float arithmetic in C; with the double literals 2.0 and 4.0 it is double,
+    // rounded once into the float.
     let h: f32 = if r == max {
         bc - gc
     } else if g == max {
-        2.0 + rc - bc
+        (2.0 + f64::from(rc) - f64::from(bc)) as f32
     } else {
-        4.0 + gc - rc
+        (4.0 + f64::from(gc) - f64::from(rc)) as f32
     };
     let h = ((f64::from(h) / 6.0 + 1.0) % 1.0) as f32;
     let clip = |v: f64| (v as i32).clamp(0, 255) as u8;
@@ -470,7 +539,14 @@ fn decode_png(bytes: &[u8]) -> Result<Image, Failure> {
             }
         }
     };
-    let key16 = |t: &[u8], n: usize| -> Vec<u16> { t.chunks_exact(2).take(n).map(|c| u16::from_be_bytes([c[0], c[1]])).collect() };
+    // The png crate keeps a colour key as one byte a sample below 16 bits, two at 16.
+    let key = |t: &[u8], n: usize| -> Vec<u16> {
+        if depth == 16 {
+            t.chunks_exact(2).take(n).map(|c| u16::from_be_bytes([c[0], c[1]])).collect()
+        } else {
+            t.iter().take(n).map(|v| u16::from(*v)).collect()
+        }
+    };
     let (mode, channels) = match info.color_type {
         png::ColorType::Grayscale if depth == 16 => return Err(Failure::Unsupported("a 16-bit grey PNG (Pillow's I;16)".into())),
         png::ColorType::Grayscale if depth == 1 => (Mode::One, 1),
@@ -497,8 +573,8 @@ fn decode_png(bytes: &[u8]) -> Result<Image, Failure> {
             1 if t.contains(&0) => Transparency::Index(t.iter().position(|a| *a == 0).unwrap_or(0)),
             _ => Transparency::Alphas(t),
         },
-        Mode::RGB => Transparency::Key(key16(&t, 3)),
-        _ => Transparency::Key(key16(&t, 1)),
+        Mode::RGB => Transparency::Key(key(&t, 3)),
+        _ => Transparency::Key(key(&t, 1)),
     });
     Ok(Image { mode, width, height, data, palette, transparency })
 }
@@ -611,7 +687,7 @@ mod tests {
         assert_eq!(hsv([0, 0, 255]), [170, 255, 255]);
         assert_eq!(hsv([255, 0, 1]), [254, 255, 255]);
         let grey = Image::new(Mode::L, 1, 1, vec![9]);
-        assert!(matches!(grey.convert(Mode::HSV), Err(Failure::Raises(_))));
+        assert_eq!(grey.convert(Mode::HSV).unwrap().data, vec![0, 0, 9]);
         // Premultiplying and back loses what Pillow loses.
         let rgba = Image::new(Mode::RGBA, 1, 1, vec![200, 100, 7, 128]);
         assert_eq!(rgba.convert(Mode::RGBa).unwrap().data, vec![100, 50, 4, 128]);

@@ -8,9 +8,8 @@ without a transparent entry). `gimp_made/` holds the same changes made by GIMP 2
 (`gimp.scm`, run by `make_gimp.sh`); those files are kept as GIMP wrote them.
 
 Left out on purpose, because OSWorld raises on them and they are the agent's state, which
-scores 0 here (the Rust unit tests pin those): a grey picture for the saturation metric (no HSV
-conversion), a picture that is not square for `check_green_background`, an image with one
-colour for `check_triangle_position`.
+scores 0 here (the Rust unit tests pin those): a picture that is not square for
+`check_green_background`, an image with one colour for `check_triangle_position`.
 
 Needs NumPy and Pillow (the OSWorld venv has both). Its output is deterministic.
 """
@@ -71,6 +70,12 @@ def case(name, func, result, expected, note, options=None, expected_as=None):
     if expected_as:
         c["expected_as"] = expected_as
     cases.append(c)
+
+
+def write_bytes(name, data):
+    with open(os.path.join(FILES, name), "wb") as f:
+        f.write(data)
+    return name
 
 
 def rule(name, value):
@@ -340,6 +345,32 @@ case("images_aspect", I, "orig_small2.png", "orig.png", "sizes compared as tuple
 case("images_base", I, "orig.jpg", o, "over a base", {"reference_base_result": 0.5})
 case("images_base_high", I, "noisy.png", o, "under the base", {"reference_base_result": 0.99})
 case("images_missing", I, None, o, "no result")
+
+# Found by a probe from outside: colour keys of 8-bit grey and RGB pictures, Pillow's nearest
+# scaling of palette pictures by a running sum, grey pictures in HSV, hues rounded in double.
+grey_key = Image.new("L", (140, 100), 0)
+grey_key.paste(orig.convert("L").resize((120, 80)), (10, 12))
+case("size_grey_key", Z, save("grey_key.png", grey_key, transparency=0), rule("size_grey_key.json", {"width": 120, "height": 80}),
+     "a grey picture whose black is transparent: the box of the rest", expected_as="json")
+rgb_key = Image.new("RGB", (140, 100), (10, 20, 30))
+rgb_key.paste(orig.resize((120, 80)), (10, 12))
+case("size_rgb_key", Z, save("rgb_key.png", rgb_key, transparency=(10, 20, 30)), "size_grey_key.json",
+     "an RGB colour key", expected_as="json")
+small_p = orig.resize((16, 12)).quantize(64)
+save("small_p.png", small_p)
+case("resized_small_p", R, "small_p.png", save("small_p_big.png", small_p.resize((56, 42), Image.Resampling.NEAREST).convert("RGB")),
+     "a palette picture scaled by nearest, 16 to 56 wide")
+case("sat_grey_original", S, o, "orig_grey.png", "a grey original: saturation 0, hue 0")
+hue_rgb = np.zeros((8, 64, 3), dtype=np.uint8)
+for i in range(64):
+    hue_rgb[:, i] = [i * 4, 255, (i * 7) % 256]
+case("hue_double", S, save("hue_ramp_sat.png", ImageEnhance.Color(Image.fromarray(hue_rgb)).enhance(1.3)),
+     save("hue_ramp.png", Image.fromarray(hue_rgb)), "green the largest: hue from 2.0 + rc - bc in double")
+
+with open(os.path.join(FILES, "orig.png"), "rb") as f:
+    whole = f.read()
+case("size_cut_png", Z, write_bytes("cut.png", whole[: len(whole) // 2]),
+     "size_96x64.json", "cut inside its pixels: Pillow reads the size from the header alone", expected_as="json")
 
 # What GIMP itself exported (see make_gimp.sh): its darker, saturated, contrasted, mirrored,
 # scaled and indexed pictures of orig.png.
