@@ -113,8 +113,11 @@ fn gimp_profile(home: &std::path::Path) -> Result<(), String> {
 /// Thunderbird's profile (`~/.thunderbird/guigym.default-release`, the default in
 /// `profiles.ini`): the local folders as its one account, so that it opens on them and not on
 /// the account set-up; no start page, default-client question, data-reporting notice or
-/// update. Written as preferences of the profile, not `user.js`, so that what a task or an
-/// agent changes stays changed. Thunderbird makes the rest of the profile when it first starts.
+/// update; online, always (it would otherwise follow the instance's network link, and two
+/// resets could differ); its widgets shown to the accessibility bus (Gecko shows them only when
+/// asked: `accessibility.force_disabled` at -1 asks, for Thunderbird alone). Written as
+/// preferences of the profile, not `user.js`, so that what a task or an agent changes stays
+/// changed. Thunderbird makes the rest of the profile when it first starts.
 fn thunderbird_profile(home: &std::path::Path) -> Result<(), String> {
     let dir = home.join(".thunderbird");
     let write = || -> std::io::Result<()> {
@@ -149,6 +152,10 @@ user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
 user_pref("app.update.enabled", false);
 user_pref("app.donation.eoy.version.viewed", 999);
 user_pref("mail.rights.version", 1);
+user_pref("offline.startup_state", 2);
+user_pref("offline.autoDetect", false);
+user_pref("network.manage-offline-status", false);
+user_pref("accessibility.force_disabled", -1);
 "#;
 
 /// Runs an application once without a window, in `home`, so that it makes its profile there.

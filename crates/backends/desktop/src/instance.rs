@@ -38,6 +38,11 @@ const HANDED_OVER: Duration = Duration::from_secs(2);
 const WM_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a new window may stay untitled before it is taken as ready anyway.
 const UNTITLED_WAIT: Duration = Duration::from_secs(5);
+/// Window titles an application shows while it is still starting: Thunderbird draws a "Home"
+/// tab before it selects its folder and names its window after it.
+const STARTING_TITLES: &[&str] = &["Home - Mozilla Thunderbird"];
+/// How long a window may keep such a title before it is taken as it is.
+const STARTING_WAIT: Duration = Duration::from_secs(10);
 /// How long a new window may stay one flat colour before it is taken as it is.
 const BLANK_WAIT: Duration = Duration::from_secs(10);
 /// A window showing this many colours or fewer may be drawn in part only.
@@ -225,6 +230,19 @@ impl Instance {
         // window that never gets a title is taken as it is after a while.
         let titled = |ws: &[WindowInfo]| ws.iter().filter(|w| !before.contains(&w.id)).all(|w| !w.title.is_empty());
         let _ = self.wait_for(titled, UNTITLED_WAIT);
+        let started = |ws: &[WindowInfo]| ws.iter().filter(|w| !before.contains(&w.id)).all(|w| !STARTING_TITLES.contains(&w.title.as_str()));
+        let starting = !started(&self.display.windows());
+        let _ = self.wait_for(started, STARTING_WAIT);
+        self.wait_drawn(&before)?;
+        if starting {
+            // What it shows next (Thunderbird's account page) still loads: a longer quiet moment.
+            self.wait_still_screen(LONG_QUIET, WINDOW_TIMEOUT)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until the windows not in `before` are drawn.
+    fn wait_drawn(&self, before: &[u32]) -> Result<(), Failure> {
         // A mapped window may still be drawing (LibreOffice loads the document into it and
         // only then takes keys): ready when the screen stops changing and the new windows
         // show more than one flat colour. LibreOffice pauses between naming its window and

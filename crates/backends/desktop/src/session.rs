@@ -952,8 +952,6 @@ impl Session {
             // memory they hold escapes the instance's budget (see `memory`; Chromium runs
             // without its sandbox for the same reason).
             ("MOZ_ASSUME_USER_NS".into(), "0".into()),
-            // Gecko (Thunderbird) shows its widgets to the accessibility bus only when asked.
-            ("GNOME_ACCESSIBILITY".into(), "1".into()),
             ("MOZ_DISABLE_CONTENT_SANDBOX".into(), "1".into()),
             ("MOZ_DISABLE_GMP_SANDBOX".into(), "1".into()),
             ("MOZ_DISABLE_RDD_SANDBOX".into(), "1".into()),
