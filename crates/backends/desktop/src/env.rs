@@ -2,7 +2,7 @@
 //! protocol, processes, files) runs on tokio's blocking threads.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use guigym_core::action::Target;
@@ -103,6 +103,11 @@ pub struct DesktopEnv {
     /// The last observation's UI tree: element ids in actions are looked up in it.
     tree: Vec<UiNode>,
 }
+
+/// How long a reset waits at most for the accessibility tree to stop changing, and the moment
+/// between two reads that must agree.
+const TREE_WAIT: Duration = Duration::from_secs(3);
+const TREE_QUIET: Duration = Duration::from_millis(250);
 
 /// Applications `open_app` starts, by the names an agent may use.
 const APPS: &[(&[&str], &[&str])] = &[
@@ -310,6 +315,23 @@ impl DesktopEnv {
 
     /// The accessibility tree of what is on the screen; empty when the bus cannot be read
     /// (the window map still describes the screen then).
+    /// Waits until two reads of the accessibility tree a moment apart agree (a few seconds at
+    /// most): the tree can trail a screen that is already still (LibreOffice fills the check
+    /// boxes of its sidebar from status that arrives after it has drawn them), and an episode
+    /// must start from the same state each time.
+    async fn wait_tree_still(&mut self) {
+        let deadline = Instant::now() + TREE_WAIT;
+        let mut last = self.accessible().await;
+        while Instant::now() < deadline {
+            tokio::time::sleep(TREE_QUIET).await;
+            let now = self.accessible().await;
+            if now == last {
+                return;
+            }
+            last = now;
+        }
+    }
+
     async fn accessible(&mut self) -> Vec<a11y::Node> {
         // Bounded as a whole too: a bus or an application that stops answering costs one
         // observation its tree, never the step.
@@ -445,6 +467,7 @@ impl Env for DesktopEnv {
         self.a11y = None;
         self.task = Some((task, benchmark));
         self.episode = Episode::default();
+        self.wait_tree_still().await;
         self.observe(ObserveOptions { screenshot: false }).await
     }
 
