@@ -110,13 +110,13 @@ impl Charts {
 }
 
 /// An attribute as openpyxl reads it: by its plain name only (a prefixed `c:val` is not it).
-fn plain<'a>(e: &'a Element, name: &str) -> Option<&'a str> {
+pub(super) fn plain<'a>(e: &'a Element, name: &str) -> Option<&'a str> {
     e.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
 /// Python's `int()` of a string: surrounding whitespace, a sign, digits with single
 /// underscores between them.
-fn python_int(s: &str) -> Option<i64> {
+pub(super) fn python_int(s: &str) -> Option<i64> {
     let t = s.trim();
     let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
     if digits.is_empty() || digits.starts_with('_') || digits.ends_with('_') || digits.contains("__") || !digits.chars().all(|c| c.is_ascii_digit() || c == '_')

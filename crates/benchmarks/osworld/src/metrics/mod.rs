@@ -11,6 +11,7 @@ mod gimp;
 mod image;
 mod objects;
 mod pillow;
+mod pivots;
 mod settings;
 mod slides;
 mod table;

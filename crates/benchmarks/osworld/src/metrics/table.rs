@@ -10,6 +10,7 @@ use calamine::{Data, Reader};
 use serde_json::Value;
 
 use super::charts::{ChartError, Charts};
+use super::pivots::Pivots;
 use super::score;
 
 /// One cell as pandas sees it after reading.
@@ -311,19 +312,23 @@ impl Frame {
 struct Book {
     /// The charts of every sheet, as openpyxl loads them (an ods book has none).
     charts: Charts,
+    /// The pivot tables of every sheet, as openpyxl loads them (an ods book has none).
+    pivots: Pivots,
     sheets: Vec<String>,
     workbook: calamine::Sheets<std::io::BufReader<std::fs::File>>,
 }
 
 impl Book {
     /// The book, or `Err` when it does not load: calamine cannot read it, or openpyxl's chart
-    /// reader fails on one of its charts (which makes OSWorld's `load_workbook` fail).
+    /// or pivot table reader fails on one of them (which makes OSWorld's `load_workbook` fail).
     fn open(path: &Path) -> Result<Book, String> {
-        let charts = if is_ods(path) { Charts::default() } else { Charts::read(path).map_err(|e| format!("{}: {e}", path.display()))? };
+        let in_file = |e: String| format!("{}: {e}", path.display());
+        let (charts, pivots) =
+            if is_ods(path) { (Charts::default(), Pivots::default()) } else { (Charts::read(path).map_err(in_file)?, Pivots::read(path).map_err(in_file)?) };
         let workbook = calamine::open_workbook_auto(path).map_err(|e| format!("{}: {e}", path.display()))?;
         // pandas lists worksheets only (not chart sheets).
         let sheets = workbook.sheets_metadata().iter().filter(|s| s.typ == calamine::SheetType::WorkSheet).map(|s| s.name.clone()).collect();
-        Ok(Book { charts, sheets, workbook })
+        Ok(Book { charts, pivots, sheets, workbook })
     }
 
     fn frame(&mut self, name: &str) -> Result<Option<Frame>, String> {
@@ -362,8 +367,26 @@ fn sheet_ref(reference: &Value, result: &Book, expected: &Book) -> Result<(bool,
     }
 }
 
+/// A rule's list of property names (`chart_props`, `pivot_props`); none when absent.
+fn names(rule: &Value, key: &str) -> Result<Vec<String>, String> {
+    match rule.get(key) {
+        None => Ok(Vec::new()),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| format!("compare_table: {key} must be a list of names, not {v}")),
+    }
+}
+
+/// The book and sheet name a rule's `sheet_idx0` and `sheet_idx1` name, in that order.
+fn both_sheets<'a>(rule: &Value, kind: &str, result: &'a Book, expected: &'a Book) -> Result<[(&'a Book, String); 2], String> {
+    let one = |field: &str| -> Result<(&'a Book, String), String> {
+        let reference = rule.get(field).ok_or_else(|| format!("compare_table: {kind} needs {field}"))?;
+        let (in_result, name) = sheet_ref(reference, result, expected)?;
+        Ok((if in_result { result } else { expected }, name))
+    };
+    Ok([one("sheet_idx0")?, one("sheet_idx1")?])
+}
+
 /// The rule types implemented; a task using another one is not supported.
-pub const RULES: &[&str] = &["sheet_name", "sheet_data", "chart"];
+pub const RULES: &[&str] = &["sheet_name", "sheet_data", "chart", "pivot_table"];
 
 fn is_ods(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ods"))
@@ -409,21 +432,16 @@ pub fn compare_table(result: Option<&Path>, expected: Option<&Path>, options: &V
                 first.equals(&second)
             }
             "chart" => {
-                let props: Vec<String> = match rule.get("chart_props") {
-                    None => Vec::new(),
-                    Some(v) => serde_json::from_value(v.clone()).map_err(|_| format!("compare_table: chart_props must be a list of names, not {v}"))?,
-                };
-                let mut charts = Vec::new();
-                for field in ["sheet_idx0", "sheet_idx1"] {
-                    let reference = rule.get(field).ok_or_else(|| format!("compare_table: chart needs {field}"))?;
-                    let (in_result, name) = sheet_ref(reference, &result, &expected)?;
-                    let book = if in_result { &result } else { &expected };
-                    match book.charts.load(&name, &props) {
-                        Ok(c) => charts.push(c),
-                        Err(ChartError::Unreadable(e) | ChartError::Raises(e)) => return Err(e),
-                    }
-                }
-                charts[0] == charts[1]
+                let props = names(rule, "chart_props")?;
+                let [first, second] = both_sheets(rule, "chart", &result, &expected)?;
+                let load = |(book, name): (&Book, String)| book.charts.load(&name, &props).map_err(|(ChartError::Unreadable(e) | ChartError::Raises(e))| e);
+                load(first)? == load(second)?
+            }
+            "pivot_table" => {
+                let props = names(rule, "pivot_props")?;
+                let [first, second] = both_sheets(rule, "pivot_table", &result, &expected)?;
+                let load = |(book, name): (&Book, String)| book.pivots.load(&name, &props);
+                load(first)? == load(second)?
             }
             other => return Err(format!("compare_table: rule type {other:?} is not implemented; rules: {}", RULES.join(", "))),
         };
