@@ -269,16 +269,16 @@ fn why_unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<Why> {
         if !crate::metrics::implemented(&m.func) {
             return Some(Why::plain(format!("metric \"{}\" is not implemented", m.func)));
         }
+        let table_rules = if m.func == "compare_table" { m.options.get("rules").and_then(Value::as_array).cloned().unwrap_or_default() } else { Vec::new() };
         // OSWorld calls these with the expected value as their second argument: without one it
-        // cannot run them (here, rules that are absent would pass any result).
-        if crate::metrics::needs_expected(&m.func) && m.expected.is_none() {
+        // cannot run them (here, rules that are absent would pass any result). compare_table
+        // runs without one when its rules read the result alone (check_cell).
+        let reads_result_alone = !table_rules.is_empty() && !table_rules.iter().any(crate::metrics::table_rule_reads_expected);
+        if crate::metrics::needs_expected(&m.func) && m.expected.is_none() && !reads_result_alone {
             return Some(Why::plain(format!("metric \"{}\" has no expected value to compare with", m.func)));
         }
-        if m.func == "compare_table" {
-            let rules = m.options.get("rules").and_then(Value::as_array).cloned().unwrap_or_default();
-            if let Some(kind) = rules.iter().filter_map(|r| r.get("type").and_then(Value::as_str)).find(|k| !crate::metrics::TABLE_RULES.contains(k)) {
-                return Some(Why::plain(format!("compare_table rule \"{kind}\" is not implemented")));
-            }
+        if let Some(why) = table_rules.iter().find_map(crate::metrics::table_rule_unsupported) {
+            return Some(Why::plain(why));
         }
         if m.func == "check_accessibility_tree" {
             if let Some(Err(why)) = m.expected.as_ref().and_then(|g| g.get("rules")).map(crate::metrics::accessibility_rules_supported) {
@@ -512,5 +512,33 @@ impl guigym_core::Benchmark for ImportedOsWorld {
     }
     fn audit_cases(&self, task: &TaskSpec) -> Vec<guigym_core::AuditCase> {
         crate::audit::cases(task)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table_task(rules: &str, expected: bool) -> OsWorldTask {
+        let expected = if expected { r#", "expected": {"type": "cloud_file", "path": "https://example.org/gold.xlsx", "dest": "gold.xlsx"}"# } else { "" };
+        let text = format!(
+            r#"{{"id": "t", "instruction": "x", "related_apps": ["libreoffice_calc"], "evaluator": {{"func": "compare_table", "result": {{"type": "vm_file", "path": "/home/user/a.xlsx", "dest": "a.xlsx"}}{expected}, "options": {{"rules": {rules}}}}}}}"#
+        );
+        OsWorldTask::parse(&text).unwrap()
+    }
+
+    #[test]
+    fn table_rules_are_checked_one_by_one() {
+        let reason = |rules: &str, expected: bool| why_unsupported(&table_task(rules, expected), None).map(|w| w.reason);
+        let cell = r#"[{"type": "check_cell", "sheet_idx": 0, "coordinate": "E3", "props": {"value": {"method": "approx:0.001", "ref": 191.6667}}}]"#;
+        // A check_cell task reads the result alone: it needs no expected workbook.
+        assert_eq!(reason(cell, false), None);
+        let styled = r#"[{"type": "check_cell", "sheet_idx": 0, "coordinate": "A1", "props": {"font_bold": {"method": "eq", "ref": true}}}]"#;
+        assert!(reason(styled, false).unwrap().contains("check_cell property \"font_bold\""));
+        let fuzzy = r#"[{"type": "sheet_fuzzy", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1", "rules": []}]"#;
+        assert!(reason(fuzzy, false).unwrap().contains("no expected value"));
+        let unknown = r#"[{"type": "sheet_print", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1"}]"#;
+        assert!(reason(unknown, true).unwrap().contains("rule \"sheet_print\" is not implemented"));
+        assert!(reason("[]", false).unwrap().contains("no expected value"));
     }
 }

@@ -81,14 +81,10 @@ pub(super) fn collapse(text: &str) -> String {
     text.split(python_space).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
-/// rapidfuzz's `fuzz.ratio` / 100: the normalized indel similarity, 2·LCS / (|a| + |b|).
-pub(super) fn ratio(a: &str, b: &str) -> f64 {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
+/// The length of the longest common subsequence of two texts, in characters.
+fn common_length(a: &[char], b: &[char]) -> usize {
     let mut row = vec![0usize; b.len() + 1];
-    for ca in &a {
+    for ca in a {
         let mut diagonal = 0;
         for (j, cb) in b.iter().enumerate() {
             let above = row[j + 1];
@@ -96,7 +92,28 @@ pub(super) fn ratio(a: &str, b: &str) -> f64 {
             diagonal = above;
         }
     }
-    2.0 * row[b.len()] as f64 / (a.len() + b.len()) as f64
+    row[b.len()]
+}
+
+/// rapidfuzz's `fuzz.ratio` / 100: the normalized indel similarity, 2·LCS / (|a| + |b|).
+pub(super) fn ratio(a: &str, b: &str) -> f64 {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    2.0 * common_length(&a, &b) as f64 / (a.len() + b.len()) as f64
+}
+
+/// rapidfuzz's `fuzz.ratio` itself, in its own arithmetic, `(1 - distance / length) * 100`, so
+/// that a comparison with a threshold falls as OSWorld's does to the last bit.
+pub(super) fn ratio_percent(a: &str, b: &str) -> f64 {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let total = a.len() + b.len();
+    if total == 0 {
+        return 100.0;
+    }
+    let distance = total - 2 * common_length(&a, &b);
+    (1.0 - distance as f64 / total as f64) * 100.0
 }
 
 pub fn compare_docx_files(result: Option<&Path>, expected: Option<&Path>, options: &Value) -> Result<f64, String> {

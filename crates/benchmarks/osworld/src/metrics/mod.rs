@@ -3,6 +3,7 @@
 //! result scores 0); where our catalogue needed a check OSWorld lacks, it is named apart.
 
 mod accessibility;
+mod cells;
 mod charts;
 mod chrome;
 mod docs;
@@ -12,6 +13,7 @@ mod image;
 mod objects;
 mod pillow;
 mod pivots;
+mod rules;
 mod settings;
 mod slides;
 mod table;
@@ -27,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use table::RULES as TABLE_RULES;
+pub use table::{rule_reads_expected as table_rule_reads_expected, rule_unsupported as table_rule_unsupported};
 
 /// What a getter fetched.
 #[derive(Debug, Clone, PartialEq)]

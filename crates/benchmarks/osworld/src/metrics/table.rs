@@ -4,13 +4,15 @@
 //! is int64, one with a fraction float64, and int64 ≠ float64 even when the values round
 //! equal). `Frame` reproduces that inference on the cells calamine reads, so verdicts match.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use calamine::{Data, Reader};
 use serde_json::Value;
 
+use super::cells::{self, CellValue};
 use super::charts::{ChartError, Charts};
 use super::pivots::Pivots;
+use super::rules::{match_value_to_rule, python_float};
 use super::score;
 
 /// One cell as pandas sees it after reading.
@@ -316,6 +318,8 @@ struct Book {
     pivots: Pivots,
     sheets: Vec<String>,
     workbook: calamine::Sheets<std::io::BufReader<std::fs::File>>,
+    /// The file, for the rules that read it as OSWorld does, outside openpyxl.
+    path: PathBuf,
 }
 
 impl Book {
@@ -328,7 +332,7 @@ impl Book {
         let workbook = calamine::open_workbook_auto(path).map_err(|e| format!("{}: {e}", path.display()))?;
         // pandas lists worksheets only (not chart sheets).
         let sheets = workbook.sheets_metadata().iter().filter(|s| s.typ == calamine::SheetType::WorkSheet).map(|s| s.name.clone()).collect();
-        Ok(Book { charts, pivots, sheets, workbook })
+        Ok(Book { charts, pivots, sheets, workbook, path: path.to_path_buf() })
     }
 
     fn frame(&mut self, name: &str) -> Result<Option<Frame>, String> {
@@ -343,8 +347,9 @@ impl Book {
 /// Which book a rule's sheet reference names, and the sheet's name (`""` when an index is out
 /// of range or unreadable, which then scores as a missing sheet). An int (or bool, as Python
 /// has it) or `RI<n>` is the result's n-th sheet (negative from the end), `RN<name>` a result
-/// sheet by name, `EI<n>` / `EN<name>` the same in the expected book.
-fn sheet_ref(reference: &Value, result: &Book, expected: &Book) -> Result<(bool, String), String> {
+/// sheet by name, `EI<n>` / `EN<name>` the same in the expected book (a task without one has
+/// no sheets there).
+fn sheet_ref(reference: &Value, result: &Book, expected: Option<&Book>) -> Result<(bool, String), String> {
     let nth = |sheets: &[String], n: Option<i64>| -> String {
         let Some(n) = n else { return String::new() };
         let i = if n < 0 { sheets.len() as i64 + n } else { n };
@@ -361,7 +366,7 @@ fn sheet_ref(reference: &Value, result: &Book, expected: &Book) -> Result<(bool,
     match s.get(..2) {
         Some("RI") => Ok((true, nth(&result.sheets, index(&s[2..])))),
         Some("RN") => Ok((true, s[2..].to_string())),
-        Some("EI") => Ok((false, nth(&expected.sheets, index(&s[2..])))),
+        Some("EI") => Ok((false, nth(expected.map_or(&[][..], |e| &e.sheets), index(&s[2..])))),
         Some("EN") => Ok((false, s[2..].to_string())),
         _ => Err(format!("compare_table: bad sheet reference {s:?}")),
     }
@@ -376,17 +381,153 @@ fn names(rule: &Value, key: &str) -> Result<Vec<String>, String> {
 }
 
 /// The book and sheet name a rule's `sheet_idx0` and `sheet_idx1` name, in that order.
-fn both_sheets<'a>(rule: &Value, kind: &str, result: &'a Book, expected: &'a Book) -> Result<[(&'a Book, String); 2], String> {
+fn both_sheets<'a>(rule: &Value, kind: &str, result: &'a Book, expected: Option<&'a Book>) -> Result<[(&'a Book, String); 2], String> {
     let one = |field: &str| -> Result<(&'a Book, String), String> {
         let reference = rule.get(field).ok_or_else(|| format!("compare_table: {kind} needs {field}"))?;
         let (in_result, name) = sheet_ref(reference, result, expected)?;
-        Ok((if in_result { result } else { expected }, name))
+        Ok((if in_result { result } else { expected.ok_or(NO_EXPECTED)? }, name))
     };
     Ok([one("sheet_idx0")?, one("sheet_idx1")?])
 }
 
+/// A rule that reads the expected workbook of a task that gives none: OSWorld raises.
+const NO_EXPECTED: &str = "compare_table: a rule reads the expected workbook, and the task gives none";
+
+/// Whether a rule reads the expected workbook (a task without one cannot run it).
+pub fn rule_reads_expected(rule: &Value) -> bool {
+    let expected_ref = |field: &str| rule.get(field).and_then(Value::as_str).is_some_and(|s| s.starts_with('E'));
+    rule.get("type").and_then(Value::as_str) == Some("sheet_name") || ["sheet_idx", "sheet_idx0", "sheet_idx1"].iter().any(|f| expected_ref(f))
+}
+
+/// Why a rule cannot be run here (`None`: it can): its type, or a cell property not read.
+pub fn rule_unsupported(rule: &Value) -> Option<String> {
+    let kind = rule.get("type").and_then(Value::as_str).unwrap_or_default();
+    if !RULES.contains(&kind) {
+        return Some(format!("compare_table rule \"{kind}\" is not implemented"));
+    }
+    if kind == "check_cell" {
+        let props = rule.get("props").and_then(Value::as_object)?;
+        if let Some(p) = props.keys().find(|p| !CELL_PROPS.contains(&p.as_str())) {
+            return Some(format!("compare_table check_cell property \"{p}\" is not implemented"));
+        }
+    }
+    None
+}
+
+/// The cell properties `check_cell` reads here: the value and whether the cell is merged
+/// (OSWorld's style properties, fonts and fills, are not).
+const CELL_PROPS: &[&str] = &["value", "merge"];
+
+/// `check_cell`: the cell's properties against their rules. OSWorld catches every exception
+/// here: whatever goes wrong (no such sheet, a rule it cannot apply) scores 0.
+fn check_cell(rule: &Value, result: &Book, expected: Option<&Book>) -> bool {
+    let run = || -> Option<bool> {
+        let (in_result, name) = sheet_ref(rule.get("sheet_idx")?, result, expected).ok()?;
+        let book = if in_result { result } else { expected? };
+        // openpyxl's `book[name]`: a worksheet that is there.
+        if !book.sheets.contains(&name) {
+            return None;
+        }
+        let coordinate = rule.get("coordinate")?.as_str()?;
+        cells::cell_reference(coordinate)?;
+        for (prop, check) in rule.get("props")?.as_object()? {
+            let value = match prop.as_str() {
+                "value" => match cells::read_cell_value(&book.path, &name, coordinate, python_float) {
+                    Ok(Some(CellValue::Number(n))) => serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number),
+                    Ok(Some(CellValue::Text(t))) => Value::String(t),
+                    Ok(None) | Err(_) => Value::Null,
+                },
+                "merge" => Value::Bool(cells::is_merged(&book.path, &name, coordinate).ok()?),
+                _ => return None,
+            };
+            if !match_value_to_rule(&value, check).ok()? {
+                return Some(false);
+            }
+        }
+        Some(true)
+    };
+    run().unwrap_or(false)
+}
+
+/// `sheet_fuzzy`: each cell of each rule's ranges, read as text from both sheets (`str()` of
+/// `read_cell_value`), normalized as the rule says, then compared (includes, included_by,
+/// fuzzy_match by rapidfuzz's ratio, exact_match). Errors are OSWorld's raises.
+fn sheet_fuzzy(rule: &Value, result: &Book, expected: Option<&Book>) -> Result<bool, String> {
+    let [(book0, sheet0), (book1, sheet1)] = both_sheets(rule, "sheet_fuzzy", result, expected)?;
+    let read = |book: &Book, sheet: &str, at: &str| -> Result<String, String> {
+        Ok(CellValue::python_str(&cells::read_cell_value(&book.path, sheet, at, python_float)?))
+    };
+    let checks = rule.get("rules").and_then(Value::as_array).ok_or("compare_table: sheet_fuzzy needs a list of rules")?;
+    let mut all = true;
+    for check in checks {
+        let ranges: Vec<&str> = match check.get("range") {
+            Some(Value::String(s)) => s.split_whitespace().collect(),
+            Some(Value::Array(a)) => a.iter().map(|r| r.as_str().ok_or("compare_table: a sheet_fuzzy range is not text")).collect::<Result<_, _>>()?,
+            _ => return Err("compare_table: a sheet_fuzzy rule needs its range".into()),
+        };
+        let kind = check.get("type").and_then(Value::as_str).ok_or("compare_table: a sheet_fuzzy rule needs its type")?;
+        let text_option = |name: &str| -> Result<Option<String>, String> {
+            match check.get(name) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(v) => Err(format!("compare_table: sheet_fuzzy {name} must be text, not {v}")),
+            }
+        };
+        let (leading, trailing, ignore) = (text_option("trim_leadings")?, text_option("trim_trailings")?, text_option("ignore_chars")?);
+        let mut replacements = Vec::new();
+        for pair in check.get("normalization").and_then(Value::as_array).into_iter().flatten() {
+            match pair.as_array().map(|p| (p.first().and_then(Value::as_str), p.get(1).and_then(Value::as_str))) {
+                Some((Some(a), Some(b))) => replacements.push((a.to_string(), b.to_string())),
+                _ => return Err(format!("compare_table: a sheet_fuzzy normalization is not two texts: {pair}")),
+            }
+        }
+        let threshold = match check.get("threshold") {
+            None => 85.0,
+            Some(t) => t.as_f64().ok_or_else(|| format!("compare_table: sheet_fuzzy threshold must be a number, not {t}"))?,
+        };
+        let lower = super::opt(check, "ignore_case", false);
+        let normalize = |mut v: String| -> String {
+            for (a, b) in &replacements {
+                v = v.replace(a.as_str(), b);
+            }
+            if let Some(chars) = &leading {
+                v = v.trim_start_matches(|c| chars.contains(c)).to_string();
+            }
+            if let Some(chars) = &trailing {
+                v = v.trim_end_matches(|c| chars.contains(c)).to_string();
+            }
+            if let Some(chars) = &ignore {
+                v.retain(|c| !chars.contains(c));
+            }
+            if lower {
+                v = v.to_lowercase();
+            }
+            v
+        };
+        for range in ranges {
+            let ((r1, c1), (r2, c2)) = cells::range_bounds(range).ok_or_else(|| format!("compare_table: {range:?} is not a range (OSWorld raises)"))?;
+            for row in r1..=r2 {
+                for col in c1..=c2 {
+                    let at = format!("{}{row}", cells::column_letter(col));
+                    let (v0, v1) = (normalize(read(book0, &sheet0, &at)?), normalize(read(book1, &sheet1, &at)?));
+                    all &= match kind {
+                        "includes" => v0.contains(&v1),
+                        "included_by" => v1.contains(&v0),
+                        "fuzzy_match" => super::docs::ratio_percent(&v0, &v1) >= threshold,
+                        "exact_match" => v0 == v1,
+                        other => {
+                            return Err(format!("compare_table: sheet_fuzzy type {other:?} is not one of includes, included_by, fuzzy_match, exact_match"))
+                        }
+                    };
+                }
+            }
+        }
+    }
+    Ok(all)
+}
+
 /// The rule types implemented; a task using another one is not supported.
-pub const RULES: &[&str] = &["sheet_name", "sheet_data", "chart", "pivot_table"];
+pub const RULES: &[&str] = &["sheet_name", "sheet_data", "chart", "pivot_table", "check_cell", "sheet_fuzzy"];
 
 fn is_ods(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ods"))
@@ -406,20 +547,21 @@ pub fn compare_table(result: Option<&Path>, expected: Option<&Path>, options: &V
         // A result that is not a workbook is a wrong answer, not a bad task.
         Err(_) => return Ok(0.0),
     };
-    let mut expected = Book::open(expected.ok_or("compare_table: the expected workbook is missing")?)?;
+    // A task may give no expected workbook when its rules read the result alone (check_cell).
+    let mut expected = expected.map(Book::open).transpose()?;
     let rules = options.get("rules").and_then(Value::as_array).ok_or("compare_table: options.rules is required")?;
     for rule in rules {
         let kind = rule.get("type").and_then(Value::as_str).ok_or("compare_table: a rule without a type")?;
         let ok = match kind {
-            "sheet_name" => result.sheets == expected.sheets,
+            "sheet_name" => expected.as_ref().is_some_and(|e| result.sheets == e.sheets),
             "sheet_data" => {
                 let precision = match rule.get("precision") {
                     None => 4,
                     Some(p) => p.as_i64().ok_or_else(|| format!("compare_table: precision must be an integer, not {p}"))? as i32,
                 };
                 let mut load = |reference: &Value| -> Result<Option<Frame>, String> {
-                    let (in_result, name) = sheet_ref(reference, &result, &expected)?;
-                    (if in_result { &mut result } else { &mut expected }).frame(&name)
+                    let (in_result, name) = sheet_ref(reference, &result, expected.as_ref())?;
+                    (if in_result { &mut result } else { expected.as_mut().ok_or(NO_EXPECTED)? }).frame(&name)
                 };
                 // As OSWorld: a first sheet that does not exist scores 0; a second one that does
                 // not exist is a broken rule (OSWorld raises there).
@@ -433,16 +575,18 @@ pub fn compare_table(result: Option<&Path>, expected: Option<&Path>, options: &V
             }
             "chart" => {
                 let props = names(rule, "chart_props")?;
-                let [first, second] = both_sheets(rule, "chart", &result, &expected)?;
+                let [first, second] = both_sheets(rule, "chart", &result, expected.as_ref())?;
                 let load = |(book, name): (&Book, String)| book.charts.load(&name, &props).map_err(|(ChartError::Unreadable(e) | ChartError::Raises(e))| e);
                 load(first)? == load(second)?
             }
             "pivot_table" => {
                 let props = names(rule, "pivot_props")?;
-                let [first, second] = both_sheets(rule, "pivot_table", &result, &expected)?;
+                let [first, second] = both_sheets(rule, "pivot_table", &result, expected.as_ref())?;
                 let load = |(book, name): (&Book, String)| book.pivots.load(&name, &props);
                 load(first)? == load(second)?
             }
+            "check_cell" => check_cell(rule, &result, expected.as_ref()),
+            "sheet_fuzzy" => sheet_fuzzy(rule, &result, expected.as_ref())?,
             other => return Err(format!("compare_table: rule type {other:?} is not implemented; rules: {}", RULES.join(", "))),
         };
         if !ok {

@@ -1,0 +1,118 @@
+//! OSWorld's `_match_value_to_rule` (its `utils.py`): a value read from the agent's state
+//! against a rule of a method and a reference (`eq`, `lt`, `re.I`, `approx:0.01`, `range.te`,
+//! `str_set_eq`, …). The Thunderbird preferences and `compare_table`'s `check_cell` use it.
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+use super::objects::{py_cmp, py_eq};
+use super::python_space;
+
+/// Why a rule could not be answered: the agent's file (a 0) or the task's rule (an error).
+pub(super) enum Raise {
+    Agent,
+    Task(String),
+}
+
+/// OSWorld's `_match_value_to_rule`: `value` (from the agent's file) against `{"method", "ref"}`.
+pub(super) fn match_value_to_rule(value: &Value, rule: &Value) -> Result<bool, Raise> {
+    let task = |why: &str| Raise::Task(format!("the rule {rule}: {why}"));
+    let method = rule.get("method").and_then(Value::as_str).ok_or_else(|| task("no method"))?;
+    let reference = || rule.get("ref").ok_or_else(|| task("no ref"));
+    let ordered = |a: &Value, b: &Value, wanted: &[Ordering]| py_cmp(a, b).map(|o| wanted.contains(&o)).ok_or(Raise::Agent);
+    let order = |op: &str| match op {
+        "lt" | "t" => Some(&[Ordering::Less][..]),
+        "le" | "e" => Some(&[Ordering::Less, Ordering::Equal][..]),
+        "gt" => Some(&[Ordering::Greater][..]),
+        "ge" => Some(&[Ordering::Greater, Ordering::Equal][..]),
+        _ => None,
+    };
+    if let Some(flags) = method.strip_prefix("re") {
+        let mut builder = regex::RegexBuilder::new(reference()?.as_str().ok_or_else(|| task("ref is not a pattern"))?);
+        for flag in flags.split('.').skip(1) {
+            match flag {
+                "I" | "IGNORECASE" => builder.case_insensitive(true),
+                "M" | "MULTILINE" => builder.multi_line(true),
+                "S" | "DOTALL" => builder.dot_matches_new_line(true),
+                "X" | "VERBOSE" => builder.ignore_whitespace(true),
+                "U" | "UNICODE" => &mut builder,
+                other => return Err(task(&format!("re flag {other} is not supported"))),
+            };
+        }
+        let pattern = builder.build().map_err(|e| task(&e.to_string()))?;
+        // `re.search` on anything but text raises.
+        return Ok(pattern.is_match(value.as_str().ok_or(Raise::Agent)?));
+    }
+    match method {
+        "eq" => Ok(py_eq(value, reference()?)),
+        "ne" => Ok(!py_eq(value, reference()?)),
+        "lt" | "le" | "gt" | "ge" => ordered(value, reference()?, order(method).unwrap_or_default()),
+        m if m.starts_with("approx") => {
+            let threshold: f64 = m.split(':').nth(1).and_then(python_float).ok_or_else(|| task("no threshold after approx:"))?;
+            let reference = reference()?.as_f64().ok_or_else(|| task("ref is not a number"))?;
+            // `float(value)`, and False where Python cannot make one.
+            let number = match value {
+                Value::Bool(b) => Some(f64::from(u8::from(*b))),
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => python_float(s),
+                _ => None,
+            };
+            Ok(number.is_some_and(|v| (v - reference).abs() <= threshold))
+        }
+        // `range.te`: ref[0] < value <= ref[1], one letter a side (t: <, e: <=).
+        m if m.starts_with("range.") => {
+            let sides: Vec<char> = m.chars().skip(6).take(2).collect();
+            let (Some(left), Some(right)) = (sides.first().and_then(|c| order(&c.to_string())), sides.get(1).and_then(|c| order(&c.to_string()))) else {
+                return Err(task("a range method is range. and two of t, e"));
+            };
+            let bounds = reference()?.as_array().filter(|b| b.len() >= 2).ok_or_else(|| task("ref is not two bounds"))?;
+            Ok(ordered(&bounds[0], value, left)? && ordered(value, &bounds[1], right)?)
+        }
+        "str_list_eq" | "str_set_eq" => {
+            let text = value.as_str().ok_or(Raise::Agent)?;
+            let got: Vec<&str> = text.trim_matches(['"', '\'']).split(',').collect();
+            let want: Vec<&str> = reference()?.as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            if method == "str_list_eq" {
+                Ok(got == want)
+            } else {
+                let (got, want): (std::collections::BTreeSet<&str>, std::collections::BTreeSet<&str>) = (got.into_iter().collect(), want.into_iter().collect());
+                Ok(got == want)
+            }
+        }
+        other => Err(task(&format!("method {other} is not supported"))),
+    }
+}
+
+/// Python's `float(text)` for the forms a preference holds: blanks around a decimal number,
+/// `inf`, `nan`.
+pub(super) fn python_float(text: &str) -> Option<f64> {
+    let t = text.trim_matches(python_space).replace('_', "");
+    if t.is_empty() || text.contains("__") {
+        return None;
+    }
+    let lower = t.to_ascii_lowercase();
+    let unsigned = lower.trim_start_matches(['+', '-']);
+    if ["inf", "infinity", "nan"].contains(&unsigned) {
+        let v = if unsigned == "nan" { f64::NAN } else { f64::INFINITY };
+        return Some(if lower.starts_with('-') { -v } else { v });
+    }
+    if !t.chars().all(|c| c.is_ascii_digit() || "+-.eE".contains(c)) {
+        return None;
+    }
+    t.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_floats() {
+        assert_eq!(python_float(" 1.5 "), Some(1.5));
+        assert_eq!(python_float("1_000"), Some(1000.0));
+        assert_eq!(python_float("-inf"), Some(f64::NEG_INFINITY));
+        assert_eq!(python_float("0x10"), None);
+        assert_eq!(python_float(""), None);
+    }
+}
