@@ -15,6 +15,10 @@ use super::xml::{Element, Node, Package};
 pub(super) enum CellValue {
     Number(f64),
     Text(String),
+    /// What xmltodict makes of a text element with attributes (`<t xml:space="preserve">`, as
+    /// openpyxl writes a string with blanks at an end): `{"@attr": value, "#text": text}`, in
+    /// that order. OSWorld returns the dict itself, which equals no text.
+    Dict(Vec<(String, String)>),
 }
 
 impl CellValue {
@@ -24,8 +28,35 @@ impl CellValue {
             None => "None".into(),
             Some(CellValue::Text(t)) => t.clone(),
             Some(CellValue::Number(n)) => python_float_repr(*n),
+            Some(CellValue::Dict(entries)) => {
+                let items: Vec<String> = entries.iter().map(|(k, v)| format!("{}: {}", python_str_repr(k), python_str_repr(v))).collect();
+                format!("{{{}}}", items.join(", "))
+            }
         }
     }
+}
+
+/// Python's `repr` of a text: single quotes, or double ones when it holds a single quote and
+/// no double one; backslashes, the quote, line ends and tabs escaped, other controls as `\x..`.
+fn python_str_repr(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
+    let mut out = String::from(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
 }
 
 /// Python's `repr` of a float: the shortest digits that read back, in positional notation
@@ -105,11 +136,12 @@ fn find_cell<'a>(root: &'a Element, coordinate: &str) -> Option<&'a Element> {
     walk(root, coordinate)
 }
 
-/// A child as `xmltodict` gives it: absent, one element's text (`None` when empty), or
-/// several (a list: Python raises on it as a number or an index).
+/// A child as `xmltodict` gives it: absent, one element's text (`None` when empty), a dict
+/// when it has attributes, or several (a list: Python raises on it as a number or an index).
 enum Field {
     Absent,
     One(Option<String>),
+    Dict(Vec<(String, String)>),
     Many,
 }
 
@@ -117,8 +149,21 @@ fn field(e: &Element, name: &str) -> Field {
     let found: Vec<&Element> = e.all(name).collect();
     match found.as_slice() {
         [] => Field::Absent,
-        // xmltodict strips the text, and gives None for what is left empty.
-        [one] => Field::One(Some(one.own_text().trim_matches(super::python_space).to_string()).filter(|t| !t.is_empty())),
+        [one] => {
+            // xmltodict strips the text, and gives None for what is left empty.
+            let text = Some(one.own_text().trim_matches(super::python_space).to_string()).filter(|t| !t.is_empty());
+            if one.attrs.is_empty() {
+                return Field::One(text);
+            }
+            // Namespaced attributes are keyed by their namespace's URI (the xml one is built in).
+            let key = |k: &str| format!("@{}", k.strip_prefix("xml:").map_or(k.to_string(), |l| format!("http://www.w3.org/XML/1998/namespace:{l}")));
+            let mut entries: Vec<(String, String)> = one.attrs.iter().filter(|(k, _)| !k.starts_with("xmlns")).map(|(k, v)| (key(k), v.clone())).collect();
+            if entries.is_empty() {
+                return Field::One(text);
+            }
+            entries.extend(text.map(|t| ("#text".to_string(), t)));
+            Field::Dict(entries)
+        }
         _ => Field::Many,
     }
 }
@@ -141,7 +186,7 @@ pub(super) fn read_cell_value(path: &Path, sheet: &str, coordinate: &str, to_flo
         None | Some("n") => match field(cell, "v") {
             Field::Absent => Ok(None),
             Field::One(Some(v)) => Ok(to_float(&v).map(CellValue::Number)),
-            Field::One(None) | Field::Many => raises("a number's value is empty or repeated"),
+            Field::One(None) | Field::Dict(_) | Field::Many => raises("a number's value is empty, repeated or has attributes"),
         },
         Some("s") => match field(cell, "v") {
             Field::Absent => Ok(None),
@@ -154,10 +199,11 @@ pub(super) fn read_cell_value(path: &Path, sheet: &str, coordinate: &str, to_flo
                     None => raises("a shared string index past the end"),
                 }
             }
-            Field::One(None) | Field::Many => raises("a shared string's index is empty or repeated"),
+            Field::One(None) | Field::Dict(_) | Field::Many => raises("a shared string's index is empty, repeated or has attributes"),
         },
         Some("str") | Some("e") => match field(cell, "v") {
             Field::One(Some(v)) => Ok(Some(CellValue::Text(v))),
+            Field::Dict(d) => Ok(Some(CellValue::Dict(d))),
             Field::Absent | Field::One(None) => Ok(None),
             Field::Many => raises("a value repeated"),
         },
@@ -166,6 +212,7 @@ pub(super) fn read_cell_value(path: &Path, sheet: &str, coordinate: &str, to_flo
             [is] if is.children.is_empty() => raises("an empty inline string"),
             [is] => match field(is, "t") {
                 Field::One(Some(t)) => Ok(Some(CellValue::Text(t))),
+                Field::Dict(d) => Ok(Some(CellValue::Dict(d))),
                 _ => Ok(None),
             },
             _ => raises("an inline string repeated"),
@@ -208,6 +255,21 @@ pub(super) fn cell_reference(text: &str) -> Option<(u32, u32)> {
     let col = letters.chars().fold(0u32, |n, c| n * 26 + u32::from(c.to_ascii_uppercase() as u8 - b'A' + 1));
     let row: u32 = digits.parse().ok()?;
     (row >= 1 && (1..=18278).contains(&col)).then_some((row, col))
+}
+
+/// Whether openpyxl's `sheet[text]` takes `text` as several cells: a range, whole columns
+/// (`A`, `A:C`) or whole rows (`3`, `3:5`).
+pub(super) fn is_span(text: &str) -> bool {
+    let t = text.replace('$', "");
+    let part = |p: &str| {
+        let letters = p.chars().take_while(char::is_ascii_alphabetic).count();
+        let digits = &p[letters..];
+        letters <= 3 && digits.chars().all(|c| c.is_ascii_digit()) && !p.is_empty()
+    };
+    match t.split_once(':') {
+        Some((a, b)) => part(a) && part(b),
+        None => part(&t) && cell_reference(&t).is_none(),
+    }
 }
 
 /// A range (`A1:C4`, or one cell) as its first and last cell.

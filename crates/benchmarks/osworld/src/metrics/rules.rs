@@ -40,9 +40,14 @@ pub(super) fn match_value_to_rule(value: &Value, rule: &Value) -> Result<bool, R
                 other => return Err(task(&format!("re flag {other} is not supported"))),
             };
         }
+        let source = reference()?.as_str().unwrap_or_default();
         let pattern = builder.build().map_err(|e| task(&e.to_string()))?;
         // `re.search` on anything but text raises.
-        return Ok(pattern.is_match(value.as_str().ok_or(Raise::Agent)?));
+        let text = value.as_str().ok_or(Raise::Agent)?;
+        // Python's `$` also matches before a final line end (a cell's text ending in a line
+        // break); Rust's matches at the very end only, so the text is tried without it too.
+        let before_final_newline = source.contains('$') && text.strip_suffix('\n').is_some_and(|t| pattern.is_match(t));
+        return Ok(pattern.is_match(text) || before_final_newline);
     }
     match method {
         "eq" => Ok(py_eq(value, reference()?)),
@@ -114,5 +119,13 @@ mod tests {
         assert_eq!(python_float("-inf"), Some(f64::NEG_INFINITY));
         assert_eq!(python_float("0x10"), None);
         assert_eq!(python_float(""), None);
+    }
+
+    #[test]
+    fn a_dollar_matches_before_a_final_line_end_as_in_python() {
+        let rule = serde_json::json!({"method": "re", "ref": "line$"});
+        assert!(matches!(match_value_to_rule(&Value::String("line\n".into()), &rule), Ok(true)));
+        assert!(matches!(match_value_to_rule(&Value::String("line\n\n".into()), &rule), Ok(false)));
+        assert!(matches!(match_value_to_rule(&Value::String("lines".into()), &rule), Ok(false)));
     }
 }

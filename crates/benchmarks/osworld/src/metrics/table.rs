@@ -429,15 +429,21 @@ fn check_cell(rule: &Value, result: &Book, expected: Option<&Book>) -> bool {
             return None;
         }
         let coordinate = rule.get("coordinate")?.as_str()?;
-        cells::cell_reference(coordinate)?;
+        // A range, a column or a row is a tuple of cells to openpyxl: its value reads None
+        // (no cell has that `r`) and it is no MergedCell. Anything else raises: 0.
+        let single = cells::cell_reference(coordinate).is_some();
+        if !single && !cells::is_span(coordinate) {
+            return None;
+        }
         for (prop, check) in rule.get("props")?.as_object()? {
             let value = match prop.as_str() {
                 "value" => match cells::read_cell_value(&book.path, &name, coordinate, python_float) {
                     Ok(Some(CellValue::Number(n))) => serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number),
                     Ok(Some(CellValue::Text(t))) => Value::String(t),
+                    Ok(Some(CellValue::Dict(d))) => Value::Object(d.into_iter().map(|(k, v)| (k, Value::String(v))).collect()),
                     Ok(None) | Err(_) => Value::Null,
                 },
-                "merge" => Value::Bool(cells::is_merged(&book.path, &name, coordinate).ok()?),
+                "merge" => Value::Bool(single && cells::is_merged(&book.path, &name, coordinate).ok()?),
                 _ => return None,
             };
             if !match_value_to_rule(&value, check).ok()? {

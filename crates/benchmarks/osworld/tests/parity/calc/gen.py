@@ -248,6 +248,25 @@ def fuzzy(rules, idx0="RNSheet1", idx1="ENSheet1"):
 
 def cell_cases():
     c, a = "cells_contacts.xlsx", "cells_answer.xlsx"
+    # Strings as openpyxl writes them, inline (`<t xml:space="preserve">` when a blank ends
+    # them), and a shared string ending in a line break (Alt+Enter in a cell).
+    inline = zip_edit(c, "cells_contacts_inline.xlsx", lambda n, t: t.replace(
+        '<c r="A3" s="0" t="s"><v>8</v></c>', '<c r="A3" t="inlineStr"><is><t xml:space="preserve">  Alan Turing </t></is></c>').replace(
+        '<c r="A2" s="0" t="s"><v>5</v></c>', '<c r="A2" t="inlineStr"><is><t>Ada Lovelace</t></is></c>') if n.endswith("sheet1.xml") else t)
+    newline = zip_edit(c, "cells_contacts_newline.xlsx", lambda n, t: t.replace(
+        '<t xml:space="preserve">n/a</t>', '<t xml:space="preserve">n/a\n</t>') if n.endswith("sharedStrings.xml") else t)
+    table_case("inline_plain", inline, None, [cell(0, "A2", value=("eq", "Ada Lovelace"))], "an inline string without attributes is its text")
+    table_case("inline_preserve_eq", inline, None, [cell(0, "A3", value=("eq", "Alan Turing"))], "xml:space on <t>: xmltodict gives a dict, equal to no text")
+    table_case("inline_preserve_re", inline, None, [cell(0, "A3", value=("re", "Alan"))], "a pattern on that dict raises, caught: 0")
+    table_case("inline_preserve_fuzzy", inline, a, [fuzzy([{"range": ["A3"], "type": "includes"}])], "str() of the dict includes 'Alan Turing'")
+    table_case("inline_preserve_fuzzy_exact", inline, a, [fuzzy([{"range": ["A3"], "type": "exact_match", "trim_leadings": " "}])], "str() of the dict is not the name")
+    table_case("inline_vs_shared", inline, c, [fuzzy([{"range": ["A2"], "type": "exact_match"}])], "an inline string against the same shared one")
+    table_case("newline_dollar", newline, None, [cell(0, "C6", value=("re", "^n/a$"))], "Python's $ matches before a final line break")
+    table_case("newline_eq", newline, None, [cell(0, "C6", value=("eq", "n/a"))], "the line break is part of the text")
+    table_case("range_coordinate_value", c, None, [cell(0, "A1:B2", value=("eq", None))], "a range is a tuple to openpyxl: its value reads None")
+    table_case("range_coordinate_merge", c, None, [cell("RNSheet2", "A1:B2", merge=("eq", False))], "a tuple is no MergedCell")
+    table_case("column_coordinate_merge", c, None, [cell("RNSheet2", "B", merge=("eq", False))], "a whole column, likewise")
+    table_case("bad_coordinate", c, None, [cell(0, "A1:B2:C3", value=("eq", None))], "no cell reference at all: openpyxl raises, 0")
     # check_cell on the value: numbers as floats, formulas by their cached results.
     table_case("cell_approx_formula", c, None, [cell(0, "E2", value=("approx:0.001", 191.6667))], "=575/3 within 0.001 (no expected workbook)")
     table_case("cell_approx_too_far", c, None, [cell(0, "E2", value=("approx:0.00001", 191.6667))], "=575/3 not within 1e-5")
