@@ -208,7 +208,12 @@ def main():
         if args.only and c["name"] not in args.only:
             continue
         result = os.path.join(files, c["result"]) if c.get("result") else None
-        expected = os.path.join(files, c["expected"]) if c.get("expected") else None
+        # A multi getter's several files (compare_unique_train_records' gold and initial
+        # documents): a list of paths, None for a file it did not find.
+        if isinstance(c.get("expected"), list):
+            expected = [os.path.join(files, e) if e else None for e in c["expected"]]
+        else:
+            expected = os.path.join(files, c["expected"]) if c.get("expected") else None
         # Metrics that take a getter's text or a rule rather than a file path
         # (check_accessibility_tree: the tree's XML, then the rules).
         if result and c.get("result_as") == "text":

@@ -344,7 +344,8 @@ fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) 
     if !GETTERS.contains(&kind) {
         return Some(Why::plain(format!("getter \"{kind}\" is not supported")));
     }
-    if getter.get("multi").and_then(Value::as_bool).unwrap_or(false) {
+    let multi = getter.get("multi").and_then(Value::as_bool).unwrap_or(false);
+    if multi && !matches!(kind, "vm_file" | "cloud_file") {
         return Some(Why::plain(format!("getter \"{kind}\" with multi is not supported")));
     }
     if matches!(kind, "vm_command_line" | "vm_command_error") {
@@ -353,9 +354,10 @@ fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) 
         }
     }
     if kind == "cloud_file" {
-        let url = getter.get("path").and_then(Value::as_str).unwrap_or_default();
-        let dest = getter.get("dest").and_then(Value::as_str).unwrap_or_default();
-        return asset_missing(task, cache, dest, url);
+        return match crate::runner::files_of(getter, "cloud_file") {
+            Ok(files) => files.iter().find_map(|(url, dest)| asset_missing(task, cache, dest, url)),
+            Err(guigym_desktop::instance::Failure::BadTask(e) | guigym_desktop::instance::Failure::Infra(e)) => Some(Why::plain(e)),
+        };
     }
     None
 }
@@ -537,8 +539,8 @@ mod tests {
         assert!(reason(styled, false).unwrap().contains("check_cell property \"font_bold\""));
         let fuzzy = r#"[{"type": "sheet_fuzzy", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1", "rules": []}]"#;
         assert!(reason(fuzzy, false).unwrap().contains("no expected value"));
-        let unknown = r#"[{"type": "sheet_print", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1"}]"#;
-        assert!(reason(unknown, true).unwrap().contains("rule \"sheet_print\" is not implemented"));
+        let unknown = r#"[{"type": "style", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1"}]"#;
+        assert!(reason(unknown, true).unwrap().contains("rule \"style\" is not implemented"));
         assert!(reason("[]", false).unwrap().contains("no expected value"));
     }
 }

@@ -239,6 +239,34 @@ fn str_param<'a>(parameters: &'a Value, field: &str, name: &str) -> Result<&'a s
     parameters.get(name).and_then(Value::as_str).ok_or_else(|| bad(format!("{field}.{name} is missing")))
 }
 
+/// A file getter's `(path, dest)` pairs: one, or with `multi` a list of each (OSWorld's
+/// `vm_file` and `cloud_file`). A `dest` defaults to the path's file name.
+pub fn files_of(getter: &Value, field: &str) -> Result<Vec<(String, String)>, Failure> {
+    let name_of = |path: &str| Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result".into());
+    if !getter.get("multi").and_then(Value::as_bool).unwrap_or(false) {
+        let path = str_param(getter, field, "path")?.to_string();
+        let dest = getter.get("dest").and_then(Value::as_str).map_or_else(|| name_of(&path), String::from);
+        return Ok(vec![(path, dest)]);
+    }
+    let paths = str_list(getter, field, "path")?;
+    let dests = str_list(getter, field, "dest")?;
+    if paths.len() != dests.len() {
+        return Err(bad(format!("{field}: {} paths and {} dests", paths.len(), dests.len())));
+    }
+    Ok(paths.into_iter().zip(dests).collect())
+}
+
+/// What a file getter gives of the files it fetched: those its `gives` indices name (the
+/// first by default), one as itself, several as a list.
+fn given(getter: &Value, field: &str, mut got: Vec<Got>) -> Result<Got, Failure> {
+    let gives: Vec<usize> = match getter.get("gives") {
+        None => vec![0],
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| bad(format!("{field}.gives: a list of indices is needed")))?,
+    };
+    let mut picked: Vec<Got> = (0..got.len()).filter(|i| gives.contains(i)).map(|i| std::mem::replace(&mut got[i], Got::Missing)).collect();
+    Ok(if picked.len() == 1 { picked.remove(0) } else { Got::Files(picked) })
+}
+
 fn str_list(parameters: &Value, field: &str, name: &str) -> Result<Vec<String>, Failure> {
     parameters
         .get(name)
@@ -590,20 +618,19 @@ impl Runner<'_> {
         let kind = str_param(getter, field, "type")?;
         match kind {
             "vm_file" => {
-                if getter.get("multi").and_then(Value::as_bool).unwrap_or(false) {
-                    return Err(bad(format!("{field}: vm_file with multi is not supported")));
+                let mut got = Vec::new();
+                for (path, dest) in files_of(getter, field)? {
+                    let path = self.desktop.session.path(&path);
+                    let local = self.desktop.fetched(&dest)?;
+                    got.push(match self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)? {
+                        Some(bytes) => {
+                            std::fs::write(&local, bytes).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
+                            Got::File(local)
+                        }
+                        None => Got::Missing,
+                    });
                 }
-                let path = self.desktop.session.path(str_param(getter, field, "path")?);
-                let path_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result".into());
-                let dest = str_param(getter, field, "dest").unwrap_or(&path_name);
-                let local = self.desktop.fetched(dest)?;
-                match self.desktop.session.read_file(&path, MAX_FILE).map_err(Failure::Infra)? {
-                    Some(bytes) => {
-                        std::fs::write(&local, bytes).map_err(|e| Failure::Infra(format!("{}: {e}", local.display())))?;
-                        Ok(Got::File(local))
-                    }
-                    None => Ok(Got::Missing),
-                }
+                given(getter, field, got)
             }
             "vm_command_line" | "vm_command_error" => {
                 let (command, shell) = command_of(getter, field, self.desktop.screen())?;
@@ -612,9 +639,8 @@ impl Runner<'_> {
             }
             "rule" => Ok(Got::Json(getter.get("rules").cloned().unwrap_or(Value::Null))),
             "cloud_file" => {
-                let url = str_param(getter, field, "path")?;
-                let dest = str_param(getter, field, "dest")?;
-                Ok(Got::File(self.cached(dest, url)?))
+                let got = files_of(getter, field)?.into_iter().map(|(url, dest)| self.cached(&dest, &url).map(Got::File)).collect::<Result<_, _>>()?;
+                given(getter, field, got)
             }
             // Ours: a picture's expected form, drawn again from its data.
             "picture_file" => {
@@ -1044,11 +1070,29 @@ pub const GETTERS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::{changes_outside, combine, command_of, Files};
+    use super::{changes_outside, combine, command_of, files_of, given, Files};
+    use crate::metrics::Got;
     use serde_json::{json, Value};
 
     fn files(entries: &[(&str, &str)]) -> Files {
         entries.iter().map(|(p, h)| (p.to_string(), h.to_string())).collect()
+    }
+
+    #[test]
+    fn file_getters_give_one_file_or_those_their_gives_name() {
+        let one = json!({"type": "vm_file", "path": "/home/user/a.xlsx"});
+        assert_eq!(files_of(&one, "result").ok().unwrap(), vec![("/home/user/a.xlsx".to_string(), "a.xlsx".to_string())]);
+        let multi = json!({"type": "vm_file", "multi": true, "path": ["/home/user/a.xlsx", "/home/user/a-Sheet1.csv"], "dest": ["a.xlsx", "a-Sheet1.csv"]});
+        assert_eq!(files_of(&multi, "result").ok().unwrap().len(), 2);
+        let uneven = json!({"type": "vm_file", "multi": true, "path": ["/a", "/b"], "dest": ["a"]});
+        assert!(files_of(&uneven, "result").is_err());
+        let fetched = || vec![Got::File("a.xlsx".into()), Got::File("a-Sheet1.csv".into())];
+        // OSWorld's default gives the first file alone; several indices give a list.
+        assert_eq!(given(&multi, "result", fetched()).ok().unwrap(), Got::File("a.xlsx".into()));
+        let both = json!({"gives": [0, 1]});
+        assert_eq!(given(&both, "expected", fetched()).ok().unwrap(), Got::Files(fetched()));
+        let second = json!({"gives": [1]});
+        assert_eq!(given(&second, "expected", fetched()).ok().unwrap(), Got::File("a-Sheet1.csv".into()));
     }
 
     #[test]

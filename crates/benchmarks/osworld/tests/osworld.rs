@@ -41,6 +41,8 @@ const KEPT: &[(&str, &str)] = &[
     ("000000000028", "thunderbird"),
     ("000000000029", "thunderbird"),
     ("000000000030", "thunderbird"),
+    ("000000000031", "libreoffice_calc"),
+    ("000000000032", "libreoffice_writer"),
 ];
 
 /// Each skipped task and a word its reason must hold.
@@ -263,6 +265,10 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
             "000000000028" => remote_content(true),
             "000000000029" => invoice_filter(false),
             "000000000030" => new_folder("Receipts"),
+            // Calc and Writer, saved by the evaluator's pyautogui program; Calc's sheet judged as
+            // printed, by the CSV the evaluator's `libreoffice --convert-to` exports beside it.
+            "000000000031" => total_row("60"),
+            "000000000032" => page_breaks(1),
             _ => Vec::new(),
         };
         if !walkthrough.is_empty() {
@@ -326,6 +332,10 @@ async fn gui_tasks_done_wrong_score_zero() {
         ("000000000029", invoice_filter(true)),
         // Another folder.
         ("000000000030", new_folder("Receipt")),
+        // Another total.
+        ("000000000031", total_row("61")),
+        // Two breaks where one was asked for.
+        ("000000000032", page_breaks(2)),
     ] {
         if !chosen(tail) {
             continue;
@@ -337,6 +347,18 @@ async fn gui_tasks_done_wrong_score_zero() {
         assert_eq!(verdict.score, 0.0, "{tail} done wrong: {verdict:?}");
     }
     env.release().await.unwrap();
+}
+
+/// A row under Calc's last one: the label, then the total in the next column.
+fn total_row(total: &str) -> Vec<Do> {
+    vec![key(&["ctrl", "end"]), key(&["home"]), key(&["down"]), type_text(&format!("Total\t{total}\n"))]
+}
+
+/// Page breaks (Ctrl+Enter) before Writer's last paragraph.
+fn page_breaks(count: usize) -> Vec<Do> {
+    let mut steps = vec![key(&["ctrl", "end"]), key(&["home"])];
+    steps.extend((0..count).map(|_| key(&["ctrl", "enter"])));
+    steps
 }
 
 /// GIMP's preferences by the keyboard: Edit, its fifth entry from the end (Preferences), which

@@ -42,9 +42,11 @@ fn metrics_agree_with_osworld_on_every_fixture_pair() {
 fn agree_on(dir: &Path) -> usize {
     let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.join("cases.json")).unwrap()).unwrap();
     let verdicts: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
-    let file = |v: &Value| match v.as_str() {
-        Some(name) => Got::File(dir.join("files").join(name)),
-        None => Got::Missing,
+    // A name is a file of `files/`, a list a multi getter's several files, null nothing.
+    let file = |v: &Value| match v {
+        Value::String(name) => Got::File(dir.join("files").join(name)),
+        Value::Array(names) => Got::Files(names.iter().map(|n| n.as_str().map_or(Got::Missing, |n| Got::File(dir.join("files").join(n)))).collect()),
+        _ => Got::Missing,
     };
     let mut disagreements = Vec::new();
     for case in &cases {

@@ -6,7 +6,9 @@ mod accessibility;
 mod cells;
 mod charts;
 mod chrome;
+mod colour;
 mod docs;
+mod docx;
 mod etree;
 mod gimp;
 mod image;
@@ -19,6 +21,7 @@ mod slides;
 mod table;
 mod thunderbird;
 mod vlc;
+mod writer;
 pub(crate) mod xml;
 
 pub use accessibility::rules_supported as accessibility_rules_supported;
@@ -41,6 +44,8 @@ pub enum Got {
     File(PathBuf),
     /// A getter's structured value (`rule`'s rules, a listing).
     Json(Value),
+    /// Several files of one getter (`multi` with several `gives`), in order.
+    Files(Vec<Got>),
 }
 
 impl Got {
@@ -67,6 +72,14 @@ impl Got {
         match self {
             Got::Json(v) => v.clone(),
             _ => Value::Null,
+        }
+    }
+
+    /// Several files of one getter; none when the getter gave something else.
+    fn files(&self) -> Option<Vec<Option<&Path>>> {
+        match self {
+            Got::Files(all) => Some(all.iter().map(Got::file).collect()),
+            _ => None,
         }
     }
 
@@ -146,6 +159,24 @@ pub const METRICS: &[(&str, Expects)] = &[
     ("check_thunderbird_prefs", Expects::Value),
     ("check_thunderbird_filter", Expects::Value),
     ("check_thunderbird_folder", Expects::Value),
+    ("compare_line_spacing", Expects::Value),
+    ("compare_docx_tables", Expects::Value),
+    ("compare_docx_images", Expects::Value),
+    ("check_italic_font_size_14", Expects::Value),
+    ("check_tabstops", Expects::Value),
+    ("compare_contains_image", Expects::Value),
+    ("compare_font_names", Expects::Value),
+    ("compare_highlighted_text", Expects::Value),
+    ("compare_insert_equation", Expects::Value),
+    ("compare_subscript_contains", Expects::Value),
+    ("contains_page_break", Expects::Nothing),
+    ("evaluate_strike_through_last_paragraph", Expects::Value),
+    ("find_default_font", Expects::Value),
+    ("has_page_numbers_in_footers", Expects::Nothing),
+    ("compare_docx_files_and_ignore_new_lines", Expects::Value),
+    ("evaluate_colored_words_in_tables", Expects::Value),
+    ("compare_unique_train_records", Expects::Value),
+    ("check_highlighted_words", Expects::Value),
 ];
 
 /// A file's text as OSWorld's metrics open it (strict UTF-8); none when it is missing or not
@@ -274,6 +305,24 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "compare_docx_files" => docs::compare_docx_files(result.file(), expected.file(), options)?,
         "compare_pptx_files" => slides::compare_pptx_files(result.file(), expected.file(), options)?,
         "is_first_line_centered" => docs::is_first_line_centered(result.file()),
+        "compare_line_spacing" => writer::compare_line_spacing(result.file(), expected.file())?,
+        "compare_docx_tables" => writer::compare_docx_tables(result.file(), expected.file())?,
+        "compare_docx_images" => writer::compare_docx_images(result.file(), expected.file())?,
+        "check_italic_font_size_14" => writer::check_italic_font_size_14(result.file(), expected.file())?,
+        "check_tabstops" => writer::check_tabstops(result.file(), expected.file(), options)?,
+        "compare_contains_image" => writer::compare_contains_image(result.file(), expected.file())?,
+        "compare_font_names" => writer::compare_font_names(result.file(), &expected.rules())?,
+        "compare_highlighted_text" => writer::compare_highlighted_text(result.file(), expected.file())?,
+        "compare_insert_equation" => writer::compare_insert_equation(result.file(), expected.file())?,
+        "compare_subscript_contains" => writer::compare_subscript_contains(result.file(), expected.file())?,
+        "contains_page_break" => writer::contains_page_break(result.file(), &expected.rules())?,
+        "evaluate_strike_through_last_paragraph" => writer::evaluate_strike_through_last_paragraph(result.file(), expected.file())?,
+        "find_default_font" => writer::find_default_font(result.file(), &expected.rules())?,
+        "has_page_numbers_in_footers" => writer::has_page_numbers_in_footers(result.file())?,
+        "compare_docx_files_and_ignore_new_lines" => writer::compare_docx_files_and_ignore_new_lines(result.file(), expected.file(), options)?,
+        "check_highlighted_words" => writer::check_highlighted_words(result.file(), expected.file())?,
+        "compare_unique_train_records" => writer::compare_unique_train_records(result.file(), expected.files())?,
+        "evaluate_colored_words_in_tables" => writer::evaluate_colored_words_in_tables(result.file(), expected.file(), options)?,
         // The accessibility tree's XML against rules: from a `rule` getter, or a JSON file.
         "check_accessibility_tree" => {
             let rules = match expected {

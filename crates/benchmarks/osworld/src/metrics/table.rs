@@ -532,8 +532,50 @@ fn sheet_fuzzy(rule: &Value, result: &Book, expected: Option<&Book>) -> Result<b
     Ok(all)
 }
 
+/// A sheet as printed: the CSV export beside its workbook (`<book without extension>-<sheet>.csv`,
+/// made by the task's post-config step), its lines stripped, with the blank lines at its end
+/// dropped (OSWorld's `_load_sheet` for a book given by path). UTF-8, else Latin-1 (which
+/// reads any bytes); none when the export is missing.
+fn printed(book: &Path, sheet: &str) -> Option<Vec<String>> {
+    let stem = match (book.file_stem(), book.extension()) {
+        (Some(stem), Some(_)) => book.with_file_name(stem),
+        _ => book.to_path_buf(),
+    };
+    let mut name = stem.into_os_string();
+    name.push(format!("-{sheet}.csv"));
+    let bytes = std::fs::read(name).ok()?;
+    let text = String::from_utf8(bytes).unwrap_or_else(|e| e.into_bytes().iter().map(|b| char::from(*b)).collect());
+    let mut lines: Vec<String> = python_splitlines(&text).into_iter().map(|l| l.trim_matches(super::python_space).to_string()).collect();
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    Some(lines)
+}
+
+/// Python's `str.splitlines()`: every line boundary it knows, `\r\n` as one.
+fn python_splitlines(text: &str) -> Vec<&str> {
+    let boundary = |c: char| matches!(c, '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}');
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if boundary(c) {
+            lines.push(&text[start..i]);
+            start = i + c.len_utf8();
+            if c == '\r' && chars.peek().is_some_and(|(_, n)| *n == '\n') {
+                chars.next();
+                start += 1;
+            }
+        }
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
 /// The rule types implemented; a task using another one is not supported.
-pub const RULES: &[&str] = &["sheet_name", "sheet_data", "chart", "pivot_table", "check_cell", "sheet_fuzzy"];
+pub const RULES: &[&str] = &["sheet_name", "sheet_data", "sheet_print", "chart", "pivot_table", "check_cell", "sheet_fuzzy"];
 
 fn is_ods(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ods"))
@@ -578,6 +620,18 @@ pub fn compare_table(result: Option<&Path>, expected: Option<&Path>, options: &V
                 first.round(precision);
                 second.round(precision);
                 first.equals(&second)
+            }
+            "sheet_print" => {
+                let [(book0, sheet0), (book1, sheet1)] = both_sheets(rule, "sheet_print", &result, expected.as_ref())?;
+                let Some(first) = printed(&book0.path, &sheet0) else { return Ok(0.0) };
+                let second = printed(&book1.path, &sheet1);
+                if super::opt(rule, "ignore_case", false) {
+                    let second = second.ok_or("compare_table: sheet_print: the second sheet's CSV export is missing (OSWorld raises)")?;
+                    let lower = |lines: Vec<String>| lines.into_iter().map(|l| l.to_lowercase()).collect::<Vec<_>>();
+                    lower(first) == lower(second)
+                } else {
+                    Some(first) == second
+                }
             }
             "chart" => {
                 let props = names(rule, "chart_props")?;

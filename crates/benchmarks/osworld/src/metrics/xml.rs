@@ -154,15 +154,21 @@ impl Package {
 
     /// A part's text, `None` when the archive has no such part.
     pub fn text(&mut self, name: &str) -> Result<Option<String>, String> {
+        let Some(bytes) = self.bytes(name)? else { return Ok(None) };
+        String::from_utf8(bytes).map(Some).map_err(|e| format!("{}: {e}", name.trim_start_matches('/')))
+    }
+
+    /// A part's bytes, `None` when the archive has no such part.
+    pub fn bytes(&mut self, name: &str) -> Result<Option<Vec<u8>>, String> {
         let name = name.trim_start_matches('/');
         let mut entry = match self.archive.by_name(name) {
             Ok(e) => e,
             Err(zip::result::ZipError::FileNotFound) => return Ok(None),
             Err(e) => return Err(format!("{name}: {e}")),
         };
-        let mut text = String::new();
-        entry.read_to_string(&mut text).map_err(|e| format!("{name}: {e}"))?;
-        Ok(Some(text))
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
+        Ok(Some(bytes))
     }
 
     /// A part parsed, `None` when the archive has no such part.
@@ -185,7 +191,7 @@ impl Package {
 }
 
 /// A relationship target relative to its source's folder, as a part name.
-fn resolve(dir: &str, target: &str) -> String {
+pub(super) fn resolve(dir: &str, target: &str) -> String {
     if let Some(abs) = target.strip_prefix('/') {
         return abs.to_string();
     }
