@@ -226,19 +226,7 @@ pub(super) fn read_cell_value(path: &Path, sheet: &str, coordinate: &str, to_flo
 /// reference, no such sheet).
 pub(super) fn is_merged(path: &Path, sheet: &str, coordinate: &str) -> Result<bool, String> {
     let (row, col) = cell_reference(coordinate).ok_or_else(|| format!("{coordinate:?} is not a cell"))?;
-    let mut package = Package::open(path)?;
-    let workbook = "xl/workbook.xml";
-    let root = package.xml(workbook)?.ok_or("not a workbook")?;
-    let parts: BTreeMap<String, String> = package.related(workbook, "worksheet")?.into_iter().collect();
-    let part = root
-        .child("sheets")
-        .into_iter()
-        .flat_map(|s| s.all("sheet"))
-        .find(|s| s.attr("name") == Some(sheet))
-        .and_then(|s| s.rel_id().and_then(|id| parts.get(id)))
-        .ok_or_else(|| format!("no worksheet {sheet:?}"))?
-        .clone();
-    let part = package.xml(&part)?.ok_or_else(|| format!("{part}: missing"))?;
+    let part = super::sheets::worksheet(path, sheet)?.ok_or_else(|| format!("no worksheet {sheet:?}"))?;
     let mut ranges = part.all("mergeCells").flat_map(|m| m.all("mergeCell")).filter_map(|m| m.attr("ref")).filter_map(range_bounds);
     let merged = ranges.any(|((r1, c1), (r2, c2))| (r1..=r2).contains(&row) && (c1..=c2).contains(&col) && (row, col) != (r1, c1));
     Ok(merged)

@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use super::charts::python_int;
 use super::etree::{self, Tree};
 use super::python_space;
 use super::xml::{resolve, Package};
@@ -375,11 +376,6 @@ fn python_float(text: &str) -> Option<f64> {
         return None;
     }
     t.replace('_', "").parse().ok()
-}
-
-/// Python's `int()` of text: surrounding whitespace, a sign, `_` between digits.
-pub fn python_int(text: &str) -> Option<i64> {
-    python_int_radix(text, 10)
 }
 
 fn python_int_radix(text: &str, radix: u32) -> Option<i64> {

@@ -17,6 +17,7 @@ mod pillow;
 mod pivots;
 mod rules;
 mod settings;
+mod sheets;
 mod slides;
 mod table;
 mod thunderbird;

@@ -12,8 +12,9 @@ use serde_json::Value;
 use super::cells::{self, CellValue};
 use super::charts::{ChartError, Charts};
 use super::pivots::Pivots;
-use super::rules::{match_value_to_rule, python_float};
+use super::rules::{match_value_to_rule, python_float, Raise};
 use super::score;
+use super::sheets;
 
 /// One cell as pandas sees it after reading.
 #[derive(Debug, Clone, PartialEq)]
@@ -405,6 +406,12 @@ pub fn rule_unsupported(rule: &Value) -> Option<String> {
     if !RULES.contains(&kind) {
         return Some(format!("compare_table rule \"{kind}\" is not implemented"));
     }
+    if kind == "row_props" {
+        let props: Vec<String> = rule.get("props").and_then(|p| serde_json::from_value(p.clone()).ok()).unwrap_or_default();
+        if let Some(p) = props.iter().find(|p| !sheets::ROW_PROPS.contains(&p.as_str())) {
+            return Some(format!("compare_table row property \"{p}\" is not implemented"));
+        }
+    }
     if kind == "check_cell" {
         let props = rule.get("props").and_then(Value::as_object)?;
         if let Some(p) = props.keys().find(|p| !CELL_PROPS.contains(&p.as_str())) {
@@ -575,7 +582,8 @@ fn python_splitlines(text: &str) -> Vec<&str> {
 }
 
 /// The rule types implemented; a task using another one is not supported.
-pub const RULES: &[&str] = &["sheet_name", "sheet_data", "sheet_print", "chart", "pivot_table", "check_cell", "sheet_fuzzy"];
+pub const RULES: &[&str] =
+    &["sheet_name", "sheet_data", "sheet_print", "chart", "pivot_table", "check_cell", "sheet_fuzzy", "freeze", "zoom", "row_props", "data_validation"];
 
 fn is_ods(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ods"))
@@ -644,6 +652,32 @@ pub fn compare_table(result: Option<&Path>, expected: Option<&Path>, options: &V
                 let [first, second] = both_sheets(rule, "pivot_table", &result, expected.as_ref())?;
                 let load = |(book, name): (&Book, String)| book.pivots.load(&name, &props);
                 load(first)? == load(second)?
+            }
+            "freeze" => {
+                let [(book0, sheet0), (book1, sheet1)] = both_sheets(rule, "freeze", &result, expected.as_ref())?;
+                let Some(first) = sheets::freeze_panes(&book0.path, &sheet0)? else { return Ok(0.0) };
+                first == sheets::freeze_panes(&book1.path, &sheet1)?.ok_or("compare_table: freeze: the second sheet does not exist (OSWorld raises)")?
+            }
+            "row_props" => {
+                let props = names(rule, "props")?;
+                let [(book0, sheet0), (book1, sheet1)] = both_sheets(rule, "row_props", &result, expected.as_ref())?;
+                sheets::row_props(&book0.path, &sheet0, &props)? == sheets::row_props(&book1.path, &sheet1, &props)?
+            }
+            "zoom" | "data_validation" => {
+                let reference = rule.get("sheet_idx").ok_or_else(|| format!("compare_table: {kind} needs sheet_idx"))?;
+                let (in_result, name) = sheet_ref(reference, &result, expected.as_ref())?;
+                let book = if in_result { &result } else { expected.as_ref().ok_or(NO_EXPECTED)? };
+                if kind == "zoom" {
+                    let Some(scale) = sheets::zoom_scale(&book.path, &name)? else { return Ok(0.0) };
+                    match match_value_to_rule(&scale, rule) {
+                        Ok(b) => b,
+                        Err(Raise::Agent) => false,
+                        Err(Raise::Task(e)) => return Err(e),
+                    }
+                } else {
+                    let Some(validations) = sheets::data_validations(&book.path, &name)? else { return Ok(0.0) };
+                    sheets::check(&validations, rule.get("dv_props").ok_or("compare_table: data_validation needs dv_props")?)?
+                }
             }
             "check_cell" => check_cell(rule, &result, expected.as_ref()),
             "sheet_fuzzy" => sheet_fuzzy(rule, &result, expected.as_ref())?,
