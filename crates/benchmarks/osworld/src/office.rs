@@ -13,7 +13,7 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn package<N: AsRef<str>>(path: &Path, parts: &[(N, String)]) -> Result<(), String> {
+pub(crate) fn package<N: AsRef<str>>(path: &Path, parts: &[(N, String)]) -> Result<(), String> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }

@@ -44,18 +44,18 @@ fn docx_run_text(r: &Element, out: &mut String) {
     }
 }
 
-/// Every `text:p` of an odt as odfpy finds them (styles first: headers, footers and the
-/// styles' own text; then the content, tables included), each its direct text plus the direct
-/// text of its direct spans.
+/// Every `text:p` of an odt as odfpy finds them, in the order it loads the parts: the content
+/// first (tables included), then the styles (headers, footers and the styles' own text), each
+/// its direct text plus the direct text of its direct spans.
 fn odt_paragraphs(path: &Path) -> Result<Vec<String>, String> {
     let mut package = Package::open(path)?;
     let styles = package.xml("styles.xml")?;
     let content = package.xml("content.xml")?.ok_or("odt without content.xml")?;
     let mut ps = Vec::new();
+    content.descendants_all("p", &mut ps);
     if let Some(styles) = &styles {
         styles.descendants_all("p", &mut ps);
     }
-    content.descendants_all("p", &mut ps);
     Ok(ps
         .into_iter()
         .map(|p| {
@@ -176,4 +176,25 @@ pub fn is_first_line_centered(result: Option<&Path>) -> f64 {
     let Ok(Some(document)) = package.xml("word/document.xml") else { return 0.0 };
     let first = document.child("body").and_then(|b| b.all("p").next());
     score(first.and_then(|p| p.path(&["pPr", "jc"])).and_then(|jc| jc.attr("val")) == Some("center"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn odt_paragraphs_come_content_first_as_odfpy_loads_them() {
+        let dir = std::env::temp_dir().join(format!("guigym-odt-order-{}", std::process::id()));
+        let path = dir.join("header.odt");
+        let ns = r#"xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0""#;
+        let content =
+            format!(r#"<office:document-content {ns}><office:body><office:text><text:p>Bravo</text:p></office:text></office:body></office:document-content>"#);
+        let styles = format!(
+            r#"<office:document-styles {ns}><office:master-styles><style:master-page style:name="Standard"><style:header><text:p>Alpha</text:p></style:header></style:master-page></office:master-styles></office:document-styles>"#
+        );
+        crate::office::package(&path, &[("content.xml", content), ("styles.xml", styles)]).unwrap();
+        // The header (styles.xml) after the body: "Bravo Alpha", not "Alpha Bravo".
+        assert_eq!(odt_paragraphs(&path).unwrap(), vec!["Bravo".to_string(), "Alpha".to_string()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -274,7 +274,7 @@ pub fn text_width(section: &Tree) -> Result<i64, String> {
     let width = kid(section, "pgSz").and_then(|s| attr(s, "w")).map(unsigned_twips).transpose()?;
     let margin = |side: &str| kid(section, "pgMar").and_then(|m| attr(m, side)).map(signed_twips).transpose();
     match (width, margin("left")?, margin("right")?) {
-        (Some(w), Some(l), Some(r)) => Ok(w - l - r),
+        (Some(w), Some(l), Some(r)) => w.checked_sub(l).and_then(|x| x.checked_sub(r)).ok_or_else(|| "a section's text width out of range".into()),
         _ => Err("a section without page width or margins".into()),
     }
 }
@@ -312,6 +312,11 @@ fn grid_cells(tbl: &Tree, columns: usize) -> Result<Vec<&Tree>, String> {
             Some(g) => python_int(attr(g, "val").ok_or("w:gridSpan without w:val")?).ok_or("w:gridSpan is not an integer")?,
         };
         let continues = props.and_then(|p| kid(p, "vMerge")).is_some_and(|v| attr(v, "val").unwrap_or("continue") == "continue");
+        // A span past any grid a writer makes is refused, not looped over (Python would run
+        // out of memory building it).
+        if span > 16_384 {
+            return Err(format!("w:gridSpan {span} is past any table's width"));
+        }
         for i in 0..span.max(0) {
             let cell = if continues {
                 // `cells[-col_count]`, with Python's negative index (and `cells[0]` for 0).
@@ -337,7 +342,7 @@ pub fn signed_twips(value: &str) -> Result<i64, String> {
     if !f.is_finite() {
         return Err(format!("{value:?} is not a finite number"));
     }
-    Ok(f.round_ties_even() as i64 * 635)
+    (f.round_ties_even() as i64).checked_mul(635).ok_or_else(|| format!("{value:?} is too large a length"))
 }
 
 /// `ST_TwipsMeasure`: a universal measure, or `Twips(int(value))`, in EMU.
@@ -345,7 +350,7 @@ fn unsigned_twips(value: &str) -> Result<i64, String> {
     if value.contains(['i', 'm', 'p']) {
         return universal_measure(value);
     }
-    Ok(python_int(value).ok_or_else(|| format!("{value:?} is not an integer"))? * 635)
+    python_int(value).ok_or_else(|| format!("{value:?} is not an integer"))?.checked_mul(635).ok_or_else(|| format!("{value:?} is too large a length"))
 }
 
 /// `ST_UniversalMeasure`: a number and a two-letter unit, in EMU.
@@ -415,5 +420,8 @@ mod tests {
         assert_eq!(python_int("1_000"), Some(1000));
         assert_eq!(python_int("1__0"), None);
         assert_eq!(python_int_radix("fF", 16), Some(255));
+        // Lengths past 64 bits are refused, never overflowed (a probe found the panic).
+        assert!(signed_twips("99999999999999999999").is_err());
+        assert!(unsigned_twips("99999999999999999").is_err());
     }
 }

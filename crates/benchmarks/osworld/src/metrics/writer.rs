@@ -203,6 +203,8 @@ pub fn check_tabstops(a: Option<&Path>, b: Option<&Path>, options: &Value) -> Re
         if let Some(number) = options.get("word_number_split_by_tabstop").filter(|v| !v.is_null()) {
             let index = match options.get("index") {
                 None => 0,
+                // Python indexes a list by a bool as 0 or 1.
+                Some(Value::Bool(b)) => i64::from(*b),
                 Some(v) => v.as_i64().ok_or_else(|| Stop::Task(format!("check_tabstops: index {v} is not an integer")))?,
             };
             for p in &p1 {
@@ -231,7 +233,8 @@ pub fn check_tabstops(a: Option<&Path>, b: Option<&Path>, options: &Value) -> Re
                 if t1.alignment != t2.alignment {
                     return Ok(0.0);
                 }
-                difference += (t1.position - t2.position).abs() as f64;
+                // Python's integers do not overflow: the distance in 128 bits.
+                difference += (i128::from(t1.position) - i128::from(t2.position)).abs() as f64;
             }
             if width == 0 {
                 return Err(Stop::Task("the expected document's text width is 0".into()));
@@ -281,8 +284,9 @@ fn mentions(t: &Tree, needle: &str) -> bool {
 /// `compare_font_names`: every run of every body paragraph names `rules.font_name`
 /// (`w:rFonts/@w:ascii`).
 pub fn compare_font_names(a: Option<&Path>, rules: &Value) -> Result<f64, String> {
-    let Some(want) = rules.get("font_name") else { return Err("compare_font_names: rules.font_name is missing".into()) };
+    // OSWorld opens the document before it reads its rules.
     let Some(x) = a.and_then(|a| Docx::open(a).ok()) else { return Ok(0.0) };
+    let Some(want) = rules.get("font_name") else { return Err("compare_font_names: rules.font_name is missing".into()) };
     Ok(score(x.paragraphs().into_iter().flat_map(runs).all(|r| text_equals(font_name(r), want))))
 }
 
@@ -366,12 +370,18 @@ pub fn has_page_numbers_in_footers(a: Option<&Path>) -> Result<f64, String> {
         for index in 0..x.sections().len() {
             let texts = agent(x.footer_paragraph_texts(index))?;
             let first = texts.first().map(String::as_str).unwrap_or("");
-            if !first.chars().any(char::is_numeric) {
+            if !first.chars().any(python_digit) {
                 return Ok(0.0);
             }
         }
         Ok(1.0)
     })())
+}
+
+/// Python's `str.isdigit`, near enough: a numeric character that is not a fraction or a Roman
+/// numeral (`½`, `Ⅻ` are numeric, not digits).
+fn python_digit(c: char) -> bool {
+    c.is_numeric() && !matches!(c, '\u{bc}'..='\u{be}' | '\u{2150}'..='\u{218b}' | '\u{3007}' | '\u{3021}'..='\u{3029}' | '\u{3038}'..='\u{303a}')
 }
 
 /// `compare_docx_files_and_ignore_new_lines`: the texts of the non-empty body paragraphs, the
