@@ -240,12 +240,16 @@ fn str_param<'a>(parameters: &'a Value, field: &str, name: &str) -> Result<&'a s
 }
 
 /// A file getter's `(path, dest)` pairs: one, or with `multi` a list of each (OSWorld's
-/// `vm_file` and `cloud_file`). A `dest` defaults to the path's file name.
+/// `vm_file` and `cloud_file`). A `vm_file`'s single `dest` defaults to the path's file name; a
+/// `cloud_file` must name it (its path is a URL).
 pub fn files_of(getter: &Value, field: &str) -> Result<Vec<(String, String)>, Failure> {
-    let name_of = |path: &str| Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result".into());
     if !getter.get("multi").and_then(Value::as_bool).unwrap_or(false) {
         let path = str_param(getter, field, "path")?.to_string();
-        let dest = getter.get("dest").and_then(Value::as_str).map_or_else(|| name_of(&path), String::from);
+        let dest = match getter.get("dest").and_then(Value::as_str) {
+            Some(dest) => dest.to_string(),
+            None if getter.get("type").and_then(Value::as_str) == Some("cloud_file") => return Err(bad(format!("{field}.dest is missing"))),
+            None => Path::new(&path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result".into()),
+        };
         return Ok(vec![(path, dest)]);
     }
     let paths = str_list(getter, field, "path")?;
@@ -1086,6 +1090,8 @@ mod tests {
         assert_eq!(files_of(&multi, "result").ok().unwrap().len(), 2);
         let uneven = json!({"type": "vm_file", "multi": true, "path": ["/a", "/b"], "dest": ["a"]});
         assert!(files_of(&uneven, "result").is_err());
+        // A URL has no file name to fall back on: a cloud file names its dest.
+        assert!(files_of(&json!({"type": "cloud_file", "path": "https://example.org/a.xlsx"}), "expected").is_err());
         let fetched = || vec![Got::File("a.xlsx".into()), Got::File("a-Sheet1.csv".into())];
         // OSWorld's default gives the first file alone; several indices give a list.
         assert_eq!(given(&multi, "result", fetched()).ok().unwrap(), Got::File("a.xlsx".into()));

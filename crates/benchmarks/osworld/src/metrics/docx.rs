@@ -10,6 +10,7 @@ use std::path::Path;
 use super::charts::python_int;
 use super::etree::{self, Tree};
 use super::python_space;
+use super::rules::python_float;
 use super::xml::{resolve, Package};
 
 /// WordprocessingML's namespace, as ElementTree writes it before a local name.
@@ -372,15 +373,6 @@ fn universal_measure(value: &str) -> Result<i64, String> {
         return Err(format!("{value:?} is not a finite measure"));
     }
     Ok(emu as i64)
-}
-
-/// Python's `float()` of text: surrounding whitespace, `_` between digits, `inf`, `nan`.
-fn python_float(text: &str) -> Option<f64> {
-    let t = text.trim_matches(python_space);
-    if t.contains("__") || t.starts_with('_') || t.ends_with('_') {
-        return None;
-    }
-    t.replace('_', "").parse().ok()
 }
 
 fn python_int_radix(text: &str, radix: u32) -> Option<i64> {

@@ -125,7 +125,7 @@ fn required_int(e: &Element, name: &str) -> Result<i64, String> {
 }
 
 /// openpyxl's `Bool`: "false", "f", "0" and "" are false, any other text true.
-fn openpyxl_bool(v: &str) -> bool {
+pub(super) fn openpyxl_bool(v: &str) -> bool {
     !matches!(v, "false" | "f" | "0" | "")
 }
 

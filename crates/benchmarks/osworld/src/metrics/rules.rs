@@ -89,11 +89,28 @@ pub(super) fn match_value_to_rule(value: &Value, rule: &Value) -> Result<bool, R
     }
 }
 
+/// `match_value_to_rule` where an agent's value that makes OSWorld raise matches nothing (a 0);
+/// the task's broken rule stays an error.
+pub(super) fn match_or_false(value: &Value, rule: &Value) -> Result<bool, String> {
+    match match_value_to_rule(value, rule) {
+        Ok(hit) => Ok(hit),
+        Err(Raise::Agent) => Ok(false),
+        Err(Raise::Task(e)) => Err(e),
+    }
+}
+
 /// Python's `float(text)` for the forms a preference holds: blanks around a decimal number,
 /// `inf`, `nan`.
 pub(super) fn python_float(text: &str) -> Option<f64> {
-    let t = text.trim_matches(python_space).replace('_', "");
-    if t.is_empty() || text.contains("__") {
+    let trimmed = text.trim_matches(python_space);
+    // Python takes `_` only between two digits.
+    let chars: Vec<char> = trimmed.chars().collect();
+    let between_digits = |i: usize| i > 0 && chars[i - 1].is_ascii_digit() && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+    if chars.iter().enumerate().any(|(i, c)| *c == '_' && !between_digits(i)) {
+        return None;
+    }
+    let t = trimmed.replace('_', "");
+    if t.is_empty() {
         return None;
     }
     let lower = t.to_ascii_lowercase();
@@ -116,6 +133,10 @@ mod tests {
     fn python_floats() {
         assert_eq!(python_float(" 1.5 "), Some(1.5));
         assert_eq!(python_float("1_000"), Some(1000.0));
+        // `_` only between two digits, as Python's float() takes it.
+        assert_eq!(python_float("360_.0"), None);
+        assert_eq!(python_float("_1"), None);
+        assert_eq!(python_float("1__0"), None);
         assert_eq!(python_float("-inf"), Some(f64::NEG_INFINITY));
         assert_eq!(python_float("0x10"), None);
         assert_eq!(python_float(""), None);

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::cells::range_bounds;
 use super::charts::{plain, python_int};
+use super::pivots::openpyxl_bool;
 use super::xml::{Element, Package};
 
 /// A worksheet's part, by the sheet's name; none when the book has no such worksheet.
@@ -26,11 +27,6 @@ pub(super) fn worksheet(path: &Path, sheet: &str) -> Result<Option<Element>, Str
         .and_then(|s| s.rel_id().and_then(|id| parts.get(id)));
     let Some(part) = part else { return Ok(None) };
     package.xml(part)
-}
-
-/// openpyxl's `Bool`: "false", "f", "0" and "" are false, any other text true.
-fn openpyxl_bool(v: &str) -> bool {
-    !matches!(v, "false" | "f" | "0" | "")
 }
 
 /// The first sheet view (openpyxl's `sheet_view`): a sheet without views has a default one.
@@ -221,12 +217,7 @@ fn matches(dv: &Validation, attribute: &str, rule: &Value) -> Result<bool, Strin
         return Ok(contained_by(&bounds(0)?, &dv.ranges) && contained_by(&dv.ranges, &bounds(1)?));
     }
     let value = dv.attributes.get(attribute).ok_or_else(|| format!("compare_table: a data validation has no attribute {attribute:?} (OSWorld raises)"))?;
-    // Where the agent's value makes OSWorld raise, the validation does not match.
-    match super::rules::match_value_to_rule(value, rule) {
-        Ok(b) => Ok(b),
-        Err(super::rules::Raise::Agent) => Ok(false),
-        Err(super::rules::Raise::Task(e)) => Err(e),
-    }
+    super::rules::match_or_false(value, rule)
 }
 
 #[cfg(test)]

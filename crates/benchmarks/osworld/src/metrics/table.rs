@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::cells::{self, CellValue};
 use super::charts::{ChartError, Charts};
 use super::pivots::Pivots;
-use super::rules::{match_value_to_rule, python_float, Raise};
+use super::rules::{match_or_false, match_value_to_rule, python_float};
 use super::score;
 use super::sheets;
 
@@ -669,11 +669,7 @@ pub fn compare_table(result: Option<&Path>, expected: Option<&Path>, options: &V
                 let book = if in_result { &result } else { expected.as_ref().ok_or(NO_EXPECTED)? };
                 if kind == "zoom" {
                     let Some(scale) = sheets::zoom_scale(&book.path, &name)? else { return Ok(0.0) };
-                    match match_value_to_rule(&scale, rule) {
-                        Ok(b) => b,
-                        Err(Raise::Agent) => false,
-                        Err(Raise::Task(e)) => return Err(e),
-                    }
+                    match_or_false(&scale, rule)?
                 } else {
                     let Some(validations) = sheets::data_validations(&book.path, &name)? else { return Ok(0.0) };
                     sheets::check(&validations, rule.get("dv_props").ok_or("compare_table: data_validation needs dv_props")?)?

@@ -14,59 +14,53 @@ use super::docs::{collapse, compare_docx_files};
 use super::docx::{self, color_rgb, font_name, font_size_pt, kids, line_spacing, on_off, paragraph_text, runs, strip, subscript, tab_stops, Docx, Table};
 use super::etree::{self, Tree};
 use super::pillow;
+use super::rules::Raise;
 use super::score;
 
-/// How a metric ends other than with a score.
-enum Stop {
-    /// OSWorld raises on the agent's document: a 0 here.
-    Zero,
-    /// OSWorld raises on the task's document or rules.
-    Task(String),
-}
-
-type Judged = Result<f64, Stop>;
+/// A verdict, or how OSWorld's metric raised: on the agent's document (a 0 here) or the task's.
+type Judged = Result<f64, Raise>;
 
 /// The agent's side failed.
-fn agent<T>(r: Result<T, String>) -> Result<T, Stop> {
-    r.map_err(|_| Stop::Zero)
+fn agent<T>(r: Result<T, String>) -> Result<T, Raise> {
+    r.map_err(|_| Raise::Agent)
 }
 
 /// The task's side failed.
-fn task<T>(r: Result<T, String>) -> Result<T, Stop> {
-    r.map_err(Stop::Task)
+fn task<T>(r: Result<T, String>) -> Result<T, Raise> {
+    r.map_err(Raise::Task)
 }
 
 fn verdict(judged: Judged) -> Result<f64, String> {
     match judged {
         Ok(v) => Ok(v),
-        Err(Stop::Zero) => Ok(0.0),
-        Err(Stop::Task(e)) => Err(e),
+        Err(Raise::Agent) => Ok(0.0),
+        Err(Raise::Task(e)) => Err(e),
     }
 }
 
 /// Both documents opened, as the metrics' `try: Document(a); Document(b)` (either failing
 /// scores 0); none when a path is missing.
-fn open_both(a: Option<&Path>, b: Option<&Path>) -> Result<(Docx, Docx), Stop> {
-    let (Some(a), Some(b)) = (a, b) else { return Err(Stop::Zero) };
+fn open_both(a: Option<&Path>, b: Option<&Path>) -> Result<(Docx, Docx), Raise> {
+    let (Some(a), Some(b)) = (a, b) else { return Err(Raise::Agent) };
     match (Docx::open(a), Docx::open(b)) {
         (Ok(x), Ok(y)) => Ok((x, y)),
-        _ => Err(Stop::Zero),
+        _ => Err(Raise::Agent),
     }
 }
 
 /// `if not compare_docx_files(a, b): return 0`, with its default options.
-fn same_text(a: &Path, b: &Path) -> Result<(), Stop> {
+fn same_text(a: &Path, b: &Path) -> Result<(), Raise> {
     match compare_docx_files(Some(a), Some(b), &json!({})) {
         Ok(v) if v != 0.0 => Ok(()),
-        Ok(_) => Err(Stop::Zero),
-        Err(e) => Err(Stop::Task(e)),
+        Ok(_) => Err(Raise::Agent),
+        Err(e) => Err(Raise::Task(e)),
     }
 }
 
-fn both<'a>(a: Option<&'a Path>, b: Option<&'a Path>) -> Result<(&'a Path, &'a Path), Stop> {
+fn both<'a>(a: Option<&'a Path>, b: Option<&'a Path>) -> Result<(&'a Path, &'a Path), Raise> {
     match (a, b) {
         (Some(a), Some(b)) => Ok((a, b)),
-        _ => Err(Stop::Zero),
+        _ => Err(Raise::Agent),
     }
 }
 
@@ -142,11 +136,11 @@ pub fn compare_docx_images(a: Option<&Path>, b: Option<&Path>) -> Result<f64, St
         }
         for (b1, b2) in i1.iter().zip(&i2) {
             let d1 = decoded(b1).map_err(|e| match e {
-                pillow::Failure::Raises(_) => Stop::Zero,
-                pillow::Failure::Unsupported(e) => Stop::Task(e),
+                pillow::Failure::Raises(_) => Raise::Agent,
+                pillow::Failure::Unsupported(e) => Raise::Task(e),
             })?;
             let d2 = decoded(b2).map_err(|e| match e {
-                pillow::Failure::Raises(e) | pillow::Failure::Unsupported(e) => Stop::Task(e),
+                pillow::Failure::Raises(e) | pillow::Failure::Unsupported(e) => Raise::Task(e),
             })?;
             if d1 != d2 {
                 return Ok(0.0);
@@ -176,7 +170,7 @@ pub fn check_italic_font_size_14(a: Option<&Path>, b: Option<&Path>) -> Result<f
     verdict((|| {
         let (pa, pb) = both(a, b)?;
         same_text(pa, pb)?;
-        let x = Docx::open(pa).map_err(|_| Stop::Zero)?;
+        let x = Docx::open(pa).map_err(|_| Raise::Agent)?;
         for p in x.paragraphs() {
             for r in runs(p) {
                 if agent(on_off(r, "i"))? == Some(true) && agent(font_size_pt(r))? != Some(14.0) {
@@ -205,20 +199,20 @@ pub fn check_tabstops(a: Option<&Path>, b: Option<&Path>, options: &Value) -> Re
                 None => 0,
                 // Python indexes a list by a bool as 0 or 1.
                 Some(Value::Bool(b)) => i64::from(*b),
-                Some(v) => v.as_i64().ok_or_else(|| Stop::Task(format!("check_tabstops: index {v} is not an integer")))?,
+                Some(v) => v.as_i64().ok_or_else(|| Raise::Task(format!("check_tabstops: index {v} is not an integer")))?,
             };
             for p in &p1 {
                 let text = paragraph_text(p);
                 let splits: Vec<&str> = text.split('\t').collect();
                 let at = if index < 0 { splits.len() as i64 + index } else { index };
-                let piece = usize::try_from(at).ok().and_then(|at| splits.get(at)).ok_or(Stop::Zero)?;
+                let piece = usize::try_from(at).ok().and_then(|at| splits.get(at)).ok_or(Raise::Agent)?;
                 let words = piece.split(super::python_space).filter(|w| !strip(w).is_empty()).count();
                 if !number_equals(words, number) {
                     return Ok(0.0);
                 }
             }
         }
-        let section = *y.sections().first().ok_or_else(|| Stop::Task("the expected document has no section".into()))?;
+        let section = *y.sections().first().ok_or_else(|| Raise::Task("the expected document has no section".into()))?;
         let width = task(docx::text_width(section))?;
         let ignored = |t: &docx::TabStop| t.alignment == "clear" || (t.alignment == "left" && t.position == 0);
         let mut minus = 0.0;
@@ -237,12 +231,12 @@ pub fn check_tabstops(a: Option<&Path>, b: Option<&Path>, options: &Value) -> Re
                 difference += (i128::from(t1.position) - i128::from(t2.position)).abs() as f64;
             }
             if width == 0 {
-                return Err(Stop::Task("the expected document's text width is 0".into()));
+                return Err(Raise::Task("the expected document's text width is 0".into()));
             }
             minus += difference / width as f64;
         }
         if p1.is_empty() {
-            return Err(Stop::Task("check_tabstops: no paragraph with text (OSWorld divides by zero)".into()));
+            return Err(Raise::Task("check_tabstops: no paragraph with text (OSWorld divides by zero)".into()));
         }
         Ok(1.0 - minus / p1.len() as f64)
     })())
@@ -351,9 +345,9 @@ pub fn evaluate_strike_through_last_paragraph(a: Option<&Path>, b: Option<&Path>
     verdict((|| {
         let (pa, pb) = both(a, b)?;
         same_text(pa, pb)?;
-        let x = Docx::open(pa).map_err(|_| Stop::Zero)?;
+        let x = Docx::open(pa).map_err(|_| Raise::Agent)?;
         let paragraphs = x.paragraphs();
-        let last = paragraphs.last().ok_or(Stop::Zero)?;
+        let last = paragraphs.last().ok_or(Raise::Agent)?;
         for r in runs(last) {
             if agent(on_off(r, "strike"))? != Some(true) {
                 return Ok(0.0);
@@ -366,7 +360,7 @@ pub fn evaluate_strike_through_last_paragraph(a: Option<&Path>, b: Option<&Path>
 /// `has_page_numbers_in_footers`: every section's footer has a digit in its first paragraph.
 pub fn has_page_numbers_in_footers(a: Option<&Path>) -> Result<f64, String> {
     verdict((|| {
-        let mut x = a.and_then(|a| Docx::open(a).ok()).ok_or(Stop::Zero)?;
+        let mut x = a.and_then(|a| Docx::open(a).ok()).ok_or(Raise::Agent)?;
         for index in 0..x.sections().len() {
             let texts = agent(x.footer_paragraph_texts(index))?;
             let first = texts.first().map(String::as_str).unwrap_or("");
@@ -439,7 +433,7 @@ pub fn find_default_font(registry: Option<&Path>, rules: &Value) -> Result<f64, 
     const OOR: &str = "{http://openoffice.org/2001/registry}";
     let mut font: Option<String> = None;
     // A registry that does not parse leaves the font unknown, as OSWorld's try does.
-    if let Some(root) = std::fs::read(path).ok().and_then(|b| String::from_utf8(b).ok()).and_then(|t| etree::parse(&t).ok()) {
+    if let Some(root) = super::utf8_file(Some(path)).and_then(|t| etree::parse(&t).ok()) {
         let (path_key, name_key) = (format!("{OOR}path"), format!("{OOR}name"));
         for item in root.descendants("item").filter(|i| i.get(&path_key) == Some("/org.openoffice.Office.Writer/DefaultFont")) {
             for prop in item.descendants("prop").filter(|p| p.get(&name_key) == Some("Standard")) {
@@ -473,17 +467,17 @@ pub fn evaluate_colored_words_in_tables(a: Option<&Path>, b: Option<&Path>, opti
     verdict((|| {
         let (pa, pb) = both(a, b)?;
         same_text(pa, pb)?;
-        let x = Docx::open(pa).map_err(|_| Stop::Zero)?;
+        let x = Docx::open(pa).map_err(|_| Raise::Agent)?;
         let threshold = match options.get("threshold") {
             None => 3.5,
-            Some(v) => v.as_f64().ok_or_else(|| Stop::Task(format!("threshold {v} is not a number")))?,
+            Some(v) => v.as_f64().ok_or_else(|| Raise::Task(format!("threshold {v} is not a number")))?,
         };
         for r in table_runs(&x) {
             let mut text = String::new();
             docx::run_text(r, &mut text);
             let Some(first) = text.chars().next() else { continue };
             let vowel = first.to_lowercase().all(|c| "aeiou".contains(c)) && first.to_lowercase().count() == 1;
-            let rgb = agent(color_rgb(r))?.ok_or(Stop::Zero)?;
+            let rgb = agent(color_rgb(r))?.ok_or(Raise::Agent)?;
             let target = if vowel { [255, 0, 0] } else { [0, 0, 255] };
             if super::colour::ciede2000_rgb(rgb, target) > threshold {
                 return Ok(0.0);
@@ -532,9 +526,9 @@ pub fn check_highlighted_words(a: Option<&Path>, b: Option<&Path>) -> Result<f64
     verdict((|| {
         let (pa, pb) = both(a, b)?;
         same_text(pa, pb)?;
-        let mut package = super::xml::Package::open(pa).map_err(|_| Stop::Zero)?;
+        let mut package = super::xml::Package::open(pa).map_err(|_| Raise::Agent)?;
         // odfpy reads the parts its manifest lists, and raises without one.
-        let manifest = agent(package.text("META-INF/manifest.xml"))?.ok_or(Stop::Zero)?;
+        let manifest = agent(package.text("META-INF/manifest.xml"))?.ok_or(Raise::Agent)?;
         let manifest = agent(etree::parse(&manifest))?;
         let full_path = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}full-path";
         let listed = |name: &str| manifest.children.iter().any(|e| e.get(full_path) == Some(name));
@@ -544,8 +538,9 @@ pub fn check_highlighted_words(a: Option<&Path>, b: Option<&Path>) -> Result<f64
                 parts.push(agent(etree::parse(&text))?);
             }
         }
+        let automatic_styles = format!("{ODF_OFFICE}automatic-styles");
         let automatic: Vec<&Tree> =
-            parts.iter().flat_map(|p| p.children.iter().filter(|c| c.tag == format!("{ODF_OFFICE}automatic-styles"))).flat_map(|s| s.children.iter()).collect();
+            parts.iter().flat_map(|p| p.children.iter().filter(|c| c.tag == automatic_styles)).flat_map(|s| s.children.iter()).collect();
         let (style_name, name, background) = (format!("{ODF_TEXT}style-name"), format!("{ODF_STYLE}name"), format!("{ODF_FO}background-color"));
         let span = format!("{ODF_TEXT}span");
         for s in parts.iter().flat_map(|p| p.descendants(&span)) {
