@@ -223,6 +223,11 @@ def main():
         if result and c.get("result_as") == "json":
             with open(result) as f:
                 result = json.load(f)
+        if expected and c.get("expected_as") == "text":
+            # A command's output as the expected value (is_in_vm_clickboard takes its getters
+            # the other way round: the rule first, then what the command printed).
+            with open(expected, newline="") as f:
+                expected = f.read()
         if expected and c.get("expected_as") == "json":
             with open(expected) as f:
                 expected = json.load(f)

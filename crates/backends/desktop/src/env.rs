@@ -108,6 +108,11 @@ pub struct DesktopEnv {
 /// between two reads that must agree.
 const TREE_WAIT: Duration = Duration::from_secs(3);
 const TREE_QUIET: Duration = Duration::from_millis(250);
+/// Applications whose accessibility tree can trail a screen that is already still, by the
+/// start of their `WM_CLASS` class (lowercase): LibreOffice fills the check boxes of its
+/// sidebar from status that arrives after it has drawn them. Only their resets wait for a
+/// still tree; the others' trees are read once, with the reset's observation.
+const TREE_TRAILS: &[&str] = &["libreoffice", "soffice"];
 
 /// Applications `open_app` starts, by the names an agent may use.
 const APPS: &[(&[&str], &[&str])] = &[
@@ -313,25 +318,25 @@ impl DesktopEnv {
         }
     }
 
-    /// The accessibility tree of what is on the screen; empty when the bus cannot be read
-    /// (the window map still describes the screen then).
     /// Waits until two reads of the accessibility tree a moment apart agree (a few seconds at
-    /// most): the tree can trail a screen that is already still (LibreOffice fills the check
-    /// boxes of its sidebar from status that arrives after it has drawn them), and an episode
-    /// must start from the same state each time.
-    async fn wait_tree_still(&mut self) {
+    /// most), and gives the last read: the tree can trail a screen that is already still (see
+    /// `TREE_TRAILS`), and an episode must start from the same state each time.
+    async fn wait_tree_still(&mut self) -> Vec<a11y::Node> {
         let deadline = Instant::now() + TREE_WAIT;
         let mut last = self.accessible().await;
         while Instant::now() < deadline {
             tokio::time::sleep(TREE_QUIET).await;
             let now = self.accessible().await;
             if now == last {
-                return;
+                break;
             }
             last = now;
         }
+        last
     }
 
+    /// The accessibility tree of what is on the screen; empty when the bus cannot be read
+    /// (the window map still describes the screen then).
     async fn accessible(&mut self) -> Vec<a11y::Node> {
         // Bounded as a whole too: a bus or an application that stops answering costs one
         // observation its tree, never the step.
@@ -349,6 +354,60 @@ impl DesktopEnv {
             }
         }
     }
+
+    /// An observation; `tree` is the accessibility tree when it was just read (by a reset that
+    /// waited for it to settle).
+    async fn look(&mut self, options: ObserveOptions, tree: Option<Vec<a11y::Node>>) -> Result<Observation, EnvError> {
+        self.task("observe")?;
+        let (width, height, step) = (self.width, self.height, self.episode.steps);
+        let (windows, png, ended) = self
+            .blocking(move |i| {
+                i.check_health()?;
+                let windows = i.windows();
+                let png = if options.screenshot { Some(i.display.screenshot_png()) } else { None };
+                Ok((windows, png, i.ended_by_agent()))
+            })
+            .await?
+            .map_err(env_error)?;
+        if let Some(why) = ended {
+            if self.episode.broken.is_none() {
+                self.episode.broke(why.clone());
+            }
+            let screen = "the episode ended".to_string();
+            let feedback = Some(why.clone());
+            return Ok(Observation { step, screen, feedback, width, height, broken: Some(why), ..Observation::default() });
+        }
+        let screenshot = match png {
+            Some(Ok(png)) => Some(Screenshot { width, height, png }),
+            Some(Err(e)) => return Err(EnvError::Infra(format!("desktop backend: {e}"))),
+            None => None,
+        };
+        let accessible = match tree {
+            Some(tree) => tree,
+            None => self.accessible().await,
+        };
+        let ui_tree = nodes(&windows, width, height, &accessible);
+        self.tree = ui_tree.clone();
+        let active = windows.iter().find(|w| w.active);
+        Ok(Observation {
+            step,
+            screenshot,
+            app: active.map(|w| w.class.clone()),
+            screen: active.map(|w| w.title.clone()).unwrap_or_else(|| "desktop".into()),
+            ui_tree,
+            feedback: self.episode.feedback.clone(),
+            width,
+            height,
+            time: String::new(),
+            broken: None,
+        })
+    }
+}
+
+/// Whether this window's application can show a tree that trails its screen (`TREE_TRAILS`).
+fn tree_trails(w: &WindowInfo) -> bool {
+    let class = w.class.to_lowercase();
+    TREE_TRAILS.iter().any(|t| class.starts_with(t))
 }
 
 /// The UI tree: the desktop, each window with its title, and inside a window what its
@@ -456,62 +515,24 @@ impl Env for DesktopEnv {
         self.task = None;
         // A clean desktop, the task's set-up, then the episode starts. The reset starts a new
         // session bus: the accessibility bus is found through it.
-        self.bus_address = self
+        let (bus_address, windows) = self
             .blocking(move |i| {
                 i.reset()?;
                 benchmark.set_up(&t, i)?;
-                i.begin().map(|()| i.session.bus_address.clone())
+                i.begin().map(|()| (i.session.bus_address.clone(), i.windows()))
             })
             .await?
             .map_err(env_error)?;
+        self.bus_address = bus_address;
         self.a11y = None;
         self.task = Some((task, benchmark));
         self.episode = Episode::default();
-        self.wait_tree_still().await;
-        self.observe(ObserveOptions { screenshot: false }).await
+        let tree = if windows.iter().any(tree_trails) { Some(self.wait_tree_still().await) } else { None };
+        self.look(ObserveOptions { screenshot: false }, tree).await
     }
 
     async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
-        self.task("observe")?;
-        let (width, height, step) = (self.width, self.height, self.episode.steps);
-        let (windows, png, ended) = self
-            .blocking(move |i| {
-                i.check_health()?;
-                let windows = i.windows();
-                let png = if options.screenshot { Some(i.display.screenshot_png()) } else { None };
-                Ok((windows, png, i.ended_by_agent()))
-            })
-            .await?
-            .map_err(env_error)?;
-        if let Some(why) = ended {
-            if self.episode.broken.is_none() {
-                self.episode.broke(why.clone());
-            }
-            let screen = "the episode ended".to_string();
-            let feedback = Some(why.clone());
-            return Ok(Observation { step, screen, feedback, width, height, broken: Some(why), ..Observation::default() });
-        }
-        let screenshot = match png {
-            Some(Ok(png)) => Some(Screenshot { width, height, png }),
-            Some(Err(e)) => return Err(EnvError::Infra(format!("desktop backend: {e}"))),
-            None => None,
-        };
-        let accessible = self.accessible().await;
-        let ui_tree = nodes(&windows, width, height, &accessible);
-        self.tree = ui_tree.clone();
-        let active = windows.iter().find(|w| w.active);
-        Ok(Observation {
-            step,
-            screenshot,
-            app: active.map(|w| w.class.clone()),
-            screen: active.map(|w| w.title.clone()).unwrap_or_else(|| "desktop".into()),
-            ui_tree,
-            feedback: self.episode.feedback.clone(),
-            width,
-            height,
-            time: String::new(),
-            broken: None,
-        })
+        self.look(options, None).await
     }
 
     async fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
@@ -559,5 +580,20 @@ impl Env for DesktopEnv {
         self.task = None;
         self.blocking(|i| i.session.end_apps()).await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_libreoffice_waits_for_a_still_tree() {
+        let window = |class: &str| WindowInfo { class: class.into(), ..WindowInfo::default() };
+        assert!(tree_trails(&window("libreoffice-calc")));
+        assert!(tree_trails(&window("Soffice")));
+        for other in ["Mousepad", "XTerm", "Chromium", "vlc", "Gimp-2.10", "thunderbird", ""] {
+            assert!(!tree_trails(&window(other)), "{other}");
+        }
     }
 }

@@ -353,6 +353,15 @@ fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) 
             return Some(why);
         }
     }
+    if kind == "cache_file" {
+        let Some(name) = getter.get("path").and_then(Value::as_str) else { return Some(Why::plain("a cache_file getter without a path".into())) };
+        // What a step of the task prints into the cache, or an asset already there.
+        let printed = task.config.iter().chain(&task.evaluator.postconfig).any(|step| {
+            matches!(step.kind.as_str(), "execute" | "command")
+                && ["stdout", "stderr"].iter().any(|out| step.parameters.get(*out).and_then(Value::as_str) == Some(name))
+        });
+        return if printed { None } else { asset_missing(task, cache, name, &format!("the cache file {name}")) };
+    }
     if kind == "cloud_file" {
         return match crate::runner::files_of(getter, "cloud_file") {
             Ok(files) => files.iter().find_map(|(url, dest)| asset_missing(task, cache, dest, url)),

@@ -24,6 +24,8 @@ use crate::task::{ConfigStep, OsWorldTask};
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 /// The largest file a getter takes out of the instance.
 const MAX_FILE: u64 = 64 << 20;
+/// The folder, among the getters' files, where steps keep what commands printed.
+const OUTPUTS: &str = ".outputs";
 /// How long a set-up step waits for Chrome's DevTools (the browser may be starting).
 const CHROME_START: Duration = Duration::from_secs(30);
 /// The longest a getter reads the live browser.
@@ -489,7 +491,15 @@ impl Runner<'_> {
                     let inputs = pyautogui::read(code).map_err(|e| bad(format!("{field}.command: a pyautogui program: {e}")))?;
                     return self.make_inputs(&inputs);
                 }
-                self.desktop.session.run(&command, shell, COMMAND_TIMEOUT).map_err(Failure::BadTask)?;
+                let Output { stdout, stderr, .. } = self.desktop.session.run(&command, shell, COMMAND_TIMEOUT).map_err(Failure::BadTask)?;
+                // OSWorld keeps what the command printed in the task's cache, where a
+                // `cache_file` getter reads it; here in this episode's own folder.
+                for (name, text) in [("stdout", stdout), ("stderr", stderr)] {
+                    if let Some(file) = p.get(name).and_then(Value::as_str).filter(|f| !f.is_empty()) {
+                        let path = self.output_path(file, &format!("{field}.{name}"))?;
+                        std::fs::write(&path, text).map_err(|e| Failure::Infra(format!("{}: {e}", path.display())))?;
+                    }
+                }
                 Ok(())
             }
             "open" => {
@@ -617,6 +627,17 @@ impl Runner<'_> {
         path.exists().then_some(path.clone()).ok_or_else(|| bad(format!("{url}: not in the asset cache ({})", path.display())))
     }
 
+    /// Where a command's output named `name` (a step's `stdout` or `stderr`) is kept for this
+    /// episode: a folder emptied at each reset.
+    fn output_path(&self, name: &str, field: &str) -> Result<PathBuf, Failure> {
+        if !crate::assets::plain_name(name) {
+            return Err(bad(format!("{field}: \"{name}\" is not a plain file name")));
+        }
+        let dir = self.desktop.fetched(OUTPUTS)?;
+        std::fs::create_dir_all(&dir).map_err(|e| Failure::Infra(format!("{}: {e}", dir.display())))?;
+        Ok(dir.join(name))
+    }
+
     /// A getter's value: a file copied out of the instance, a command's output, a rule.
     pub fn get(&mut self, getter: &Value, field: &str) -> Result<Got, Failure> {
         let kind = str_param(getter, field, "type")?;
@@ -642,6 +663,15 @@ impl Runner<'_> {
                 Ok(Got::Text(if kind == "vm_command_line" { stdout } else { stderr }))
             }
             "rule" => Ok(Got::Json(getter.get("rules").cloned().unwrap_or(Value::Null))),
+            // A file of OSWorld's task cache: a command's output kept by a step, else an asset.
+            "cache_file" => {
+                let name = str_param(getter, field, "path")?;
+                let output = self.output_path(name, &format!("{field}.path"))?;
+                if output.is_file() {
+                    return Ok(Got::File(output));
+                }
+                self.cached(name, &format!("the cache file {name}")).map(Got::File)
+            }
             "cloud_file" => {
                 let got = files_of(getter, field)?.into_iter().map(|(url, dest)| self.cached(&dest, &url).map(Got::File)).collect::<Result<_, _>>()?;
                 given(getter, field, got)
@@ -1040,6 +1070,7 @@ pub const GETTERS: &[&str] = &[
     "vm_command_error",
     "rule",
     "cloud_file",
+    "cache_file",
     "table_file",
     "document_file",
     "presentation_file",

@@ -43,6 +43,8 @@ const KEPT: &[(&str, &str)] = &[
     ("000000000030", "thunderbird"),
     ("000000000031", "libreoffice_calc"),
     ("000000000032", "libreoffice_writer"),
+    ("000000000033", "os"),
+    ("000000000034", "os"),
 ];
 
 /// Each skipped task and a word its reason must hold.
@@ -82,8 +84,30 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
     assert_eq!(cells("all"), [KEPT.len().to_string(), SKIPPED.len().to_string()], "{table}");
     // Without a cache, every task that needs an asset is skipped for it.
     let bare = osworld::import(&examples, None).unwrap();
-    assert_eq!(bare.kept.len(), 14, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
+    // (034's cache file is what its own evaluator step prints, not an asset.)
+    assert_eq!(bare.kept.len(), 15, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
     assert!(bare.skipped.iter().any(|s| s.reason.contains("no cache was given")));
+}
+
+#[test]
+fn a_cache_file_is_what_a_step_prints_or_an_asset() {
+    let dir = std::env::temp_dir().join(format!("guigym-osworld-cache-file-{}", std::process::id()));
+    let os = dir.join("os");
+    std::fs::create_dir_all(&os).unwrap();
+    let task = |id: &str, postconfig: serde_json::Value| {
+        json!({"id": id, "instruction": "x", "config": [], "related_apps": ["os"],
+               "evaluator": {"postconfig": postconfig, "func": "check_list", "result": {"type": "cache_file", "path": "ls.out"},
+                             "expected": {"type": "rule", "rules": {"expect": ["a"]}}}})
+    };
+    let printed = json!([{"type": "execute", "parameters": {"command": ["ls"], "stdout": "ls.out"}}]);
+    let other = json!([{"type": "execute", "parameters": {"command": ["ls"], "stderr": "other.out"}}]);
+    std::fs::write(os.join("printed.json"), task("printed", printed).to_string()).unwrap();
+    std::fs::write(os.join("unknown.json"), task("unknown", other).to_string()).unwrap();
+    let imported = osworld::import(&dir, None).unwrap();
+    assert_eq!(imported.kept.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["osworld/printed"], "{:?}", imported.skipped);
+    let why = &imported.skipped.iter().find(|s| s.id.as_deref() == Some("unknown")).unwrap().reason;
+    assert!(why.contains("the cache file ls.out"), "{why}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -252,6 +276,9 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
             "000000000020" => vec![key(&["f"])],
             // Not saved: the evaluator's pyautogui program saves it (Ctrl+S in its window).
             "000000000021" => vec![key(&["ctrl", "end"]), type_text("buy milk")],
+            // A CSV written by a command; a folder listed by the evaluator into the task's cache.
+            "000000000033" => vec![type_text("sort ~/Desktop/names.csv > ~/Desktop/sorted.csv\n")],
+            "000000000034" => vec![type_text("mkdir ~/Documents/archive\n")],
             // GIMP writes its settings when it quits, which the evaluator makes it do (Ctrl+Q).
             "000000000022" => vec![key(&["tab"])],
             "000000000023" => undo_levels("100"),
@@ -314,6 +341,9 @@ async fn gui_tasks_done_wrong_score_zero() {
         ("000000000020", vec![key(&["f"]), key(&["f"])]),
         // Another line.
         ("000000000021", vec![key(&["ctrl", "end"]), type_text("buy bread")]),
+        // Sorted the other way; the folder's name in capitals.
+        ("000000000033", vec![type_text("sort -r ~/Desktop/names.csv > ~/Desktop/sorted.csv\n")]),
+        ("000000000034", vec![type_text("mkdir ~/Documents/Archive\n")]),
         // The docks hidden, and shown again.
         ("000000000022", vec![key(&["tab"]), key(&["tab"])]),
         // Another number of undo levels.

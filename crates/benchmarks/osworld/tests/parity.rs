@@ -60,6 +60,7 @@ fn agree_on(dir: &Path) -> usize {
         };
         let expected = match (case["expected_as"].as_str(), file(&case["expected"])) {
             (Some("json"), Got::File(path)) => Got::Json(serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()),
+            (Some("text"), Got::File(path)) => Got::Text(std::fs::read_to_string(path).unwrap()),
             (Some("absent"), _) => Got::Missing,
             (_, got) => got,
         };

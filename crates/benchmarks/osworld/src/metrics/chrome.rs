@@ -113,7 +113,7 @@ pub fn is_expected_search_query(active: &Value, rules: &Value) -> Result<f64, St
 
 /// A Python `re` pattern, where the `regex` crate reads it the same way (lookaround and
 /// backreferences it does not read are the task's error, said as such).
-fn python_regex(pattern: &str, metric: &str) -> Result<regex::Regex, String> {
+pub(super) fn python_regex(pattern: &str, metric: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(pattern).map_err(|e| format!("{metric}: the pattern {pattern:?} cannot be read here: {e}"))
 }
 

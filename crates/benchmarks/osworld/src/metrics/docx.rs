@@ -375,7 +375,9 @@ fn universal_measure(value: &str) -> Result<i64, String> {
     Ok(emu as i64)
 }
 
-fn python_int_radix(text: &str, radix: u32) -> Option<i64> {
+/// Python's `int(text, radix)`: whitespace around, a sign, `0x` before hexadecimal, `_` between
+/// digits; none where Python raises (or past 64 bits).
+pub(super) fn python_int_radix(text: &str, radix: u32) -> Option<i64> {
     let t = text.trim_matches(python_space);
     let (negative, digits) = match t.strip_prefix('-') {
         Some(rest) => (true, rest),

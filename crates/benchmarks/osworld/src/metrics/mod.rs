@@ -12,6 +12,8 @@ mod docx;
 mod etree;
 mod gimp;
 mod image;
+mod impress;
+mod lines;
 mod objects;
 mod pillow;
 mod pivots;
@@ -178,6 +180,22 @@ pub const METRICS: &[(&str, Expects)] = &[
     ("evaluate_colored_words_in_tables", Expects::Value),
     ("compare_unique_train_records", Expects::Value),
     ("check_highlighted_words", Expects::Value),
+    ("compare_csv", Expects::Value),
+    ("check_list", Expects::Value),
+    ("check_presenter_console_disable", Expects::Nothing),
+    ("check_slide_orientation_Portrait", Expects::Nothing),
+    ("check_transition", Expects::Value),
+    ("check_page_number_colors", Expects::Value),
+    ("check_strikethrough", Expects::Value),
+    ("check_slide_numbers_color", Expects::Nothing),
+    ("check_image_stretch_and_center", Expects::Value),
+    ("evaluate_presentation_fill_to_rgb_distance", Expects::Value),
+    ("file_contains", Expects::Value),
+    ("check_line_number", Expects::Value),
+    ("compare_python_pure_text", Expects::Value),
+    ("is_in_vm_clickboard", Expects::Value),
+    ("fuzzy_place_math", Expects::Value),
+    ("compare_docx_lines", Expects::Value),
 ];
 
 /// A file's text as OSWorld's metrics open it (strict UTF-8); none when it is missing or not
@@ -302,6 +320,23 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
             };
             score(items.contains(&want))
         }
+        "compare_csv" => lines::compare_csv(result.file(), expected, options)?,
+        "check_list" => lines::check_list(result.file(), &expected.rules())?,
+        "check_presenter_console_disable" => impress::check_presenter_console_disable(result.file()),
+        "check_slide_orientation_Portrait" => impress::check_slide_orientation_portrait(result.file()),
+        "check_transition" => impress::check_transition(result.file(), &expected.rules())?,
+        "check_page_number_colors" => impress::check_page_number_colors(result.file(), &expected.rules())?,
+        "check_strikethrough" => impress::check_strikethrough(result.file(), &expected.rules())?,
+        "check_slide_numbers_color" => impress::check_slide_numbers_color(result.file()),
+        "check_image_stretch_and_center" => impress::check_image_stretch_and_center(result.file(), expected.file())?,
+        "evaluate_presentation_fill_to_rgb_distance" => impress::evaluate_presentation_fill_to_rgb_distance(result.file(), &expected.rules())?,
+        "file_contains" => lines::file_contains(result.file(), &expected.rules()),
+        "check_line_number" => lines::check_line_number(result.file(), &expected.rules()),
+        "compare_python_pure_text" => lines::compare_python_pure_text(result.file(), expected.file()),
+        // Its getters the other way round: the rule is the result, the clipboard the expected.
+        "is_in_vm_clickboard" => lines::is_in_vm_clickboard(&result.rules(), expected.text())?,
+        "fuzzy_place_math" => writer::fuzzy_place_math(result.file(), &expected.rules())?,
+        "compare_docx_lines" => writer::compare_docx_lines(result.file(), expected.file()),
         "compare_table" => table::compare_table(result.file(), expected.file(), options)?,
         "compare_docx_files" => docs::compare_docx_files(result.file(), expected.file(), options)?,
         "compare_pptx_files" => slides::compare_pptx_files(result.file(), expected.file(), options)?,

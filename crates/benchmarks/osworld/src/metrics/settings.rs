@@ -207,7 +207,7 @@ pub fn check_auto_saving_time(registry: Option<String>, rules: &Value) -> Result
 
 /// An integer as Python's `int()` reads text: surrounding whitespace, a sign, `_` between
 /// digits.
-fn python_int(text: &str) -> Option<i128> {
+pub(super) fn python_int(text: &str) -> Option<i128> {
     let t = text.trim();
     let (sign, digits) = match t.strip_prefix('-') {
         Some(rest) => (-1, rest),

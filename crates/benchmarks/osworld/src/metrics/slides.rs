@@ -70,7 +70,7 @@ fn solid_srgb(parent: Option<&Element>) -> Option<String> {
 }
 
 /// A paragraph's text as python-pptx gives it: runs and fields, a line break as `\v`.
-fn paragraph_text(p: &Element) -> String {
+pub(super) fn paragraph_text(p: &Element) -> String {
     let mut text = String::new();
     for e in p.elements() {
         match e.name.as_str() {
@@ -84,7 +84,7 @@ fn paragraph_text(p: &Element) -> String {
 
 /// A text body's paragraphs; a shape without one reads as one empty paragraph (python-pptx
 /// adds the body on access).
-fn paragraphs(body: Option<&Element>) -> Vec<Element> {
+pub(super) fn paragraphs(body: Option<&Element>) -> Vec<Element> {
     match body {
         Some(b) => b.all("p").cloned().collect(),
         None => vec![Element { name: "p".into(), ..Element::default() }],

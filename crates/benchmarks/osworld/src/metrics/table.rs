@@ -551,7 +551,7 @@ fn printed(book: &Path, sheet: &str) -> Option<Vec<String>> {
     let mut name = stem.into_os_string();
     name.push(format!("-{sheet}.csv"));
     let bytes = std::fs::read(name).ok()?;
-    let text = String::from_utf8(bytes).unwrap_or_else(|e| e.into_bytes().iter().map(|b| char::from(*b)).collect());
+    let text = super::lines::utf8_else_latin1(bytes);
     let mut lines: Vec<String> = python_splitlines(&text).into_iter().map(|l| l.trim_matches(super::python_space).to_string()).collect();
     while lines.last().is_some_and(String::is_empty) {
         lines.pop();
@@ -560,7 +560,7 @@ fn printed(book: &Path, sheet: &str) -> Option<Vec<String>> {
 }
 
 /// Python's `str.splitlines()`: every line boundary it knows, `\r\n` as one.
-fn python_splitlines(text: &str) -> Vec<&str> {
+pub(super) fn python_splitlines(text: &str) -> Vec<&str> {
     let boundary = |c: char| matches!(c, '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}');
     let mut lines = Vec::new();
     let mut start = 0;

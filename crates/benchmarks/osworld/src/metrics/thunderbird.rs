@@ -18,7 +18,7 @@ use super::rules::{match_value_to_rule, Raise};
 use super::{python_space, score, utf8_file};
 
 /// A file's lines as Python's text mode gives them: each with its `\n`, CRs read as line ends.
-fn python_lines(text: &str) -> Vec<String> {
+pub(super) fn python_lines(text: &str) -> Vec<String> {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     text.split_inclusive('\n').map(str::to_string).collect()
 }

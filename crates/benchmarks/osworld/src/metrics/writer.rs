@@ -374,7 +374,7 @@ pub fn has_page_numbers_in_footers(a: Option<&Path>) -> Result<f64, String> {
 
 /// Python's `str.isdigit`, near enough: a numeric character that is not a fraction or a Roman
 /// numeral (`½`, `Ⅻ` are numeric, not digits).
-fn python_digit(c: char) -> bool {
+pub(super) fn python_digit(c: char) -> bool {
     c.is_numeric() && !matches!(c, '\u{bc}'..='\u{be}' | '\u{2150}'..='\u{218b}' | '\u{3007}' | '\u{3021}'..='\u{3029}' | '\u{3038}'..='\u{303a}')
 }
 
@@ -553,4 +553,41 @@ pub fn check_highlighted_words(a: Option<&Path>, b: Option<&Path>) -> Result<f64
         }
         Ok(1.0)
     })())
+}
+
+/// `fuzzy_place_math`: the document's words (its paragraphs' text split on whitespace), each
+/// scored by its best rapidfuzz ratio against `rules.expected`; exactly three words are asked
+/// for, and the score is their mean (a fraction, as OSWorld gives it).
+pub fn fuzzy_place_math(document: Option<&Path>, rules: &Value) -> Result<f64, String> {
+    const M: &str = "fuzzy_place_math";
+    let Some(document) = document else { return Ok(0.0) };
+    let answers: Vec<String> = match rules.get("expected") {
+        Some(Value::Array(items)) => {
+            items.iter().map(|v| v.as_str().map(str::to_string).ok_or_else(|| format!("{M}: {v} is not a string"))).collect::<Result<_, _>>()?
+        }
+        Some(Value::String(s)) => s.chars().map(String::from).collect(),
+        other => return Err(format!("{M}: rules.expected must be a list of strings, not {other:?}")),
+    };
+    let Ok(doc) = Docx::open(document) else { return Ok(0.0) };
+    let words: Vec<String> = doc
+        .paragraphs()
+        .into_iter()
+        .flat_map(|p| paragraph_text(p).split(super::python_space).filter(|w| !w.is_empty()).map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    if words.len() != 3 {
+        return Ok(0.0);
+    }
+    let best = |word: &str| answers.iter().map(|a| super::docs::ratio_percent(word, a) / 100.0).fold(0.0, f64::max);
+    Ok(words.iter().map(|w| best(w)).sum::<f64>() / 3.0)
+}
+
+/// `compare_docx_lines`: the two documents hold the same set of non-blank paragraph texts
+/// (each stripped); a document that does not open is a 0, as OSWorld catches it.
+pub fn compare_docx_lines(a: Option<&Path>, b: Option<&Path>) -> f64 {
+    let (Some(a), Some(b)) = (a, b) else { return 0.0 };
+    let (Ok(x), Ok(y)) = (Docx::open(a), Docx::open(b)) else { return 0.0 };
+    let lines = |d: &Docx| -> std::collections::BTreeSet<String> {
+        d.paragraphs().into_iter().map(|p| paragraph_text(p).trim_matches(super::python_space).to_string()).filter(|t| !t.is_empty()).collect()
+    };
+    score(lines(&x) == lines(&y))
 }

@@ -1,0 +1,5 @@
+import dspy
+
+def main():
+    print('hi')
+main()

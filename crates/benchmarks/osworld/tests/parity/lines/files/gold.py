@@ -1,0 +1,8 @@
+import dspy
+
+
+def main():
+    print('hi')
+
+
+main()

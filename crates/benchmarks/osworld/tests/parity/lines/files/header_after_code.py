@@ -1,0 +1,5 @@
+import dspy
+#!/usr/bin/env python3
+def main():
+    print('hi')
+main()

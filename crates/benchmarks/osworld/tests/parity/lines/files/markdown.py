@@ -1,0 +1,6 @@
+```python
+import dspy
+def main():
+    print('hi')
+main()
+```

@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+import dspy
+
+def main():
+	print('hi')   
+
+
+main()

@@ -1,0 +1,4 @@
+import dspy
+def main():
+    print('hi')
+main()
