@@ -112,9 +112,46 @@ pub fn is_expected_search_query(active: &Value, rules: &Value) -> Result<f64, St
 }
 
 /// A Python `re` pattern, where the `regex` crate reads it the same way (lookaround and
-/// backreferences it does not read are the task's error, said as such).
+/// backreferences it does not read are the task's error, said as such). Python's end of text,
+/// `\Z`, is the crate's `\z`; the crate's own `\z` is an error in Python, and here.
 pub(super) fn python_regex(pattern: &str, metric: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(pattern).map_err(|e| format!("{metric}: the pattern {pattern:?} cannot be read here: {e}"))
+    translated_regex(pattern, metric, false)
+}
+
+/// `python_regex` for a text of one line that may end in its newline: there Python's `$` also
+/// matches before that newline, as the crate's multi-line `$` does.
+pub(super) fn python_line_regex(pattern: &str, metric: &str) -> Result<regex::Regex, String> {
+    translated_regex(pattern, metric, true)
+}
+
+fn translated_regex(pattern: &str, metric: &str, one_line: bool) -> Result<regex::Regex, String> {
+    let cannot = |why: String| format!("{metric}: the pattern {pattern:?} cannot be read here: {why}");
+    let mut translated = String::with_capacity(pattern.len());
+    let (mut chars, mut in_class) = (pattern.chars(), false);
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('Z') if !in_class => translated.push_str("\\z"),
+                Some('z') => return Err(cannot("bad escape \\z (Python)".into())),
+                Some(next) => {
+                    translated.push('\\');
+                    translated.push(next);
+                }
+                None => translated.push('\\'),
+            },
+            '$' if one_line && !in_class => translated.push_str("(?m:$)"),
+            '[' => {
+                in_class = true;
+                translated.push(c);
+            }
+            ']' => {
+                in_class = false;
+                translated.push(c);
+            }
+            _ => translated.push(c),
+        }
+    }
+    regex::Regex::new(&translated).map_err(|e| cannot(e.to_string()))
 }
 
 /// `is_expected_bookmarks` over the profile's bookmark roots.

@@ -439,8 +439,9 @@ pub fn evaluate_presentation_fill_to_rgb_distance(deck: Option<&Path>, rules: &V
     Ok(1.0 - total / deck.slides.len() as f64)
 }
 
+/// The rule's `original_rgb`; null is as good as absent (OSWorld's `None`).
 fn rules_original(rules: &Value) -> Result<Option<[f64; 3]>, String> {
-    rule_rgb(rules.get("original_rgb"), "original_rgb")
+    rule_rgb(rules.get("original_rgb").filter(|v| !v.is_null()), "original_rgb")
 }
 
 /// The slide master of a slide's layout, as python-pptx follows them.

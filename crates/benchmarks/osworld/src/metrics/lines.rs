@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::chrome::python_regex;
+use super::chrome::python_line_regex;
 use super::settings::python_int;
 use super::table::python_splitlines;
 use super::thunderbird::python_lines;
@@ -57,7 +57,7 @@ pub fn compare_csv(result: Option<&Path>, expected: &Got, options: &Value) -> Re
 }
 
 /// `check_list`: each `expect` pattern found on some line of the result, and no `unexpect`
-/// pattern on any line. Lines keep their `\n`, where Python's `$` also matches.
+/// pattern on any line. Lines keep their `\n`, before which Python's `$` also matches.
 pub fn check_list(result: Option<&Path>, rules: &Value) -> Result<f64, String> {
     const M: &str = "check_list";
     if result.is_none() {
@@ -66,19 +66,21 @@ pub fn check_list(result: Option<&Path>, rules: &Value) -> Result<f64, String> {
     if !rules.is_object() {
         return Err(format!("{M}: the rules must be an object, not {rules}"));
     }
+    // What Python's loop takes from each: a list's items, a string's characters, a dict's keys.
     let patterns = |key: &str| -> Result<Vec<regex::Regex>, String> {
-        match rules.get(key) {
-            None => Ok(Vec::new()),
-            Some(Value::Array(all)) => {
-                all.iter().map(|p| p.as_str().ok_or_else(|| format!("{M}: {key} holds {p}, not a pattern")).and_then(|p| python_regex(p, M))).collect()
-            }
-            Some(other) => Err(format!("{M}: {key} must be a list of patterns, not {other}")),
-        }
+        let items: Vec<Value> = match rules.get(key) {
+            None => Vec::new(),
+            Some(Value::Array(all)) => all.clone(),
+            Some(Value::String(s)) => s.chars().map(|c| Value::String(c.to_string())).collect(),
+            Some(Value::Object(o)) => o.keys().map(|k| Value::String(k.clone())).collect(),
+            Some(other) => return Err(format!("{M}: {key} must be a list of patterns, not {other}")),
+        };
+        items.iter().map(|p| p.as_str().ok_or_else(|| format!("{M}: {key} holds {p}, not a pattern")).and_then(|p| python_line_regex(p, M))).collect()
     };
     let (expect, unexpect) = (patterns("expect")?, patterns("unexpect")?);
     // OSWorld reads the file as UTF-8 text and raises on anything else.
     let Some(text) = utf8_file(result) else { return Ok(0.0) };
-    let search = |r: &regex::Regex, line: &str| r.is_match(line) || line.strip_suffix('\n').is_some_and(|bare| r.is_match(bare));
+    let search = |r: &regex::Regex, line: &str| r.is_match(line);
     let lines = python_lines(&text);
     let found = expect.iter().all(|r| lines.iter().any(|l| search(r, l)));
     let clean = lines.iter().all(|l| unexpect.iter().all(|r| !search(r, l)));

@@ -333,7 +333,7 @@ def gen_backgrounds():
     made_deck = made("made_plain.pptx") if not os.path.exists(os.path.join(FILES, "made_plain.pptx")) else "made_plain.pptx"
     for name, r in [("bg_blue.json", {"rgb": [0, 0, 255]}), ("bg_blue_from_white.json", {"rgb": [0, 0, 255], "original_rgb": [255, 255, 255]}),
                     ("bg_blue_from_blue.json", {"rgb": [0, 0, 255], "original_rgb": [0, 0, 255]}), ("bg_float.json", {"rgb": [0, 0, 254.5]}),
-                    ("bg_no_rgb.json", {"original_rgb": [0, 0, 0]}), ("bg_two_numbers.json", {"rgb": [0, 255]})]:
+                    ("bg_no_rgb.json", {"original_rgb": [0, 0, 0]}), ("bg_original_null.json", {"rgb": [0, 0, 255], "original_rgb": None}), ("bg_two_numbers.json", {"rgb": [0, 255]})]:
         with open(os.path.join(FILES, name), "w") as f:
             json.dump(r, f)
     case("bg_both_blue", F, both_blue, "bg_blue.json", note="every slide blue, in either case of hex", expected_as="json")
@@ -352,6 +352,7 @@ def gen_backgrounds():
     case("bg_long_hex", F, long_hex, "bg_blue.json", note="seven digits: blue past 255", expected_as="json")
     case("bg_float_rule", F, near_blue, "bg_float.json", note="a rule colour with a fraction", expected_as="json")
     case("bg_made", F, made_deck, "bg_blue.json", note="python-pptx's deck: a theme background", expected_as="json")
+    case("bg_original_null", F, one_blue, "bg_original_null.json", note="original_rgb null is as if absent", expected_as="json")
     case("bg_no_rgb", F, both_blue, "bg_no_rgb.json", note="rules without rgb", expected_as="json")
     case("bg_two_numbers", F, both_blue, "bg_two_numbers.json", note="rgb of two numbers", expected_as="json")
     case("bg_two_numbers_unused", F, gradient, "bg_two_numbers.json", note="rgb of two numbers, read for the solid slide", expected_as="json")
