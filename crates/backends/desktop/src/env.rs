@@ -108,11 +108,6 @@ pub struct DesktopEnv {
 /// between two reads that must agree.
 const TREE_WAIT: Duration = Duration::from_secs(3);
 const TREE_QUIET: Duration = Duration::from_millis(250);
-/// Applications whose accessibility tree can trail a screen that is already still, by the
-/// start of their `WM_CLASS` class (lowercase): LibreOffice fills the check boxes of its
-/// sidebar from status that arrives after it has drawn them. Only their resets wait for a
-/// still tree; the others' trees are read once, with the reset's observation.
-const TREE_TRAILS: &[&str] = &["libreoffice", "soffice"];
 
 /// Applications `open_app` starts, by the names an agent may use.
 const APPS: &[(&[&str], &[&str])] = &[
@@ -319,8 +314,10 @@ impl DesktopEnv {
     }
 
     /// Waits until two reads of the accessibility tree a moment apart agree (a few seconds at
-    /// most), and gives the last read: the tree can trail a screen that is already still (see
-    /// `TREE_TRAILS`), and an episode must start from the same state each time.
+    /// most), and gives the last read: the tree can trail a screen that is already still
+    /// (LibreOffice fills the check boxes of its sidebar from status that arrives after it has
+    /// drawn them), and an episode must start from the same state each time. Every application
+    /// waits: without it, keys sent to GIMP's menus right after a reset were lost (stop 48).
     async fn wait_tree_still(&mut self) -> Vec<a11y::Node> {
         let deadline = Instant::now() + TREE_WAIT;
         let mut last = self.accessible().await;
@@ -402,12 +399,6 @@ impl DesktopEnv {
             broken: None,
         })
     }
-}
-
-/// Whether this window's application can show a tree that trails its screen (`TREE_TRAILS`).
-fn tree_trails(w: &WindowInfo) -> bool {
-    let class = w.class.to_lowercase();
-    TREE_TRAILS.iter().any(|t| class.starts_with(t))
 }
 
 /// The UI tree: the desktop, each window with its title, and inside a window what its
@@ -515,20 +506,20 @@ impl Env for DesktopEnv {
         self.task = None;
         // A clean desktop, the task's set-up, then the episode starts. The reset starts a new
         // session bus: the accessibility bus is found through it.
-        let (bus_address, windows) = self
+        self.bus_address = self
             .blocking(move |i| {
                 i.reset()?;
                 benchmark.set_up(&t, i)?;
-                i.begin().map(|()| (i.session.bus_address.clone(), i.windows()))
+                i.begin().map(|()| i.session.bus_address.clone())
             })
             .await?
             .map_err(env_error)?;
-        self.bus_address = bus_address;
         self.a11y = None;
         self.task = Some((task, benchmark));
         self.episode = Episode::default();
-        let tree = if windows.iter().any(tree_trails) { Some(self.wait_tree_still().await) } else { None };
-        self.look(ObserveOptions { screenshot: false }, tree).await
+        // The settled tree is the first observation's: one read fewer.
+        let tree = self.wait_tree_still().await;
+        self.look(ObserveOptions { screenshot: false }, Some(tree)).await
     }
 
     async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {
@@ -580,20 +571,5 @@ impl Env for DesktopEnv {
         self.task = None;
         self.blocking(|i| i.session.end_apps()).await?;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_libreoffice_waits_for_a_still_tree() {
-        let window = |class: &str| WindowInfo { class: class.into(), ..WindowInfo::default() };
-        assert!(tree_trails(&window("libreoffice-calc")));
-        assert!(tree_trails(&window("Soffice")));
-        for other in ["Mousepad", "XTerm", "Chromium", "vlc", "Gimp-2.10", "thunderbird", ""] {
-            assert!(!tree_trails(&window(other)), "{other}");
-        }
     }
 }

@@ -87,7 +87,7 @@ pub struct XError {
 }
 
 /// A top-level window as the window manager lists it.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WindowInfo {
     pub id: u32,
     pub title: String,
