@@ -1110,7 +1110,10 @@ fn image_undo_levels(rng: &mut Rng) -> Draft {
     walkthrough.extend((0..5).map(|_| key(&["up"])));
     walkthrough.extend([
         key(&["enter"]),
+        // The dialog takes its focus a while after the key (on a slow machine, past 2 s): the
+        // first half of the walk, which the conformance test observes, ends on these waits.
         Action::Wait { ms: 2000 },
+        Action::Wait { ms: 500 },
         key(&["tab"]),
         key(&["ctrl", "a"]),
         typed(&levels.to_string()),
