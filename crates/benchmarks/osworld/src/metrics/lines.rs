@@ -80,10 +80,9 @@ pub fn check_list(result: Option<&Path>, rules: &Value) -> Result<f64, String> {
     let (expect, unexpect) = (patterns("expect")?, patterns("unexpect")?);
     // OSWorld reads the file as UTF-8 text and raises on anything else.
     let Some(text) = utf8_file(result) else { return Ok(0.0) };
-    let search = |r: &regex::Regex, line: &str| r.is_match(line);
     let lines = python_lines(&text);
-    let found = expect.iter().all(|r| lines.iter().any(|l| search(r, l)));
-    let clean = lines.iter().all(|l| unexpect.iter().all(|r| !search(r, l)));
+    let found = expect.iter().all(|r| lines.iter().any(|l| r.is_match(l)));
+    let clean = lines.iter().all(|l| unexpect.iter().all(|r| !r.is_match(l)));
     Ok(score(found && clean))
 }
 
