@@ -72,6 +72,7 @@ FUNC_MODULE = {
     "compare_pptx_files": "slides",
     "compare_text_file": "vscode",
     "check_accessibility_tree": "general",
+    "check_mp3_meta": "others",
 }
 FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os", "chrome", "vlc", "gimp", "thunderbird"]
 PKG = "desktop_env.evaluators.metrics"

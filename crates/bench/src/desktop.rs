@@ -160,6 +160,25 @@ fn applications(office: bool) -> Vec<(&'static str, TaskSpec)> {
     if guigym_desktop::session::which("thunderbird").is_some() {
         apps.push(("thunderbird", opening("thunderbird", vec![launch(&["thunderbird"])])));
     }
+    // Ubuntu's viewers (OSWorld's pdf, image and ubuntu_media_player), each on a file, and
+    // MusicBrainz Picard.
+    let pdf = "%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n";
+    let svg = "<svg xmlns='http://www.w3.org/2000/svg' width='160' height='100'><rect width='160' height='100' fill='teal'/></svg>";
+    // 8 ms of 8-bit sound at 8 kHz: a WAV whose every byte is ASCII, so that it is written as text.
+    let wav = format!("RIFF\u{64}\0\0\0WAVEfmt \u{10}\0\0\0\u{1}\0\u{1}\0\u{40}\u{1f}\0\0\u{40}\u{1f}\0\0\u{1}\0\u{8}\0data\u{40}\0\0\0{}", "@".repeat(64));
+    for (program, path, text) in [
+        ("evince", "/home/user/Desktop/report.pdf", pdf.to_string()),
+        ("eog", "/home/user/Pictures/picture.svg", svg.to_string()),
+        ("totem", "/home/user/Music/tone.wav", wav),
+    ] {
+        if guigym_desktop::session::which(program).is_some() {
+            let steps = vec![ConfigStep::new("write_file", json!({"path": path, "text": text})), launch(&[program, path])];
+            apps.push((program, opening(program, steps)));
+        }
+    }
+    if guigym_desktop::session::which("picard").is_some() {
+        apps.push(("picard", opening("picard", vec![launch(&["picard"])])));
+    }
     if office {
         for (name, module) in [("calc", "--calc"), ("writer", "--writer"), ("impress", "--impress")] {
             apps.push((name, opening(name, vec![launch(&["soffice", module, "--norestore", "--nologo"])])));

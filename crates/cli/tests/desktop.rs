@@ -129,13 +129,13 @@ fn imported_osworld_tasks_become_a_suite() {
     let dir = temp("osworld-import");
     let tasks = dir.join("osworld-tasks.json");
     let report = import_fixture(&tasks);
-    assert_eq!(report["kept"].as_array().unwrap().len(), 28, "{report:#}");
+    assert_eq!(report["kept"].as_array().unwrap().len(), 40, "{report:#}");
     assert_eq!(report["skipped"].as_array().unwrap().len(), 6, "{report:#}");
     assert!(report["skipped"].as_array().unwrap().iter().all(|s| !s["reason"].as_str().unwrap().is_empty()));
     let listed = guigym().args(["tasks", "list", "--suite", "osworld", "--json"]).env("GUIGYM_OSWORLD_TASKS", &tasks).output().unwrap();
     assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&listed.stdout).unwrap();
-    assert_eq!(rows.len(), 28);
+    assert_eq!(rows.len(), 40);
     let calc = guigym().args(["tasks", "list", "--suite", "osworld.libreoffice_calc", "--json"]).env("GUIGYM_OSWORLD_TASKS", &tasks).output().unwrap();
     assert_eq!(serde_json::from_slice::<Vec<serde_json::Value>>(&calc.stdout).unwrap().len(), 2);
     // Before any import, the suite says what to do.
@@ -163,7 +163,7 @@ fn imported_osworld_tasks_run_through_eval() {
         .unwrap();
     assert!(status.success());
     let r = report(&out);
-    assert_eq!(r["attempts"], 28, "{r:#}");
+    assert_eq!(r["attempts"], 40, "{r:#}");
     assert_eq!(r["infra_failures"], 0, "{r:#}");
 }
 

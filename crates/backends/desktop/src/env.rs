@@ -120,6 +120,10 @@ const APPS: &[(&[&str], &[&str])] = &[
     (&["vlc", "media player", "vlc media player"], &["vlc"]),
     (&["gimp", "image editor", "gnu image manipulation program"], &["gimp"]),
     (&["thunderbird", "mail", "email", "mozilla thunderbird"], &["thunderbird"]),
+    (&["document viewer", "evince", "pdf viewer", "pdf"], &["evince"]),
+    (&["image viewer", "eog", "eye of gnome"], &["eog"]),
+    (&["videos", "totem", "ubuntu media player"], &["totem"]),
+    (&["picard", "musicbrainz picard", "tagger"], &["picard"]),
 ];
 
 impl DesktopEnv {

@@ -20,6 +20,39 @@ const GTK2_RC: &str = "gtk-cursor-blink = 0\ngtk-enable-animations = 0\n";
 const VLCRC: &str =
     "###\n###  vlc 3.0 (guigym's first settings)\n###\n\n[qt] # Qt interface\nqt-privacy-ask=0\n\n[core] # core program\nmetadata-network-access=0\n";
 
+/// Which application opens which kind of file, as on OSWorld's Ubuntu: documents in
+/// LibreOffice, PDFs in the document viewer (Evince), pictures in the image viewer (Eye of
+/// GNOME), sound and video in VLC, text in the editor, folders in the file manager. Read by
+/// `xdg-open`, the file manager and every GTK application's "open with".
+const MIMEAPPS: &str = "[Default Applications]
+application/pdf=org.gnome.Evince.desktop
+image/png=org.gnome.eog.desktop
+image/jpeg=org.gnome.eog.desktop
+image/gif=org.gnome.eog.desktop
+image/bmp=org.gnome.eog.desktop
+image/webp=org.gnome.eog.desktop
+image/tiff=org.gnome.eog.desktop
+image/svg+xml=org.gnome.eog.desktop
+video/mp4=vlc.desktop
+video/x-matroska=vlc.desktop
+video/webm=vlc.desktop
+video/x-msvideo=vlc.desktop
+video/quicktime=vlc.desktop
+audio/mpeg=vlc.desktop
+audio/x-wav=vlc.desktop
+audio/flac=vlc.desktop
+audio/ogg=vlc.desktop
+text/plain=org.xfce.mousepad.desktop
+inode/directory=pcmanfm.desktop
+application/vnd.openxmlformats-officedocument.spreadsheetml.sheet=libreoffice-calc.desktop
+application/vnd.oasis.opendocument.spreadsheet=libreoffice-calc.desktop
+text/csv=libreoffice-calc.desktop
+application/vnd.openxmlformats-officedocument.wordprocessingml.document=libreoffice-writer.desktop
+application/vnd.oasis.opendocument.text=libreoffice-writer.desktop
+application/vnd.openxmlformats-officedocument.presentationml.presentation=libreoffice-impress.desktop
+application/vnd.oasis.opendocument.presentation=libreoffice-impress.desktop
+";
+
 /// The template, made once per process (under the instance base folder): every provider of
 /// the process shares it. The first call also removes what dead processes left there.
 pub fn template() -> Result<PathBuf, String> {
@@ -47,6 +80,7 @@ fn make_template() -> Result<PathBuf, String> {
         std::fs::write(dir.join(".gtkrc-2.0"), GTK2_RC)?;
         std::fs::create_dir_all(dir.join(".config/vlc"))?;
         std::fs::write(dir.join(".config/vlc/vlcrc"), VLCRC)?;
+        std::fs::write(dir.join(".config/mimeapps.list"), MIMEAPPS)?;
         Ok(())
     };
     build().map_err(|e| format!("making the home template in {}: {e}", dir.display()))?;

@@ -250,6 +250,7 @@ const STAND_INS: &[StandIn] = &[
     StandIn { name: "gedit", program: "mousepad", script: "#!/bin/sh\n# GNOME's text editor, played by Mousepad (guigym).\nexec mousepad \"$@\"\n" },
     StandIn { name: "vlc", program: "vlc", script: VLC },
     StandIn { name: "gimp", program: "gimp", script: GIMP },
+    StandIn { name: "picard", program: "picard", script: PICARD },
 ];
 
 struct StandIn {
@@ -281,6 +282,9 @@ const VLC: &str = "#!/bin/sh\n# VLC with its web interface on (guigym).\nexport 
 /// a launch would take for GIMP ready while keys the agent presses then are lost; GIMP's own
 /// window shows once it takes them.
 const GIMP: &str = "#!/bin/sh\n# GIMP without its splash (guigym).\nexec /usr/bin/gimp --no-splash \"$@\"\n";
+/// MusicBrainz Picard, a Qt application: its widgets on the accessibility bus, as VLC's.
+const PICARD: &str =
+    "#!/bin/sh\n# MusicBrainz Picard with its accessibility on (guigym).\nexport QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1\nexec /usr/bin/picard \"$@\"\n";
 /// The port of VLC's web interface in every instance (OSWorld's `vlc_port` default).
 pub const VLC_HTTP_PORT: u16 = 8080;
 const BUS_CONFIG_FILE: &str = "bus.conf";
@@ -933,8 +937,11 @@ impl Session {
             // instance's profile at /home/user/.config a second instance's soffice handed its
             // document to the first one's window.
             ("XDG_CONFIG_HOME".into(), format!("{real}/.config")),
-            ("XDG_DATA_HOME".into(), format!("{real}/.local/share")),
             ("XDG_CACHE_HOME".into(), format!("{real}/.cache")),
+            // By the path the applications see: the trash is in it, and a file is moved there
+            // by a rename, which fails between two mounts of one folder (the home's real path
+            // and its /home/user), so that nothing could be trashed.
+            ("XDG_DATA_HOME".into(), format!("{home}/.local/share")),
             // GTK 2 applications (the file manager) load their accessibility bridge only
             // when asked; GTK 3 ones always do. The bus is the session's own (see `a11y`).
             ("GTK_MODULES".into(), "gail:atk-bridge".into()),

@@ -174,7 +174,8 @@ pub struct Runner<'a> {
     pub cache: Option<PathBuf>,
 }
 
-/// Extensions and the application that opens them (as `open` does).
+/// Extensions and the application that opens them (as `open` does: OSWorld's machine opens a
+/// file with Ubuntu's default application for it, which the instances' `mimeapps.list` names too).
 fn opener(path: &Path) -> Vec<String> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_lowercase();
     let office = |module: &str| vec!["soffice".to_string(), format!("--{module}"), "--norestore".into(), "--nologo".into()];
@@ -182,6 +183,9 @@ fn opener(path: &Path) -> Vec<String> {
         "xlsx" | "xls" | "ods" | "csv" => office("calc"),
         "docx" | "doc" | "odt" | "rtf" => office("writer"),
         "pptx" | "ppt" | "odp" => office("impress"),
+        "pdf" => vec!["evince".to_string()],
+        "png" | "jpg" | "jpeg" | "gif" | "bmp" | "webp" | "tif" | "tiff" | "svg" => vec!["eog".to_string()],
+        "mp4" | "mkv" | "webm" | "avi" | "mov" | "mp3" | "wav" | "flac" | "ogg" | "m4a" => vec!["vlc".to_string()],
         _ if path.is_dir() => vec!["pcmanfm".to_string()],
         _ => vec!["mousepad".to_string()],
     };

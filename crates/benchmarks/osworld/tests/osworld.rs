@@ -45,6 +45,18 @@ const KEPT: &[(&str, &str)] = &[
     ("000000000032", "libreoffice_writer"),
     ("000000000033", "os"),
     ("000000000034", "os"),
+    ("000000000035", "pdf"),
+    ("000000000036", "pdf"),
+    ("000000000037", "pdf"),
+    ("000000000038", "image"),
+    ("000000000039", "image"),
+    ("000000000040", "image"),
+    ("000000000041", "ubuntu_media_player"),
+    ("000000000042", "ubuntu_media_player"),
+    ("000000000043", "ubuntu_media_player"),
+    ("000000000044", "picard"),
+    ("000000000045", "picard"),
+    ("000000000046", "picard"),
 ];
 
 /// Each skipped task and a word its reason must hold.
@@ -85,7 +97,7 @@ fn import_keeps_what_runs_here_and_says_why_not_for_the_rest() {
     // Without a cache, every task that needs an asset is skipped for it.
     let bare = osworld::import(&examples, None).unwrap();
     // (034's cache file is what its own evaluator step prints, not an asset.)
-    assert_eq!(bare.kept.len(), 15, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
+    assert_eq!(bare.kept.len(), 18, "only the tasks without assets: {:?}", bare.kept.iter().map(|t| &t.id).collect::<Vec<_>>());
     assert!(bare.skipped.iter().any(|s| s.reason.contains("no cache was given")));
 }
 
@@ -202,6 +214,12 @@ fn every_spelling_of_an_application_that_osworld_writes_is_read() {
         ("GIMP", "gimp"),
         ("gnu image manipulation program", "gimp"),
         ("ubuntu_media_player", "ubuntu_media_player"),
+        ("Totem", "ubuntu_media_player"),
+        ("evince", "pdf"),
+        ("Document Viewer", "pdf"),
+        ("Image Viewer", "image"),
+        ("eog", "image"),
+        ("MusicBrainz Picard", "picard"),
     ] {
         assert_eq!(osworld::app_name(written), read, "{written}");
     }
@@ -296,6 +314,26 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
             // printed, by the CSV the evaluator's `libreoffice --convert-to` exports beside it.
             "000000000031" => total_row("60"),
             "000000000032" => page_breaks(1),
+            // The document viewer (Evince): a copy saved by Save a Copy's file chooser, which
+            // takes a typed path; all its text copied; printed by GTK's Print to File.
+            "000000000035" => save_copy_as("/home/user/Documents/report_copy.pdf"),
+            "000000000036" => vec![key(&["ctrl", "a"]), key(&["ctrl", "c"])],
+            "000000000037" => print_to_file(None),
+            // The image viewer (Eye of GNOME): turned and saved; saved as another file (its
+            // format by the name's extension); moved to the trash by its key.
+            "000000000038" => vec![key(&["ctrl", "r"]), key(&["ctrl", "s"]), Do::Wait(1000)],
+            "000000000039" => save_picture_as("landscape.jpg"),
+            "000000000040" => vec![Do::Wait(1500), key(&["delete"]), Do::Wait(1000)],
+            // Videos (Totem): settings by its menu and its Preferences, kept by GSettings.
+            // (Repeat is in the player bar's menu, the third element named Menu.)
+            "000000000041" => vec![Do::ClickNth("Menu", 2), Do::Click("Repeat"), Do::Wait(1000)],
+            "000000000042" => totem_preference(None, "Load subtitle files when movie is loaded", 1),
+            "000000000043" => totem_preference(Some("Display"), "Disable deinterlacing of interlaced videos", 1),
+            // MusicBrainz Picard: its Options menu's toggles (Rename Files, Move Files, Save
+            // Tags) by their letters; Picard writes its settings file a moment later.
+            "000000000044" => picard_option("r"),
+            "000000000045" => picard_option("m"),
+            "000000000046" => picard_option("t"),
             _ => Vec::new(),
         };
         if !walkthrough.is_empty() {
@@ -312,7 +350,7 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "full tier: real X server, Chromium, VLC, GIMP and a text editor"]
+#[ignore = "full tier: real X server and applications"]
 async fn gui_tasks_done_wrong_score_zero() {
     if let Some(why) = guigym_desktop::missing() {
         eprintln!("skipping: {why}");
@@ -366,6 +404,22 @@ async fn gui_tasks_done_wrong_score_zero() {
         ("000000000031", total_row("61")),
         // Two breaks where one was asked for.
         ("000000000032", page_breaks(2)),
+        // Saved under its own name; copied with nothing selected; printed as PostScript.
+        ("000000000035", save_copy_as("/home/user/Documents/report.pdf")),
+        ("000000000036", vec![key(&["ctrl", "c"])]),
+        ("000000000037", print_to_file(Some("Postscript"))),
+        // Turned the other way; saved as a PNG; the next picture trashed.
+        ("000000000038", vec![key(&["ctrl", "shift", "r"]), key(&["ctrl", "s"]), Do::Wait(1000)]),
+        ("000000000039", save_picture_as("landscape_copy.png")),
+        ("000000000040", vec![Do::Wait(1500), key(&["right"]), Do::Wait(1000), key(&["delete"]), Do::Wait(1000)]),
+        // The player bar's menu opened and closed; each checkbox clicked twice.
+        ("000000000041", vec![Do::ClickNth("Menu", 2), Do::Wait(1000), key(&["escape"]), Do::Wait(1000)]),
+        ("000000000042", totem_preference(None, "Load subtitle files when movie is loaded", 2)),
+        ("000000000043", totem_preference(Some("Display"), "Disable deinterlacing of interlaced videos", 2)),
+        // The toggle next to the one asked for.
+        ("000000000044", picard_option("m")),
+        ("000000000045", picard_option("t")),
+        ("000000000046", picard_option("r")),
     ] {
         if !chosen(tail) {
             continue;
@@ -377,6 +431,43 @@ async fn gui_tasks_done_wrong_score_zero() {
         assert_eq!(verdict.score, 0.0, "{tail} done wrong: {verdict:?}");
     }
     env.release().await.unwrap();
+}
+
+/// Totem's Preferences (an entry of its main menu, which F10 opens), a page if not the first, a
+/// checkbox clicked `times` times, the window closed.
+fn totem_preference(page: Option<&'static str>, checkbox: &'static str, times: usize) -> Vec<Do> {
+    let mut steps = vec![key(&["f10"]), Do::Click("Preferences"), Do::Wait(1000)];
+    steps.extend(page.map(Do::Click));
+    for _ in 0..times {
+        steps.extend([Do::Click(checkbox), Do::Wait(500)]);
+    }
+    steps.extend([key(&["escape"]), Do::Wait(1000)]);
+    steps
+}
+
+/// A toggle of Picard's Options menu, by its underlined letter.
+fn picard_option(letter: &str) -> Vec<Do> {
+    vec![Do::Wait(1000), key(&["alt", "o"]), Do::Wait(500), key(&[letter]), Do::Wait(2000)]
+}
+
+/// Evince's Save a Copy (Ctrl+S): the chooser's name field takes a whole path.
+fn save_copy_as(path: &str) -> Vec<Do> {
+    vec![key(&["ctrl", "s"]), Do::Wait(1500), key(&["ctrl", "a"]), type_text(path), key(&["enter"]), Do::Wait(1500)]
+}
+
+/// Eye of GNOME's Save As (Shift+Ctrl+S), in the picture's folder, under another name.
+fn save_picture_as(name: &str) -> Vec<Do> {
+    vec![key(&["ctrl", "shift", "s"]), Do::Wait(1500), key(&["ctrl", "a"]), type_text(name), key(&["enter"]), Do::Wait(2000)]
+}
+
+/// Evince's Print (Ctrl+P): GTK's dialog with its one printer, Print to File, chosen by the
+/// arrow key in the list the dialog opens on (it writes the document's name in the home
+/// folder), an output format other than PDF if given, then Print.
+fn print_to_file(format: Option<&'static str>) -> Vec<Do> {
+    let mut steps = vec![key(&["ctrl", "p"]), Do::Wait(2000), key(&["down"]), Do::Wait(500)];
+    steps.extend(format.map(Do::Click));
+    steps.extend([key(&["alt", "p"]), Do::Wait(2500)]);
+    steps
 }
 
 /// A row under Calc's last one: the label, then the total in the next column.
@@ -504,10 +595,12 @@ const THUNDERBIRD_READY: Do = Do::Wait(4000);
 const FAKE_VLC: &str = "mkdir -p /tmp/fake/requests && printf '<root><state>playing</state><information><category name=\"meta\"><info name=\"filename\">tone.wav</info></category></information></root>' > /tmp/fake/requests/status.xml && cd /tmp/fake && python3 -m http.server 8080 --bind 127.0.0.1 &\n";
 
 /// One step of a walkthrough: an action, a click on the element the accessibility tree names
-/// so (as an agent reading the tree would find it), or a wait (ms).
+/// so (as an agent reading the tree would find it; the n-th of that name, counted from 0), or a
+/// wait (ms).
 enum Do {
     Act(Action),
     Click(&'static str),
+    ClickNth(&'static str, usize),
     Wait(u64),
 }
 
@@ -528,10 +621,21 @@ async fn play(env: &mut Box<dyn guigym_core::Env>, steps: Vec<Do>) {
                 tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
                 continue;
             }
-            Do::Click(name) => {
-                let seen = env.observe(ObserveOptions::default()).await.unwrap();
-                let node = seen.ui_tree.iter().find(|n| n.text == name).unwrap_or_else(|| panic!("no element named {name:?} on the screen"));
-                Action::Click { at: None, element: Some(node.id.clone()) }
+            // Looked for a few times: a dialog that has just opened may not show it yet.
+            Do::Click(name) | Do::ClickNth(name, _) => {
+                let nth = if let Do::ClickNth(_, n) = step { n } else { 0 };
+                let (mut found, mut names) = (None, Vec::new());
+                for _ in 0..10 {
+                    let seen = env.observe(ObserveOptions::default()).await.unwrap();
+                    found = seen.ui_tree.iter().filter(|n| n.text == name).nth(nth).map(|n| n.id.clone());
+                    if found.is_some() {
+                        break;
+                    }
+                    names = seen.ui_tree.iter().filter(|n| !n.text.is_empty()).map(|n| n.text.clone()).collect();
+                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                }
+                let id = found.unwrap_or_else(|| panic!("no element named {name:?} on the screen, which shows {names:?}"));
+                Action::Click { at: None, element: Some(id) }
             }
         };
         env.step(&action).await.unwrap();

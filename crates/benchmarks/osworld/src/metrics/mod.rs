@@ -11,6 +11,7 @@ mod docs;
 mod docx;
 mod etree;
 mod gimp;
+mod id3;
 mod image;
 mod impress;
 mod lines;
@@ -30,6 +31,7 @@ pub(crate) mod xml;
 pub use accessibility::rules_supported as accessibility_rules_supported;
 pub use accessibility::select_texts as accessibility_texts;
 pub use chrome::compare_urls;
+pub use id3::rules_unsupported as mp3_rules_unsupported;
 
 use std::path::{Path, PathBuf};
 
@@ -134,6 +136,7 @@ pub const METRICS: &[(&str, Expects)] = &[
     ("check_enabled_experiments", Expects::Value),
     ("is_shortcut_on_desktop", Expects::Value),
     ("check_direct_json_object", Expects::Value),
+    ("check_mp3_meta", Expects::Value),
     ("is_vlc_playing", Expects::Value),
     ("is_vlc_recordings_folder", Expects::Value),
     ("is_vlc_fullscreen", Expects::Value),
@@ -406,6 +409,7 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "check_thunderbird_prefs" => thunderbird::check_thunderbird_prefs(result.file(), &expected.rules())?,
         "check_thunderbird_filter" => thunderbird::check_thunderbird_filter(result.file(), &expected.rules())?,
         "check_thunderbird_folder" => thunderbird::check_thunderbird_folder(result.file(), expected.file(), options)?,
+        "check_mp3_meta" => id3::check_mp3_meta(result.file(), &expected.rules())?,
         "is_vlc_playing" => vlc::is_vlc_playing(result.file(), &expected.rules())?,
         "is_vlc_recordings_folder" => vlc::is_vlc_recordings_folder(result.file(), &expected.rules())?,
         "is_vlc_fullscreen" => vlc::is_vlc_fullscreen(&result.json(), &expected.json())?,
