@@ -68,6 +68,9 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "image.darker", draw: image_darker, typed_value_free: true },
     Family { name: "mail.filter", draw: mail_filter, typed_value_free: false },
     Family { name: "mail.folder", draw: mail_folder, typed_value_free: false },
+    Family { name: "pdf.save_copy", draw: pdf_save_copy, typed_value_free: false },
+    Family { name: "photo.rotate", draw: photo_rotate, typed_value_free: false },
+    Family { name: "tagger.option", draw: tagger_option, typed_value_free: false },
 ];
 
 const FOLDER_NAMES: &[&str] = &["Invoices", "Travel 2026", "Recipes", "Taxes", "Project Alpha", "Reports", "Letters", "Receipts", "Course notes", "Drafts"];
@@ -1375,6 +1378,143 @@ fn mail_folder(rng: &mut Rng) -> Draft {
     }
 }
 
+/// A PDF open in the document viewer (Evince), saved as a copy elsewhere under another name:
+/// the copy must be the document, byte for byte.
+fn pdf_save_copy(rng: &mut Rng) -> Draft {
+    let name = *rng.pick(&["minutes", "invoice", "itinerary", "syllabus", "lease", "report", "receipt", "agenda"]);
+    let from = *rng.pick(&["Desktop", "Downloads"]);
+    let to = *rng.pick(&["Documents", "Desktop"]);
+    let suffix = *rng.pick(&["copy", "backup", "archive", "signed", "final"]);
+    let (source, copy) = (home(from, &format!("{name}.pdf")), home(to, &format!("{name}_{suffix}.pdf")));
+    let reference = rng.range(1000, 9999);
+    let title = format!("{}{} {reference}", name[..1].to_uppercase(), &name[1..]);
+    let lines = [title.as_str(), "Prepared for the office.", &format!("Reference number {reference}.")];
+    let command = format!("cmp -s {} {} && echo identical || echo different", quote(&source), quote(&copy));
+    Draft {
+        instruction: [
+            format!("Save a copy of {name}.pdf, open in the document viewer, as {name}_{suffix}.pdf in the {to} folder."),
+            format!("In the document viewer, keep a copy of {name}.pdf named {name}_{suffix}.pdf in {to}."),
+            format!("Make a copy of the PDF open in the document viewer: ~/{to}/{name}_{suffix}.pdf."),
+        ][rng.range(0, 2) as usize]
+            .clone(),
+        apps: &["Document Viewer"],
+        config: vec![
+            write_file(&source, &guigym_benchmark_osworld::media::pdf_document(&lines)),
+            ConfigStep::new("launch", json!({"command": ["evince", source]})),
+        ],
+        evaluator: json!({
+            "func": "check_include_exclude",
+            "result": {"type": "vm_command_line", "command": command, "shell": true},
+            "expected": {"type": "rule", "rules": {"include": ["identical"], "exclude": ["different"]}}
+        }),
+        golden: vec![execute(&format!("cp {} {}", quote(&source), quote(&copy)))],
+        // Save a Copy (Ctrl+S): the file chooser's name field takes a whole path.
+        walkthrough: vec![key(&["ctrl", "s"]), Action::Wait { ms: 1500 }, key(&["ctrl", "a"]), typed(&format!("{copy}\n")), Action::Wait { ms: 1500 }, done()],
+        changes: vec![copy],
+    }
+}
+
+/// A picture open in the image viewer (Eye of GNOME), turned a quarter one way and saved in
+/// place: its sides swapped, and like the picture drawn turned that way.
+fn photo_rotate(rng: &mut Rng) -> Draft {
+    let picture = Picture::draw(rng);
+    let name = picture.name;
+    let clockwise = rng.range(0, 1) == 1;
+    let way = if clockwise { "clockwise" } else { "counter-clockwise" };
+    let mut turned = picture.data(false);
+    turned["quarter_turns"] = json!(if clockwise { 1 } else { 3 });
+    let mut write = picture.data(false);
+    write["path"] = json!(picture.path());
+    let mut expected = turned.clone();
+    expected["type"] = json!("picture_file");
+    expected["dest"] = json!(format!("{name}_turned.png"));
+    let mut golden = turned;
+    golden["path"] = json!(picture.path());
+    let saved = json!({"type": "vm_file", "path": picture.path(), "dest": format!("{name}.png")});
+    Draft {
+        instruction: [
+            format!("Turn the picture {name}.png open in the image viewer a quarter {way} and save it."),
+            format!("Rotate {name}.png 90° {way} in the image viewer, saving it over the original."),
+            format!("{name}.png lies on its side: in the image viewer, rotate it {way} by 90 degrees and save."),
+        ][rng.range(0, 2) as usize]
+            .clone(),
+        apps: &["Image Viewer"],
+        config: vec![ConfigStep::new("write_media", write), ConfigStep::new("launch", json!({"command": ["eog", picture.path()]}))],
+        evaluator: json!({
+            "func": ["check_image_size", "check_structure_sim"],
+            "conj": "and",
+            "result": [saved, saved],
+            "expected": [{"type": "rule", "rules": {"width": picture.height, "height": picture.width}}, expected]
+        }),
+        golden: vec![ConfigStep::new("write_media", golden)],
+        // Ctrl+R turns clockwise, Shift+Ctrl+R the other way; Ctrl+S saves in place.
+        walkthrough: vec![
+            if clockwise { key(&["ctrl", "r"]) } else { key(&["ctrl", "shift", "r"]) },
+            Action::Wait { ms: 500 },
+            key(&["ctrl", "s"]),
+            Action::Wait { ms: 1500 },
+            done(),
+        ],
+        changes: vec![picture.path()],
+    }
+}
+
+/// A toggle of MusicBrainz Picard's Options menu (Rename Files, Move Files, Save Tags), judged
+/// by the settings file Picard writes (`~/.config/MusicBrainz/Picard.ini`).
+fn tagger_option(rng: &mut Rng) -> Draft {
+    const SETTINGS: &str = "/home/user/.config/MusicBrainz/Picard.ini";
+    let options = [
+        (
+            "r",
+            "rename_files",
+            [
+                "Make Picard rename files when it saves them.",
+                "In MusicBrainz Picard, turn on Rename Files.",
+                "I want Picard to give my files new names when it saves them.",
+            ],
+        ),
+        (
+            "m",
+            "move_files",
+            [
+                "Make Picard move files into its destination folder when it saves them.",
+                "In MusicBrainz Picard, turn on Move Files.",
+                "Picard should move the files it saves to its destination folder.",
+            ],
+        ),
+        (
+            "t",
+            "dont_write_tags",
+            [
+                "Stop Picard from writing tags into the files it saves.",
+                "In MusicBrainz Picard, turn off Save Tags.",
+                "Picard must leave my files' tags alone when it saves.",
+            ],
+        ),
+    ];
+    let (letter, setting, instructions) = options[rng.range(0, 2) as usize];
+    let others: Vec<String> = options.iter().filter(|(_, s, _)| *s != setting).map(|(_, s, _)| format!("{s}=true")).collect();
+    // The setting written under [setting] as Picard writes it (Qt's INI), whether or not Picard
+    // has written the file yet.
+    let golden = format!(
+        "f={SETTINGS}; mkdir -p \"$(dirname $f)\"; touch $f; sed -i '/^{setting}=/d' $f; grep -q '^\\[setting\\]' $f || printf '[setting]\\n' >> $f; sed -i '/^\\[setting\\]/a {setting}=true' $f"
+    );
+    Draft {
+        instruction: instructions[rng.range(0, 2) as usize].to_string(),
+        apps: &["MusicBrainz Picard"],
+        config: vec![ConfigStep::new("launch", json!({"command": ["picard"]}))],
+        evaluator: json!({
+            "func": "check_include_exclude",
+            "result": {"type": "vm_command_line", "command": ["grep", "-E", "^(rename_files|move_files|dont_write_tags)=", SETTINGS]},
+            "expected": {"type": "rule", "rules": {"include": [format!("{setting}=true")], "exclude": others}}
+        }),
+        golden: vec![execute(&golden)],
+        // The Options menu by its letter, the toggle by its own; Picard writes the file a moment later.
+        walkthrough: vec![Action::Wait { ms: 1000 }, key(&["alt", "o"]), Action::Wait { ms: 500 }, key(&[letter]), Action::Wait { ms: 2000 }, done()],
+        changes: Vec::new(),
+    }
+}
+
 fn done() -> Action {
     Action::Terminate { status: TerminateStatus::Success }
 }
@@ -1514,10 +1654,11 @@ mod tests {
             let (task, _) = guigym_benchmark_osworld::task_of(t).unwrap();
             assert_eq!(find_task(&t.id).as_ref(), Some(t));
             // Every task says which files it may change: infeasible ones, the browser's, the
-            // media player's, GIMP's settings and Thunderbird's (whose state is the application's
-            // own, out of the user's files) none; a picture's, the picture and its export.
+            // media player's, GIMP's settings, Thunderbird's and Picard's (whose state is the
+            // application's own, out of the user's files) none; a picture's, the picture and its export.
             let allowed = task.allowed_changes.as_ref().unwrap_or_else(|| panic!("{}: no allowed changes", t.id));
-            let changes_nothing = task.is_infeasible() || ["browser.", "media.", "image.undo_levels", "mail."].iter().any(|p| t.family.starts_with(p));
+            let changes_nothing =
+                task.is_infeasible() || ["browser.", "media.", "image.undo_levels", "mail.", "tagger."].iter().any(|p| t.family.starts_with(p));
             assert_eq!(allowed.is_empty(), changes_nothing, "{}: {allowed:?}", t.id);
         }
     }

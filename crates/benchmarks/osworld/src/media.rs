@@ -44,9 +44,9 @@ pub fn clip_y4m(seconds: f64, shade: u8) -> Vec<u8> {
 
 /// A picture of `width`×`height` drawn from `seed`: light across it, and discs of colour, none
 /// symmetric, so that a mirrored, darker or scaled copy tells apart from the original. With
-/// `mirrored`, the same picture flipped left to right; each value times `brightness`. An RGB
-/// PNG.
-pub fn picture_png(width: u32, height: u32, seed: u64, mirrored: bool, brightness: f64) -> Vec<u8> {
+/// `mirrored`, the same picture flipped left to right; each value times `brightness`; then
+/// turned clockwise `quarter_turns` times (an odd number swaps its sides). An RGB PNG.
+pub fn picture_png(width: u32, height: u32, seed: u64, mirrored: bool, brightness: f64, quarter_turns: u8) -> Vec<u8> {
     let mut rng = guigym_core::Rng::new(seed);
     let (w, h) = (width as f64, height as f64);
     let discs: Vec<(f64, f64, f64, [f64; 3])> = (0..7)
@@ -72,6 +72,11 @@ pub fn picture_png(width: u32, height: u32, seed: u64, mirrored: bool, brightnes
             pixels.extend(c.map(|v| (v * brightness).clamp(0.0, 255.0) as u8));
         }
     }
+    let (mut pixels, mut width, mut height) = (pixels, width, height);
+    for _ in 0..quarter_turns % 4 {
+        pixels = turned_clockwise(&pixels, width, height);
+        (width, height) = (height, width);
+    }
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, width, height);
     encoder.set_color(png::ColorType::Rgb);
@@ -80,6 +85,60 @@ pub fn picture_png(width: u32, height: u32, seed: u64, mirrored: bool, brightnes
         // Writing to memory with the sizes just given cannot fail.
         Err(e) => unreachable!("a PNG in memory: {e}"),
     }
+}
+
+/// A one-page PDF (US Letter) showing `lines` in Helvetica, all ASCII (other characters are
+/// written as `?`), so that it can be written as text; the cross-reference table's offsets are
+/// the text's own.
+pub fn pdf_document(lines: &[&str]) -> String {
+    let escape = |line: &str| -> String {
+        line.chars()
+            .map(|c| match c {
+                '(' | ')' | '\\' => format!("\\{c}"),
+                ' '..='~' => c.to_string(),
+                _ => "?".to_string(),
+            })
+            .collect()
+    };
+    let mut content = String::from("BT /F1 14 Tf 72 720 Td 18 TL\n");
+    for line in lines {
+        content.push_str(&format!("({}) Tj T*\n", escape(line)));
+    }
+    content.push_str("ET\n");
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>".to_string(),
+        format!("<< /Length {} >>\nstream\n{content}endstream", content.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    let mut out = String::from("%PDF-1.4\n");
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.push_str(&format!("{} 0 obj\n{object}\nendobj\n", i + 1));
+    }
+    let xref = out.len();
+    out.push_str(&format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1));
+    for offset in offsets {
+        out.push_str(&format!("{offset:010} 00000 n \n"));
+    }
+    out.push_str(&format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1));
+    out
+}
+
+/// RGB pixels of a `width`×`height` picture turned a quarter clockwise (`height`×`width`): the
+/// new row `y` is the old column `y`, read from the bottom up.
+fn turned_clockwise(pixels: &[u8], width: u32, height: u32) -> Vec<u8> {
+    let (w, h) = (width as usize, height as usize);
+    let mut out = Vec::with_capacity(pixels.len());
+    for y in 0..w {
+        for x in 0..h {
+            let from = ((h - 1 - x) * w + y) * 3;
+            out.extend_from_slice(&pixels[from..from + 3]);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -98,15 +157,38 @@ mod tests {
         assert_eq!(clip.len(), header + 10 * frame);
     }
 
+    fn decode(bytes: Vec<u8>) -> Vec<u8> {
+        let mut reader = png::Decoder::new(&bytes[..]).read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size()];
+        reader.next_frame(&mut pixels).unwrap();
+        pixels
+    }
+
+    #[test]
+    fn a_turned_picture_is_the_picture_a_quarter_clockwise() {
+        let plain = decode(picture_png(30, 20, 7, false, 1.0, 0));
+        let turned = decode(picture_png(30, 20, 7, false, 1.0, 1));
+        assert_eq!(decode(picture_png(30, 20, 7, false, 1.0, 4)), plain);
+        // The top-left corner goes to the top right; (x, y) to (19 - y, x) of a 20-wide picture.
+        for (x, y) in [(0, 0), (29, 0), (5, 13), (29, 19)] {
+            let (a, b) = ((y * 30 + x) * 3, ((x * 20) + (19 - y)) * 3);
+            assert_eq!(plain[a..a + 3], turned[b..b + 3], "({x}, {y})");
+        }
+    }
+
+    #[test]
+    fn a_pdf_document_is_text_whose_offsets_hold() {
+        let pdf = pdf_document(&["Quarterly (draft)", "Café"]);
+        assert!(pdf.is_ascii() && pdf.starts_with("%PDF-1.4") && pdf.contains("(Quarterly \\(draft\\)) Tj") && pdf.contains("(Caf?) Tj"));
+        let xref: usize = pdf.lines().rev().nth(1).unwrap().parse().unwrap();
+        assert!(pdf[xref..].starts_with("xref"));
+        let first: usize = pdf[xref..].lines().nth(3).unwrap()[..10].parse().unwrap();
+        assert!(pdf[first..].starts_with("1 0 obj"));
+    }
+
     #[test]
     fn a_mirrored_picture_is_the_picture_flipped() {
-        let decode = |bytes: Vec<u8>| {
-            let mut reader = png::Decoder::new(&bytes[..]).read_info().unwrap();
-            let mut pixels = vec![0; reader.output_buffer_size()];
-            reader.next_frame(&mut pixels).unwrap();
-            pixels
-        };
-        let (plain, mirrored) = (decode(picture_png(30, 20, 7, false, 1.0)), decode(picture_png(30, 20, 7, true, 1.0)));
+        let (plain, mirrored) = (decode(picture_png(30, 20, 7, false, 1.0, 0)), decode(picture_png(30, 20, 7, true, 1.0, 0)));
         assert_ne!(plain, mirrored);
         for y in 0..20 {
             for x in 0..30 {
@@ -114,6 +196,6 @@ mod tests {
                 assert_eq!(plain[a..a + 3], mirrored[b..b + 3]);
             }
         }
-        assert_ne!(decode(picture_png(30, 20, 8, false, 1.0)), plain, "another seed, another picture");
+        assert_ne!(decode(picture_png(30, 20, 8, false, 1.0, 0)), plain, "another seed, another picture");
     }
 }

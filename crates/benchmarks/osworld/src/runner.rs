@@ -1010,8 +1010,8 @@ fn combine(scores: &[f64], or: bool) -> f32 {
 }
 
 /// A picture from a step's or getter's `width`, `height` (8 to 4096 pixels), `seed`,
-/// `mirrored` and `brightness` (a factor, 1 unless given; our `write_media` picture and
-/// `picture_file` getter draw the same one).
+/// `mirrored`, `brightness` (a factor, 1 unless given) and `quarter_turns` (clockwise, 0 unless
+/// given; our `write_media` picture and `picture_file` getter draw the same one).
 fn picture(params: &Value, field: &str) -> Result<Vec<u8>, String> {
     let side = |name: &str| {
         let v = params.get(name).and_then(Value::as_u64).filter(|v| (8..=4096).contains(v));
@@ -1022,7 +1022,12 @@ fn picture(params: &Value, field: &str) -> Result<Vec<u8>, String> {
         None => 1.0,
         Some(v) => v.as_f64().filter(|b| (0.0..=4.0).contains(b)).ok_or_else(|| format!("{field}.brightness: a factor from 0 to 4 is needed"))?,
     };
-    Ok(media::picture_png(side("width")?, side("height")?, seed, params.get("mirrored").and_then(Value::as_bool).unwrap_or(false), brightness))
+    let turns = match params.get("quarter_turns") {
+        None => 0,
+        Some(v) => v.as_u64().filter(|t| *t < 4).ok_or_else(|| format!("{field}.quarter_turns: 0 to 3 is needed"))? as u8,
+    };
+    let mirrored = params.get("mirrored").and_then(Value::as_bool).unwrap_or(false);
+    Ok(media::picture_png(side("width")?, side("height")?, seed, mirrored, brightness, turns))
 }
 
 /// Writes, for a step or getter of kind `kind`, a workbook from `params.rows`, a deck from

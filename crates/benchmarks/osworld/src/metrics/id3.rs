@@ -12,6 +12,7 @@ use super::rules::{match_value_to_rule, Raise};
 
 /// EasyID3's keys that are one text frame's strings, the frame's id, and its v2.2 id.
 const TEXT_KEYS: &[(&str, &str, &str)] = &[
+    ("grouping", "TIT1", "TT1"),
     ("title", "TIT2", "TT2"),
     ("version", "TIT3", "TT3"),
     ("artist", "TPE1", "TP1"),
@@ -35,23 +36,23 @@ const TEXT_KEYS: &[(&str, &str, &str)] = &[
     ("compilation", "TCMP", "TCP"),
     ("mood", "TMOO", ""),
     ("discsubtitle", "TSST", ""),
-    ("albumartistsort", "TSO2", "TS2"),
     ("albumsort", "TSOA", "TSA"),
     ("composersort", "TSOC", "TSC"),
     ("artistsort", "TSOP", "TSP"),
     ("titlesort", "TSOT", "TST"),
 ];
 
-/// EasyID3's other keys (genre names, dates, user-defined frames): not read here.
+/// EasyID3's other keys (genre names, dates, user-defined frames, a sort order read from a
+/// user-defined frame where its own is absent): not read here.
 const OTHER_KEYS: &[&str] = &[
     "acoustid_fingerprint",
     "acoustid_id",
+    "albumartistsort",
     "asin",
     "barcode",
     "catalognumber",
     "date",
     "genre",
-    "grouping",
     "musicbrainz_albumartistid",
     "musicbrainz_albumid",
     "musicbrainz_albumstatus",
@@ -78,7 +79,8 @@ fn frame_of(key: &str) -> Result<Option<&'static str>, String> {
     if let Some((_, frame, _)) = TEXT_KEYS.iter().find(|(k, _, _)| *k == key) {
         return Ok(Some(frame));
     }
-    let replaygain = key.starts_with("replaygain_") && (key.ends_with("_gain") || key.ends_with("_peak"));
+    // fnmatch's `replaygain_*_gain`: the two underscores are two characters.
+    let replaygain = key.len() >= "replaygain__gain".len() && key.starts_with("replaygain_") && (key.ends_with("_gain") || key.ends_with("_peak"));
     if OTHER_KEYS.contains(&key.as_str()) || key.starts_with("performer:") || replaygain {
         return Err(format!("check_mp3_meta: EasyID3's key {key:?} is not read here (its text keys are: {})", keys()));
     }
@@ -266,7 +268,9 @@ fn v2_frames(bytes: &[u8]) -> Result<Option<Frames>, String> {
         let mut frame = frame.to_vec();
         if major == 4 {
             // Compression or a data length: four bytes of the length first.
+            let mut length = Vec::new();
             if frame_flags & 0x0009 != 0 {
+                length = frame.get(..4).unwrap_or(&frame).to_vec();
                 frame = frame.get(4..).unwrap_or_default().to_vec();
             }
             if frame_flags & 0x0002 != 0 || unsynchronised {
@@ -277,14 +281,20 @@ fn v2_frames(bytes: &[u8]) -> Result<Option<Frames>, String> {
                 continue;
             }
             if frame_flags & 0x0008 != 0 {
-                return Err(format!("the {id} frame is compressed, which is not read here"));
+                // A tagger once left the length out: the four bytes are the stream's start.
+                match inflate(&frame).or_else(|| inflate(&[length, frame].concat())) {
+                    Some(plain) => frame = plain,
+                    None => continue,
+                }
             }
-        } else {
-            if frame_flags & 0x0040 != 0 {
+        } else if frame_flags & 0x00c0 != 0 {
+            // Compressed: four bytes of the length first; encrypted: not read.
+            if frame.len() < 4 || frame_flags & 0x0040 != 0 {
                 continue;
             }
-            if frame_flags & 0x0080 != 0 {
-                return Err(format!("the {id} frame is compressed, which is not read here"));
+            match inflate(&frame[4..]) {
+                Some(plain) => frame = plain,
+                None => continue,
             }
         }
         if let Some(text) = text_frame(&frame, major == 4) {
@@ -292,6 +302,22 @@ fn v2_frames(bytes: &[u8]) -> Result<Option<Frames>, String> {
         }
     }
     Ok(Some(frames))
+}
+
+/// A zlib stream's data, as Python's `zlib.decompress` gives it (what follows the stream's end is
+/// left); `None` where it raises (a bad header or checksum, a stream cut short).
+fn inflate(data: &[u8]) -> Option<Vec<u8>> {
+    let mut inflater = flate2::Decompress::new(true);
+    let mut out = Vec::with_capacity(data.len() * 4 + 64);
+    loop {
+        let read = inflater.total_in() as usize;
+        match inflater.decompress_vec(&data[read..], &mut out, flate2::FlushDecompress::Finish).ok()? {
+            flate2::Status::StreamEnd => return Some(out),
+            _ if out.len() == out.capacity() => out.reserve(out.capacity().max(1024)),
+            // No room was wanted and the input is spent: the stream is cut short.
+            _ => return None,
+        }
+    }
 }
 
 /// mutagen's `determine_bpi`: whether a 2.4 tag's frame sizes are plain integers (as iTunes
@@ -419,9 +445,10 @@ fn v1_frames(bytes: &[u8]) -> Option<Frames> {
             frames.push((id.to_string(), vec![text]));
         }
     }
-    let track = data[93 + year_len + 29];
-    if track != 0 && (track != 32 || data[data.len() - 3] == 0) {
-        frames.push(("TRCK".to_string(), vec![track.to_string()]));
+    // ID3v1.1: a NUL in the comment's next-to-last byte makes its last one the track.
+    let comment = &data[93 + year_len..93 + year_len + 30];
+    if comment[28] == 0 && comment[29] != 0 {
+        frames.push(("TRCK".to_string(), vec![comment[29].to_string()]));
     }
     Some(frames)
 }

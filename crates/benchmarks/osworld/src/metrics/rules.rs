@@ -29,19 +29,21 @@ pub(super) fn match_value_to_rule(value: &Value, rule: &Value) -> Result<bool, R
         _ => None,
     };
     if let Some(flags) = method.strip_prefix("re") {
-        let mut builder = regex::RegexBuilder::new(reference()?.as_str().ok_or_else(|| task("ref is not a pattern"))?);
+        let source = reference()?.as_str().ok_or_else(|| task("ref is not a pattern"))?;
+        let mut inline = String::new();
         for flag in flags.split('.').skip(1) {
             match flag {
-                "I" | "IGNORECASE" => builder.case_insensitive(true),
-                "M" | "MULTILINE" => builder.multi_line(true),
-                "S" | "DOTALL" => builder.dot_matches_new_line(true),
-                "X" | "VERBOSE" => builder.ignore_whitespace(true),
-                "U" | "UNICODE" => &mut builder,
+                "I" | "IGNORECASE" => inline.push('i'),
+                "M" | "MULTILINE" => inline.push('m'),
+                "S" | "DOTALL" => inline.push('s'),
+                "X" | "VERBOSE" => inline.push('x'),
+                "U" | "UNICODE" => {}
                 other => return Err(task(&format!("re flag {other} is not supported"))),
             };
         }
-        let source = reference()?.as_str().unwrap_or_default();
-        let pattern = builder.build().map_err(|e| task(&e.to_string()))?;
+        // Read as Python reads it (`\Z`), the flags given inline.
+        let flagged = if inline.is_empty() { source.to_string() } else { format!("(?{inline}){source}") };
+        let pattern = super::chrome::python_regex(&flagged, "_match_value_to_rule").map_err(|e| task(&e))?;
         // `re.search` on anything but text raises.
         let text = value.as_str().ok_or(Raise::Agent)?;
         // Python's `$` also matches before a final line end (a cell's text ending in a line
@@ -55,7 +57,11 @@ pub(super) fn match_value_to_rule(value: &Value, rule: &Value) -> Result<bool, R
         "lt" | "le" | "gt" | "ge" => ordered(value, reference()?, order(method).unwrap_or_default()),
         m if m.starts_with("approx") => {
             let threshold: f64 = m.split(':').nth(1).and_then(python_float).ok_or_else(|| task("no threshold after approx:"))?;
-            let reference = reference()?.as_f64().ok_or_else(|| task("ref is not a number"))?;
+            // `abs(value - ref)`: a bool is a number to Python.
+            let reference = match reference()? {
+                Value::Bool(b) => f64::from(u8::from(*b)),
+                other => other.as_f64().ok_or_else(|| task("ref is not a number"))?,
+            };
             // `float(value)`, and False where Python cannot make one.
             let number = match value {
                 Value::Bool(b) => Some(f64::from(u8::from(*b))),
@@ -76,14 +82,22 @@ pub(super) fn match_value_to_rule(value: &Value, rule: &Value) -> Result<bool, R
         }
         "str_list_eq" | "str_set_eq" => {
             let text = value.as_str().ok_or(Raise::Agent)?;
-            let got: Vec<&str> = text.trim_matches(['"', '\'']).split(',').collect();
-            let want: Vec<&str> = reference()?.as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let got: Vec<Value> = text.trim_matches(['"', '\'']).split(',').map(|s| Value::String(s.into())).collect();
+            // `list(ref)` / `set(ref)`: a text's characters, an object's keys, a list's items;
+            // anything else raises, as does a set of lists or objects.
+            let want: Vec<Value> = match reference()? {
+                Value::String(s) => s.chars().map(|c| Value::String(c.to_string())).collect(),
+                Value::Object(o) => o.keys().map(|k| Value::String(k.clone())).collect(),
+                Value::Array(a) => a.clone(),
+                _ => return Err(task("ref is not a list, a text or an object")),
+            };
             if method == "str_list_eq" {
-                Ok(got == want)
-            } else {
-                let (got, want): (std::collections::BTreeSet<&str>, std::collections::BTreeSet<&str>) = (got.into_iter().collect(), want.into_iter().collect());
-                Ok(got == want)
+                return Ok(got.len() == want.len() && got.iter().zip(&want).all(|(a, b)| py_eq(a, b)));
             }
+            if want.iter().any(|v| v.is_array() || v.is_object()) {
+                return Err(task("a set of lists or objects"));
+            }
+            Ok(got.iter().all(|g| want.iter().any(|w| py_eq(g, w))) && want.iter().all(|w| got.iter().any(|g| py_eq(g, w))))
         }
         other => Err(task(&format!("method {other} is not supported"))),
     }
