@@ -162,12 +162,12 @@ fn applications(office: bool) -> Vec<(&'static str, TaskSpec)> {
     }
     // Ubuntu's viewers (OSWorld's pdf, image and ubuntu_media_player), each on a file, and
     // MusicBrainz Picard.
-    let pdf = "%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n";
+    let pdf = guigym_benchmark_osworld::media::pdf_document(&["Report"]);
     let svg = "<svg xmlns='http://www.w3.org/2000/svg' width='160' height='100'><rect width='160' height='100' fill='teal'/></svg>";
     // 8 ms of 8-bit sound at 8 kHz: a WAV whose every byte is ASCII, so that it is written as text.
     let wav = format!("RIFF\u{64}\0\0\0WAVEfmt \u{10}\0\0\0\u{1}\0\u{1}\0\u{40}\u{1f}\0\0\u{40}\u{1f}\0\0\u{1}\0\u{8}\0data\u{40}\0\0\0{}", "@".repeat(64));
     for (program, path, text) in [
-        ("evince", "/home/user/Desktop/report.pdf", pdf.to_string()),
+        ("evince", "/home/user/Desktop/report.pdf", pdf),
         ("eog", "/home/user/Pictures/picture.svg", svg.to_string()),
         ("totem", "/home/user/Music/tone.wav", wav),
     ] {

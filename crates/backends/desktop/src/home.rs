@@ -20,38 +20,84 @@ const GTK2_RC: &str = "gtk-cursor-blink = 0\ngtk-enable-animations = 0\n";
 const VLCRC: &str =
     "###\n###  vlc 3.0 (guigym's first settings)\n###\n\n[qt] # Qt interface\nqt-privacy-ask=0\n\n[core] # core program\nmetadata-network-access=0\n";
 
-/// Which application opens which kind of file, as on OSWorld's Ubuntu: documents in
-/// LibreOffice, PDFs in the document viewer (Evince), pictures in the image viewer (Eye of
-/// GNOME), sound and video in VLC, text in the editor, folders in the file manager. Read by
-/// `xdg-open`, the file manager and every GTK application's "open with".
-const MIMEAPPS: &str = "[Default Applications]
-application/pdf=org.gnome.Evince.desktop
-image/png=org.gnome.eog.desktop
-image/jpeg=org.gnome.eog.desktop
-image/gif=org.gnome.eog.desktop
-image/bmp=org.gnome.eog.desktop
-image/webp=org.gnome.eog.desktop
-image/tiff=org.gnome.eog.desktop
-image/svg+xml=org.gnome.eog.desktop
-video/mp4=vlc.desktop
-video/x-matroska=vlc.desktop
-video/webm=vlc.desktop
-video/x-msvideo=vlc.desktop
-video/quicktime=vlc.desktop
-audio/mpeg=vlc.desktop
-audio/x-wav=vlc.desktop
-audio/flac=vlc.desktop
-audio/ogg=vlc.desktop
-text/plain=org.xfce.mousepad.desktop
-inode/directory=pcmanfm.desktop
-application/vnd.openxmlformats-officedocument.spreadsheetml.sheet=libreoffice-calc.desktop
-application/vnd.oasis.opendocument.spreadsheet=libreoffice-calc.desktop
-text/csv=libreoffice-calc.desktop
-application/vnd.openxmlformats-officedocument.wordprocessingml.document=libreoffice-writer.desktop
-application/vnd.oasis.opendocument.text=libreoffice-writer.desktop
-application/vnd.openxmlformats-officedocument.presentationml.presentation=libreoffice-impress.desktop
-application/vnd.oasis.opendocument.presentation=libreoffice-impress.desktop
-";
+/// An application and the kinds of file it opens, as on OSWorld's Ubuntu (where `xdg-open`
+/// opens them so): by extension for the `open` step (`opener`), by MIME type for `xdg-open`,
+/// the file manager and GTK's "open with" (the home's `mimeapps.list`).
+struct Opener {
+    extensions: &'static [&'static str],
+    mime_types: &'static [&'static str],
+    desktop_entry: &'static str,
+    command: &'static [&'static str],
+}
+
+const OPENERS: &[Opener] = &[
+    Opener {
+        extensions: &["xlsx", "xls", "ods", "csv"],
+        mime_types: &["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "application/vnd.oasis.opendocument.spreadsheet", "text/csv"],
+        desktop_entry: "libreoffice-calc.desktop",
+        command: &["soffice", "--calc", "--norestore", "--nologo"],
+    },
+    Opener {
+        extensions: &["docx", "doc", "odt", "rtf"],
+        mime_types: &["application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/vnd.oasis.opendocument.text"],
+        desktop_entry: "libreoffice-writer.desktop",
+        command: &["soffice", "--writer", "--norestore", "--nologo"],
+    },
+    Opener {
+        extensions: &["pptx", "ppt", "odp"],
+        mime_types: &["application/vnd.openxmlformats-officedocument.presentationml.presentation", "application/vnd.oasis.opendocument.presentation"],
+        desktop_entry: "libreoffice-impress.desktop",
+        command: &["soffice", "--impress", "--norestore", "--nologo"],
+    },
+    Opener { extensions: &["pdf"], mime_types: &["application/pdf"], desktop_entry: "org.gnome.Evince.desktop", command: &["evince"] },
+    Opener {
+        extensions: &["png", "jpg", "jpeg", "gif", "bmp", "webp", "tif", "tiff", "svg"],
+        mime_types: &["image/png", "image/jpeg", "image/gif", "image/bmp", "image/webp", "image/tiff", "image/svg+xml"],
+        desktop_entry: "org.gnome.eog.desktop",
+        command: &["eog"],
+    },
+    Opener {
+        extensions: &["mp4", "mkv", "webm", "avi", "mov", "mp3", "wav", "flac", "ogg", "m4a"],
+        mime_types: &[
+            "video/mp4",
+            "video/x-matroska",
+            "video/webm",
+            "video/x-msvideo",
+            "video/quicktime",
+            "audio/mpeg",
+            "audio/x-wav",
+            "audio/flac",
+            "audio/ogg",
+            "audio/mp4",
+        ],
+        desktop_entry: "vlc.desktop",
+        command: &["vlc"],
+    },
+    // Folders in the file manager; any other file in the text editor.
+    Opener { extensions: &[], mime_types: &["inode/directory"], desktop_entry: "pcmanfm.desktop", command: &["pcmanfm"] },
+    Opener { extensions: &[], mime_types: &["text/plain"], desktop_entry: "org.xfce.mousepad.desktop", command: &["mousepad"] },
+];
+
+/// The command line that opens `path` as OSWorld's `open` step does (`xdg-open` on its Ubuntu).
+pub fn opener(path: &std::path::Path) -> Vec<String> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_lowercase();
+    let by_extension = OPENERS.iter().find(|o| o.extensions.contains(&ext.as_str()));
+    const FOLDER: &[&str] = &["pcmanfm"];
+    const OTHER: &[&str] = &["mousepad"];
+    let command = by_extension.map_or(if path.is_dir() { FOLDER } else { OTHER }, |o| o.command);
+    command.iter().map(|a| a.to_string()).chain([path.display().to_string()]).collect()
+}
+
+/// The home's `~/.config/mimeapps.list`: every kind of `OPENERS` by its MIME type.
+fn mimeapps() -> String {
+    let mut list = String::from("[Default Applications]\n");
+    for o in OPENERS {
+        for mime in o.mime_types {
+            list.push_str(&format!("{mime}={}\n", o.desktop_entry));
+        }
+    }
+    list
+}
 
 /// The template, made once per process (under the instance base folder): every provider of
 /// the process shares it. The first call also removes what dead processes left there.
@@ -80,7 +126,7 @@ fn make_template() -> Result<PathBuf, String> {
         std::fs::write(dir.join(".gtkrc-2.0"), GTK2_RC)?;
         std::fs::create_dir_all(dir.join(".config/vlc"))?;
         std::fs::write(dir.join(".config/vlc/vlcrc"), VLCRC)?;
-        std::fs::write(dir.join(".config/mimeapps.list"), MIMEAPPS)?;
+        std::fs::write(dir.join(".config/mimeapps.list"), mimeapps())?;
         Ok(())
     };
     build().map_err(|e| format!("making the home template in {}: {e}", dir.display()))?;
@@ -205,4 +251,28 @@ fn first_start(home: &std::path::Path, name: &str, program: &str, args: &[&str])
         .stderr(std::process::Stdio::null())
         .status()
         .map_err(|e| format!("making {name}'s profile: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_opens_in_the_application_ubuntu_gives_its_kind() {
+        let open = |p: &str| opener(std::path::Path::new(p));
+        assert_eq!(open("/home/user/Desktop/Report.PDF"), ["evince", "/home/user/Desktop/Report.PDF"]);
+        assert_eq!(open("/home/user/a.jpeg")[0], "eog");
+        assert_eq!(open("/home/user/video.mp4")[0], "vlc");
+        assert_eq!(open("/home/user/b.xlsx")[..2], ["soffice", "--calc"]);
+        assert_eq!(open("/home/user/notes.txt")[0], "mousepad");
+        assert_eq!(open("/home/user/no-extension")[0], "mousepad");
+        assert_eq!(open("/")[0], "pcmanfm");
+        // xdg-open is told the same, by MIME type.
+        let list = mimeapps();
+        assert!(list.starts_with("[Default Applications]\n"));
+        for line in ["application/pdf=org.gnome.Evince.desktop", "image/png=org.gnome.eog.desktop", "video/mp4=vlc.desktop", "inode/directory=pcmanfm.desktop"]
+        {
+            assert!(list.lines().any(|l| l == line), "{line} in\n{list}");
+        }
+    }
 }

@@ -174,25 +174,6 @@ pub struct Runner<'a> {
     pub cache: Option<PathBuf>,
 }
 
-/// Extensions and the application that opens them (as `open` does: OSWorld's machine opens a
-/// file with Ubuntu's default application for it, which the instances' `mimeapps.list` names too).
-fn opener(path: &Path) -> Vec<String> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_lowercase();
-    let office = |module: &str| vec!["soffice".to_string(), format!("--{module}"), "--norestore".into(), "--nologo".into()];
-    let mut argv = match ext.as_str() {
-        "xlsx" | "xls" | "ods" | "csv" => office("calc"),
-        "docx" | "doc" | "odt" | "rtf" => office("writer"),
-        "pptx" | "ppt" | "odp" => office("impress"),
-        "pdf" => vec!["evince".to_string()],
-        "png" | "jpg" | "jpeg" | "gif" | "bmp" | "webp" | "tif" | "tiff" | "svg" => vec!["eog".to_string()],
-        "mp4" | "mkv" | "webm" | "avi" | "mov" | "mp3" | "wav" | "flac" | "ogg" | "m4a" => vec!["vlc".to_string()],
-        _ if path.is_dir() => vec!["pcmanfm".to_string()],
-        _ => vec!["mousepad".to_string()],
-    };
-    argv.push(path.display().to_string());
-    argv
-}
-
 /// A step's or getter's command: a list is an argv (run by the shell when `shell`); a string
 /// is run by the shell when `shell`, else split on whitespace (as OSWorld's controller does).
 /// OSWorld's screen placeholders are filled in.
@@ -511,7 +492,7 @@ impl Runner<'_> {
                 if !path.exists() {
                     return Err(bad(format!("{field}.path: {} does not exist", path.display())));
                 }
-                self.desktop.launch(&opener(&path), false)
+                self.desktop.launch(&guigym_desktop::home::opener(&path), false)
             }
             "sleep" => {
                 let seconds = p.get("seconds").and_then(Value::as_f64).ok_or_else(|| bad(format!("{field}.seconds is missing")))?;
