@@ -359,7 +359,7 @@ fn getter_unsupported(task: &OsWorldTask, getter: &Value, cache: Option<&Path>) 
     if !GETTERS.contains(&kind) {
         return Some(Why::plain(format!("getter \"{kind}\" is not supported")));
     }
-    let multi = getter.get("multi").and_then(Value::as_bool).unwrap_or(false);
+    let multi = crate::runner::is_multi(getter);
     if multi && !matches!(kind, "vm_file" | "cloud_file") {
         return Some(Why::plain(format!("getter \"{kind}\" with multi is not supported")));
     }

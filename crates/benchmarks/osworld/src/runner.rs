@@ -226,11 +226,17 @@ fn str_param<'a>(parameters: &'a Value, field: &str, name: &str) -> Result<&'a s
     parameters.get(name).and_then(Value::as_str).ok_or_else(|| bad(format!("{field}.{name} is missing")))
 }
 
+/// Whether a file getter names several files: its `multi` by Python's truth, as OSWorld's
+/// getters read it (some task files write `"true"`).
+pub fn is_multi(getter: &Value) -> bool {
+    getter.get("multi").is_some_and(crate::metrics::python_truthy)
+}
+
 /// A file getter's `(path, dest)` pairs: one, or with `multi` a list of each (OSWorld's
 /// `vm_file` and `cloud_file`). A `vm_file`'s single `dest` defaults to the path's file name; a
 /// `cloud_file` must name it (its path is a URL).
 pub fn files_of(getter: &Value, field: &str) -> Result<Vec<(String, String)>, Failure> {
-    if !getter.get("multi").and_then(Value::as_bool).unwrap_or(false) {
+    if !is_multi(getter) {
         let path = str_param(getter, field, "path")?.to_string();
         let dest = match getter.get("dest").and_then(Value::as_str) {
             Some(dest) => dest.to_string(),
@@ -1095,7 +1101,7 @@ pub const GETTERS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::{changes_outside, combine, command_of, files_of, given, Files};
+    use super::{changes_outside, combine, command_of, files_of, given, is_multi, Files};
     use crate::metrics::Got;
     use serde_json::{json, Value};
 
@@ -1110,6 +1116,10 @@ mod tests {
         let multi = json!({"type": "vm_file", "multi": true, "path": ["/home/user/a.xlsx", "/home/user/a-Sheet1.csv"], "dest": ["a.xlsx", "a-Sheet1.csv"]});
         assert_eq!(files_of(&multi, "result").ok().unwrap().len(), 2);
         let uneven = json!({"type": "vm_file", "multi": true, "path": ["/a", "/b"], "dest": ["a"]});
+        // OSWorld reads `multi` by Python's truth: a string says yes, 0 no.
+        let written = json!({"type": "cloud_file", "multi": "true", "path": ["https://x/a", "https://x/b"], "dest": ["a", "b"]});
+        assert_eq!(files_of(&written, "expected").ok().unwrap().len(), 2);
+        assert!(!is_multi(&json!({"multi": 0})) && !is_multi(&json!({})) && is_multi(&json!({"multi": "false"})));
         assert!(files_of(&uneven, "result").is_err());
         // A URL has no file name to fall back on: a cloud file names its dest.
         assert!(files_of(&json!({"type": "cloud_file", "path": "https://example.org/a.xlsx"}), "expected").is_err());

@@ -32,6 +32,7 @@ pub use accessibility::rules_supported as accessibility_rules_supported;
 pub use accessibility::select_texts as accessibility_texts;
 pub use chrome::compare_urls;
 pub use id3::rules_unsupported as mp3_rules_unsupported;
+pub use objects::truthy as python_truthy;
 
 use std::path::{Path, PathBuf};
 

@@ -88,7 +88,7 @@ fn py_sorted(v: &Value) -> Option<Vec<Value>> {
 }
 
 /// Python's truth of a value (`if not x`).
-pub(super) fn truthy(v: &Value) -> bool {
+pub fn truthy(v: &Value) -> bool {
     match v {
         Value::Null => false,
         Value::Bool(b) => *b,
