@@ -162,6 +162,11 @@ fn resync(data: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The v2.3/2.4 id of a text frame read here, by its three-letter v2.2 name.
+fn v22_text_frame(name: &[u8]) -> Option<&'static str> {
+    TEXT_KEYS.iter().find(|(_, _, old)| !old.is_empty() && old.as_bytes() == name).map(|(_, id, _)| *id)
+}
+
 /// The frames mutagen 1.48 knows (its `Frames`), by their v2.3/2.4 ids.
 const KNOWN_FRAMES: &str = "AENC APIC ASPI CHAP COMM COMR CTOC ENCR EQU2 ETCO GEOB GRID GRP1 IPLS LINK MCDI MLLT MVIN MVNM OWNE PCNT PCST POPM POSS PRIV RBUF RVA2 RVAD RVRB SEEK SIGN SYLT SYTC TALB TBPM TCAT TCMP TCOM TCON TCOP TDAT TDEN TDES TDLY TDOR TDRC TDRL TDTG TENC TEXT TFLT TGID TIME TIPL TIT1 TIT2 TIT3 TKEY TKWD TLAN TLEN TMCL TMED TMOO TOAL TOFN TOLY TOPE TORY TOWN TPE1 TPE2 TPE3 TPE4 TPOS TPRO TPUB TRCK TRDA TRSN TRSO TSIZ TSO2 TSOA TSOC TSOP TSOT TSRC TSSE TSST TXXX TYER UFID USER USLT WCOM WCOP WFED WOAF WOAR WOAS WORS WPAY WPUB WXXX";
 
@@ -234,7 +239,7 @@ fn v2_frames(bytes: &[u8]) -> Result<Option<Frames>, String> {
             if size == 0 {
                 continue;
             }
-            let Some((_, id, _)) = TEXT_KEYS.iter().find(|(_, _, old)| !old.is_empty() && old.as_bytes() == name) else { continue };
+            let Some(id) = v22_text_frame(name) else { continue };
             if let Some(text) = text_frame(frame, false) {
                 add(id.to_string(), text);
             }
@@ -255,8 +260,8 @@ fn v2_frames(bytes: &[u8]) -> Result<Option<Frames>, String> {
         }
         // Some write 2.3 frames under their 2.2 names (three letters and a NUL).
         let id = if name[3] == 0 {
-            match TEXT_KEYS.iter().find(|(_, _, old)| !old.is_empty() && old.as_bytes() == &name[..3]) {
-                Some((_, id, _)) => id.to_string(),
+            match v22_text_frame(&name[..3]) {
+                Some(id) => id.to_string(),
                 None => continue,
             }
         } else {
