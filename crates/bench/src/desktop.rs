@@ -17,6 +17,8 @@ pub struct Settings {
     pub resets: usize,
     pub iterations: usize,
     pub instances: usize,
+    /// The applications whose resets are timed (all where empty).
+    pub apps: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -24,6 +26,10 @@ pub struct ResetFigures {
     pub application: String,
     pub p50_ms: f64,
     pub p99_ms: f64,
+    /// The same reset where the instance kept a spare made ready during the episode (see
+    /// `GUIGYM_DESKTOP_SPARE`): the swap, the old instance ended beside.
+    pub spare_p50_ms: f64,
+    pub spare_p99_ms: f64,
 }
 
 #[derive(Serialize)]
@@ -74,9 +80,9 @@ pub struct DesktopFigures {
 impl crate::Figures for DesktopFigures {
     fn text(&self) -> String {
         let mut out = format!("desktop backend at {}×{}, instance start {:.0} ms\n", self.width, self.height, self.instance_start_ms);
-        out.push_str("  reset              p50 ms     p99 ms\n");
+        out.push_str("  reset              p50 ms     p99 ms   with a spare: p50 ms     p99 ms\n");
         for r in &self.resets {
-            out.push_str(&format!("  {:<16} {:>8.0} {:>10.0}\n", r.application, r.p50_ms, r.p99_ms));
+            out.push_str(&format!("  {:<16} {:>8.0} {:>10.0} {:>21.0} {:>10.0}\n", r.application, r.p50_ms, r.p99_ms, r.spare_p50_ms, r.spare_p99_ms));
         }
         out.push_str(&format!("  step (click)         p50 {:.2} ms\n", self.step_p50_ms));
         out.push_str(&format!(
@@ -199,15 +205,20 @@ pub async fn run(s: &Settings) -> anyhow::Result<DesktopFigures> {
         return Err(anyhow!(why));
     }
     let (width, height) = guigym_desktop::DEFAULT_SIZE;
-    let provider = DesktopProvider::new(width, height, guigym_benchmark_desktop::hosted());
+    let provider = DesktopProvider::new(width, height, guigym_benchmark_desktop::hosted()).with_spare(false);
+    let provider_with_spare = DesktopProvider::new(width, height, guigym_benchmark_desktop::hosted()).with_spare(true);
     let office = guigym_desktop::session::which("soffice").is_some();
+    let known: Vec<&str> = applications(office).iter().map(|(name, _)| *name).collect();
+    if let Some(unknown) = s.apps.iter().find(|a| !known.contains(&a.as_str())) {
+        return Err(anyhow!("no application \"{unknown}\" on this machine (it has {})", known.join(", ")));
+    }
     let started = Instant::now();
     let mut env = provider.start().await.context("starting an instance")?;
     let instance_start_ms = started.elapsed().as_secs_f64() * 1e3;
     let mut resets = Vec::new();
     let (mut memory_editor, mut memory_calc) = (0u64, 0u64);
     let (mut observe_calc, mut calc_ui_tree_nodes) = (Vec::new(), 0usize);
-    for (name, task) in applications(office) {
+    for (name, task) in applications(office).into_iter().filter(|(name, _)| s.apps.is_empty() || s.apps.iter().any(|a| a == name)) {
         env.reset(&task).await.with_context(|| format!("first reset into {name}"))?;
         let mut samples = Vec::new();
         for _ in 0..s.resets.max(1) {
@@ -227,7 +238,24 @@ pub async fn run(s: &Settings) -> anyhow::Result<DesktopFigures> {
             }
             _ => {}
         }
-        resets.push(ResetFigures { application: name.into(), p50_ms: percentile(&mut samples.clone(), 50.0), p99_ms: percentile(&mut samples, 99.0) });
+        // With a spare: an episode (here a wait until the spare is made) between resets.
+        let mut spared = provider_with_spare.start().await.context("starting an instance with a spare")?;
+        spared.reset(&task).await.with_context(|| format!("first reset into {name} with a spare"))?;
+        let mut spare_samples = Vec::new();
+        for _ in 0..s.resets.max(1) {
+            spared.wait_spare().await;
+            let t = Instant::now();
+            spared.reset(&task).await.with_context(|| format!("resetting into {name} with a spare"))?;
+            spare_samples.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        drop(spared);
+        resets.push(ResetFigures {
+            application: name.into(),
+            p50_ms: percentile(&mut samples.clone(), 50.0),
+            p99_ms: percentile(&mut samples, 99.0),
+            spare_p50_ms: percentile(&mut spare_samples.clone(), 50.0),
+            spare_p99_ms: percentile(&mut spare_samples, 99.0),
+        });
     }
     // Step and observe on the text editor's screen.
     env.reset(&applications(false)[0].1).await?;

@@ -51,6 +51,9 @@ pub enum BenchCommand {
         /// Instances started at once, each with LibreOffice Calc open
         #[arg(long, default_value_t = 8)]
         instances: usize,
+        /// Only these applications' resets (names as the table prints them, comma-separated)
+        #[arg(long, value_delimiter = ',')]
+        apps: Vec<String>,
     },
     /// The trajectory buffer over HTTP: groups per second in and out, durable and in memory
     Buffer {
@@ -151,8 +154,8 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
             let settings = web::Settings { iterations: iterations.max(3), seconds: seconds.max(0.5), python: !no_python };
             print(&web::run(settings).await?, json)
         }
-        BenchCommand::Desktop { json, resets, iterations, instances } => {
-            print(&desktop::run(&desktop::Settings { resets, iterations, instances }).await?, json)
+        BenchCommand::Desktop { json, resets, iterations, instances, apps } => {
+            print(&desktop::run(&desktop::Settings { resets, iterations, instances, apps }).await?, json)
         }
         BenchCommand::Buffer { json, groups, samples_per_group, prompt_tokens, response_tokens, producers, batch_samples } => {
             let settings = buffer::Settings {

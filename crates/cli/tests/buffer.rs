@@ -89,6 +89,8 @@ fn call(url: &str, method: &str, path: &str, body: Option<&[u8]>) -> (u16, serde
         cmd.args(["-H", "content-type: application/json", "--data-binary"]).arg(format!("@{}", scratch.display()));
     }
     let out = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+    // The body's scratch file goes with the call (they were left in /tmp, 2 MiB each).
+    let _ = std::fs::remove_file(&scratch);
     let (text, code) = out.rsplit_once('\n').unwrap();
     (code.trim().parse().unwrap(), serde_json::from_str(text).unwrap_or(serde_json::Value::Null))
 }

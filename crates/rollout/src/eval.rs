@@ -118,6 +118,14 @@ struct Job {
     tries: u32,
 }
 
+/// The job a worker that last ran task `last` takes next: another attempt of that task where
+/// one is queued, else the first in the queue. An instance that keeps a spare made for the
+/// task it last ran (the desktop's `GUIGYM_DESKTOP_SPARE`) then starts the attempt at once.
+fn next_job(jobs: &mut VecDeque<Job>, last: Option<usize>) -> Option<Job> {
+    let at = last.and_then(|t| jobs.iter().position(|j| j.task == t)).unwrap_or(0);
+    jobs.remove(at)
+}
+
 struct Shared {
     jobs: Mutex<VecDeque<Job>>,
     done: Mutex<Vec<(usize, Attempt)>>,
@@ -258,11 +266,13 @@ enum TryEnd {
 impl Worker {
     async fn run(self) {
         let mut env: Option<Box<dyn Env>> = None;
+        let mut last_task = None;
         loop {
             if self.shared.stopped() {
                 break;
             }
-            let Some(mut job) = lock(&self.shared.jobs).pop_front() else { break };
+            let Some(mut job) = next_job(&mut lock(&self.shared.jobs), last_task) else { break };
+            last_task = Some(job.task);
             loop {
                 if env.is_none() {
                     match self.obtain_instance().await {
@@ -409,4 +419,22 @@ impl Worker {
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     let text = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
     format!("panic: {}", text.unwrap_or_else(|| "(no message)".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_takes_another_attempt_of_its_last_task_first() {
+        let job = |task, attempt| Job { task, attempt, tries: 0 };
+        let mut jobs: VecDeque<Job> = [job(0, 1), job(1, 0), job(1, 1), job(2, 0)].into();
+        let order = |j: Option<Job>| j.map(|j| (j.task, j.attempt));
+        assert_eq!(order(next_job(&mut jobs, Some(1))), Some((1, 0)));
+        assert_eq!(order(next_job(&mut jobs, Some(1))), Some((1, 1)));
+        // None of its task left: the front of the queue.
+        assert_eq!(order(next_job(&mut jobs, Some(1))), Some((0, 1)));
+        assert_eq!(order(next_job(&mut jobs, None)), Some((2, 0)));
+        assert_eq!(order(next_job(&mut jobs, Some(2))), None);
+    }
 }

@@ -34,16 +34,24 @@ pub struct DesktopProvider {
     pub benchmarks: DesktopBenchmarks,
     /// LibreOffice's toolkit (`GUIGYM_OFFICE_TOOLKIT`), or why the one asked for cannot be had.
     office: Result<OfficeToolkit, String>,
+    /// Whether each instance keeps a spare (`GUIGYM_DESKTOP_SPARE=1`; see `Spare`).
+    spare: bool,
 }
 
 impl DesktopProvider {
     pub fn new(width: u32, height: u32, benchmarks: DesktopBenchmarks) -> DesktopProvider {
-        DesktopProvider { width, height, benchmarks, office: OfficeToolkit::from_env() }
+        let spare = std::env::var("GUIGYM_DESKTOP_SPARE").is_ok_and(|v| v == "1");
+        DesktopProvider { width, height, benchmarks, office: OfficeToolkit::from_env(), spare }
     }
 
     /// The same provider with LibreOffice drawing with `office`.
     pub fn with_office_toolkit(self, office: OfficeToolkit) -> DesktopProvider {
         DesktopProvider { office: Ok(office), ..self }
+    }
+
+    /// The same provider, its instances keeping a spare desktop or not (see `Spare`).
+    pub fn with_spare(self, spare: bool) -> DesktopProvider {
+        DesktopProvider { spare, ..self }
     }
 }
 
@@ -64,22 +72,173 @@ impl DesktopProvider {
         let template = crate::home::template().map_err(EnvError::Infra)?;
         let office = self.office.clone().map_err(EnvError::Infra)?;
         let (w, h) = (self.width, self.height);
-        let instance = tokio::task::spawn_blocking(move || Instance::start(w, h, template, office))
+        let recipe = Recipe { width: w, height: h, template, office };
+        let first = recipe.clone();
+        let instance = tokio::task::spawn_blocking(move || first.start())
             .await
             .map_err(|e| EnvError::Infra(e.to_string()))?
             .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))?;
         let bus_address = instance.session.bus_address.clone();
         Ok(DesktopEnv {
             instance: Arc::new(Mutex::new(instance)),
+            recipe,
+            keeps_spare: self.spare,
+            spare: None,
             benchmarks: self.benchmarks.clone(),
             task: None,
             episode: Episode::default(),
             width: w,
             height: h,
-            bus_address,
-            a11y: None,
+            reader: TreeReader::new(bus_address),
             tree: Vec::new(),
         })
+    }
+}
+
+/// What a new instance is made of.
+#[derive(Clone)]
+struct Recipe {
+    width: u32,
+    height: u32,
+    template: std::path::PathBuf,
+    office: OfficeToolkit,
+}
+
+impl Recipe {
+    fn start(&self) -> Result<Instance, String> {
+        Instance::start(self.width, self.height, self.template.clone(), self.office)
+    }
+}
+
+/// A second instance made ready in the background for the next reset: reset, set up for the
+/// task the last reset asked for, its accessibility tree settled. A reset to that same task (a
+/// GRPO group's rollouts, an evaluation's repeats, a retry) takes it as it is and ends the old
+/// instance beside, so that the wait is for the swap and not for an application to start; a
+/// reset to another task discards it and resets as usual. It costs an instance's memory and
+/// its start's CPU while the episode runs. Its set-up ran before the episode starts: what
+/// runs by itself (a video playing) has run that long.
+struct Spare {
+    task: Arc<TaskSpec>,
+    ready: tokio::sync::oneshot::Receiver<Prepared>,
+    /// What came through `ready`, once waited for.
+    made: Option<Prepared>,
+}
+
+/// A spare instance and its tree reader, or why it could not be made.
+type Prepared = Result<(Instance, TreeReader), Failure>;
+
+impl Spare {
+    fn prepare(recipe: Recipe, task: Arc<TaskSpec>, benchmark: &'static dyn DesktopBenchmark) -> Spare {
+        let (tell, ready) = tokio::sync::oneshot::channel();
+        let spec = task.clone();
+        tokio::spawn(async move {
+            let made = tokio::task::spawn_blocking(move || {
+                let mut instance = recipe.start().map_err(Failure::Infra)?;
+                instance.reset()?;
+                benchmark.set_up(&spec, &mut instance)?;
+                Ok(instance)
+            })
+            .await
+            .map_err(|e| Failure::Infra(e.to_string()))
+            .and_then(|made| made);
+            let prepared = match made {
+                Ok(instance) => {
+                    let mut reader = TreeReader::new(instance.session.bus_address.clone());
+                    reader.read_still().await;
+                    Ok((instance, reader))
+                }
+                Err(e) => Err(e),
+            };
+            // Nobody wants it any more (another task came, or the env is gone): it ends on a
+            // blocking thread, as ending its processes waits.
+            if let Err(Ok((instance, _))) = tell.send(prepared) {
+                tokio::task::spawn_blocking(move || drop(instance));
+            }
+        });
+        Spare { task, ready, made: None }
+    }
+
+    /// Waits until it is made (or could not be).
+    async fn wait(&mut self) {
+        if self.made.is_none() {
+            let made = (&mut self.ready).await.unwrap_or_else(|_| Err(Failure::Infra("the spare's maker ended".into())));
+            self.made = Some(made);
+        }
+    }
+
+    /// The prepared instance, if it is for `task` and came up.
+    async fn take_for(mut self, task: &TaskSpec) -> Option<(Instance, TreeReader)> {
+        if *self.task != *task {
+            self.discard();
+            return None;
+        }
+        self.wait().await;
+        self.made.take()?.ok()
+    }
+
+    /// Ends it: now if it is made, else once it is (its maker finds nobody to take it).
+    fn discard(mut self) {
+        if self.made.is_none() {
+            self.made = self.ready.try_recv().ok();
+        }
+        match self.made.take() {
+            Some(Ok((instance, _))) if tokio::runtime::Handle::try_current().is_ok() => {
+                tokio::task::spawn_blocking(move || drop(instance));
+            }
+            _ => self.ready.close(),
+        }
+    }
+}
+
+/// Reads an instance's accessibility tree through its session bus (a reset starts a new one):
+/// connected on the first read, and again after an error.
+struct TreeReader {
+    bus_address: String,
+    client: Option<a11y::Client>,
+}
+
+impl TreeReader {
+    fn new(bus_address: String) -> TreeReader {
+        TreeReader { bus_address, client: None }
+    }
+
+    /// The accessibility tree of what is on the screen; empty when the bus cannot be read
+    /// (the window map still describes the screen then).
+    async fn read(&mut self) -> Vec<a11y::Node> {
+        // Bounded as a whole too: a bus or an application that stops answering costs one
+        // observation its tree, never the step.
+        let limits = a11y::Limits::default();
+        let deadline = limits.budget + limits.call_timeout * 2;
+        if self.client.is_none() && !self.bus_address.is_empty() {
+            self.client = tokio::time::timeout(deadline, a11y::Client::connect(&self.bus_address)).await.ok().and_then(Result::ok);
+        }
+        let Some(client) = &self.client else { return Vec::new() };
+        match tokio::time::timeout(deadline, client.tree(&limits)).await {
+            Ok(Ok(tree)) => tree,
+            _ => {
+                self.client = None;
+                Vec::new()
+            }
+        }
+    }
+
+    /// Waits until two reads of the accessibility tree a moment apart agree (a few seconds at
+    /// most), and gives the last read: the tree can trail a screen that is already still
+    /// (LibreOffice fills the check boxes of its sidebar from status that arrives after it has
+    /// drawn them), and an episode must start from the same state each time. Every application
+    /// waits: without it, keys sent to GIMP's menus right after a reset were lost (stop 48).
+    async fn read_still(&mut self) -> Vec<a11y::Node> {
+        let deadline = Instant::now() + TREE_WAIT;
+        let mut last = self.read().await;
+        while Instant::now() < deadline {
+            tokio::time::sleep(TREE_QUIET).await;
+            let now = self.read().await;
+            if now == last {
+                break;
+            }
+            last = now;
+        }
+        last
     }
 }
 
@@ -88,6 +247,10 @@ type Input = Box<dyn FnOnce(&mut Instance) -> Result<String, String> + Send>;
 
 pub struct DesktopEnv {
     instance: Arc<Mutex<Instance>>,
+    /// How a spare is made, whether one is kept, and the one being made (see `Spare`).
+    recipe: Recipe,
+    keeps_spare: bool,
+    spare: Option<Spare>,
     benchmarks: DesktopBenchmarks,
     /// The task the instance was reset to, and its benchmark.
     task: Option<(Arc<TaskSpec>, &'static dyn DesktopBenchmark)>,
@@ -96,10 +259,8 @@ pub struct DesktopEnv {
     episode: Episode,
     width: u32,
     height: u32,
-    /// The instance's session bus, through which the accessibility bus is found.
-    bus_address: String,
-    /// The accessibility bus, connected on the first observation (and again after an error).
-    a11y: Option<a11y::Client>,
+    /// The instance's accessibility tree.
+    reader: TreeReader,
     /// The last observation's UI tree: element ids in actions are looked up in it.
     tree: Vec<UiNode>,
 }
@@ -317,45 +478,6 @@ impl DesktopEnv {
         }
     }
 
-    /// Waits until two reads of the accessibility tree a moment apart agree (a few seconds at
-    /// most), and gives the last read: the tree can trail a screen that is already still
-    /// (LibreOffice fills the check boxes of its sidebar from status that arrives after it has
-    /// drawn them), and an episode must start from the same state each time. Every application
-    /// waits: without it, keys sent to GIMP's menus right after a reset were lost (stop 48).
-    async fn wait_tree_still(&mut self) -> Vec<a11y::Node> {
-        let deadline = Instant::now() + TREE_WAIT;
-        let mut last = self.accessible().await;
-        while Instant::now() < deadline {
-            tokio::time::sleep(TREE_QUIET).await;
-            let now = self.accessible().await;
-            if now == last {
-                break;
-            }
-            last = now;
-        }
-        last
-    }
-
-    /// The accessibility tree of what is on the screen; empty when the bus cannot be read
-    /// (the window map still describes the screen then).
-    async fn accessible(&mut self) -> Vec<a11y::Node> {
-        // Bounded as a whole too: a bus or an application that stops answering costs one
-        // observation its tree, never the step.
-        let limits = a11y::Limits::default();
-        let deadline = limits.budget + limits.call_timeout * 2;
-        if self.a11y.is_none() && !self.bus_address.is_empty() {
-            self.a11y = tokio::time::timeout(deadline, a11y::Client::connect(&self.bus_address)).await.ok().and_then(Result::ok);
-        }
-        let Some(client) = &self.a11y else { return Vec::new() };
-        match tokio::time::timeout(deadline, client.tree(&limits)).await {
-            Ok(Ok(tree)) => tree,
-            _ => {
-                self.a11y = None;
-                Vec::new()
-            }
-        }
-    }
-
     /// An observation; `tree` is the accessibility tree when it was just read (by a reset that
     /// waited for it to settle).
     async fn look(&mut self, options: ObserveOptions, tree: Option<Vec<a11y::Node>>) -> Result<Observation, EnvError> {
@@ -385,7 +507,7 @@ impl DesktopEnv {
         };
         let accessible = match tree {
             Some(tree) => tree,
-            None => self.accessible().await,
+            None => self.reader.read().await,
         };
         let ui_tree = nodes(&windows, width, height, &accessible);
         self.tree = ui_tree.clone();
@@ -493,6 +615,29 @@ fn scroll_button(d: Direction) -> u8 {
     }
 }
 
+impl DesktopEnv {
+    /// The folder of the instance the episode runs in (a spare's, once a reset took one).
+    pub async fn instance_dir(&self) -> Result<std::path::PathBuf, EnvError> {
+        self.blocking(|i| i.session.dir.clone()).await
+    }
+
+    /// Waits until the spare the last reset started is made (or could not be): what an
+    /// episode's length gives it, for benchmarks.
+    pub async fn wait_spare(&mut self) {
+        if let Some(spare) = &mut self.spare {
+            spare.wait().await;
+        }
+    }
+}
+
+impl Drop for DesktopEnv {
+    fn drop(&mut self) {
+        if let Some(spare) = self.spare.take() {
+            spare.discard();
+        }
+    }
+}
+
 #[async_trait]
 impl Env for DesktopEnv {
     /// A display held by the agent's program shows as X calls that wait out `ANSWER_TIMEOUT`;
@@ -506,24 +651,43 @@ impl Env for DesktopEnv {
             EnvError::BadTask(format!("the desktop hosts no benchmark \"{}\" (it hosts {})", spec.benchmark, self.benchmarks.names().join(", ")))
         })?;
         let task = Arc::new(spec.clone());
-        let t = task.clone();
         self.task = None;
-        // A clean desktop, the task's set-up, then the episode starts. The reset starts a new
-        // session bus: the accessibility bus is found through it.
-        self.bus_address = self
-            .blocking(move |i| {
-                i.reset()?;
-                benchmark.set_up(&t, i)?;
-                i.begin().map(|()| i.session.bus_address.clone())
-            })
-            .await?
-            .map_err(env_error)?;
-        self.a11y = None;
-        self.task = Some((task, benchmark));
+        let prepared = match self.spare.take() {
+            Some(spare) => spare.take_for(spec).await,
+            None => None,
+        };
+        let tree = match prepared {
+            Some((instance, reader)) => {
+                let old = self.blocking(move |i| std::mem::replace(i, instance)).await?;
+                tokio::task::spawn_blocking(move || drop(old));
+                self.reader = reader;
+                self.blocking(|i| i.begin()).await?.map_err(env_error)?;
+                // Settled in the background: the first observation reads it once.
+                None
+            }
+            None => {
+                // A clean desktop, the task's set-up, then the episode starts. The reset starts
+                // a new session bus: the accessibility bus is found through it.
+                let t = task.clone();
+                let bus_address = self
+                    .blocking(move |i| {
+                        i.reset()?;
+                        benchmark.set_up(&t, i)?;
+                        i.begin().map(|()| i.session.bus_address.clone())
+                    })
+                    .await?
+                    .map_err(env_error)?;
+                self.reader = TreeReader::new(bus_address);
+                // The settled tree is the first observation's: one read fewer.
+                Some(self.reader.read_still().await)
+            }
+        };
+        self.task = Some((task.clone(), benchmark));
         self.episode = Episode::default();
-        // The settled tree is the first observation's: one read fewer.
-        let tree = self.wait_tree_still().await;
-        self.look(ObserveOptions { screenshot: false }, Some(tree)).await
+        if self.keeps_spare {
+            self.spare = Some(Spare::prepare(self.recipe.clone(), task, benchmark));
+        }
+        self.look(ObserveOptions { screenshot: false }, tree).await
     }
 
     async fn observe(&mut self, options: ObserveOptions) -> Result<Observation, EnvError> {

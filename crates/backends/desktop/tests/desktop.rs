@@ -266,6 +266,60 @@ async fn libreoffice_windows_carry_their_accessibility_tree() {
 /// Our catalogue's tasks allow changes to their own files only: a file written elsewhere (from
 /// a terminal opened by Ctrl+Alt+T) fails a solved task. A reset ends what the agent started
 /// outside the task's applications, even a job that left its process group and session.
+/// A reset to the task the last reset asked for takes the spare made meanwhile: the episode
+/// starts as a cold reset starts it (same screen, nothing of the last episode), is judged the
+/// same, and the old instance and the spare end with their env. A reset to another task
+/// resets as usual.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: real X server and applications"]
+async fn a_reset_that_takes_the_spare_starts_the_episode_as_a_cold_one() {
+    use guigym_core::{Action, Env};
+    let Some(provider) = provider() else { return };
+    let mut env = provider.with_spare(true).start().await.expect("an instance starts");
+    let task = catalogue::find_task("text.write/0").unwrap();
+    let names = |obs: &guigym_core::Observation| obs.ui_tree.iter().map(|n| format!("{} {} {} {:?}", n.id, n.role, n.text, n.bounds)).collect::<Vec<_>>();
+
+    let cold = env.reset(&task).await.unwrap();
+    let first = env.instance_dir().await.unwrap();
+    open_terminal(&mut env).await;
+    let typed = "echo x > ~/Documents/elsewhere.txt\n";
+    env.step(&Action::Type { text: typed.into(), element: None, clear: false }).await.unwrap();
+    env.wait_spare().await;
+
+    let warm = env.reset(&task).await.unwrap();
+    let second = env.instance_dir().await.unwrap();
+    assert_ne!(first, second, "the reset took the spare");
+    assert_eq!(names(&warm), names(&cold), "the spare's first screen is the cold reset's");
+    let v = env.evaluate().await.unwrap();
+    assert!(!v.success && v.unexpected_side_effects.is_empty(), "nothing of the last episode: {v:?}");
+    env.apply_golden().await.unwrap();
+    let v = env.evaluate().await.unwrap();
+    assert!(v.success && v.unexpected_side_effects.is_empty(), "{v:?}");
+    assert!(gone_within_10_s(&first).await, "the old instance ended: {} is still there", first.display());
+
+    // Another task: the spare (made for text.write) is not taken.
+    let other = catalogue::find_task("text.write/1").unwrap();
+    env.wait_spare().await;
+    env.reset(&other).await.unwrap();
+    assert_eq!(env.instance_dir().await.unwrap(), second, "a reset to another task resets in place");
+    env.apply_golden().await.unwrap();
+    assert!(env.evaluate().await.unwrap().success);
+
+    drop(env);
+    assert!(gone_within_10_s(&second).await, "the instance ended with its env: {} is still there", second.display());
+}
+
+/// Whether `path` is gone, or goes within 10 s (an instance's folder, removed as it ends).
+async fn gone_within_10_s(path: &std::path::Path) -> bool {
+    for _ in 0..100 {
+        if !path.exists() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    !path.exists()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "full tier: real X server and applications"]
 async fn a_change_outside_the_task_fails_it_and_a_reset_ends_what_the_agent_started() {
