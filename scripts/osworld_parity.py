@@ -56,6 +56,9 @@ Usage:
         [--write-expected crates/benchmarks/osworld/tests/parity/expected.json] [--verbose]
 """
 import argparse
+import atexit
+import shutil
+import tempfile
 import warnings
 import contextlib
 import importlib.metadata
@@ -73,6 +76,8 @@ FUNC_MODULE = {
     "compare_text_file": "vscode",
     "check_accessibility_tree": "general",
     "check_mp3_meta": "others",
+    "compare_pdfs": "chrome",
+    "check_pdf_pages": "pdf",
 }
 FALLBACK_MODULES = ["general", "table", "docs", "slides", "vscode", "basic_os", "chrome", "vlc", "gimp", "thunderbird"]
 PKG = "desktop_env.evaluators.metrics"
@@ -201,16 +206,25 @@ def main():
 
     with open(args.cases) as f:
         cases = json.load(f)
-    files = args.files or os.path.join(os.path.dirname(os.path.abspath(args.cases)), "files")
+    fixture = args.files or os.path.join(os.path.dirname(os.path.abspath(args.cases)), "files")
+    # The metrics run on a copy: some write beside the files they read (compare_archive
+    # unpacks next to each archive), which must not land in the checkout.
+    scratch = tempfile.mkdtemp(prefix="osworld-parity-")
+    atexit.register(shutil.rmtree, scratch, True)
+    files = os.path.join(scratch, "files")
+    shutil.copytree(fixture, files)
 
     sink = sys.stderr if args.verbose else open(os.devnull, "w")
     verdicts = {}
     for c in cases:
         if args.only and c["name"] not in args.only:
             continue
-        result = os.path.join(files, c["result"]) if c.get("result") else None
         # A multi getter's several files (compare_unique_train_records' gold and initial
-        # documents): a list of paths, None for a file it did not find.
+        # documents, compare_pdfs' lists): a list of paths, None for a file it did not find.
+        if isinstance(c.get("result"), list):
+            result = [os.path.join(files, r) if r else None for r in c["result"]]
+        else:
+            result = os.path.join(files, c["result"]) if c.get("result") else None
         if isinstance(c.get("expected"), list):
             expected = [os.path.join(files, e) if e else None for e in c["expected"]]
         else:

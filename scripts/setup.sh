@@ -72,9 +72,10 @@ fi
 # gtk2-engines-pixbuf draws the themes GIMP (a GTK 2 application) ships;
 # libreoffice-math gives Writer its formula objects (Insert > Object > Formula, as on OSWorld's Ubuntu);
 # evince, eog and totem are Ubuntu's document viewer, image viewer and video player (OSWorld's pdf, image and
-# ubuntu_media_player), picard MusicBrainz's tagger; xsel reads the clipboard for OSWorld's checks.
-desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-math libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils socat vlc xdg-utils gimp gtk2-engines-pixbuf thunderbird evince eog totem picard xsel"
-desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl socat vlc xdg-mime gimp thunderbird evince eog totem picard xsel"
+# ubuntu_media_player), picard MusicBrainz's tagger; xsel reads the clipboard for OSWorld's checks;
+# mupdf-tools is MuPDF's command line, which reads PDFs for OSWorld's PDF metrics as PyMuPDF does.
+desktop_packages="xvfb openbox dbus dbus-x11 x11-utils x11-xserver-utils xauth iproute2 xterm mousepad pcmanfm libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-math libreoffice-gtk3 fonts-dejavu-core at-spi2-core libatk-adaptor keyutils socat vlc xdg-utils gimp gtk2-engines-pixbuf thunderbird evince eog totem picard xsel mupdf-tools"
+desktop_programs="Xvfb openbox dbus-daemon xterm mousepad pcmanfm soffice xhost ip keyctl socat vlc xdg-mime gimp thunderbird evince eog totem picard xsel mutool"
 # Libraries have no program to look for: their packages are asked about (on any architecture).
 desktop_libraries="at-spi2-core libatk-adaptor libreoffice-gtk3 libreoffice-math gtk2-engines-pixbuf"
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
@@ -107,13 +108,13 @@ fi
 # modules import), in a venv of their own: the evaluator parity check runs them on the
 # fixture whose verdicts our Rust metrics must reproduce.
 osworld="$cache/osworld-venv"
-if ! "$osworld/bin/python" -c "import desktop_env, pandas, openpyxl, docx, pptx, odf, rapidfuzz, tldextract, bs4, skimage, mutagen" 2>/dev/null; then
+if ! "$osworld/bin/python" -c "import desktop_env, pandas, openpyxl, docx, pptx, odf, rapidfuzz, tldextract, bs4, skimage, mutagen, fitz, pypdf" 2>/dev/null; then
     echo "setup: creating $osworld with desktop-env 1.0.2's metrics (the evaluator parity check)" >&2
     python3 -m venv "$osworld"
     "$osworld/bin/python" -m pip install --quiet --disable-pip-version-check "desktop-env==1.0.2" --no-deps
     "$osworld/bin/python" -m pip install --quiet --disable-pip-version-check openpyxl "pandas>=2.2,<2.3" "numpy>=1.26,<2" \
         rapidfuzz lxml cssselect xmltodict python-docx python-pptx odfpy "Pillow~=11.0.0" "tldextract>=5,<6" beautifulsoup4 \
-        "scikit-image>=0.24,<0.27" "mutagen>=1.47,<2"
+        "scikit-image>=0.24,<0.27" "mutagen>=1.47,<2" "pymupdf>=1.26,<1.27" "pypdf>=4,<6"
 fi
 html="$cache/miniwob-html"
 if [ ! -f "$html/core/core.js" ]; then

@@ -290,6 +290,15 @@ fn why_unsupported(task: &OsWorldTask, cache: Option<&Path>) -> Option<Why> {
         if let Some(why) = table_rules.iter().find_map(crate::metrics::table_rule_unsupported) {
             return Some(Why::plain(why));
         }
+        // PyYAML's reading (YAML 1.1: `yes` is true, `010` is octal) is not here.
+        if m.func == "check_json" && m.options.get("is_yaml").is_some_and(crate::metrics::python_truthy) {
+            return Some(Why::plain("check_json on a YAML file (is_yaml) is not implemented".into()));
+        }
+        if m.func == "compare_archive" {
+            if let Some(why) = crate::metrics::archive_options_unsupported(&m.options) {
+                return Some(Why::plain(why));
+            }
+        }
         if m.func == "check_mp3_meta" {
             if let Some(why) = m.expected.as_ref().and_then(|g| g.get("rules")).and_then(crate::metrics::mp3_rules_unsupported) {
                 return Some(Why { reason: why, group: "check_mp3_meta key not read".into() });

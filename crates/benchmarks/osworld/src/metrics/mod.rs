@@ -3,6 +3,7 @@
 //! result scores 0); where our catalogue needed a check OSWorld lacks, it is named apart.
 
 mod accessibility;
+mod archive;
 mod cells;
 mod charts;
 mod chrome;
@@ -10,12 +11,14 @@ mod colour;
 mod docs;
 mod docx;
 mod etree;
+mod general;
 mod gimp;
 mod id3;
 mod image;
 mod impress;
 mod lines;
 mod objects;
+mod pdf;
 mod pillow;
 mod pivots;
 mod rules;
@@ -30,6 +33,7 @@ pub(crate) mod xml;
 
 pub use accessibility::rules_supported as accessibility_rules_supported;
 pub use accessibility::select_texts as accessibility_texts;
+pub use archive::options_unsupported as archive_options_unsupported;
 pub use chrome::compare_urls;
 pub use id3::rules_unsupported as mp3_rules_unsupported;
 pub use objects::truthy as python_truthy;
@@ -200,6 +204,11 @@ pub const METRICS: &[(&str, Expects)] = &[
     ("is_in_vm_clickboard", Expects::Value),
     ("fuzzy_place_math", Expects::Value),
     ("compare_docx_lines", Expects::Value),
+    ("check_json", Expects::Value),
+    ("diff_text_file", Expects::Value),
+    ("compare_pdfs", Expects::Value),
+    ("check_pdf_pages", Expects::Value),
+    ("compare_archive", Expects::Value),
 ];
 
 /// A file's text as OSWorld's metrics open it (strict UTF-8); none when it is missing or not
@@ -390,6 +399,18 @@ pub fn run(func: &str, result: &Got, expected: &Got, options: &Value) -> Result<
         "check_font_size" => chrome::check_font_size(&result.json(), &expected.rules())?,
         "check_enabled_experiments" => chrome::check_enabled_experiments(&result.json(), &expected.rules())?,
         "is_shortcut_on_desktop" => chrome::is_shortcut_on_desktop(&result.json(), &expected.rules())?,
+        "check_json" if bool_opt(options, "is_yaml") => return Err("check_json on a YAML file (is_yaml) is not implemented".into()),
+        "check_json" => general::check_json(result.file(), &expected.rules())?,
+        "diff_text_file" => general::diff_text_file(result.file(), expected.file()),
+        // Lists of PDFs pair up; a single expected PDF pairs with a single result (OSWorld wraps
+        // both). A list against a single PDF, or a missing list, makes OSWorld's zip or open fail.
+        "compare_pdfs" => match (result.files(), expected.files()) {
+            (Some(a), Some(b)) => pdf::compare_pdfs(&a, &b)?,
+            (None, None) => pdf::compare_pdfs(&[result.file()], &[expected.file()])?,
+            _ => 0.0,
+        },
+        "check_pdf_pages" => pdf::check_pdf_pages(result.file(), &expected.rules())?,
+        "compare_archive" => archive::compare_archive(result.file(), expected.file(), options)?,
         "check_direct_json_object" => objects::check_direct_json_object(Some(result.json()).filter(|v| !v.is_null()), &expected.rules()),
         "check_config_status" => gimp::check_config_status(result.file(), &expected.rules())?,
         "check_brightness_decrease_and_structure_sim" => image::check_brightness_decrease_and_structure_sim(result.file(), expected.file(), options)?,

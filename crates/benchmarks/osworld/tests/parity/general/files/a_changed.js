@@ -1,0 +1,5 @@
+function f() {
+  return 2;
+}
+
+console.log(f());

@@ -1,0 +1,5 @@
+function f() {
+  return 1;
+}
+
+console.log(f());

@@ -1,0 +1,1 @@
+function f() {  return 1;}console.log(f());
