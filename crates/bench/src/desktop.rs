@@ -248,7 +248,16 @@ pub async fn run(s: &Settings) -> anyhow::Result<DesktopFigures> {
             spared.reset(&task).await.with_context(|| format!("resetting into {name} with a spare"))?;
             spare_samples.push(t.elapsed().as_secs_f64() * 1e3);
         }
+        // Its last spare ends before the next application's cold resets are timed.
+        let last_dir = spared.instance_dir().await?;
+        spared.wait_spare().await;
         drop(spared);
+        for _ in 0..100 {
+            if !last_dir.exists() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
         resets.push(ResetFigures {
             application: name.into(),
             p50_ms: percentile(&mut samples.clone(), 50.0),

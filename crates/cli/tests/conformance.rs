@@ -48,7 +48,7 @@ fn the_web_backend_keeps_the_contract() {
 fn the_desktop_backend_keeps_the_contract() {
     assert!(guigym_desktop::missing().is_none(), "the desktop applications are missing: run ./scripts/setup.sh");
     let tasks: Vec<TaskSpec> = guigym_benchmark_desktop::suite("desktop-smoke").unwrap().into_iter().step_by(5).collect();
-    let provider = guigym_desktop::DesktopProvider::new(1280, 800, guigym_benchmark_desktop::hosted());
+    let provider = guigym_desktop::DesktopProvider::new(1280, 800, guigym_benchmark_desktop::hosted()).with_spare(false);
     let result = block_on(async { check_env(&provider, &tasks, None).await });
     if let Err(broken) = result {
         panic!("the desktop backend broke the contract:\n{}", broken.join("\n"));

@@ -79,10 +79,13 @@ impl DesktopProvider {
             .map_err(|e| EnvError::Infra(e.to_string()))?
             .map_err(|e| EnvError::Infra(format!("desktop backend: {e}")))?;
         let bus_address = instance.session.bus_address.clone();
+        // Two instances of one env share nothing only in namespaces of their own (without
+        // them, a spare's Chrome set-up would reach the episode's browser on port 9222).
+        let keeps_spare = self.spare && instance.session.namespaced();
         Ok(DesktopEnv {
             instance: Arc::new(Mutex::new(instance)),
             recipe,
-            keeps_spare: self.spare,
+            keeps_spare,
             spare: None,
             benchmarks: self.benchmarks.clone(),
             task: None,
@@ -119,22 +122,40 @@ impl Recipe {
 /// runs by itself (a video playing) has run that long.
 struct Spare {
     task: Arc<TaskSpec>,
-    ready: tokio::sync::oneshot::Receiver<Prepared>,
+    ready: tokio::sync::oneshot::Receiver<Result<Prepared, Failure>>,
     /// What came through `ready`, once waited for.
-    made: Option<Prepared>,
+    made: Option<Result<Prepared, Failure>>,
+    /// Tells its maker to stop between stages (nobody will take it).
+    cancel: Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// A spare instance and its tree reader, or why it could not be made.
-type Prepared = Result<(Instance, TreeReader), Failure>;
+/// A spare instance, made ready: its tree reader, the tree as it settled, and when.
+struct Prepared {
+    instance: Instance,
+    reader: TreeReader,
+    settled: Vec<a11y::Node>,
+    at: Instant,
+}
+
+/// How long a spare may wait for its episode: past it, what its set-up made relative to the
+/// time (a browsing history "in the last hour", a video playing) has drifted, and a reset
+/// starts anew.
+const SPARE_MAX_AGE: Duration = Duration::from_secs(300);
 
 impl Spare {
     fn prepare(recipe: Recipe, task: Arc<TaskSpec>, benchmark: &'static dyn DesktopBenchmark) -> Spare {
         let (tell, ready) = tokio::sync::oneshot::channel();
-        let spec = task.clone();
+        let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (spec, stop) = (task.clone(), cancel.clone());
         tokio::spawn(async move {
+            let cancelled = || Failure::Infra("the spare was not wanted".into());
+            let stopped = stop.clone();
             let made = tokio::task::spawn_blocking(move || {
+                let wanted = || !stopped.load(std::sync::atomic::Ordering::Relaxed);
                 let mut instance = recipe.start().map_err(Failure::Infra)?;
+                wanted().then_some(()).ok_or_else(cancelled)?;
                 instance.reset()?;
+                wanted().then_some(()).ok_or_else(cancelled)?;
                 benchmark.set_up(&spec, &mut instance)?;
                 Ok(instance)
             })
@@ -142,20 +163,24 @@ impl Spare {
             .map_err(|e| Failure::Infra(e.to_string()))
             .and_then(|made| made);
             let prepared = match made {
-                Ok(instance) => {
+                Ok(instance) if !stop.load(std::sync::atomic::Ordering::Relaxed) => {
                     let mut reader = TreeReader::new(instance.session.bus_address.clone());
-                    reader.read_still().await;
-                    Ok((instance, reader))
+                    let settled = reader.read_still().await;
+                    Ok(Prepared { instance, reader, settled, at: Instant::now() })
+                }
+                Ok(instance) => {
+                    tokio::task::spawn_blocking(move || drop(instance));
+                    return;
                 }
                 Err(e) => Err(e),
             };
             // Nobody wants it any more (another task came, or the env is gone): it ends on a
             // blocking thread, as ending its processes waits.
-            if let Err(Ok((instance, _))) = tell.send(prepared) {
-                tokio::task::spawn_blocking(move || drop(instance));
+            if let Err(Ok(prepared)) = tell.send(prepared) {
+                tokio::task::spawn_blocking(move || drop(prepared.instance));
             }
         });
-        Spare { task, ready, made: None }
+        Spare { task, ready, made: None, cancel }
     }
 
     /// Waits until it is made (or could not be).
@@ -166,26 +191,38 @@ impl Spare {
         }
     }
 
-    /// The prepared instance, if it is for `task` and came up.
-    async fn take_for(mut self, task: &TaskSpec) -> Option<(Instance, TreeReader)> {
+    /// The prepared instance, if it is for `task`, came up and is fresh enough (else it ends,
+    /// as it is dropped).
+    async fn take_for(mut self, task: &TaskSpec) -> Option<Prepared> {
         if *self.task != *task {
-            self.discard();
             return None;
         }
         self.wait().await;
-        self.made.take()?.ok()
+        match self.made.take()? {
+            Ok(prepared) if prepared.at.elapsed() <= SPARE_MAX_AGE => Some(prepared),
+            Ok(stale) => {
+                self.made = Some(Ok(stale));
+                None
+            }
+            Err(_) => None,
+        }
     }
+}
 
-    /// Ends it: now if it is made, else once it is (its maker finds nobody to take it).
-    fn discard(mut self) {
+/// A spare that is dropped ends: now if it is made, else once it is (its maker, told to stop,
+/// finds nobody to take it). Ending its processes waits, so it happens on a blocking thread.
+impl Drop for Spare {
+    fn drop(&mut self) {
+        self.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.ready.close();
         if self.made.is_none() {
             self.made = self.ready.try_recv().ok();
         }
-        match self.made.take() {
-            Some(Ok((instance, _))) if tokio::runtime::Handle::try_current().is_ok() => {
-                tokio::task::spawn_blocking(move || drop(instance));
+        if let Some(Ok(prepared)) = self.made.take() {
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => drop(runtime.spawn_blocking(move || drop(prepared.instance))),
+                Err(_) => drop(prepared),
             }
-            _ => self.ready.close(),
         }
     }
 }
@@ -630,14 +667,6 @@ impl DesktopEnv {
     }
 }
 
-impl Drop for DesktopEnv {
-    fn drop(&mut self) {
-        if let Some(spare) = self.spare.take() {
-            spare.discard();
-        }
-    }
-}
-
 #[async_trait]
 impl Env for DesktopEnv {
     /// A display held by the agent's program shows as X calls that wait out `ANSWER_TIMEOUT`;
@@ -656,32 +685,44 @@ impl Env for DesktopEnv {
             Some(spare) => spare.take_for(spec).await,
             None => None,
         };
-        let tree = match prepared {
-            Some((instance, reader)) => {
-                let old = self.blocking(move |i| std::mem::replace(i, instance)).await?;
-                tokio::task::spawn_blocking(move || drop(old));
+        let mut tree = None;
+        let mut swapped = false;
+        if let Some(Prepared { instance, reader, settled, .. }) = prepared {
+            // The swap, and a look at what waited since it was made: what crashed meanwhile
+            // (or was ended by the memory watch) is reset in place instead.
+            let (old, healthy) = self
+                .blocking(move |i| {
+                    let old = std::mem::replace(i, instance);
+                    let healthy = i.check_health().and_then(|()| i.begin()).is_ok();
+                    (old, healthy)
+                })
+                .await?;
+            tokio::task::spawn_blocking(move || drop(old));
+            if healthy {
                 self.reader = reader;
-                self.blocking(|i| i.begin()).await?.map_err(env_error)?;
-                // Settled in the background: the first observation reads it once.
-                None
+                swapped = true;
+                // The tree settled in the background; one read shows it is still so, else
+                // it is waited for as after a reset in place.
+                let now = self.reader.read().await;
+                tree = Some(if !now.is_empty() && now == settled { now } else { self.reader.read_still().await });
             }
-            None => {
-                // A clean desktop, the task's set-up, then the episode starts. The reset starts
-                // a new session bus: the accessibility bus is found through it.
-                let t = task.clone();
-                let bus_address = self
-                    .blocking(move |i| {
-                        i.reset()?;
-                        benchmark.set_up(&t, i)?;
-                        i.begin().map(|()| i.session.bus_address.clone())
-                    })
-                    .await?
-                    .map_err(env_error)?;
-                self.reader = TreeReader::new(bus_address);
-                // The settled tree is the first observation's: one read fewer.
-                Some(self.reader.read_still().await)
-            }
-        };
+        }
+        if !swapped {
+            // A clean desktop, the task's set-up, then the episode starts. The reset starts a
+            // new session bus: the accessibility bus is found through it.
+            let t = task.clone();
+            let bus_address = self
+                .blocking(move |i| {
+                    i.reset()?;
+                    benchmark.set_up(&t, i)?;
+                    i.begin().map(|()| i.session.bus_address.clone())
+                })
+                .await?
+                .map_err(env_error)?;
+            self.reader = TreeReader::new(bus_address);
+            // The settled tree is the first observation's: one read fewer.
+            tree = Some(self.reader.read_still().await);
+        }
         self.task = Some((task.clone(), benchmark));
         self.episode = Episode::default();
         if self.keeps_spare {
@@ -737,6 +778,8 @@ impl Env for DesktopEnv {
 
     async fn release(&mut self) -> Result<(), EnvError> {
         self.task = None;
+        // Back in a pool, the env may wait long for its next task: its spare ends now.
+        self.spare = None;
         self.blocking(|i| i.session.end_apps()).await?;
         Ok(())
     }

@@ -12,7 +12,7 @@ fn provider() -> Option<DesktopProvider> {
         eprintln!("skipping: {why}");
         return None;
     }
-    Some(DesktopProvider::new(1280, 800, catalogue::hosted()))
+    Some(DesktopProvider::new(1280, 800, catalogue::hosted()).with_spare(false))
 }
 
 /// The ids of the windows an observation shows.
@@ -263,9 +263,6 @@ async fn libreoffice_windows_carry_their_accessibility_tree() {
     assert!(found, "what was typed shows in the tree\n{}", show(&obs));
 }
 
-/// Our catalogue's tasks allow changes to their own files only: a file written elsewhere (from
-/// a terminal opened by Ctrl+Alt+T) fails a solved task. A reset ends what the agent started
-/// outside the task's applications, even a job that left its process group and session.
 /// A reset to the task the last reset asked for takes the spare made meanwhile: the episode
 /// starts as a cold reset starts it (same screen, nothing of the last episode), is judged the
 /// same, and the old instance and the spare end with their env. A reset to another task
@@ -320,6 +317,9 @@ async fn gone_within_10_s(path: &std::path::Path) -> bool {
     !path.exists()
 }
 
+/// Our catalogue's tasks allow changes to their own files only: a file written elsewhere (from
+/// a terminal opened by Ctrl+Alt+T) fails a solved task. A reset ends what the agent started
+/// outside the task's applications, even a job that left its process group and session.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "full tier: real X server and applications"]
 async fn a_change_outside_the_task_fails_it_and_a_reset_ends_what_the_agent_started() {

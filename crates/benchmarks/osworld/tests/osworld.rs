@@ -247,7 +247,7 @@ async fn every_kept_task_scores_zero_after_reset_and_one_once_solved() {
     }
     let (examples, cache) = fixture();
     let imported = osworld::import(&examples, Some(&cache)).unwrap();
-    let mut env = guigym_desktop::DesktopProvider::new(1280, 800, hosted()).create().await.unwrap();
+    let mut env = guigym_desktop::DesktopProvider::new(1280, 800, hosted()).with_spare(false).create().await.unwrap();
     for mut task in imported.kept {
         let tail = task.id.rsplit('-').next().unwrap().to_string();
         if !chosen(&tail) {
@@ -358,7 +358,7 @@ async fn gui_tasks_done_wrong_score_zero() {
     }
     let (examples, cache) = fixture();
     let imported = osworld::import(&examples, Some(&cache)).unwrap();
-    let mut env = guigym_desktop::DesktopProvider::new(1280, 800, hosted()).create().await.unwrap();
+    let mut env = guigym_desktop::DesktopProvider::new(1280, 800, hosted()).with_spare(false).create().await.unwrap();
     for (tail, wrong) in [
         // Another page of the browser's own.
         ("000000000007", vec![key(&["ctrl", "l"]), type_text("chrome://history"), key(&["enter"])]),

@@ -85,7 +85,7 @@ fn at_path(data: &Value, key: Option<&Value>) -> Result<Step, String> {
             // list or an object is not hashable (TypeError).
             (Value::Object(_), _) => return Ok(Step::Missing),
             (Value::Array(items), Value::Number(_) | Value::Bool(_)) => {
-                let Some(index) = python_index(k) else { return Ok(Step::Missing) };
+                let Some(index) = python_index(k) else { return Ok(beyond_index(k)) };
                 let len = items.len() as i64;
                 let at = if index < 0 { index + len } else { index };
                 match usize::try_from(at).ok().and_then(|i| items.get(i)) {
@@ -96,7 +96,7 @@ fn at_path(data: &Value, key: Option<&Value>) -> Result<Step, String> {
             // Indexing a text gives one character (Python's str), which the next key or the
             // rule reads as a text.
             (Value::String(s), Value::Number(_) | Value::Bool(_)) => {
-                let Some(index) = python_index(k) else { return Ok(Step::Missing) };
+                let Some(index) = python_index(k) else { return Ok(beyond_index(k)) };
                 let chars: Vec<char> = s.chars().collect();
                 let len = chars.len() as i64;
                 let at = if index < 0 { index + len } else { index };
@@ -117,6 +117,15 @@ fn finish(value: Value, rest: &[Value]) -> Result<Step, String> {
         return Ok(Step::Found(value));
     }
     at_path(&value, Some(&Value::Array(rest.to_vec())))
+}
+
+/// A number that is no index: an integer past 64 bits is Python's IndexError (raised), a float
+/// its TypeError (a key missed).
+fn beyond_index(k: &Value) -> Step {
+    match k.as_u64() {
+        Some(_) => Step::Raised,
+        None => Step::Missing,
+    }
 }
 
 /// A key Python takes as a sequence index: an integer, or a bool (`True` is 1); a float is a

@@ -4,7 +4,6 @@
 //! mupdf-tools, which `scripts/setup.sh` installs): the engine OSWorld's text comes from, not a
 //! second parser whose lines would fall elsewhere.
 
-use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -16,7 +15,7 @@ use super::python_space;
 const MUTOOL_TIMEOUT: Duration = Duration::from_secs(60);
 /// The structured text's options PyMuPDF's `get_text()` reads with: ligatures and whitespace
 /// kept as they are, characters outside the page's media box dropped.
-const STEXT_OPTIONS: &str = "preserve-ligatures,preserve-whitespace,mediabox-clip=yes";
+const STEXT_OPTIONS: &str = "preserve-whitespace,mediabox-clip=yes";
 
 /// A PDF as MuPDF reads it.
 pub struct Document {
@@ -30,7 +29,7 @@ impl Document {
     pub fn read(path: &Path) -> Result<Document, String> {
         let xml = mutool_stext(path)?;
         let xml = String::from_utf8(xml).map_err(|e| format!("{}: MuPDF's text is not UTF-8: {e}", path.display()))?;
-        let pages = parse_stext(&xml).map_err(|e| format!("{}: MuPDF's text: {e}", path.display()))?;
+        let pages = parse_stext(&without_surrogates(&xml)).map_err(|e| format!("{}: MuPDF's text: {e}", path.display()))?;
         Ok(Document { pages })
     }
 
@@ -40,21 +39,28 @@ impl Document {
     }
 }
 
-/// `mutool draw -F stext` of every page: MuPDF's structured text as XML.
+/// `mutool convert -F stext` of every page: MuPDF's structured text as XML. (`mutool draw`
+/// reads `-O` as rendering options and would extract with its defaults: ligatures split,
+/// every space plain.)
 fn mutool_stext(path: &Path) -> Result<Vec<u8>, String> {
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = std::env::temp_dir().join(format!("guigym-stext-{}-{n}.xml", std::process::id()));
+    let text = run_mutool(path, &out);
+    let _ = std::fs::remove_file(&out);
+    text
+}
+
+fn run_mutool(path: &Path, out: &Path) -> Result<Vec<u8>, String> {
     let mut child = Command::new("mutool")
-        .args(["draw", "-q", "-F", "stext", "-O", STEXT_OPTIONS, "-o", "-"])
+        .args(["convert", "-F", "stext", "-O", STEXT_OPTIONS, "-o"])
+        .arg(out)
         .arg(path)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot run mutool (Debian's mupdf-tools; scripts/setup.sh installs it): {e}"))?;
-    let mut out = child.stdout.take().ok_or("mutool gave no output")?;
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        out.read_to_end(&mut bytes).map(|_| bytes)
-    });
     let deadline = Instant::now() + MUTOOL_TIMEOUT;
     let status = loop {
         match child.try_wait() {
@@ -68,11 +74,37 @@ fn mutool_stext(path: &Path) -> Result<Vec<u8>, String> {
             Err(e) => return Err(format!("mutool: {e}")),
         }
     };
-    let bytes = reader.join().map_err(|_| "mutool's output could not be read")?.map_err(|e| format!("mutool: {e}"))?;
     if !status.success() {
         return Err(format!("{}: MuPDF cannot read it ({status})", path.display()));
     }
-    Ok(bytes)
+    std::fs::read(out).map_err(|e| format!("mutool's text: {e}"))
+}
+
+/// MuPDF writes a character its font maps to a lone UTF-16 surrogate as that code (`&#xd800;`),
+/// which no XML reader takes: each becomes U+FFFD, one character as in Python's text.
+fn without_surrogates(xml: &str) -> String {
+    let mut out = String::with_capacity(xml.len());
+    let mut rest = xml;
+    while let Some(at) = rest.find("&#") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let Some(end) = tail.find(';') else {
+            out.push_str(tail);
+            return out;
+        };
+        let body = &tail[2..end];
+        let code = match body.strip_prefix('x').or_else(|| body.strip_prefix('X')) {
+            Some(hex) => u32::from_str_radix(hex, 16).ok(),
+            None => body.parse::<u32>().ok(),
+        };
+        match code {
+            Some(c) if (0xd800..=0xdfff).contains(&c) => out.push('\u{fffd}'),
+            _ => out.push_str(&tail[..=end]),
+        }
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The pages' texts from MuPDF's structured text, as PyMuPDF writes a page's plain text: for
@@ -171,6 +203,12 @@ pub fn check_pdf_pages(file: Option<&Path>, rules: &serde_json::Value) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn surrogate_codes_become_replacement_characters() {
+        assert_eq!(without_surrogates("a&#xd800;b&#55296;c&#x41;&amp;"), "a\u{fffd}b\u{fffd}c&#x41;&amp;");
+        assert_eq!(without_surrogates("cut &#x"), "cut &#x");
+    }
 
     #[test]
     fn lines_end_with_a_newline_and_characters_off_the_page_are_dropped() {

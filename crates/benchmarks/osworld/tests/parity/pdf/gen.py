@@ -4,9 +4,15 @@ Plain Python: the PDFs it writes are hand-made (the base 14 fonts, lines, text o
 several pages, a page with no text, a file that is not a PDF). The three `app_*.pdf` files were
 printed once by the applications OSWorld's tasks use and are kept as they are: Chromium
 (`--print-to-pdf` of a page with a table, a list and a page break; then the same page with two
-words changed) and LibreOffice (`--convert-to pdf` of that page). Writes files/ and cases.json.
+words changed) and LibreOffice (`--convert-to pdf` of that page). The `probe_*.pdf` files come
+from a probe from outside, kept as they are: a glyph whose name maps to a lone UTF-16 surrogate,
+and whitespace other than the space (tab, no-break, soft hyphen, em space). Writes files/ and
+cases.json.
 
-Left out, where ours differs from OSWorld: characters of a font without a Unicode mapping (CJK
+Left out, where ours differs from OSWorld: a ligature written as one character in the PDF's text
+(U+FB01: MuPDF 1.21 splits it unless asked to keep ligatures, and asked, it would also keep the
+ligature glyphs Chromium maps to two letters, which PyMuPDF 1.26 splits: the applications' case
+wins), /ActualText replacements and right-to-left order (newer in PyMuPDF's MuPDF), characters of a font without a Unicode mapping (CJK
 glyphs in a fallback font: Debian's MuPDF 1.21 and PyMuPDF's 1.26 map them differently), and
 files that are not PDFs but that MuPDF opens as documents of another kind (an image, a text);
 compare_archive on a result that does not unpack or holds no file (OSWorld raises, a 0 here)."""
@@ -55,7 +61,7 @@ os.makedirs(FILES, exist_ok=True)
 import shutil
 for f in os.listdir(FILES):
     if os.path.isdir(path(f)): shutil.rmtree(path(f))
-    elif not f.startswith("app_"): os.remove(path(f))
+    elif not f.startswith(("app_", "probe_")): os.remove(path(f))
 
 letter = [(72, 720, 14, "Dear Ms. Smith,"), (72, 690, 11, "Thank you for your letter of 3 March (ref. A-17)."),
           (72, 675, 11, "We enclose the invoice: 1,250.00 EUR."), (72, 100, 9, "Page 1")]
@@ -90,6 +96,11 @@ pages("pages_ge_2", "letter_two_pages.pdf", "ge", 2, "ge")
 pages("pages_lt", "blank_two.pdf", "lt", 3, "lt")
 pages("pages_app", "app_chromium.pdf", "eq", 2, "Chromium's two pages")
 pages("pages_missing", None, "eq", 1, "no file")
+
+compare("surrogate_glyph", "probe_sur_only.pdf", "probe_ref.pdf", "a lone surrogate in MuPDF's text is one character")
+compare("whitespace_kinds", "probe_ws.pdf", "probe_ref.pdf", "whitespace other than the space is kept")
+for n, kind in enumerate(["tab", "no_break", "soft_hyphen", "em_space"]):
+    compare("whitespace_" + kind, "probe_ws%d.pdf" % n, "probe_ws.pdf", "one kind of whitespace")
 
 # ---- compare_archive: zips of PDFs and of texts ----
 import zipfile
