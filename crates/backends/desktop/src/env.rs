@@ -538,7 +538,7 @@ impl DesktopEnv {
             return Ok(Observation { step, screen, feedback, width, height, broken: Some(why), ..Observation::default() });
         }
         let screenshot = match png {
-            Some(Ok(png)) => Some(Screenshot { width, height, png }),
+            Some(Ok(png)) => Some(Screenshot::from_png(width, height, png)),
             Some(Err(e)) => return Err(EnvError::Infra(format!("desktop backend: {e}"))),
             None => None,
         };
@@ -686,7 +686,6 @@ impl Env for DesktopEnv {
             None => None,
         };
         let mut tree = None;
-        let mut swapped = false;
         if let Some(Prepared { instance, reader, settled, .. }) = prepared {
             // The swap, and a look at what waited since it was made: what crashed meanwhile
             // (or was ended by the memory watch) is reset in place instead.
@@ -700,14 +699,14 @@ impl Env for DesktopEnv {
             tokio::task::spawn_blocking(move || drop(old));
             if healthy {
                 self.reader = reader;
-                swapped = true;
                 // The tree settled in the background; one read shows it is still so, else
                 // it is waited for as after a reset in place.
                 let now = self.reader.read().await;
                 tree = Some(if !now.is_empty() && now == settled { now } else { self.reader.read_still().await });
             }
         }
-        if !swapped {
+        // No spare taken (none, or one that did not come up healthy): a reset in place.
+        if tree.is_none() {
             // A clean desktop, the task's set-up, then the episode starts. The reset starts a
             // new session bus: the accessibility bus is found through it.
             let t = task.clone();

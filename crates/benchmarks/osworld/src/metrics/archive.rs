@@ -41,9 +41,7 @@ pub fn options_unsupported(options: &Value) -> Option<String> {
 /// by name; else the mean of the kind's metric over the pairs (`rest` passed on to it).
 pub fn compare_archive(result: Option<&Path>, expected: Option<&Path>, options: &Value) -> Result<f64, String> {
     let Some(result) = result else { return Ok(0.0) };
-    static UNPACKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = UNPACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let scratch = std::env::temp_dir().join(format!("guigym-archive-{}-{n}", std::process::id()));
+    let scratch = super::scratch_path("archive");
     let score = compare_unpacked(result, expected, options, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     score

@@ -7,9 +7,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::lines::python_text;
 use super::rules::{match_value_to_rule, Raise};
 use super::table::python_splitlines;
-use super::utf8_file;
+use super::{score, utf8_file};
 
 /// `check_json`: every `expect` rule (`{"key": [path], "method", "ref"}`) matches the value at
 /// its key path, and no `unexpect` rule does (a path that is not there gives `None` there).
@@ -56,7 +57,7 @@ pub fn check_json(file: Option<&Path>, rules: &Value) -> Result<f64, String> {
             };
         }
     }
-    Ok(if metric { 1.0 } else { 0.0 })
+    Ok(score(metric))
 }
 
 /// Where a key path led: a value, a key Python's `value[k]` misses (`KeyError`, `TypeError`),
@@ -142,9 +143,7 @@ fn python_index(k: &Value) -> Option<i64> {
 /// over the two files' lines (Python's text mode and `splitlines`). A missing result scores 0;
 /// a file Python cannot read as UTF-8 raises in OSWorld, a 0 here.
 pub fn diff_text_file(result: Option<&Path>, expected: Option<&Path>) -> f64 {
-    let read = |file: Option<&Path>| {
-        utf8_file(file).map(|t| python_splitlines(&t.replace("\r\n", "\n").replace('\r', "\n")).into_iter().map(str::to_string).collect::<Vec<_>>())
-    };
+    let read = |file: Option<&Path>| python_text(file).map(|t| python_splitlines(&t).into_iter().map(str::to_string).collect::<Vec<_>>());
     let (Some(a), Some(b)) = (read(result), read(expected)) else { return 0.0 };
     sequence_ratio(&a, &b)
 }

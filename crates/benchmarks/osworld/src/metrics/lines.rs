@@ -88,7 +88,7 @@ pub fn check_list(result: Option<&Path>, rules: &Value) -> Result<f64, String> {
 
 /// A text file as Python's text mode reads it (UTF-8, newlines made `\n`); none where
 /// Python raises (no file, not UTF-8).
-fn python_text(file: Option<&Path>) -> Option<String> {
+pub(super) fn python_text(file: Option<&Path>) -> Option<String> {
     utf8_file(file).map(|t| t.replace("\r\n", "\n").replace('\r', "\n"))
 }
 

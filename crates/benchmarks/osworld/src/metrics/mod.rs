@@ -223,6 +223,14 @@ fn python_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
+/// A path of its own in the temporary folder for a metric's scratch work (MuPDF's text, an
+/// archive unpacked), named after the process and a count; the caller removes it.
+fn scratch_path(kind: &str) -> PathBuf {
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("guigym-{kind}-{}-{n}", std::process::id()))
+}
+
 /// Whether `name` is a metric implemented here.
 pub fn implemented(name: &str) -> bool {
     METRICS.iter().any(|(n, _)| *n == name)

@@ -43,9 +43,7 @@ impl Document {
 /// reads `-O` as rendering options and would extract with its defaults: ligatures split,
 /// every space plain.)
 fn mutool_stext(path: &Path) -> Result<Vec<u8>, String> {
-    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let out = std::env::temp_dir().join(format!("guigym-stext-{}-{n}.xml", std::process::id()));
+    let out = super::scratch_path("stext");
     let text = run_mutool(path, &out);
     let _ = std::fs::remove_file(&out);
     text
@@ -197,7 +195,7 @@ pub fn check_pdf_pages(file: Option<&Path>, rules: &serde_json::Value) -> Result
         "ge" => pages >= want,
         other => return Err(format!("check_pdf_pages: relation \"{other}\" is not one of eq, ne, lt, le, gt, ge")),
     };
-    Ok(if holds { 1.0 } else { 0.0 })
+    Ok(super::score(holds))
 }
 
 #[cfg(test)]
