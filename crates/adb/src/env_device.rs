@@ -376,9 +376,9 @@ impl EnvDevice {
         };
         let Some(shot) = obs.screenshot else { return ShellOutput::fail(1, "screencap: the instance gave no screenshot\n") };
         let bytes = if png {
-            shot.png
+            shot.png().to_vec()
         } else {
-            match raw_framebuffer(&shot.png) {
+            match raw_framebuffer(&shot) {
                 Ok(raw) => raw,
                 Err(e) => return ShellOutput::fail(1, format!("screencap: {e}\n")),
             }
@@ -591,25 +591,15 @@ fn key_action(key: &str) -> Option<Action> {
 
 /// `screencap` without `-p`: width, height, pixel format (1, RGBA 8888) and colour space
 /// (0) as 32-bit little-endian words, then the pixels.
-fn raw_framebuffer(png_bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let mut decoder = png::Decoder::new(png_bytes);
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
-    let mut pixels = vec![0u8; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut pixels).map_err(|e| e.to_string())?;
-    pixels.truncate(info.buffer_size());
-    let rgba: Vec<u8> = match info.color_type {
-        png::ColorType::Rgba => pixels,
-        png::ColorType::Rgb => pixels.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
-        png::ColorType::GrayscaleAlpha => pixels.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
-        png::ColorType::Grayscale => pixels.iter().flat_map(|&g| [g, g, g, 255]).collect(),
-        png::ColorType::Indexed => return Err("an indexed PNG after expansion".into()),
-    };
+/// The screen as `screencap` without `-p` writes it: width, height, format 1 (RGBA_8888) and a
+/// colour space word, little-endian, then the pixels.
+fn raw_framebuffer(shot: &guigym_core::Screenshot) -> Result<Vec<u8>, String> {
+    let (width, height, rgba) = shot.to_rgba()?;
     let mut out = Vec::with_capacity(16 + rgba.len());
-    for word in [info.width, info.height, 1, 0] {
+    for word in [width, height, 1, 0] {
         out.extend_from_slice(&word.to_le_bytes());
     }
-    out.extend(rgba);
+    out.extend_from_slice(&rgba);
     Ok(out)
 }
 

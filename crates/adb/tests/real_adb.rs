@@ -113,8 +113,8 @@ async fn real_adb_drives_the_simulated_phone() {
 
     // A screenshot decodes to the screen we render.
     let png = adb.ok(&serial, &["exec-out", "screencap", "-p"]);
-    let ours = env.lock().await.observe(ObserveOptions { screenshot: true }).await.unwrap().screenshot.unwrap().png;
-    assert_eq!(decode(&png), decode(&ours), "adb's screenshot is the screen we render");
+    let ours = env.lock().await.observe(ObserveOptions { screenshot: true }).await.unwrap().screenshot.unwrap();
+    assert_eq!(decode(&png), decode(ours.png()), "adb's screenshot is the screen we render");
 
     // Tap the Contacts icon: the focused app changes.
     let home = env.lock().await.observe(ObserveOptions::default()).await.unwrap();
@@ -226,7 +226,7 @@ async fn a_direct_link_runs_commands_and_moves_files_without_a_server() {
     // A screenshot as the instance renders it, through the raw pipe.
     let png = link.exec("screencap -p").await.unwrap();
     let ours = env.lock().await.observe(ObserveOptions { screenshot: true }).await.unwrap().screenshot.unwrap();
-    assert_eq!(decode(&png), decode(&ours.png));
+    assert_eq!(decode(&png), decode(ours.png()));
 
     // Files both ways, larger than one message and one sync piece.
     let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();

@@ -115,7 +115,7 @@ async fn side(backend: &str, env: &mut dyn Env, n: usize) -> anyhow::Result<Side
         let t = Instant::now();
         let obs = env.observe(ObserveOptions { screenshot: true }).await.map_err(e)?;
         shots.push(t.elapsed().as_secs_f64() * 1e3);
-        png = obs.screenshot.map_or(0, |s| s.png.len());
+        png = obs.screenshot.map_or(0, |s| s.png().len());
     }
     Ok(Side {
         backend: backend.into(),

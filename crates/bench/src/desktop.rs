@@ -280,7 +280,7 @@ pub async fn run(s: &Settings) -> anyhow::Result<DesktopFigures> {
         let t = Instant::now();
         let obs = env.observe(ObserveOptions { screenshot: true }).await?;
         shot.push(t.elapsed().as_secs_f64() * 1e3);
-        png_bytes = obs.screenshot.map(|s| s.png.len()).unwrap_or(0);
+        png_bytes = obs.screenshot.map(|s| s.png().len()).unwrap_or(0);
         let t = Instant::now();
         env.capture_rgb().await?;
         capture.push(t.elapsed().as_secs_f64() * 1e3);

@@ -438,7 +438,7 @@ pub async fn tasks(registry: &Registry, command: TasksCommand) -> anyhow::Result
                 .await
                 .map_err(|e| anyhow!("playing {}: {e}", task.id))?;
             let obs = env.observe(guigym_core::ObserveOptions { screenshot: true }).await?;
-            let png = obs.screenshot.map(|s| s.png).unwrap_or_default();
+            let png = obs.screenshot.map(|s| s.png().to_vec()).unwrap_or_default();
             std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
             println!("{} after {steps} steps: {}", task.id, obs.screen);
             Ok(ExitCode::SUCCESS)

@@ -218,7 +218,7 @@ fn a_device_without_a_judge_is_put_back_by_its_snapshot_and_types_beyond_ascii()
         assert_eq!(first.app, None, "the snapshot's task starts at home");
         // Screenshots as raw pixels, encoded here: the screen the device shows.
         let shot = env.observe(ObserveOptions { screenshot: true }).await.unwrap().screenshot.unwrap();
-        let mut reader = png::Decoder::new(shot.png.as_slice()).read_info().unwrap();
+        let mut reader = png::Decoder::new(shot.png()).read_info().unwrap();
         let mut pixels = vec![0; reader.output_buffer_size()];
         reader.next_frame(&mut pixels).unwrap();
         assert_eq!((reader.info().width, reader.info().height), (shot.width, shot.height));

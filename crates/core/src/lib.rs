@@ -13,6 +13,7 @@ pub mod observation;
 pub mod platform;
 pub mod pycall;
 pub mod rng;
+pub mod screenshot;
 pub mod task;
 pub mod trajectory;
 pub mod verdict;

@@ -85,14 +85,7 @@ fn yes() -> bool {
     true
 }
 
-/// A PNG screenshot; serialized as base64 so JSON stays compact.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Screenshot {
-    pub width: u32,
-    pub height: u32,
-    #[serde(with = "base64_bytes")]
-    pub png: Vec<u8>,
-}
+pub use crate::screenshot::Screenshot;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Observation {
@@ -187,19 +180,5 @@ impl Observation {
             out.push('\n');
         }
         out
-    }
-}
-
-mod base64_bytes {
-    use base64::Engine;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let text = String::deserialize(d)?;
-        base64::engine::general_purpose::STANDARD.decode(text).map_err(serde::de::Error::custom)
     }
 }

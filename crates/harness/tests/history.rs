@@ -14,7 +14,7 @@ fn observation(step: u32) -> Observation {
     let png = format!("png-bytes-of-step-{step}").into_bytes();
     Observation {
         step,
-        screenshot: Some(Screenshot { width: 1080, height: 2400, png }),
+        screenshot: Some(Screenshot::from_png(1080, 2400, png)),
         ui_tree: vec![UiNode {
             id: format!("button:{step}"),
             role: "button".into(),

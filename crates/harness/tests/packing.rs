@@ -13,7 +13,7 @@ use guigym_harness::{Episode, HarnessConfig, HistoryPolicy, ObservationMode, Pro
 fn observation(step: u32) -> Observation {
     Observation {
         step,
-        screenshot: Some(Screenshot { width: 1080, height: 2400, png: format!("image {step}").into_bytes() }),
+        screenshot: Some(Screenshot::from_png(1080, 2400, format!("image {step}").into_bytes())),
         ui_tree: vec![UiNode {
             id: format!("b{step}"),
             role: "button".into(),

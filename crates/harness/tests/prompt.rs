@@ -18,13 +18,7 @@ fn screen_png() -> Vec<u8> {
 }
 
 fn observation(png: &[u8]) -> Observation {
-    Observation {
-        screenshot: Some(Screenshot { width: 1080, height: 2400, png: png.to_vec() }),
-        screen: "home".into(),
-        width: 1080,
-        height: 2400,
-        ..Default::default()
-    }
+    Observation { screenshot: Some(Screenshot::from_png(1080, 2400, png.to_vec())), screen: "home".into(), width: 1080, height: 2400, ..Default::default() }
 }
 
 fn system(p: &Prompt) -> String {

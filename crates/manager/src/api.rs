@@ -430,7 +430,7 @@ fn worker_routes(w: Arc<Worker>) -> Router {
             "/v1/instances/{id}/screenshot.png",
             get(|State(w): State<Arc<Worker>>, Path(id): Path<u64>, Query(q): Query<LeaseQuery>| async move {
                 let obs = w.observe(id, &q.lease, ObserveOptions { screenshot: true }).await?;
-                let png = obs.screenshot.map(|s| s.png).unwrap_or_default();
+                let png = obs.screenshot.map(|s| s.png().to_vec()).unwrap_or_default();
                 Ok::<_, ApiError>(([(header::CONTENT_TYPE, "image/png")], png))
             }),
         )

@@ -452,7 +452,7 @@ async fn the_env_client_runs_the_five_operations() {
     assert_eq!(remote.state_hash().await.unwrap(), local.state_hash().await.unwrap());
     assert_eq!(remote.evaluate().await.unwrap(), local.evaluate().await.unwrap());
     let shot = remote.observe(ObserveOptions { screenshot: true }).await.unwrap();
-    assert_eq!(&shot.screenshot.unwrap().png[1..4], b"PNG");
+    assert_eq!(&shot.screenshot.unwrap().png()[1..4], b"PNG");
     remote.release().await.unwrap();
     assert!(remote.observe(ObserveOptions::default()).await.unwrap_err().is_infra());
 }

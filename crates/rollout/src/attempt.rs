@@ -131,7 +131,7 @@ pub async fn run_attempt(
         let parsed = episode.parse(&output.raw, &observation, &prompt);
         episode.record(&output.raw);
         harness_ms += ms(parse_start);
-        let screenshot_hash = observation.screenshot.as_ref().map(|s| guigym_core::sha256_hex(&s.png));
+        let screenshot_hash = observation.screenshot.as_ref().map(|s| s.sha256().to_string());
         let (action, feedback, invalid, done, step_ms) = match parsed {
             Ok(action) => {
                 let t = Instant::now();
@@ -169,7 +169,7 @@ pub async fn run_attempt(
             endpoint: output.endpoint,
             prompt: prompt.render_text(),
         };
-        recorder.step(&step, observation.screenshot.as_ref().map(|s| s.png.as_slice()));
+        recorder.step(&step, observation.screenshot.as_ref().map(|s| s.png()));
         recorder.prompt(&prompt, &observation);
         trajectory.steps.push(step);
         if done {

@@ -892,9 +892,8 @@ async fn play_screen(State(play): State<Arc<Play>>, Path(sid): Path<String>) -> 
     s.last_active = std::time::Instant::now();
     let Some(env) = s.env.as_mut() else { return (StatusCode::CONFLICT, "the game is over").into_response() };
     match env.observe(guigym_core::ObserveOptions { screenshot: true }).await {
-        Ok(obs) => {
-            ([(header::CONTENT_TYPE, "image/png"), (header::CACHE_CONTROL, "no-store")], obs.screenshot.map(|x| x.png).unwrap_or_default()).into_response()
-        }
+        Ok(obs) => ([(header::CONTENT_TYPE, "image/png"), (header::CACHE_CONTROL, "no-store")], obs.screenshot.map(|x| x.png().to_vec()).unwrap_or_default())
+            .into_response(),
         Err(e) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
     }
 }
@@ -920,7 +919,7 @@ async fn play_act(State(play): State<Arc<Play>>, Path(sid): Path<String>, body: 
         },
         None => (guigym_core::episode::invalid_feedback("not an action"), true, false),
     };
-    let png = before.screenshot.as_ref().map(|x| x.png.clone());
+    let png = before.screenshot.as_ref().map(|x| x.png().to_vec());
     let step = guigym_core::Step {
         index: s.steps.len() as u32,
         screenshot: png.as_ref().map(|p| guigym_core::sha256_hex(p)),

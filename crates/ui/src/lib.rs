@@ -15,7 +15,7 @@ pub mod theme;
 pub mod view;
 
 pub use layout::{Layout, Placed};
-pub use raster::render_png;
+pub use raster::render_screenshot;
 pub use theme::Theme;
 pub use view::{Kind, TextStyle, View};
 

@@ -1,10 +1,12 @@
-//! Raster: paints a laid-out view tree into pixels with tiny-skia and the embedded font, and
-//! encodes a PNG. Runs only when an observation asks for a screenshot.
+//! Raster: paints a laid-out view tree into pixels with tiny-skia and the embedded font. Runs
+//! only when an observation asks for a screenshot.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
-use guigym_core::Bounds;
+use guigym_core::{Bounds, Screenshot};
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
 
 use crate::layout::{chars_per_line, line_height, wrap, Layout, PAD};
@@ -25,41 +27,21 @@ fn font() -> &'static fontdue::Font {
 pub enum RasterError {
     #[error("screen of {0}×{1} px cannot be allocated")]
     Size(u32, u32),
-    #[error("png encoding failed: {0}")]
-    Png(String),
 }
 
-/// Paints a layout and returns PNG bytes.
-pub fn render_png(layout: &Layout<'_>, theme: &Theme) -> Result<Vec<u8>, RasterError> {
-    encode_rgb_png(&render(layout, theme)?)
-}
-
-/// Encodes an opaque pixmap as an RGB PNG with fast compression: screens are flat colour
-/// and text, which compress well without the slow levels, and dropping the alpha channel
-/// (always opaque here) saves a quarter of the raw bytes.
-pub fn encode_rgb_png(pixmap: &Pixmap) -> Result<Vec<u8>, RasterError> {
-    let png_err = |e: png::EncodingError| RasterError::Png(e.to_string());
-    let rgb: Vec<u8> = pixmap.data().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
-    let mut out = Vec::with_capacity(rgb.len() / 8);
-    let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Fast);
-    encoder.set_filter(png::FilterType::Sub);
-    let mut writer = encoder.write_header().map_err(png_err)?;
-    writer.write_image_data(&rgb).map_err(png_err)?;
-    writer.finish().map_err(png_err)?;
-    Ok(out)
+/// Paints a layout as a screenshot: pixels, encoded as PNG only where their bytes are asked for.
+pub fn render_screenshot(layout: &Layout<'_>, theme: &Theme) -> Result<Screenshot, RasterError> {
+    let pixmap = render(layout, theme)?;
+    let (width, height) = (pixmap.width(), pixmap.height());
+    // Every pixel is opaque (the background is filled first), so premultiplied RGBA is RGBA.
+    Screenshot::from_rgba(width, height, pixmap.take()).map_err(|_| RasterError::Size(width, height))
 }
 
 /// Paints a layout into a pixmap.
 pub fn render(layout: &Layout<'_>, theme: &Theme) -> Result<Pixmap, RasterError> {
     let Layout { screen, nodes, modal, .. } = layout;
-    let mut painter = Painter {
-        pixmap: Pixmap::new(screen.width, screen.height).ok_or(RasterError::Size(screen.width, screen.height))?,
-        scale: layout.scale(),
-        glyphs: HashMap::new(),
-    };
+    let mut painter =
+        Painter { pixmap: Pixmap::new(screen.width, screen.height).ok_or(RasterError::Size(screen.width, screen.height))?, scale: layout.scale() };
     painter.pixmap.fill(color(theme.background, 255));
     let full = Bounds { x: 0, y: 0, w: screen.width as i32, h: screen.height as i32 };
     for (i, p) in nodes.iter().enumerate() {
@@ -75,10 +57,32 @@ fn color(rgb: Rgb, a: u8) -> tiny_skia::Color {
     tiny_skia::Color::from_rgba8(rgb[0], rgb[1], rgb[2], a)
 }
 
+type Glyph = (fontdue::Metrics, Vec<u8>);
+
+/// A glyph's metrics and coverage bitmap, rasterized once per thread (screens repeat the same
+/// few sizes; the cache is emptied if typed text ever fills it with rare characters).
+fn glyph(ch: char, size: f32) -> Rc<Glyph> {
+    const MAX_GLYPHS: usize = 4096;
+    thread_local! {
+        static GLYPHS: RefCell<HashMap<(char, u32), Rc<Glyph>>> = RefCell::new(HashMap::new());
+    }
+    GLYPHS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(g) = cache.get(&(ch, size.to_bits())) {
+            return g.clone();
+        }
+        if cache.len() >= MAX_GLYPHS {
+            cache.clear();
+        }
+        let g = Rc::new(font().rasterize(ch, size));
+        cache.insert((ch, size.to_bits()), g.clone());
+        g
+    })
+}
+
 struct Painter {
     pixmap: Pixmap,
     scale: f32,
-    glyphs: HashMap<(char, u32), (fontdue::Metrics, Vec<u8>)>,
 }
 
 impl Painter {
@@ -113,8 +117,8 @@ impl Painter {
         let mut pen = x;
         let (w, h) = (self.pixmap.width() as i32, self.pixmap.height() as i32);
         for ch in s.chars() {
-            let key = (ch, size.to_bits());
-            let (metrics, bitmap) = self.glyphs.entry(key).or_insert_with(|| font().rasterize(ch, size)).clone();
+            let glyph = glyph(ch, size);
+            let (metrics, bitmap) = (&glyph.0, &glyph.1);
             let gx = (pen + metrics.xmin as f32).round() as i32;
             let gy = (y + ascent - metrics.height as f32 - metrics.ymin as f32).round() as i32;
             let data = self.pixmap.data_mut();
@@ -291,10 +295,11 @@ mod tests {
             .filter(|&(x, y)| pixmap.pixel(x as u32, y as u32).map(|p| p.red() < 100).unwrap_or(false))
             .count();
         assert!(dark > 20, "expected glyph pixels, found {dark}");
-        let png = render_png(&layout, &Theme::default()).unwrap();
+        let shot = render_screenshot(&layout, &Theme::default()).unwrap();
+        let png = shot.png();
         assert_eq!(&png[1..4], b"PNG");
         // It decodes back to the same pixels.
-        let back = Pixmap::decode_png(&png).unwrap();
+        let back = Pixmap::decode_png(png).unwrap();
         assert_eq!((back.width(), back.height()), (360, 640));
         assert_eq!(back.pixel(10, 100), pixmap.pixel(10, 100));
     }
@@ -303,6 +308,8 @@ mod tests {
     fn same_view_gives_identical_pixels() {
         let v = View::column([View::text("Deterministic"), View::checkbox("c", "Check", true)]);
         let l = Layout::new(&v, Screen { width: 360, height: 400 });
-        assert_eq!(render_png(&l, &Theme::default()).unwrap(), render_png(&l, &Theme::default()).unwrap());
+        let (a, b) = (render_screenshot(&l, &Theme::default()).unwrap(), render_screenshot(&l, &Theme::default()).unwrap());
+        assert_eq!(a.rgba(), b.rgba());
+        assert_eq!(a.png(), b.png());
     }
 }

@@ -726,7 +726,7 @@ impl Env for AndroidEnv {
             if !png.starts_with(b"\x89PNG") {
                 return Err(infra(format!("screencap on {serial} gave no PNG ({} bytes)", png.len())));
             }
-            Some(Screenshot { width, height, png })
+            Some(Screenshot::from_png(width, height, png))
         } else {
             None
         };

@@ -502,17 +502,7 @@ impl Display {
     /// The screen as PNG (fast compression: a screenshot is taken every step).
     pub fn screenshot_png(&self) -> Result<Vec<u8>, XError> {
         let rgb = self.capture_rgb()?;
-        let mut out = Vec::with_capacity(rgb.len() / 8);
-        {
-            let mut enc = png::Encoder::new(&mut out, self.width as u32, self.height as u32);
-            enc.set_color(png::ColorType::Rgb);
-            enc.set_depth(png::BitDepth::Eight);
-            enc.set_compression(png::Compression::Fast);
-            enc.set_filter(png::FilterType::Sub);
-            let mut w = enc.write_header().map_err(|e| self.err(e))?;
-            w.write_image_data(&rgb).map_err(|e| self.err(e))?;
-        }
-        Ok(out)
+        guigym_core::screenshot::encode_rgb_png(self.width as u32, self.height as u32, &rgb).map_err(|e| self.err(e))
     }
 
     fn property(&self, window: Window, name: &'static str, kind: u32) -> Option<Vec<u8>> {

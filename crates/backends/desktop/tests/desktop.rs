@@ -85,7 +85,7 @@ async fn every_family_validates_through_the_gui() {
         }
     }
     let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
-    assert!(obs.screenshot.is_some_and(|s| s.png.starts_with(b"\x89PNG")));
+    assert!(obs.screenshot.is_some_and(|s| s.png().starts_with(b"\x89PNG")));
     assert!(failures.is_empty(), "{failures:#?}");
     // The first observation after a reset shows the document, not a window mapped and named
     // but not drawn yet (LibreOffice pauses there long enough to pass for still).
@@ -93,7 +93,7 @@ async fn every_family_validates_through_the_gui() {
         let task = catalogue::task(catalogue::family(name).unwrap(), 1);
         env.reset(&task).await.unwrap();
         let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
-        let (width, rgb) = decode(&obs.screenshot.unwrap().png);
+        let (width, rgb) = decode(obs.screenshot.unwrap().png());
         let windows: Vec<_> = obs.ui_tree.iter().filter(|n| n.role == "window").collect();
         assert!(!windows.is_empty(), "{name}: a window is open after reset");
         for w in windows {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use guigym_core::Screen;
-use guigym_core::{sha256_hex, Action, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, Screenshot, StepOutcome, TaskSpec, Verdict};
+use guigym_core::{sha256_hex, Action, Env, EnvError, EnvProvider, Episode, Observation, ObserveOptions, StepOutcome, TaskSpec, Verdict};
 use guigym_phone::benchmark::{PhoneBenchmark, PhoneBenchmarks};
 use guigym_phone::{shell, DeviceState};
 
@@ -82,8 +82,7 @@ impl SimEnv {
         let root = shell::view(state);
         let layout = shell::layout(&root, state, self.screen);
         let screenshot = if options.screenshot {
-            let png = guigym_ui::render_png(&layout, &shell::theme(state)).map_err(|e| EnvError::Infra(e.to_string()))?;
-            Some(Screenshot { width: self.screen.width, height: self.screen.height, png })
+            Some(guigym_ui::render_screenshot(&layout, &shell::theme(state)).map_err(|e| EnvError::Infra(e.to_string()))?)
         } else {
             None
         };

@@ -113,8 +113,42 @@ fn screenshots_only_when_asked() {
         let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
         let shot = obs.screenshot.expect("screenshot");
         assert_eq!((shot.width, shot.height), (540, 1200));
-        assert_eq!(&shot.png[1..4], b"PNG");
+        assert_eq!(&shot.png()[1..4], b"PNG");
     });
+}
+
+/// Every screen of some smoke tasks' walkthroughs, rendered where no glyph was cached yet (a new
+/// thread) and again where all were: the same pixels; and the PNG made from them decodes to them.
+#[test]
+fn screenshots_are_the_same_pixels_with_a_cold_or_warm_glyph_cache_and_as_png() {
+    fn screens(task: &TaskSpec) -> Vec<guigym_core::Screenshot> {
+        block_on(async {
+            let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+            env.reset(task).await.unwrap();
+            let mut out = vec![env.observe(ObserveOptions { screenshot: true }).await.unwrap().screenshot.unwrap()];
+            for action in &task.walkthrough {
+                env.step(action).await.unwrap();
+                out.push(env.observe(ObserveOptions { screenshot: true }).await.unwrap().screenshot.unwrap());
+            }
+            out
+        })
+    }
+    for task in smoke().into_iter().step_by(5) {
+        let cold = std::thread::spawn({
+            let task = task.clone();
+            move || screens(&task)
+        })
+        .join()
+        .unwrap();
+        let warm = screens(&task);
+        assert_eq!(cold.len(), warm.len());
+        for (i, (a, b)) in cold.iter().zip(&warm).enumerate() {
+            assert!(a.rgba().is_some() && a.rgba() == b.rgba(), "{} screen {i}: pixels differ", task.id);
+            let (w, h, decoded) = guigym_core::screenshot::decode_png(b.png()).unwrap();
+            assert_eq!((w, h), (b.width, b.height));
+            assert!(decoded == b.rgba().unwrap(), "{} screen {i}: the PNG is not the pixels", task.id);
+        }
+    }
 }
 
 /// Golden plus one extra deletion: the task is done, but something else changed.

@@ -426,7 +426,7 @@ impl WebEnv {
         let screenshot = if options.screenshot {
             let png = page.screenshot().await.map_err(infra)?;
             let (w, h) = self.size();
-            Some(Screenshot { width: w as u32, height: h as u32, png })
+            Some(Screenshot::from_png(w as u32, h as u32, png))
         } else {
             None
         };

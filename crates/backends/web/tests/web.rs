@@ -35,7 +35,7 @@ async fn a_smoke_task_played_through_its_walkthrough_in_the_browser_scores_1() {
     let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
     let shot = obs.screenshot.unwrap();
     assert_eq!((shot.width, shot.height), (1080, 2400));
-    assert_eq!(&shot.png[1..4], b"PNG");
+    assert_eq!(&shot.png()[1..4], b"PNG");
     env.release().await.unwrap();
 }
 
