@@ -68,6 +68,18 @@ impl Screenshot {
         })
     }
 
+    /// The same screenshot without its pixels: only the PNG (and the hash, when made) kept. A
+    /// painted phone screen is 10 MB of pixels against a few hundred KiB of PNG; a rollout keeps
+    /// this while the model answers.
+    pub fn into_png(self) -> Screenshot {
+        if self.inner.rgba.is_none() {
+            return self;
+        }
+        let png = self.png().to_vec();
+        let inner = Inner { rgba: None, png: OnceLock::from(png), sha256: self.inner.sha256.clone() };
+        Screenshot { width: self.width, height: self.height, inner: Arc::new(inner) }
+    }
+
     /// SHA-256 of the PNG, in hex: the screenshot's name in stores and prompts.
     pub fn sha256(&self) -> &str {
         self.inner.sha256.get_or_init(|| crate::sha256_hex(self.png()))
@@ -100,10 +112,21 @@ pub fn encode_rgb_png(width: u32, height: u32, rgb: &[u8]) -> Result<Vec<u8>, pn
     Ok(out)
 }
 
+/// The largest picture decoded: 16,384 pixels a side and 64 megapixels (256 MiB of RGBA), so a
+/// small PNG that states a huge size cannot make us allocate it.
+pub const MAX_SIDE: u32 = 16_384;
+pub const MAX_PIXELS: u64 = 64 << 20;
+
 /// A PNG's pixels as RGBA (grey and RGB expanded, 16 bits cut to 8): width, height, pixels.
+/// Pictures past `MAX_SIDE` or `MAX_PIXELS` are refused before anything is allocated.
 pub fn decode_png(png: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let header = decoder.read_header_info().map_err(|e| e.to_string())?;
+    let (w, h) = (header.width, header.height);
+    if w > MAX_SIDE || h > MAX_SIDE || w as u64 * h as u64 > MAX_PIXELS {
+        return Err(format!("a {w}×{h} PNG is larger than the {MAX_SIDE}-pixel sides or {MAX_PIXELS} pixels decoded here"));
+    }
     let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
     let mut pixels = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut pixels).map_err(|e| e.to_string())?;
@@ -125,7 +148,8 @@ impl std::fmt::Debug for Screenshot {
     }
 }
 
-/// Equal when they show the same pixels: compared as pixels when both are, else as PNG bytes.
+/// Equal when both are pixels and the pixels are equal, or else when their PNG bytes are (a
+/// painted screenshot and the PNG made from it are equal; two encoders' PNGs of one picture are not).
 impl PartialEq for Screenshot {
     fn eq(&self, other: &Screenshot) -> bool {
         if (self.width, self.height) != (other.width, other.height) {
@@ -189,6 +213,23 @@ mod tests {
         let (w, h, rgba) = back.to_rgba().unwrap();
         assert_eq!((w, h, rgba.as_ref()), (30, 20, &pixels(30, 20)[..]));
         assert!(decode_png(b"no png").is_err());
+        // Without its pixels it is the same screenshot, hash included.
+        let png_only = shot.clone().into_png();
+        assert!(png_only.rgba().is_none());
+        assert_eq!((png_only.png(), png_only.sha256()), (shot.png(), shot.sha256()));
+    }
+
+    #[test]
+    fn a_png_stating_a_huge_size_is_refused_before_it_is_allocated() {
+        // A valid header of 100,000 × 100,000 followed by nothing.
+        let mut out = Vec::new();
+        let mut encoder = png::Encoder::new(&mut out, 100_000, 100_000);
+        encoder.set_color(png::ColorType::Rgb);
+        drop(encoder.write_header());
+        let e = decode_png(&out).unwrap_err();
+        assert!(e.contains("100000×100000"), "{e}");
+        let e = Screenshot::from_png(10, 10, out).to_rgba().unwrap_err();
+        assert!(e.contains("larger"), "{e}");
     }
 
     #[test]

@@ -63,6 +63,10 @@ impl ModelImage {
 
 /// The screenshot resampled to `width`×`height` as a PNG; `None` when its bytes are not a PNG.
 fn resize(shot: &Screenshot, width: u32, height: u32) -> Option<Vec<u8>> {
+    // A stated size far off any screen (a hostile client's) can round to a huge model size.
+    if width as u64 * height as u64 > guigym_core::screenshot::MAX_PIXELS {
+        return None;
+    }
     let (w, h, rgba) = shot.to_rgba().ok()?;
     let pixels = resample_rgba(&rgba, (w, h), (width, height))?;
     Some(guigym_core::screenshot::encode_png(width, height, &pixels))

@@ -114,6 +114,9 @@ pub async fn run_attempt(
         observation.feedback = observation.feedback.take().map(bounded);
         let harness_start = Instant::now();
         let prompt = episode.prompt(&observation);
+        // The prompt holds its image; while the model answers keep the screenshot's PNG, not the
+        // pixels a painted screen comes with (10 MB each, times every attempt in flight).
+        observation.screenshot = observation.screenshot.take().map(guigym_core::Screenshot::into_png);
         let mut harness_ms = ms(harness_start);
         let policy_start = Instant::now();
         let input = PolicyInput { instruction: &task.instruction, observation: &observation, prompt: &prompt, history: &trajectory.steps, trajectory_id };

@@ -922,7 +922,7 @@ async fn play_act(State(play): State<Arc<Play>>, Path(sid): Path<String>, body: 
     let png = before.screenshot.as_ref().map(|x| x.png().to_vec());
     let step = guigym_core::Step {
         index: s.steps.len() as u32,
-        screenshot: png.as_ref().map(|p| guigym_core::sha256_hex(p)),
+        screenshot: before.screenshot.as_ref().map(|x| x.sha256().to_string()),
         screen: before.screen.clone(),
         raw_output: raw,
         action: action.clone(),
