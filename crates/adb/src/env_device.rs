@@ -591,8 +591,6 @@ fn key_action(key: &str) -> Option<Action> {
 
 /// `screencap` without `-p`: width, height, pixel format (1, RGBA 8888) and colour space
 /// (0) as 32-bit little-endian words, then the pixels.
-/// The screen as `screencap` without `-p` writes it: width, height, format 1 (RGBA_8888) and a
-/// colour space word, little-endian, then the pixels.
 fn raw_framebuffer(shot: &guigym_core::Screenshot) -> Result<Vec<u8>, String> {
     let (width, height, rgba) = shot.to_rgba()?;
     let mut out = Vec::with_capacity(16 + rgba.len());

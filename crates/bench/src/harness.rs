@@ -36,9 +36,9 @@ impl Recorder for ObservedSteps {
 
     fn prompt(&mut self, _prompt: &guigym_harness::Prompt, observation: &guigym_core::Observation) {
         if let Some(last) = self.0.last_mut() {
-            // Kept as PNG (a painted screen's pixels are 10 MB): `fresh` paints it back.
-            let screenshot = observation.screenshot.as_ref().map(|s| Screenshot::from_png(s.width, s.height, s.png().to_vec()));
-            last.0 = Observation { screenshot, ..observation.clone() };
+            // The rollout hands over its screenshot as PNG only (`Screenshot::into_png`);
+            // `fresh` paints it back into pixels for the replay.
+            last.0 = observation.clone();
         }
     }
 }
