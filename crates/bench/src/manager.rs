@@ -22,6 +22,8 @@ pub struct Settings {
     pub workers: usize,
     pub clients: usize,
     pub seconds: u64,
+    /// The phone suite the instances are reset to.
+    pub suite: String,
 }
 
 #[derive(Serialize)]
@@ -34,6 +36,10 @@ pub struct Latency {
 #[derive(Serialize)]
 pub struct ManagerFigures {
     pub instances_leased: usize,
+    /// The suite the instances were reset to, and its tasks (a worker keeps one initial state
+    /// per task its instances hold).
+    pub suite: String,
+    pub tasks: usize,
     pub workers: usize,
     pub clients: usize,
     /// Leasing 1,000 instances that do not exist yet (created on the workers).
@@ -56,6 +62,7 @@ impl crate::Figures for ManagerFigures {
         let l = |x: &Latency| format!("p50 {:>7.2} ms   p99 {:>7.2} ms   ({} samples)", x.p50_ms, x.p99_ms, x.samples);
         let mut out =
             format!("manager + {} worker processes on loopback, {} instances leased, {} clients\n", self.workers, self.instances_leased, self.clients);
+        out.push_str(&format!("  instances reset to the {} tasks of suite {}\n", self.tasks, self.suite));
         out.push_str(&format!("  1,000 fresh instances up        {:>8.1} ms\n", self.fresh_1000_up_ms));
         out.push_str(&format!("  lease request (1,000)           {}\n", l(&self.lease_request_1000)));
         out.push_str(&format!("  lease request (1) under load    {}\n", l(&self.lease_request_under_load)));
@@ -138,6 +145,8 @@ pub async fn run(s: Settings) -> anyhow::Result<ManagerFigures> {
     if s.instances < 1000 {
         bail!("--instances must be at least 1000");
     }
+    let suite = Arc::new(tasks::suite(&s.suite).filter(|t| !t.is_empty()).ok_or_else(|| anyhow!("no phone suite {:?}", s.suite))?);
+
     let per_worker = s.instances.div_ceil(s.workers) + 1000;
     // Authentication on, as in a deployment: one credential per role.
     let (client, fleet, operator) = (auth::random_id("c"), auth::random_id("w"), auth::random_id("o"));
@@ -181,7 +190,6 @@ pub async fn run(s: Settings) -> anyhow::Result<ManagerFigures> {
     }
 
     // Reset every instance to a task, from all clients at once.
-    let suite = Arc::new(tasks::suite("smoke").ok_or_else(|| anyhow!("no smoke suite"))?);
     let grants = Arc::new(grants);
     let next = Arc::new(AtomicU64::new(0));
     let resets = Arc::new(Mutex::new(Vec::new()));
@@ -273,6 +281,8 @@ pub async fn run(s: Settings) -> anyhow::Result<ManagerFigures> {
     let reset_samples = std::mem::take(&mut *resets.lock().unwrap_or_else(|p| p.into_inner()));
     Ok(ManagerFigures {
         instances_leased: grants.len(),
+        suite: s.suite.clone(),
+        tasks: suite.len(),
         workers: s.workers,
         clients: s.clients,
         fresh_1000_up_ms: fresh_ms,

@@ -1,5 +1,6 @@
-//! The simulated phone: reset (same task, new task), step, observe, instance creation and
-//! memory per instance.
+//! The simulated phone: reset (same task, new task, a task another instance holds), step,
+//! observe, instance creation and memory per instance (instances sharing the smoke suite's
+//! tasks, as groups do, and each on a task of its own).
 
 use anyhow::{anyhow, Context};
 use guigym_benchmark_phone as tasks;
@@ -24,6 +25,10 @@ pub struct SimFigures {
     reset_same_task_p99_ms: f64,
     reset_new_task_p50_ms: f64,
     reset_new_task_p99_ms: f64,
+    /// A new instance reset to a task another instance of the process holds (a group's next
+    /// member): its initial state is shared, not built.
+    reset_held_task_p50_ms: f64,
+    reset_held_task_p99_ms: f64,
     step_p50_ms: f64,
     observe_p50_ms: f64,
     /// The screenshot as pixels (its PNG made only where bytes leave the process).
@@ -32,8 +37,12 @@ pub struct SimFigures {
     observe_screenshot_png_p50_ms: f64,
     screenshot_png_kib: f64,
     instances: usize,
+    /// The smoke suite's tasks the instances cycle through.
+    shared_tasks: usize,
     instances_up_ms: f64,
     memory_per_instance_kib: f64,
+    /// Instances each reset to a task no other instance holds.
+    memory_per_instance_own_task_kib: f64,
 }
 
 impl crate::Figures for SimFigures {
@@ -42,6 +51,10 @@ impl crate::Figures for SimFigures {
             format!("sim backend, screen {}, {} iterations", self.screen, self.iterations),
             format!("  reset (same task)     p50 {:>8.4} ms   p99 {:>8.4} ms", self.reset_same_task_p50_ms, self.reset_same_task_p99_ms),
             format!("  reset (new task)      p50 {:>8.4} ms   p99 {:>8.4} ms", self.reset_new_task_p50_ms, self.reset_new_task_p99_ms),
+            format!(
+                "  reset (task held)     p50 {:>8.4} ms   p99 {:>8.4} ms   (a new instance, on a task another one holds)",
+                self.reset_held_task_p50_ms, self.reset_held_task_p99_ms
+            ),
             format!("  step (tap)            p50 {:>8.4} ms", self.step_p50_ms),
             format!("  observe (UI tree)     p50 {:>8.4} ms", self.observe_p50_ms),
             format!("  observe + screenshot  p50 {:>8.2} ms   (pixels; the PNG is made where bytes leave the process)", self.observe_screenshot_p50_ms),
@@ -50,7 +63,8 @@ impl crate::Figures for SimFigures {
                 self.observe_screenshot_png_p50_ms, self.screenshot_png_kib
             ),
             format!("  {} instances up       {:>8.1} ms", self.instances, self.instances_up_ms),
-            format!("  memory per instance   {:>8.1} KiB\n", self.memory_per_instance_kib),
+            format!("  memory per instance   {:>8.1} KiB   (instances on the smoke suite's {} tasks)", self.memory_per_instance_kib, self.shared_tasks),
+            format!("                        {:>8.1} KiB   (each instance on a task of its own)\n", self.memory_per_instance_own_task_kib),
         ]
         .join("\n")
     }
@@ -61,6 +75,31 @@ pub fn run(s: &Settings) -> anyhow::Result<SimFigures> {
     let screen = Screen::PHONE;
     let suite = tasks::suite("smoke").ok_or_else(|| anyhow!("the smoke suite is missing"))?;
     let task = suite.first().ok_or_else(|| anyhow!("the smoke suite is empty"))?.clone();
+    // Memory first, while the allocator has kept no freed pages for the instances to reuse
+    // (an RSS delta would miss them): instances each on a task of the full catalogue that no
+    // other instance holds, then as many on the smoke suite's tasks (the first batch kept alive
+    // meanwhile), timed: created and reset, ready to serve.
+    let instances_on = |tasks: &[guigym_core::TaskSpec]| -> anyhow::Result<(f64, f64, Vec<SimEnv>)> {
+        let before = rss_bytes().unwrap_or(0);
+        let (up_ms, envs) = time_ms(|| -> anyhow::Result<Vec<SimEnv>> {
+            let mut v = Vec::with_capacity(instances);
+            for i in 0..instances {
+                let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
+                e.reset_sync(&tasks[i % tasks.len()])?;
+                v.push(e);
+            }
+            Ok(v)
+        });
+        let envs = envs?;
+        let after = rss_bytes().unwrap_or(0);
+        Ok((up_ms, after.saturating_sub(before) as f64 / envs.len() as f64 / 1024.0, envs))
+    };
+    let all = tasks::suite("all").ok_or_else(|| anyhow!("the full catalogue is missing"))?;
+    let own: Vec<_> = all.iter().filter(|t| !suite.contains(t)).take(instances).cloned().collect();
+    let (_, per_instance_own, alive) = instances_on(&own)?;
+    let (up_ms, per_instance, shared) = instances_on(&suite)?;
+    drop((alive, shared));
+
     let mut env = SimEnv::new(screen, guigym_benchmark_phone::hosted());
     env.reset_sync(&task).context("first reset")?;
 
@@ -72,12 +111,20 @@ pub fn run(s: &Settings) -> anyhow::Result<SimFigures> {
     }
     let mut fresh = Vec::with_capacity(iterations);
     for i in 0..iterations {
-        let t = &suite[i % suite.len()];
-        // A new instance each time, so nothing is cached.
+        // A new instance each time, dropped after, on a task `env` does not hold: its initial
+        // state is built.
+        let t = &suite[1 + i % (suite.len() - 1).max(1)];
         let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
         let (ms, r) = time_ms(|| e.reset_sync(t));
         r?;
         fresh.push(ms);
+    }
+    let mut held = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
+        let (ms, r) = time_ms(|| e.reset_sync(&task));
+        r?;
+        held.push(ms);
     }
     // Step: a tap on the home screen's Contacts icon (hit test, app launch), from a fresh
     // reset each time.
@@ -110,22 +157,6 @@ pub fn run(s: &Settings) -> anyhow::Result<SimFigures> {
         observe_png.push(ms);
     }
 
-    // Instances up: created and reset to a task, ready to serve.
-    let before = rss_bytes().unwrap_or(0);
-    let (up_ms, envs) = time_ms(|| -> anyhow::Result<Vec<SimEnv>> {
-        let mut v = Vec::with_capacity(instances);
-        for i in 0..instances {
-            let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
-            e.reset_sync(&suite[i % suite.len()])?;
-            v.push(e);
-        }
-        Ok(v)
-    });
-    let envs = envs?;
-    let after = rss_bytes().unwrap_or(0);
-    let per_instance = after.saturating_sub(before) as f64 / envs.len() as f64 / 1024.0;
-    drop(envs);
-
     Ok(SimFigures {
         screen: format!("{}x{}", screen.width, screen.height),
         iterations,
@@ -133,14 +164,18 @@ pub fn run(s: &Settings) -> anyhow::Result<SimFigures> {
         reset_same_task_p99_ms: percentile(&mut same, 99.0),
         reset_new_task_p50_ms: percentile(&mut fresh, 50.0),
         reset_new_task_p99_ms: percentile(&mut fresh, 99.0),
+        reset_held_task_p50_ms: percentile(&mut held, 50.0),
+        reset_held_task_p99_ms: percentile(&mut held, 99.0),
         step_p50_ms: percentile(&mut steps, 50.0),
         observe_p50_ms: percentile(&mut observe, 50.0),
         observe_screenshot_p50_ms: percentile(&mut observe_shot, 50.0),
         observe_screenshot_png_p50_ms: percentile(&mut observe_png, 50.0),
         screenshot_png_kib: png_bytes as f64 / 1024.0,
         instances,
+        shared_tasks: suite.len(),
         instances_up_ms: up_ms,
         memory_per_instance_kib: per_instance,
+        memory_per_instance_own_task_kib: per_instance_own,
     })
 }
 

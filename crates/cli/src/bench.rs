@@ -117,6 +117,10 @@ pub struct ManagerBenchArgs {
     /// How long the step load runs
     #[arg(long, default_value_t = 10)]
     seconds: u64,
+    /// The phone suite whose tasks the instances are reset to, in turn (`all`: 2,125 tasks, so
+    /// fewer instances share each task's initial state)
+    #[arg(long, default_value = "smoke")]
+    suite: String,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -169,7 +173,8 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
             print(&buffer::run(settings).await?, json)
         }
         BenchCommand::Manager(a) => {
-            let settings = manager::Settings { instances: a.instances, workers: a.workers.max(1), clients: a.clients.max(1), seconds: a.seconds.max(1) };
+            let settings =
+                manager::Settings { instances: a.instances, workers: a.workers.max(1), clients: a.clients.max(1), seconds: a.seconds.max(1), suite: a.suite };
             print(&manager::run(settings).await?, a.json)
         }
         BenchCommand::Android { json, iterations } => print(&android::run(&android::Settings { iterations }).await?, json),

@@ -123,8 +123,10 @@ fn bench_sim_prints_its_figures() {
         "step_p50_ms",
         "observe_p50_ms",
         "observe_screenshot_p50_ms",
+        "reset_held_task_p50_ms",
         "instances_up_ms",
         "memory_per_instance_kib",
+        "memory_per_instance_own_task_kib",
     ] {
         assert!(v[key].is_number(), "missing {key}");
     }
@@ -150,10 +152,14 @@ fn bench_harness_prints_window_and_last_k_figures() {
 #[test]
 #[ignore = "full tier: benchmark smoke test"]
 fn bench_manager_prints_its_figures() {
-    let out = guigym().args(["bench", "manager", "--json", "--instances", "1000", "--workers", "1", "--clients", "4", "--seconds", "1"]).output().unwrap();
+    let out = guigym()
+        .args(["bench", "manager", "--json", "--instances", "1000", "--workers", "1", "--clients", "4", "--seconds", "1", "--suite", "all"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["instances_leased"], 1000);
+    assert_eq!((v["suite"].as_str(), v["tasks"].as_u64()), (Some("all"), Some(2125)));
     assert_eq!(v["step_errors"], 0);
     assert!(v["steps_per_second"].as_f64().unwrap() > 0.0);
     assert_eq!(v["rss_mib"].as_array().unwrap().len(), 2, "manager and one worker");

@@ -2,6 +2,9 @@
 //! the user is). Plain serde data, so snapshot, restore, hash and diff come for free.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +63,56 @@ impl<T> Table<T> {
 
     pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
         self.items.iter().map(|(k, v)| (*k, v))
+    }
+}
+
+/// App data shared by a task's initial state and every state reset from it, copied on the
+/// first write: a reset or a new instance copies pointers, and an episode holds its own copy
+/// only of the tables it changed. Reads go through `Deref`; a `&mut` borrow (`DerefMut`) takes
+/// the copy, so code that changes a table reads as if it owned it.
+#[derive(Clone, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Shared<T>(Arc<T>);
+
+impl<T> Shared<T> {
+    pub fn new(value: T) -> Shared<T> {
+        Shared(Arc::new(value))
+    }
+
+    /// Whether both hold the same copy (then they are equal without a look inside).
+    pub fn same_copy(&self, other: &Shared<T>) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> From<T> for Shared<T> {
+    fn from(value: T) -> Shared<T> {
+        Shared::new(value)
+    }
+}
+
+impl<T> Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Clone> DerefMut for Shared<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl<T: PartialEq> PartialEq for Shared<T> {
+    fn eq(&self, other: &Shared<T>) -> bool {
+        self.same_copy(other) || *self.0 == *other.0
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
     }
 }
 
@@ -239,5 +292,38 @@ pub fn capitalize(s: &str) -> String {
     match c.next() {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_data_is_copied_on_first_write_and_travels_as_itself() {
+        let mut initial: Shared<Table<String>> = Table::default().into();
+        initial.insert("first".into());
+        let mut a = initial.clone();
+        let b = initial.clone();
+        assert!(a.same_copy(&initial) && b.same_copy(&initial));
+        // A read keeps the copy shared; a write makes one.
+        assert_eq!(a.get(1).map(String::as_str), Some("first"));
+        assert!(a.same_copy(&initial));
+        a.insert("second".into());
+        assert!(!a.same_copy(&initial));
+        assert_eq!(initial.items.len(), 1);
+        assert_eq!(b.items.len(), 1);
+        assert_ne!(a, b);
+        // Equal contents are equal whether or not they share a copy.
+        let mut c = b.clone();
+        c.get_mut(1).unwrap().push('!');
+        c.get_mut(1).unwrap().pop();
+        assert!(!c.same_copy(&b));
+        assert_eq!(c, b);
+        // The wire form is the table's own.
+        let json = serde_json::to_string(&a).unwrap();
+        assert_eq!(json, serde_json::to_string(&*a).unwrap());
+        let back: Shared<Table<String>> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, a);
     }
 }

@@ -1,12 +1,14 @@
 //! The `sim` backend: a simulated phone in-process. Apps run as pure state machines, time
 //! and randomness are virtual, so reset is exact and costs a clone.
 //!
-//! Reset rebuilds the task's initial state once and keeps it; later resets of the same task
-//! clone it. Evaluate runs the verifier behind `catch_unwind`: a verifier that panics is an
+//! Reset builds a task's initial state once per process: every instance reset to that task
+//! shares it (`initial_state`), and a reset clones it, which copies pointers (the app data is
+//! copied table by table on first write, `guigym_phone::state::Shared`). Evaluate runs the verifier behind `catch_unwind`: a verifier that panics is an
 //! infrastructure failure, never a crashed worker.
 
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use async_trait::async_trait;
 use guigym_core::Screen;
@@ -22,6 +24,33 @@ struct Prepared {
     initial: Arc<DeviceState>,
     /// Edited by a test after setup: never reused for a plain reset.
     staged: bool,
+}
+
+/// The initial states of the tasks that instances of this process are reset to, by task (its
+/// benchmark named in it; one process hosts one benchmark of a name): a group of instances on one task (a GRPO group) holds one copy. An entry lives as
+/// long as an instance holds it; dead ones are swept when the map has doubled since the last sweep.
+struct Initials {
+    by_task: BTreeMap<String, Weak<DeviceState>>,
+    sweep_at: usize,
+}
+
+static INITIALS: Mutex<Initials> = Mutex::new(Initials { by_task: BTreeMap::new(), sweep_at: 0 });
+
+fn initial_state(benchmark: &'static dyn PhoneBenchmark, task: &TaskSpec) -> Result<Arc<DeviceState>, String> {
+    let lock = || INITIALS.lock().unwrap_or_else(|p| p.into_inner());
+    let key = serde_json::to_string(task).map_err(|e| e.to_string())?;
+    if let Some(live) = lock().by_task.get(&key).and_then(Weak::upgrade) {
+        return Ok(live);
+    }
+    // Built outside the lock: two instances may build one task at once; both states are equal.
+    let initial = Arc::new(benchmark.initial_state(task)?);
+    let mut initials = lock();
+    if initials.by_task.len() >= initials.sweep_at {
+        initials.by_task.retain(|_, w| w.strong_count() > 0);
+        initials.sweep_at = (2 * initials.by_task.len()).max(64);
+    }
+    initials.by_task.insert(key, Arc::downgrade(&initial));
+    Ok(initial)
 }
 
 /// One simulated phone.
@@ -73,8 +102,8 @@ impl SimEnv {
         let benchmark = self.benchmarks.find(&task.benchmark).ok_or_else(|| {
             EnvError::BadTask(format!("the simulated phone hosts no benchmark \"{}\" (it hosts {})", task.benchmark, self.benchmarks.names().join(", ")))
         })?;
-        let initial = benchmark.initial_state(task).map_err(EnvError::BadTask)?;
-        Ok(Prepared { spec: Arc::new(task.clone()), benchmark, initial: Arc::new(initial), staged: false })
+        let initial = initial_state(benchmark, task).map_err(EnvError::BadTask)?;
+        Ok(Prepared { spec: Arc::new(task.clone()), benchmark, initial, staged: false })
     }
 
     pub fn observe_sync(&self, options: ObserveOptions) -> Result<Observation, EnvError> {

@@ -44,6 +44,52 @@ fn reset_is_exact_across_resets_and_instances() {
     });
 }
 
+/// Instances on one task share its initial state and its app data until they write: what one
+/// does (its golden, an edit to every app's data, a staged reset) reaches no other instance,
+/// and every verdict is the one an instance alone would get.
+#[test]
+fn instances_on_one_task_share_nothing_they_change() {
+    block_on(async {
+        for task in smoke().iter().step_by(4) {
+            let mut alone = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+            alone.reset(task).await.unwrap();
+            let fresh = alone.state_hash().await.unwrap();
+            let fresh_verdict = alone.evaluate().await.unwrap();
+            drop(alone);
+
+            let mut a = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+            let mut b = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+            a.reset(task).await.unwrap();
+            b.reset(task).await.unwrap();
+            a.apply_golden().await.unwrap();
+            assert!(a.evaluate().await.unwrap().success, "{}", task.id);
+            assert_eq!(b.state_hash().await.unwrap(), fresh, "{}: the golden of another instance reached this one", task.id);
+            assert_eq!(b.evaluate().await.unwrap(), fresh_verdict, "{}", task.id);
+
+            // Every table changed in one instance (a copy made on first write), none in the other.
+            let data = &mut a.state_mut().unwrap().data;
+            data.contacts.items.clear();
+            data.emails.items.clear();
+            data.events.items.clear();
+            data.notes.items.clear();
+            data.threads.items.clear();
+            data.balance_cents += 1;
+            assert_eq!(b.state_hash().await.unwrap(), fresh, "{}", task.id);
+            assert!(!a.evaluate().await.unwrap().success, "{}", task.id);
+
+            // A staged reset edits its own copy of the initial state, not the shared one.
+            a.reset_staged(task, |s| s.data.contacts.items.clear()).unwrap();
+            let mut c = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+            c.reset(task).await.unwrap();
+            assert_eq!(c.state_hash().await.unwrap(), fresh, "{}: a staged reset reached another instance", task.id);
+            // And a reset after all that is exact.
+            a.reset(task).await.unwrap();
+            assert_eq!(a.state_hash().await.unwrap(), fresh, "{}", task.id);
+            assert_eq!(a.evaluate().await.unwrap(), fresh_verdict, "{}", task.id);
+        }
+    });
+}
+
 #[test]
 fn different_tasks_start_from_different_states() {
     block_on(async {
@@ -267,11 +313,13 @@ fn every_app_rejects_side_effects() {
         "Shop" => std::sync::Arc::make_mut(&mut s.data.products).items.values_mut().for_each(|p| p.price_cents += 1),
         "Food" => std::sync::Arc::make_mut(&mut s.data.restaurants).items.values_mut().for_each(|r| r.cuisine = "Fusion".into()),
         "Ride" => {
-            let _ = s.data.rides.insert(s.data.rides.items.values().next().cloned().unwrap());
+            let first = s.data.rides.items.values().next().cloned().unwrap();
+            let _ = s.data.rides.insert(first);
         }
         "Trains" => s.data.passengers.push("Zed Extra".into()),
         "Bank" => {
-            let _ = s.data.transactions.insert(s.data.transactions.items.values().next().cloned().unwrap());
+            let first = s.data.transactions.items.values().next().cloned().unwrap();
+            let _ = s.data.transactions.insert(first);
         }
         "Maps" => std::sync::Arc::make_mut(&mut s.data.places).items.values_mut().for_each(|p| p.walk_min += 1),
         "Reviews" => {

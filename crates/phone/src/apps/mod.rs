@@ -11,7 +11,7 @@ use guigym_ui::View;
 use serde::{Deserialize, Serialize};
 
 use crate::install::Installer;
-use crate::state::{DeviceState, Table};
+use crate::state::{DeviceState, Shared, Table};
 
 pub mod bank;
 pub mod calendar;
@@ -97,37 +97,37 @@ pub const INSTALLERS: &[(&str, Installer)] = &[
 /// Everything a verifier judges.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct AppData {
-    pub contacts: Table<contacts::Contact>,
-    pub threads: Table<messages::Thread>,
-    pub emails: Table<mail::Email>,
-    pub events: Table<calendar::Event>,
-    pub notes: Table<notes::Note>,
-    pub files: Table<files::FileEntry>,
+    pub contacts: Shared<Table<contacts::Contact>>,
+    pub threads: Shared<Table<messages::Thread>>,
+    pub emails: Shared<Table<mail::Email>>,
+    pub events: Shared<Table<calendar::Event>>,
+    pub notes: Shared<Table<notes::Note>>,
+    pub files: Shared<Table<files::FileEntry>>,
     pub settings: settings::Settings,
-    pub alarms: Table<clock::Alarm>,
-    pub timers: Table<clock::Timer>,
+    pub alarms: Shared<Table<clock::Alarm>>,
+    pub timers: Shared<Table<clock::Timer>>,
     /// Catalogues (products, menus, places, songs) never change in an episode: shared, so a
     /// reset or a new instance copies a pointer, not the catalogue.
     pub products: Arc<Table<shop::Product>>,
     /// The shop's cart: leaving something in it changes nothing in the world.
     pub cart: Vec<shop::Line>,
-    pub orders: Table<shop::Order>,
+    pub orders: Shared<Table<shop::Order>>,
     pub restaurants: Arc<Table<food::Restaurant>>,
     pub basket: Vec<shop::Line>,
     pub basket_restaurant: Option<u32>,
-    pub food_orders: Table<shop::Order>,
-    pub rides: Table<ride::Ride>,
-    pub tickets: Table<train::Ticket>,
+    pub food_orders: Shared<Table<shop::Order>>,
+    pub rides: Shared<Table<ride::Ride>>,
+    pub tickets: Shared<Table<train::Ticket>>,
     /// People the train app may book for (the user first).
     pub passengers: Vec<String>,
     pub balance_cents: i64,
-    pub transactions: Table<bank::Transaction>,
+    pub transactions: Shared<Table<bank::Transaction>>,
     pub places: Arc<Table<maps::Place>>,
-    pub saved_places: Table<maps::SavedPlace>,
-    pub reviews: Table<reviews::Review>,
-    pub posts: Table<social::Post>,
+    pub saved_places: Shared<Table<maps::SavedPlace>>,
+    pub reviews: Shared<Table<reviews::Review>>,
+    pub posts: Shared<Table<social::Post>>,
     pub songs: Arc<Table<music::Song>>,
-    pub playlists: Table<music::Playlist>,
+    pub playlists: Shared<Table<music::Playlist>>,
     pub player: music::Player,
 }
 
