@@ -45,6 +45,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// What the reader takes from a message: a command's answer by id; an event's method and
+/// parameters are skipped unbuilt.
+#[derive(serde::Deserialize)]
+struct Incoming {
+    id: Option<u64>,
+    result: Option<Value>,
+    error: Option<ProtocolError>,
+}
+
+#[derive(serde::Deserialize)]
+struct ProtocolError {
+    message: Option<String>,
+}
+
 impl Cdp {
     pub async fn connect(ws_url: &str, timeout: Duration) -> Result<Cdp, CdpError> {
         let (ws, _) = tokio_tungstenite::connect_async(ws_url).await.map_err(|e| CdpError::Connect(e.to_string()))?;
@@ -83,17 +97,17 @@ impl Cdp {
         let (p, a) = (pending.clone(), alive.clone());
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
-                let text = match msg {
-                    Message::Text(t) => t.to_string(),
+                let incoming = match &msg {
+                    Message::Text(t) => serde_json::from_str::<Incoming>(t.as_str()),
                     Message::Close(_) => break,
                     _ => continue,
                 };
-                let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
-                let Some(id) = v.get("id").and_then(Value::as_u64) else { continue };
+                // Events (no id) and messages that are no JSON are passed over.
+                let Ok(Incoming { id: Some(id), result, error }) = incoming else { continue };
                 if let Some(tx) = lock(&p).remove(&id) {
-                    let answer = match v.get("error") {
-                        Some(e) => Err(e.get("message").and_then(Value::as_str).unwrap_or("error").to_string()),
-                        None => Ok(v.get("result").cloned().unwrap_or(Value::Null)),
+                    let answer = match error {
+                        Some(e) => Err(e.message.unwrap_or_else(|| "error".into())),
+                        None => Ok(result.unwrap_or(Value::Null)),
                     };
                     let _ = tx.send(answer);
                 }

@@ -215,24 +215,33 @@ impl Page {
     /// list's edge) to a larger button nearby — the agent must get what it tapped.
     pub async fn tap(&self, x: f32, y: f32, clicks: u32) -> Result<(), BrowserError> {
         let (cx, cy) = (x / self.scale, y / self.scale);
-        for n in 1..=clicks.max(1) {
-            for kind in ["mousePressed", "mouseReleased"] {
-                self.call("Input.dispatchMouseEvent", json!({ "type": kind, "x": cx, "y": cy, "button": "left", "clickCount": n })).await?;
-            }
-        }
+        let events = (1..=clicks.max(1))
+            .flat_map(|n| ["mousePressed", "mouseReleased"].map(|kind| json!({ "type": kind, "x": cx, "y": cy, "button": "left", "clickCount": n })));
+        self.input("Input.dispatchMouseEvent", events).await
+    }
+
+    /// Sends input events of one kind in order without waiting for each answer in turn: the
+    /// page's session delivers them in the order sent, and one round trip is paid, not one per
+    /// event.
+    async fn input(&self, method: &str, events: impl IntoIterator<Item = Value>) -> Result<(), BrowserError> {
+        // Each call sends its command when first polled, and `try_join_all` polls them in order.
+        futures_util::future::try_join_all(events.into_iter().map(|e| self.call(method, e))).await?;
         Ok(())
     }
 
     pub async fn right_click(&self, x: f32, y: f32) -> Result<(), BrowserError> {
         let (cx, cy) = (x / self.scale, y / self.scale);
-        for kind in ["mousePressed", "mouseReleased"] {
-            self.call("Input.dispatchMouseEvent", json!({ "type": kind, "x": cx, "y": cy, "button": "right", "clickCount": 1 })).await?;
-        }
-        Ok(())
+        self.input(
+            "Input.dispatchMouseEvent",
+            ["mousePressed", "mouseReleased"].map(|kind| json!({ "type": kind, "x": cx, "y": cy, "button": "right", "clickCount": 1 })),
+        )
+        .await
     }
 
     pub async fn drag(&self, from: (f32, f32), to: (f32, f32)) -> Result<(), BrowserError> {
         let s = self.scale;
+        // One move at a time, each answered before the next: moves sent together would be
+        // coalesced into one by the renderer, and a drag wants its path.
         self.call("Input.dispatchMouseEvent", json!({ "type": "mousePressed", "x": from.0 / s, "y": from.1 / s, "button": "left", "clickCount": 1 })).await?;
         for i in 1..=5 {
             let f = i as f32 / 5.0;
@@ -301,9 +310,8 @@ impl Page {
 
     async fn press(&self, name: &str, code: &str, vk: i64, text: &str, modifiers: i64) -> Result<(), BrowserError> {
         let down = json!({ "type": if text.is_empty() { "rawKeyDown" } else { "keyDown" }, "key": name, "code": code, "windowsVirtualKeyCode": vk, "text": text, "modifiers": modifiers });
-        self.call("Input.dispatchKeyEvent", down).await?;
-        self.call("Input.dispatchKeyEvent", json!({ "type": "keyUp", "key": name, "code": code, "windowsVirtualKeyCode": vk, "modifiers": modifiers })).await?;
-        Ok(())
+        let up = json!({ "type": "keyUp", "key": name, "code": code, "windowsVirtualKeyCode": vk, "modifiers": modifiers });
+        self.input("Input.dispatchKeyEvent", [down, up]).await
     }
 
     pub async fn close(&self) {

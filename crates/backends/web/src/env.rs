@@ -422,15 +422,16 @@ impl WebEnv {
 
     async fn observe_page(&mut self, options: ObserveOptions) -> Result<Observation, Fail> {
         let page = self.page()?;
-        let tree = ui_tree(page).await.map_err(infra)?;
-        let screenshot = if options.screenshot {
-            let png = page.screenshot().await.map_err(infra)?;
-            let (w, h) = self.size();
-            Some(Screenshot::from_png(w as u32, h as u32, png))
-        } else {
-            None
-        };
         let (w, h) = self.size();
+        // The tree (the renderer's work) and the screenshot (the compositor's) at once.
+        let shot = async {
+            match options.screenshot {
+                true => page.screenshot().await.map(|png| Some(Screenshot::from_png(w as u32, h as u32, png))),
+                false => Ok(None),
+            }
+        };
+        let (tree, screenshot) = tokio::join!(ui_tree(page), shot);
+        let (tree, screenshot) = (tree.map_err(infra)?, screenshot.map_err(infra)?);
         let mut obs = match self.kind {
             Kind::Apps => {
                 let hosted = self.hosted()?;

@@ -66,7 +66,7 @@ pub async fn ui_tree(page: &Page) -> Result<Vec<UiNode>, BrowserError> {
         tokio::join!(page.call("Accessibility.getFullAXTree", json!({})), page.call("DOMSnapshot.captureSnapshot", json!({ "computedStyles": [] })));
     let (ax, snap) = (ax?, snap?);
     let dom = snapshot_index(&snap);
-    let nodes: Vec<Value> = ax["nodes"].as_array().cloned().unwrap_or_default();
+    let nodes: &[Value] = ax["nodes"].as_array().map(Vec::as_slice).unwrap_or_default();
     let by_id: HashMap<&str, &Value> = nodes.iter().filter_map(|n| n["nodeId"].as_str().map(|id| (id, n))).collect();
     let Some(root) = nodes.first() else { return Ok(Vec::new()) };
     let scale = page.scale as f64;
