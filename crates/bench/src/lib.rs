@@ -10,6 +10,7 @@ pub mod buffer;
 pub mod desktop;
 pub mod harness;
 pub mod manager;
+pub mod render;
 pub mod sim;
 pub mod web;
 

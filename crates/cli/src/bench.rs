@@ -55,6 +55,15 @@ pub enum BenchCommand {
         #[arg(long, value_delimiter = ',')]
         apps: Vec<String>,
     },
+    /// The phone's two renderers side by side: SSIM of the native raster against Chromium's
+    /// page, per app's main screen, on the same device state
+    Render {
+        #[arg(long)]
+        json: bool,
+        /// Write each screen's two screenshots here (`<screen>.native.png`, `<screen>.chromium.png`)
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
     /// The trajectory buffer over HTTP: groups per second in and out, durable and in memory
     Buffer {
         #[arg(long)]
@@ -151,7 +160,7 @@ fn print(figures: &impl Figures, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
-    use guigym_bench::{android, buffer, desktop, harness, manager, sim, web};
+    use guigym_bench::{android, buffer, desktop, harness, manager, render, sim, web};
     match command {
         BenchCommand::Sim { json, iterations, instances } => print(&sim::run(&sim::Settings { iterations, instances })?, json),
         BenchCommand::Web { json, iterations, seconds, no_python } => {
@@ -177,6 +186,7 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
                 manager::Settings { instances: a.instances, workers: a.workers.max(1), clients: a.clients.max(1), seconds: a.seconds.max(1), suite: a.suite };
             print(&manager::run(settings).await?, a.json)
         }
+        BenchCommand::Render { json, out } => print(&render::run(&render::Settings { out }).await?, json),
         BenchCommand::Android { json, iterations } => print(&android::run(&android::Settings { iterations }).await?, json),
         BenchCommand::Harness { json, trajectories, observation, tokenizer } => {
             print(&harness::run(&harness::Settings { trajectories, observation: observation.into(), tokenizer }).await?, json)

@@ -167,6 +167,27 @@ fn bench_manager_prints_its_figures() {
 
 #[test]
 #[ignore = "full tier: benchmark smoke test, Chromium"]
+fn bench_render_prints_the_similarity_of_both_renderers_per_app() {
+    let out_dir = std::env::temp_dir().join(format!("guigym-render-{}", std::process::id()));
+    let out = guigym().args(["bench", "render", "--json", "--out"]).arg(&out_dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let screens = v["screens"].as_array().unwrap();
+    assert_eq!(screens.len(), 1 + guigym_phone::apps::APPS.len(), "the home screen and every app");
+    for s in screens {
+        let ssim = s["ssim"].as_f64().unwrap();
+        assert!(ssim > 0.0 && ssim <= 1.0, "{s}");
+        let name = s["screen"].as_str().unwrap();
+        for side in ["native", "chromium"] {
+            let png = std::fs::read(out_dir.join(format!("{name}.{side}.png"))).unwrap();
+            assert_eq!(&png[1..4], b"PNG");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+#[ignore = "full tier: benchmark smoke test, Chromium"]
 fn bench_web_prints_ours_beside_the_python_environment() {
     let out = guigym().args(["bench", "web", "--json", "--iterations", "3", "--seconds", "1"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -117,7 +117,9 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
     out
 }
 
-/// The stylesheet the page uses, for a theme.
+/// The stylesheet the page uses, for a theme. A field is drawn as the native raster draws it,
+/// inset from its box (16 × 6 dp, through a transparent border) with a 2 dp frame, while the
+/// whole box still takes taps, as the native hit test does.
 pub fn stylesheet(theme: &Theme) -> String {
     format!(
         "*{{box-sizing:border-box;margin:0;padding:0}}\
@@ -126,12 +128,14 @@ pub fn stylesheet(theme: &Theme) -> String {
          .status{{font-size:13px;padding:4px 16px}}\
          .appbar{{font-size:22px;padding:14px 16px}}\
          .text{{padding:4px 16px;overflow:hidden}} .title{{font-size:22px}} .caption{{font-size:13px;color:{muted}}}\
+         button,input{{font:inherit;color:inherit}}\
          .btn{{border:0;background:transparent;padding:6px 16px}}\
-         .btn span{{display:flex;align-items:center;justify-content:center;width:100%;height:100%;border-radius:10px;color:#fff;font-size:16px}}\
-         .field{{border:2px solid {divider};border-radius:8px;margin:0;padding:0 12px;font-size:16px;background:#fff}}\
-         .field[data-focused]{{border-color:{primary}}}\
-         .item{{background:#fff;border-bottom:1px solid {divider};padding:10px 16px;overflow:hidden}}\
-         .item b{{display:block;font-weight:normal}} .item small{{display:block;color:{muted};font-size:13px;margin-top:6px}}\
+         .btn span{{display:flex;align-items:center;justify-content:center;width:100%;height:100%;border-radius:10px;color:{on_primary};font-size:16px}}\
+         .field{{border:solid transparent;border-width:6px 16px;border-radius:24px/14px;background:{surface} padding-box;box-shadow:inset 0 0 0 2px {divider};margin:0;padding:0 14px;font-size:16px;outline:none}}\
+         .field[data-focused]{{box-shadow:inset 0 0 0 2px {primary}}}\
+         .field::placeholder{{color:{muted};opacity:1}}\
+         .item{{background:{surface};border-bottom:1px solid {divider};padding:10px 16px;overflow:hidden}}\
+         .item b{{display:block;font-weight:normal}} .item small{{display:block;color:{muted};font-size:13px;margin-top:6px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}\
          .item i{{position:absolute;right:16px;top:12px;font-style:normal;font-size:13px;color:{muted}}}\
          .check{{padding:14px 16px}} .check[aria-checked=true]{{color:{primary}}}\
          .tab{{display:flex;align-items:center;justify-content:center;color:{muted}}} .tab.on{{color:{primary};border-bottom:3px solid {primary}}}\
@@ -144,6 +148,8 @@ pub fn stylesheet(theme: &Theme) -> String {
         muted = css(theme.muted),
         divider = css(theme.divider),
         primary = css(theme.primary),
+        surface = css(theme.surface),
+        on_primary = css(theme.on_primary),
     )
 }
 

@@ -158,6 +158,25 @@ impl Painter {
         }
     }
 
+    /// One line of text cut to `width` pixels with an ellipsis, as a list row's secondary line
+    /// is on a phone (and in the page's CSS, `text-overflow: ellipsis`).
+    fn ellipsized<'s>(&self, s: &'s str, style: TextStyle, width: f32) -> std::borrow::Cow<'s, str> {
+        let size = style.size_dp() * self.scale;
+        let advance = |c: char| font().metrics(c, size).advance_width;
+        if s.chars().map(advance).sum::<f32>() <= width {
+            return s.into();
+        }
+        let mut used = advance('…');
+        let kept: String = s
+            .chars()
+            .take_while(|c| {
+                used += advance(*c);
+                used <= width
+            })
+            .collect();
+        format!("{}…", kept.trim_end()).into()
+    }
+
     fn centered(&mut self, s: &str, r: Bounds, clip: Bounds, style: TextStyle, rgb: Rgb) {
         let size = style.size_dp() * self.scale;
         let width: f32 = s.chars().map(|c| font().metrics(c, size).advance_width).sum();
@@ -210,9 +229,11 @@ impl Painter {
                 self.fill(r, clip, t.surface, 255, 0.0);
                 self.fill(Bounds { x: r.x, y: r.y + r.h - d(1.0), w: r.w, h: d(1.0).max(1) }, clip, t.divider, 255, 0.0);
                 let x = r.x as f32 + self.dp(PAD);
+                let room = r.w as f32 - 2.0 * self.dp(PAD);
                 self.text(title, x, r.y as f32 + self.dp(10.0), TextStyle::Body, muted, clip);
                 if !subtitle.is_empty() {
-                    self.text(subtitle, x, r.y as f32 + self.dp(38.0), TextStyle::Caption, t.muted, clip);
+                    let line = self.ellipsized(subtitle, TextStyle::Caption, room);
+                    self.text(&line, x, r.y as f32 + self.dp(38.0), TextStyle::Caption, t.muted, clip);
                 }
                 if !trailing.is_empty() {
                     let size = TextStyle::Caption.size_dp() * self.scale;

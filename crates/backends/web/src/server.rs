@@ -14,7 +14,6 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use guigym_core::{Action, Direction};
 use guigym_sim::SimEnv;
-use guigym_ui::Theme;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -83,7 +82,6 @@ pub struct AppServer {
     /// The page benchmarks it serves, and their files by benchmark name.
     pub pages: PageBenchmarks,
     files: HashMap<String, PathBuf>,
-    theme: Theme,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -112,8 +110,7 @@ impl AppServer {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
         let url = format!("http://{}", listener.local_addr()?);
         let files = pages.iter().filter_map(|b| Some((b.name().to_string(), b.files()?))).collect();
-        let server =
-            Arc::new(AppServer { url, instances: Mutex::new(HashMap::new()), next: AtomicU64::new(1), pages: pages.clone(), files, theme: Theme::default() });
+        let server = Arc::new(AppServer { url, instances: Mutex::new(HashMap::new()), next: AtomicU64::new(1), pages: pages.clone(), files });
         let app = Router::new()
             .route("/app/{id}", get(page))
             .route("/app/{id}/html", get(screen))
@@ -145,12 +142,15 @@ impl AppServer {
         lock(&self.instances).get(&id).cloned()
     }
 
+    /// The screen's elements with the stylesheet of the world's theme (a reset to another world
+    /// changes it without reloading the page).
     fn body(&self, hosted: &Hosted) -> String {
         match hosted.sim.state() {
             Some(state) => {
                 let view = guigym_phone::shell::view(state);
                 let layout = guigym_phone::shell::layout(&view, state, hosted.sim.screen());
-                guigym_ui::html::render_body(&layout, &self.theme)
+                let theme = guigym_phone::shell::theme(state);
+                format!("<style>{}</style>{}", guigym_ui::html::stylesheet(&theme), guigym_ui::html::render_body(&layout, &theme))
             }
             None => String::new(),
         }
@@ -161,9 +161,8 @@ async fn page(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>) -> Res
     let Some(h) = s.get(id) else { return (StatusCode::NOT_FOUND, "no such instance").into_response() };
     let body = s.body(&*h.lock().await);
     Html(format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><style>{}</style></head>\
-         <body><div id=\"screen\">{body}</div><script>{SCRIPT}</script></body></html>",
-        guigym_ui::html::stylesheet(&s.theme)
+        "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"></head>\
+         <body><div id=\"screen\">{body}</div><script>{SCRIPT}</script></body></html>"
     ))
     .into_response()
 }

@@ -225,3 +225,33 @@ async fn a_page_script_that_never_returns_ends_the_attempt_judged() {
     let attempt = run_attempt(&mut env, &phone, &mut golden, &Harness::default(), 0, "t-after", &mut NullRecorder).await.unwrap();
     assert!(attempt.verdict.success, "{:?}", attempt.verdict);
 }
+
+/// Each world's phone has its theme (light, dark, accents): the page draws the theme of the
+/// world it shows, also after a reset to another world in the same page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Chromium"]
+async fn the_page_wears_the_theme_of_the_world_it_shows() {
+    let p = provider();
+    let mut env = p.create().await.unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for task in tasks::suite("smoke").unwrap() {
+        let mut sim = guigym_sim::SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+        sim.reset_sync(&task).unwrap();
+        let theme = guigym_phone::shell::theme(sim.state().unwrap());
+        if !seen.insert(theme.primary) {
+            continue;
+        }
+        env.reset(&task).await.unwrap();
+        env.step(&Action::OpenApp { name: "Contacts".into() }).await.unwrap();
+        let obs = env.observe(ObserveOptions { screenshot: true }).await.unwrap();
+        let bar = obs.ui_tree.iter().find(|n| n.role == "appbar").unwrap_or_else(|| panic!("{}: no app bar", task.id)).bounds;
+        let shot = obs.screenshot.unwrap();
+        let (w, _, rgba) = shot.to_rgba().unwrap();
+        // A corner of the bar, away from its title.
+        let (x, y) = ((bar.x + bar.w - 8) as usize, (bar.y + bar.h - 8) as usize);
+        let i = (y * w as usize + x) * 4;
+        assert_eq!(&rgba[i..i + 3], &theme.primary, "{}: the app bar's colour", task.id);
+    }
+    assert!(seen.len() >= 3, "the smoke suite shows several themes: {seen:?}");
+    env.release().await.unwrap();
+}

@@ -1,0 +1,183 @@
+//! `guigym bench render`: how alike the phone's two renderers draw the same screen — the native
+//! raster of the `sim` backend and the HTML of the `web` backend in Chromium — as the structural
+//! similarity (SSIM) of their screenshots of the same device state, per app's main screen and
+//! the home screen. A policy trained on one renderer meets the other's pictures: this is the
+//! distance between them, in the measure image quality work uses.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context};
+use guigym_core::{Action, Env, ObserveOptions, Screen, TaskSpec};
+use guigym_phone::apps::APPS;
+use guigym_sim::SimEnv;
+use guigym_web::WebProvider;
+use serde::Serialize;
+
+pub struct Settings {
+    /// Where to write each screen's two screenshots (`<screen>.native.png`, `<screen>.chromium.png`).
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+pub struct ScreenFigures {
+    /// `home`, or the app whose main screen it is.
+    pub screen: String,
+    pub ssim: f64,
+    /// Share of pixels whose colour differs by more than 32 in some channel.
+    pub differing_pixels: f64,
+}
+
+#[derive(Serialize)]
+pub struct RenderFigures {
+    pub task: String,
+    pub width: u32,
+    pub height: u32,
+    pub screens: Vec<ScreenFigures>,
+    pub mean_ssim: f64,
+}
+
+impl crate::Figures for RenderFigures {
+    fn text(&self) -> String {
+        let mut out = format!(
+            "native raster against Chromium, {}x{}, the device state of {}\n  {:<12} {:>7} {:>18}\n",
+            self.width, self.height, self.task, "screen", "SSIM", "pixels differing"
+        );
+        for s in &self.screens {
+            out.push_str(&format!("  {:<12} {:>7.3} {:>17.1}%\n", s.screen, s.ssim, 100.0 * s.differing_pixels));
+        }
+        out.push_str(&format!("  {:<12} {:>7.3}\n", "mean", self.mean_ssim));
+        out
+    }
+}
+
+/// The screens compared: the home screen, then every app's main screen, each reached from the
+/// task's initial state.
+fn screens() -> Vec<(String, Option<Action>)> {
+    std::iter::once(("home".to_string(), None)).chain(APPS.iter().map(|a| (a.name.to_string(), Some(Action::OpenApp { name: a.name.into() })))).collect()
+}
+
+pub async fn run(s: &Settings) -> anyhow::Result<RenderFigures> {
+    if guigym_web::find_chromium().is_none() {
+        bail!("bench render needs Chromium: run ./scripts/setup.sh");
+    }
+    let screen = Screen::PHONE;
+    let task: TaskSpec = guigym_benchmark_phone::suite("smoke").and_then(|s| s.into_iter().next()).ok_or_else(|| anyhow!("the smoke suite is missing"))?;
+    let provider = WebProvider::new(screen, guigym_benchmark_phone::hosted(), guigym_benchmark_miniwob::hosted());
+    let mut web = provider.create_web().await?;
+    let mut native = SimEnv::new(screen, guigym_benchmark_phone::hosted());
+    if let Some(dir) = &s.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut figures = Vec::new();
+    for (name, open) in screens() {
+        native.reset(&task).await?;
+        web.reset(&task).await?;
+        if let Some(action) = &open {
+            native.step(action).await?;
+            web.step(action).await?;
+        }
+        let shot = |o: guigym_core::Observation| o.screenshot.ok_or_else(|| anyhow!("{name}: no screenshot"));
+        let a = shot(native.observe(ObserveOptions { screenshot: true }).await?)?;
+        let b = shot(web.observe(ObserveOptions { screenshot: true }).await?)?;
+        let (wa, ha, pa) = a.to_rgba().map_err(|e| anyhow!("{name}: native screenshot: {e}"))?;
+        let (wb, hb, pb) = b.to_rgba().map_err(|e| anyhow!("{name}: Chromium screenshot: {e}"))?;
+        if (wa, ha) != (wb, hb) {
+            bail!("{name}: the native screenshot is {wa}x{ha}, Chromium's {wb}x{hb}");
+        }
+        if let Some(dir) = &s.out {
+            std::fs::write(dir.join(format!("{name}.native.png")), a.png())?;
+            std::fs::write(dir.join(format!("{name}.chromium.png")), b.png())?;
+        }
+        figures.push(ScreenFigures { screen: name, ssim: ssim(wa, ha, &pa, &pb), differing_pixels: differing(&pa, &pb) });
+    }
+    web.release().await?;
+    let mean_ssim = figures.iter().map(|f| f.ssim).sum::<f64>() / figures.len().max(1) as f64;
+    Ok(RenderFigures { task: task.id, width: screen.width, height: screen.height, screens: figures, mean_ssim })
+}
+
+/// Share of pixels that differ by more than 32 in some colour channel.
+pub fn differing(a: &[u8], b: &[u8]) -> f64 {
+    let n = (a.len() / 4).max(1);
+    let off = a.chunks_exact(4).zip(b.chunks_exact(4)).filter(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 32)).count();
+    off as f64 / n as f64
+}
+
+/// Mean structural similarity of two RGBA pictures of one size, on their luma (BT.601), over
+/// 8×8 windows every 4 pixels (Wang et al. 2004, with the block windows of its first form and
+/// its constants K1 = 0.01, K2 = 0.03): 1 for the same picture, near 0 for unrelated ones.
+pub fn ssim(width: u32, height: u32, a: &[u8], b: &[u8]) -> f64 {
+    const WINDOW: usize = 8;
+    const STRIDE: usize = 4;
+    let (w, h) = (width as usize, height as usize);
+    if w < WINDOW || h < WINDOW || a.len() < w * h * 4 || b.len() < w * h * 4 {
+        return if a == b { 1.0 } else { 0.0 };
+    }
+    let luma = |p: &[u8]| -> Vec<f64> { p.chunks_exact(4).take(w * h).map(|c| 0.299 * c[0] as f64 + 0.587 * c[1] as f64 + 0.114 * c[2] as f64).collect() };
+    let (x, y) = (luma(a), luma(b));
+    // Summed-area tables of x, y, x², y² and xy: each window's sums in four lookups.
+    let table = |f: &dyn Fn(usize) -> f64| -> Vec<f64> {
+        let mut t = vec![0.0; (w + 1) * (h + 1)];
+        for row in 0..h {
+            let mut run = 0.0;
+            for col in 0..w {
+                run += f(row * w + col);
+                t[(row + 1) * (w + 1) + col + 1] = t[row * (w + 1) + col + 1] + run;
+            }
+        }
+        t
+    };
+    let (sx, sy) = (table(&|i| x[i]), table(&|i| y[i]));
+    let (sxx, syy, sxy) = (table(&|i| x[i] * x[i]), table(&|i| y[i] * y[i]), table(&|i| x[i] * y[i]));
+    let sum = |t: &[f64], r: usize, c: usize| {
+        t[(r + WINDOW) * (w + 1) + c + WINDOW] - t[r * (w + 1) + c + WINDOW] - t[(r + WINDOW) * (w + 1) + c] + t[r * (w + 1) + c]
+    };
+    let (c1, c2) = ((0.01f64 * 255.0).powi(2), (0.03f64 * 255.0).powi(2));
+    let n = (WINDOW * WINDOW) as f64;
+    let (mut total, mut windows) = (0.0, 0usize);
+    for r in (0..=h - WINDOW).step_by(STRIDE) {
+        for c in (0..=w - WINDOW).step_by(STRIDE) {
+            let (mx, my) = (sum(&sx, r, c) / n, sum(&sy, r, c) / n);
+            let vx = (sum(&sxx, r, c) / n - mx * mx).max(0.0);
+            let vy = (sum(&syy, r, c) / n - my * my).max(0.0);
+            let cov = sum(&sxy, r, c) / n - mx * my;
+            total += ((2.0 * mx * my + c1) * (2.0 * cov + c2)) / ((mx * mx + my * my + c1) * (vx + vy + c2));
+            windows += 1;
+        }
+    }
+    total / windows.max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A picture of stripes and a gradient, `shift` pixels to the right.
+    fn picture(w: u32, h: u32, shift: u32) -> Vec<u8> {
+        let mut p = Vec::with_capacity((w * h * 4) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                let v = if ((x + w - shift) / 6).is_multiple_of(2) { 230 } else { (20 + y % 200) as u8 };
+                p.extend_from_slice(&[v, v / 2, 255 - v, 255]);
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn ssim_is_one_for_the_same_picture_and_falls_with_difference() {
+        let (w, h) = (64, 48);
+        let a = picture(w, h, 0);
+        assert!((ssim(w, h, &a, &a) - 1.0).abs() < 1e-9);
+        assert_eq!(differing(&a, &a), 0.0);
+        let shifted = ssim(w, h, &a, &picture(w, h, 3));
+        let inverted: Vec<u8> = a.iter().enumerate().map(|(i, v)| if i % 4 == 3 { *v } else { 255 - v }).collect();
+        let far = ssim(w, h, &a, &inverted);
+        assert!(shifted < 0.9 && shifted > far, "shifted {shifted}, inverted {far}");
+        assert!(far < 0.0, "an inverted picture is anti-correlated: {far}");
+        assert!(differing(&a, &inverted) > 0.5);
+        // A flat picture against itself, and against a slightly brighter one, stays near 1.
+        let flat = vec![128u8; (w * h * 4) as usize];
+        let brighter = vec![131u8; (w * h * 4) as usize];
+        assert!(ssim(w, h, &flat, &brighter) > 0.99);
+    }
+}
