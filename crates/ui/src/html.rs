@@ -123,7 +123,7 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
 pub fn stylesheet(theme: &Theme) -> String {
     format!(
         "*{{box-sizing:border-box;margin:0;padding:0}}\
-         html,body{{width:100%;height:100%;overflow:hidden;background:{bg};color:{text};font:16px 'DejaVu Sans',sans-serif}}\
+         html,body{{width:100%;height:100%;overflow:hidden;background:{bg};color:{text};font:16px 'DejaVu Sans',sans-serif;font-kerning:none;font-variant-ligatures:none}}\
          #screen>*{{position:absolute;box-sizing:border-box}}\
          .status{{font-size:13px;padding:4px 16px}}\
          .appbar{{font-size:22px;padding:14px 16px}}\
@@ -135,10 +135,16 @@ pub fn stylesheet(theme: &Theme) -> String {
          .field[data-focused]{{box-shadow:inset 0 0 0 2px {primary}}}\
          .field::placeholder{{color:{muted};opacity:1}}\
          .item{{background:{surface};border-bottom:1px solid {divider};padding:10px 16px;overflow:hidden}}\
-         .item b{{display:block;font-weight:normal}} .item small{{display:block;color:{muted};font-size:13px;margin-top:6px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}\
+         .item b{{display:block;font-weight:normal}} .item small{{display:block;color:{muted};font-size:13px;margin-top:9.7px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}\
          .item i{{position:absolute;right:16px;top:12px;font-style:normal;font-size:13px;color:{muted}}}\
-         .check{{padding:14px 16px}} .check[aria-checked=true]{{color:{primary}}}\
-         .tab{{display:flex;align-items:center;justify-content:center;color:{muted}}} .tab.on{{color:{primary};border-bottom:3px solid {primary}}}\
+         .check{{padding:14px 16px}}\
+         [role=checkbox]{{padding-left:56px}} [role=checkbox]::before{{content:'';position:absolute;left:16px;top:14px;width:24px;height:24px;box-sizing:border-box;border:2px solid {muted};border-radius:4px;background:{surface}}}\
+         [role=checkbox][aria-checked=true]::before{{border-color:{primary};background:{primary}}}\
+         [role=switch]::after{{content:'';position:absolute;right:16px;top:14px;width:48px;height:24px;border-radius:12px;background:{divider}}}\
+         [role=switch]::before{{content:'';position:absolute;z-index:1;right:42px;top:16px;width:20px;height:20px;border-radius:10px;background:{surface}}}\
+         [role=switch][aria-checked=true]::after{{background:{primary}}} [role=switch][aria-checked=true]::before{{right:18px}}\
+         [role=tablist]{{background:{surface}}}\
+         .tab{{display:flex;align-items:center;justify-content:center;color:{muted}}} .tab.on{{color:{primary};box-shadow:inset 0 -3px 0 {primary}}}\
          .scrim{{position:fixed;left:0;top:0;width:100%;height:100%;background:rgba(0,0,0,.43)}}\
          .dialog{{border-radius:16px}} .dialog .title{{font-size:22px;padding:12px 16px}}\
          .icon{{text-align:center}} .icon span{{display:flex;margin:6px auto 4px;width:56px;height:56px;border-radius:14px;color:#fff;font-size:22px;align-items:center;justify-content:center}}\
