@@ -73,8 +73,11 @@ pub async fn run(s: &Settings) -> anyhow::Result<RenderFigures> {
         native.reset(&task).await?;
         web.reset(&task).await?;
         if let Some(action) = &open {
-            native.step(action).await?;
-            web.step(action).await?;
+            for (side, outcome) in [("native", native.step(action).await?), ("Chromium", web.step(action).await?)] {
+                if outcome.invalid {
+                    bail!("{name}: opening it on the {side} side failed: {}", outcome.feedback);
+                }
+            }
         }
         let shot = |o: guigym_core::Observation| o.screenshot.ok_or_else(|| anyhow!("{name}: no screenshot"));
         let a = shot(native.observe(ObserveOptions { screenshot: true }).await?)?;

@@ -43,6 +43,7 @@ pub struct SimFigures {
     memory_per_instance_kib: f64,
     /// Instances each reset to a task no other instance holds.
     memory_per_instance_own_task_kib: f64,
+    own_task_instances: usize,
 }
 
 impl crate::Figures for SimFigures {
@@ -64,7 +65,10 @@ impl crate::Figures for SimFigures {
             ),
             format!("  {} instances up       {:>8.1} ms", self.instances, self.instances_up_ms),
             format!("  memory per instance   {:>8.1} KiB   (instances on the smoke suite's {} tasks)", self.memory_per_instance_kib, self.shared_tasks),
-            format!("                        {:>8.1} KiB   (each instance on a task of its own)\n", self.memory_per_instance_own_task_kib),
+            format!(
+                "                        {:>8.1} KiB   ({} instances, each on a task of its own)\n",
+                self.memory_per_instance_own_task_kib, self.own_task_instances
+            ),
         ]
         .join("\n")
     }
@@ -75,15 +79,15 @@ pub fn run(s: &Settings) -> anyhow::Result<SimFigures> {
     let screen = Screen::PHONE;
     let suite = tasks::suite("smoke").ok_or_else(|| anyhow!("the smoke suite is missing"))?;
     let task = suite.first().ok_or_else(|| anyhow!("the smoke suite is empty"))?.clone();
-    // Memory first, while the allocator has kept no freed pages for the instances to reuse
-    // (an RSS delta would miss them): instances each on a task of the full catalogue that no
-    // other instance holds, then as many on the smoke suite's tasks (the first batch kept alive
-    // meanwhile), timed: created and reset, ready to serve.
-    let instances_on = |tasks: &[guigym_core::TaskSpec]| -> anyhow::Result<(f64, f64, Vec<SimEnv>)> {
+    // Memory first, while the allocator holds few freed pages the instances could reuse (an
+    // RSS delta would miss them): instances on the smoke suite's tasks, timed (created and
+    // reset, ready to serve), then, the first batch kept alive, instances each on a task of the
+    // full catalogue that no other instance holds (as many as it has tasks for).
+    let instances_on = |tasks: &[guigym_core::TaskSpec], count: usize| -> anyhow::Result<(f64, f64, Vec<SimEnv>)> {
         let before = rss_bytes().unwrap_or(0);
         let (up_ms, envs) = time_ms(|| -> anyhow::Result<Vec<SimEnv>> {
-            let mut v = Vec::with_capacity(instances);
-            for i in 0..instances {
+            let mut v = Vec::with_capacity(count);
+            for i in 0..count {
                 let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
                 e.reset_sync(&tasks[i % tasks.len()])?;
                 v.push(e);
@@ -92,13 +96,13 @@ pub fn run(s: &Settings) -> anyhow::Result<SimFigures> {
         });
         let envs = envs?;
         let after = rss_bytes().unwrap_or(0);
-        Ok((up_ms, after.saturating_sub(before) as f64 / envs.len() as f64 / 1024.0, envs))
+        Ok((up_ms, after.saturating_sub(before) as f64 / envs.len().max(1) as f64 / 1024.0, envs))
     };
+    let (up_ms, per_instance, shared) = instances_on(&suite, instances)?;
     let all = tasks::suite("all").ok_or_else(|| anyhow!("the full catalogue is missing"))?;
     let own: Vec<_> = all.iter().filter(|t| !suite.contains(t)).take(instances).cloned().collect();
-    let (_, per_instance_own, alive) = instances_on(&own)?;
-    let (up_ms, per_instance, shared) = instances_on(&suite)?;
-    drop((alive, shared));
+    let (_, per_instance_own, alive) = instances_on(&own, own.len())?;
+    drop((shared, alive));
 
     let mut env = SimEnv::new(screen, guigym_benchmark_phone::hosted());
     env.reset_sync(&task).context("first reset")?;
@@ -113,7 +117,7 @@ pub fn run(s: &Settings) -> anyhow::Result<SimFigures> {
     for i in 0..iterations {
         // A new instance each time, dropped after, on a task `env` does not hold: its initial
         // state is built.
-        let t = &suite[1 + i % (suite.len() - 1).max(1)];
+        let t = &suite[(1 + i % (suite.len() - 1).max(1)) % suite.len()];
         let mut e = SimEnv::new(screen, guigym_benchmark_phone::hosted());
         let (ms, r) = time_ms(|| e.reset_sync(t));
         r?;
@@ -176,6 +180,7 @@ pub fn run(s: &Settings) -> anyhow::Result<SimFigures> {
         instances_up_ms: up_ms,
         memory_per_instance_kib: per_instance,
         memory_per_instance_own_task_kib: per_instance_own,
+        own_task_instances: own.len(),
     })
 }
 

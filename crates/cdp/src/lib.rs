@@ -51,12 +51,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct Incoming {
     id: Option<u64>,
     result: Option<Value>,
-    error: Option<ProtocolError>,
-}
-
-#[derive(serde::Deserialize)]
-struct ProtocolError {
-    message: Option<String>,
+    /// Read leniently: an error of any shape is still the command's answer.
+    error: Option<Value>,
 }
 
 impl Cdp {
@@ -106,7 +102,7 @@ impl Cdp {
                 let Ok(Incoming { id: Some(id), result, error }) = incoming else { continue };
                 if let Some(tx) = lock(&p).remove(&id) {
                     let answer = match error {
-                        Some(e) => Err(e.message.unwrap_or_else(|| "error".into())),
+                        Some(e) => Err(e.get("message").and_then(Value::as_str).unwrap_or("error").to_string()),
                         None => Ok(result.unwrap_or(Value::Null)),
                     };
                     let _ = tx.send(answer);

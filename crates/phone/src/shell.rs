@@ -17,9 +17,23 @@ pub const STEP_MS: i64 = 1000;
 pub const SCROLL_DP: i32 = 240;
 const MAX_FIELD_CHARS: usize = 2000;
 
+/// What the status bar shows of the device: unread conversations and mail, the radios, and a
+/// battery whose charge follows the world's clock (the same world, the same charge).
+pub fn status_icons(s: &DeviceState) -> guigym_ui::StatusIcons {
+    let settings = &s.data.settings;
+    guigym_ui::StatusIcons {
+        unread_messages: s.data.threads.iter().any(|(_, t)| t.messages.last().is_some_and(|m| !m.from_me)),
+        unread_mail: s.data.emails.iter().any(|(_, e)| !e.read && e.folder == apps::mail::Folder::Inbox),
+        wifi: settings.wifi,
+        airplane: settings.airplane_mode,
+        do_not_disturb: settings.do_not_disturb,
+        battery_pct: (35 + s.now().rem_euclid(61)) as u8,
+    }
+}
+
 /// The whole screen for a state.
 pub fn view(s: &DeviceState) -> View {
-    let status = View::new(Kind::StatusBar { time: time::time_hm(s.now()) }).id("status_bar");
+    let status = View::new(Kind::StatusBar { time: time::time_hm(s.now()), icons: status_icons(s) }).id("status_bar");
     let body = match s.ui.foreground.as_deref().and_then(apps::find) {
         Some(app) => {
             let route = s.route(app.name).unwrap_or(app.root);

@@ -52,7 +52,12 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
         // What an open dialog covers is offered as nothing, as in the native UI tree.
         let disabled = if v.enabled && live.contains(&i) { "" } else { " aria-disabled=\"true\"" };
         let el = match &v.kind {
-            Kind::StatusBar { time } => format!("<div {base};background:{}\" class=\"status\">{}</div>", css(theme.surface), esc(time)),
+            Kind::StatusBar { time, icons } => format!(
+                "<div {base};background:{}\" class=\"status\">{}{}</div>",
+                css(theme.surface),
+                esc(time),
+                status_svg(icons, r.w as f32 / scale, r.h as f32 / scale, theme)
+            ),
             Kind::AppBar { title } => {
                 format!("<div {base};background:{};color:{}\" class=\"appbar\" role=\"heading\">{}</div>", css(theme.primary), css(theme.on_primary), esc(title))
             }
@@ -114,6 +119,28 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
         };
         out.push_str(&el);
     }
+    out
+}
+
+/// The status bar's icons as one SVG over the bar (hidden from the accessibility tree: the
+/// native UI tree has no nodes for them either).
+fn status_svg(icons: &crate::icons::StatusIcons, w: f32, h: f32, theme: &Theme) -> String {
+    use crate::icons::Shape;
+    let mut out =
+        format!("<svg aria-hidden=\"true\" style=\"position:absolute;left:0;top:0\" width=\"{w:.2}\" height=\"{h:.2}\" viewBox=\"0 0 {w:.2} {h:.2}\">");
+    for shape in crate::icons::status_shapes(icons, w, h) {
+        let fill = |cut: bool| css(if cut { theme.surface } else { theme.text });
+        out.push_str(&match shape {
+            Shape::Rect { x, y, w, h, radius, cut } => {
+                format!("<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" rx=\"{radius:.2}\" fill=\"{}\"/>", fill(cut))
+            }
+            Shape::Polygon { points, cut } => {
+                let points: Vec<String> = points.iter().map(|(x, y)| format!("{x:.2},{y:.2}")).collect();
+                format!("<polygon points=\"{}\" fill=\"{}\"/>", points.join(" "), fill(cut))
+            }
+        });
+    }
+    out.push_str("</svg>");
     out
 }
 

@@ -347,7 +347,7 @@ mod tests {
 
     fn screen() -> View {
         View::column([
-            View::new(Kind::StatusBar { time: "09:00".into() }),
+            View::new(Kind::StatusBar { time: "09:00".into(), icons: Default::default() }),
             View::app_bar("Contacts"),
             View::list("contacts", 0, (0..40).map(|i| View::item(format!("contact:{i}"), format!("Person {i}"), "555"))),
             View::button("add", "Add contact"),

@@ -9,11 +9,13 @@
 //! embedded (DejaVu Sans), so screenshots are the same on every host.
 
 pub mod html;
+pub mod icons;
 pub mod layout;
 pub mod raster;
 pub mod theme;
 pub mod view;
 
+pub use icons::StatusIcons;
 pub use layout::{Layout, Placed};
 pub use raster::render_screenshot;
 pub use theme::Theme;

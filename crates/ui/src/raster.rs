@@ -158,6 +158,39 @@ impl Painter {
         }
     }
 
+    /// An icon's shape, in dp from the corner of `r`: in the text's colour, or a hole in the
+    /// surface's.
+    fn shape(&mut self, shape: &crate::icons::Shape, r: Bounds, t: &Theme) {
+        use crate::icons::Shape;
+        let (ox, oy, s) = (r.x as f32, r.y as f32, self.scale);
+        let (path, hole) = match shape {
+            Shape::Rect { x, y, w, h, radius, cut } => {
+                let (x, y, w, h) = (ox + x * s, oy + y * s, w * s, h * s);
+                let path = if *radius > 0.0 { rounded(x, y, w, h, radius * s) } else { Rect::from_xywh(x, y, w, h).map(PathBuilder::from_rect) };
+                (path, *cut)
+            }
+            Shape::Polygon { points, cut } => {
+                let mut pb = PathBuilder::new();
+                for (i, (x, y)) in points.iter().enumerate() {
+                    let (x, y) = (ox + x * s, oy + y * s);
+                    if i == 0 {
+                        pb.move_to(x, y);
+                    } else {
+                        pb.line_to(x, y);
+                    }
+                }
+                pb.close();
+                (pb.finish(), *cut)
+            }
+        };
+        let mut paint = Paint::default();
+        paint.set_color(color(if hole { t.surface } else { t.text }, 255));
+        paint.anti_alias = true;
+        if let Some(path) = path {
+            self.pixmap.fill_path(&path, &paint, FillRule::Winding, Transform::identity(), None);
+        }
+    }
+
     /// One line of text cut to `width` pixels with an ellipsis, as a list row's secondary line
     /// is on a phone (and in the page's CSS, `text-overflow: ellipsis`).
     fn ellipsized<'s>(&self, s: &'s str, style: TextStyle, width: f32) -> std::borrow::Cow<'s, str> {
@@ -191,9 +224,12 @@ impl Painter {
         let inset = |r: Bounds, h: i32, v: i32| Bounds { x: r.x + h, y: r.y + v, w: r.w - 2 * h, h: r.h - 2 * v };
         let muted = if view.enabled { t.text } else { t.muted };
         match &view.kind {
-            Kind::StatusBar { time } => {
+            Kind::StatusBar { time, icons } => {
                 self.fill(r, clip, t.surface, 255, 0.0);
                 self.text(time, r.x as f32 + self.dp(PAD), r.y as f32 + self.dp(4.0), TextStyle::Caption, t.text, clip);
+                for shape in crate::icons::status_shapes(icons, r.w as f32 / scale, r.h as f32 / scale) {
+                    self.shape(&shape, r, t);
+                }
             }
             Kind::AppBar { title } => {
                 self.fill(r, clip, t.primary, 255, 0.0);

@@ -80,9 +80,10 @@ pub enum Kind {
     AppBar {
         title: String,
     },
-    /// The phone's status bar.
+    /// The phone's status bar: the time, notifications and the device's state.
     StatusBar {
         time: String,
+        icons: crate::icons::StatusIcons,
     },
     /// Empty space of a fixed height in dp.
     Spacer {
@@ -256,7 +257,7 @@ impl View {
                 s
             }
             Kind::Dialog { title } | Kind::AppBar { title } => title.clone(),
-            Kind::StatusBar { time } => time.clone(),
+            Kind::StatusBar { time, .. } => time.clone(),
             _ => String::new(),
         }
     }

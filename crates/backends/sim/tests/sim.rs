@@ -61,6 +61,8 @@ fn instances_on_one_task_share_nothing_they_change() {
             let mut b = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
             a.reset(task).await.unwrap();
             b.reset(task).await.unwrap();
+            let (da, db) = (&a.state().unwrap().data, &b.state().unwrap().data);
+            assert!(da.contacts.same_copy(&db.contacts) && da.emails.same_copy(&db.emails), "{}: instances on one task share its data", task.id);
             a.apply_golden().await.unwrap();
             assert!(a.evaluate().await.unwrap().success, "{}", task.id);
             assert_eq!(b.state_hash().await.unwrap(), fresh, "{}: the golden of another instance reached this one", task.id);

@@ -26,6 +26,9 @@ const SCRIPT: &str = r#"
   const G = window.__guigym = { pending: 0, events: 0, last: null, waiters: [] };
   const base = location.pathname;
   function apply(r) {
+    // The world's theme: replaced only when a reset brings another one.
+    const theme = document.getElementById('theme');
+    if (theme.textContent !== r.css) theme.textContent = r.css;
     document.getElementById('screen').innerHTML = r.html;
     if ('feedback' in r) G.last = { feedback: r.feedback, invalid: r.invalid };
     const f = document.querySelector('[data-focused]');
@@ -142,26 +145,26 @@ impl AppServer {
         lock(&self.instances).get(&id).cloned()
     }
 
-    /// The screen's elements with the stylesheet of the world's theme (a reset to another world
+    /// The screen's elements, and the stylesheet of the world's theme (a reset to another world
     /// changes it without reloading the page).
-    fn body(&self, hosted: &Hosted) -> String {
+    fn body(&self, hosted: &Hosted) -> (String, String) {
         match hosted.sim.state() {
             Some(state) => {
                 let view = guigym_phone::shell::view(state);
                 let layout = guigym_phone::shell::layout(&view, state, hosted.sim.screen());
                 let theme = guigym_phone::shell::theme(state);
-                format!("<style>{}</style>{}", guigym_ui::html::stylesheet(&theme), guigym_ui::html::render_body(&layout, &theme))
+                (guigym_ui::html::render_body(&layout, &theme), guigym_ui::html::stylesheet(&theme))
             }
-            None => String::new(),
+            None => (String::new(), String::new()),
         }
     }
 }
 
 async fn page(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>) -> Response {
     let Some(h) = s.get(id) else { return (StatusCode::NOT_FOUND, "no such instance").into_response() };
-    let body = s.body(&*h.lock().await);
+    let (body, css) = s.body(&*h.lock().await);
     Html(format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"></head>\
+        "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><style id=\"theme\">{css}</style></head>\
          <body><div id=\"screen\">{body}</div><script>{SCRIPT}</script></body></html>"
     ))
     .into_response()
@@ -169,8 +172,8 @@ async fn page(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>) -> Res
 
 async fn screen(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>) -> Response {
     let Some(h) = s.get(id) else { return (StatusCode::NOT_FOUND, "no such instance").into_response() };
-    let body = s.body(&*h.lock().await);
-    Json(json!({ "html": body })).into_response()
+    let (body, css) = s.body(&*h.lock().await);
+    Json(json!({ "html": body, "css": css })).into_response()
 }
 
 async fn event(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>, Json(e): Json<Event>) -> Response {
@@ -192,8 +195,8 @@ async fn event(State(s): State<Arc<AppServer>>, UrlPath(id): UrlPath<u64>, Json(
         Ok(o) => (o.feedback, o.invalid),
         Err(e) => (e.to_string(), true),
     };
-    let body = s.body(&hosted);
-    Json(json!({ "html": body, "feedback": feedback, "invalid": invalid })).into_response()
+    let (body, css) = s.body(&hosted);
+    Json(json!({ "html": body, "css": css, "feedback": feedback, "invalid": invalid })).into_response()
 }
 
 async fn benchmark_file(State(s): State<Arc<AppServer>>, UrlPath((name, path)): UrlPath<(String, String)>) -> Response {
