@@ -1,8 +1,9 @@
 //! `guigym bench render`: how alike the phone's two renderers draw the same screen — the native
 //! raster of the `sim` backend and the HTML of the `web` backend in Chromium — as the structural
 //! similarity (SSIM) of their screenshots of the same device state, per app's main screen and
-//! the home screen. A policy trained on one renderer meets the other's pictures: this is the
-//! distance between them, in the measure image quality work uses.
+//! the home screen, in worlds of every theme and display zoom the smoke suite has. A policy
+//! trained on one renderer meets the other's pictures: this is the distance between them, in
+//! the measure image quality work uses.
 
 use std::path::PathBuf;
 
@@ -14,7 +15,8 @@ use guigym_web::WebProvider;
 use serde::Serialize;
 
 pub struct Settings {
-    /// Where to write each screen's two screenshots (`<screen>.native.png`, `<screen>.chromium.png`).
+    /// Where to write each screen's two screenshots (`<world>-<screen>.native.png`,
+    /// `<world>-<screen>.chromium.png`, worlds numbered from 0).
     pub out: Option<PathBuf>,
 }
 
@@ -22,26 +24,37 @@ pub struct Settings {
 pub struct ScreenFigures {
     /// `home`, or the app whose main screen it is.
     pub screen: String,
+    /// Mean over the worlds.
     pub ssim: f64,
-    /// Share of pixels whose colour differs by more than 32 in some channel.
+    /// Share of pixels whose colour differs by more than 32 in some channel (mean over worlds).
     pub differing_pixels: f64,
 }
 
 #[derive(Serialize)]
-pub struct RenderFigures {
+pub struct WorldFigures {
+    /// The task whose initial state is drawn.
     pub task: String,
+    pub theme: usize,
+    pub zoom_pct: u32,
+    pub mean_ssim: f64,
+}
+
+#[derive(Serialize)]
+pub struct RenderFigures {
     pub width: u32,
     pub height: u32,
+    pub worlds: Vec<WorldFigures>,
     pub screens: Vec<ScreenFigures>,
     pub mean_ssim: f64,
 }
 
 impl crate::Figures for RenderFigures {
     fn text(&self) -> String {
-        let mut out = format!(
-            "native raster against Chromium, {}x{}, the device state of {}\n  {:<12} {:>7} {:>18}\n",
-            self.width, self.height, self.task, "screen", "SSIM", "pixels differing"
-        );
+        let mut out = format!("native raster against Chromium, {}x{}, {} worlds\n", self.width, self.height, self.worlds.len());
+        for (i, w) in self.worlds.iter().enumerate() {
+            out.push_str(&format!("  world {i}: {} (theme {}, zoom {}%): mean SSIM {:.3}\n", w.task, w.theme, w.zoom_pct, w.mean_ssim));
+        }
+        out.push_str(&format!("  {:<12} {:>7} {:>18}   (means over the worlds)\n", "screen", "SSIM", "pixels differing"));
         for s in &self.screens {
             out.push_str(&format!("  {:<12} {:>7.3} {:>17.1}%\n", s.screen, s.ssim, 100.0 * s.differing_pixels));
         }
@@ -56,46 +69,74 @@ fn screens() -> Vec<(String, Option<Action>)> {
     std::iter::once(("home".to_string(), None)).chain(APPS.iter().map(|a| (a.name.to_string(), Some(Action::OpenApp { name: a.name.into() })))).collect()
 }
 
+/// One smoke task per look the smoke suite's worlds have (theme and zoom), in suite order.
+fn worlds(screen: Screen) -> anyhow::Result<Vec<(TaskSpec, usize, u32)>> {
+    let suite = guigym_benchmark_phone::suite("smoke").ok_or_else(|| anyhow!("the smoke suite is missing"))?;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for task in suite {
+        let mut sim = SimEnv::new(screen, guigym_benchmark_phone::hosted());
+        sim.reset_sync(&task)?;
+        let look = &sim.state().ok_or_else(|| anyhow!("{}: no state after reset", task.id))?.ui.look;
+        let (theme, zoom) = (look.theme, look.zoom_pct);
+        if seen.insert((theme, zoom)) {
+            out.push((task, theme, zoom));
+        }
+    }
+    Ok(out)
+}
+
 pub async fn run(s: &Settings) -> anyhow::Result<RenderFigures> {
     if guigym_web::find_chromium().is_none() {
         bail!("bench render needs Chromium: run ./scripts/setup.sh");
     }
     let screen = Screen::PHONE;
-    let task: TaskSpec = guigym_benchmark_phone::suite("smoke").and_then(|s| s.into_iter().next()).ok_or_else(|| anyhow!("the smoke suite is missing"))?;
     let provider = WebProvider::new(screen, guigym_benchmark_phone::hosted(), guigym_benchmark_miniwob::hosted());
     let mut web = provider.create_web().await?;
     let mut native = SimEnv::new(screen, guigym_benchmark_phone::hosted());
     if let Some(dir) = &s.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let mut figures = Vec::new();
-    for (name, open) in screens() {
-        native.reset(&task).await?;
-        web.reset(&task).await?;
-        if let Some(action) = &open {
-            for (side, outcome) in [("native", native.step(action).await?), ("Chromium", web.step(action).await?)] {
-                if outcome.invalid {
-                    bail!("{name}: opening it on the {side} side failed: {}", outcome.feedback);
+    let screens = screens();
+    let (mut ssims, mut diffs) = (vec![0.0; screens.len()], vec![0.0; screens.len()]);
+    let mut worlds_drawn = Vec::new();
+    for (w, (task, theme, zoom_pct)) in worlds(screen)?.into_iter().enumerate() {
+        let mut world_ssim = 0.0;
+        for (k, (name, open)) in screens.iter().enumerate() {
+            native.reset(&task).await?;
+            web.reset(&task).await?;
+            if let Some(action) = open {
+                for (side, outcome) in [("native", native.step(action).await?), ("Chromium", web.step(action).await?)] {
+                    if outcome.invalid {
+                        bail!("{}, {name}: opening it on the {side} side failed: {}", task.id, outcome.feedback);
+                    }
                 }
             }
+            let shot = |o: guigym_core::Observation| o.screenshot.ok_or_else(|| anyhow!("{name}: no screenshot"));
+            let a = shot(native.observe(ObserveOptions { screenshot: true }).await?)?;
+            let b = shot(web.observe(ObserveOptions { screenshot: true }).await?)?;
+            let (wa, ha, pa) = a.to_rgba().map_err(|e| anyhow!("{name}: native screenshot: {e}"))?;
+            let (wb, hb, pb) = b.to_rgba().map_err(|e| anyhow!("{name}: Chromium screenshot: {e}"))?;
+            if (wa, ha) != (wb, hb) {
+                bail!("{name}: the native screenshot is {wa}x{ha}, Chromium's {wb}x{hb}");
+            }
+            if let Some(dir) = &s.out {
+                std::fs::write(dir.join(format!("{w}-{name}.native.png")), a.png())?;
+                std::fs::write(dir.join(format!("{w}-{name}.chromium.png")), b.png())?;
+            }
+            let ssim = ssim(wa, ha, &pa, &pb);
+            world_ssim += ssim / screens.len() as f64;
+            ssims[k] += ssim;
+            diffs[k] += differing(&pa, &pb);
         }
-        let shot = |o: guigym_core::Observation| o.screenshot.ok_or_else(|| anyhow!("{name}: no screenshot"));
-        let a = shot(native.observe(ObserveOptions { screenshot: true }).await?)?;
-        let b = shot(web.observe(ObserveOptions { screenshot: true }).await?)?;
-        let (wa, ha, pa) = a.to_rgba().map_err(|e| anyhow!("{name}: native screenshot: {e}"))?;
-        let (wb, hb, pb) = b.to_rgba().map_err(|e| anyhow!("{name}: Chromium screenshot: {e}"))?;
-        if (wa, ha) != (wb, hb) {
-            bail!("{name}: the native screenshot is {wa}x{ha}, Chromium's {wb}x{hb}");
-        }
-        if let Some(dir) = &s.out {
-            std::fs::write(dir.join(format!("{name}.native.png")), a.png())?;
-            std::fs::write(dir.join(format!("{name}.chromium.png")), b.png())?;
-        }
-        figures.push(ScreenFigures { screen: name, ssim: ssim(wa, ha, &pa, &pb), differing_pixels: differing(&pa, &pb) });
+        worlds_drawn.push(WorldFigures { task: task.id, theme, zoom_pct, mean_ssim: world_ssim });
     }
     web.release().await?;
+    let n = worlds_drawn.len().max(1) as f64;
+    let figures: Vec<ScreenFigures> =
+        screens.into_iter().zip(ssims.iter().zip(&diffs)).map(|((screen, _), (s, d))| ScreenFigures { screen, ssim: s / n, differing_pixels: d / n }).collect();
     let mean_ssim = figures.iter().map(|f| f.ssim).sum::<f64>() / figures.len().max(1) as f64;
-    Ok(RenderFigures { task: task.id, width: screen.width, height: screen.height, screens: figures, mean_ssim })
+    Ok(RenderFigures { width: screen.width, height: screen.height, worlds: worlds_drawn, screens: figures, mean_ssim })
 }
 
 /// Share of pixels that differ by more than 32 in some colour channel.

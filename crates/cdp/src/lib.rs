@@ -102,7 +102,7 @@ impl Cdp {
                 let Ok(Incoming { id: Some(id), result, error }) = incoming else { continue };
                 if let Some(tx) = lock(&p).remove(&id) {
                     let answer = match error {
-                        Some(e) => Err(e.get("message").and_then(Value::as_str).unwrap_or("error").to_string()),
+                        Some(e) => Err(e.get("message").or(Some(&e)).and_then(Value::as_str).map_or_else(|| e.to_string(), str::to_string)),
                         None => Ok(result.unwrap_or(Value::Null)),
                     };
                     let _ = tx.send(answer);

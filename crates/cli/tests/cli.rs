@@ -174,15 +174,21 @@ fn bench_render_prints_the_similarity_of_both_renderers_per_app() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let screens = v["screens"].as_array().unwrap();
     assert_eq!(screens.len(), 1 + guigym_phone::apps::APPS.len(), "the home screen and every app");
-    // The two renderers draw one look: a page that lost its styles or its theme falls far below.
+    // The two renderers draw one look, in every world's theme and zoom: a page that lost its
+    // styles, its theme or its zoom falls far below.
     assert!(v["mean_ssim"].as_f64().unwrap() > 0.93, "{v}");
+    let worlds = v["worlds"].as_array().unwrap();
+    assert!(worlds.iter().map(|w| w["zoom_pct"].as_u64()).collect::<std::collections::BTreeSet<_>>().len() >= 3, "worlds of several zooms");
+    for w in worlds {
+        assert!(w["mean_ssim"].as_f64().unwrap() > 0.91, "{w}");
+    }
     for s in screens {
         let ssim = s["ssim"].as_f64().unwrap();
         assert!(ssim > 0.85 && ssim <= 1.0, "{s}");
         assert!(s["differing_pixels"].as_f64().unwrap() < 0.1, "{s}");
         let name = s["screen"].as_str().unwrap();
         for side in ["native", "chromium"] {
-            let png = std::fs::read(out_dir.join(format!("{name}.{side}.png"))).unwrap();
+            let png = std::fs::read(out_dir.join(format!("0-{name}.{side}.png"))).unwrap();
             assert_eq!(&png[1..4], b"PNG");
         }
     }

@@ -26,9 +26,12 @@ fn css(rgb: Rgb) -> String {
     format!("rgb({},{},{})", rgb[0], rgb[1], rgb[2])
 }
 
-/// The screen's elements (no document around them), positions in CSS pixels (`px / scale`).
+/// The screen's elements (no document around them). Boxes are given in dp and each element
+/// wears the world's display zoom (CSS `zoom`), so that its box, text, padding and icons grow
+/// together as the native layout's do (`Layout::scale` includes the zoom).
 pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
-    let scale = layout.screen.scale();
+    let scale = layout.scale();
+    let zoom = if (layout.zoom - 1.0).abs() > f32::EPSILON { format!(";zoom:{}", layout.zoom) } else { String::new() };
     let mut out = String::with_capacity(layout.nodes.len() * 160);
     let live = layout.touchable();
     for (i, p) in layout.nodes.iter().enumerate() {
@@ -39,7 +42,7 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
         }
         let (x, y, w, h) = (r.x as f32 / scale, r.y as f32 / scale, r.w as f32 / scale, r.h as f32 / scale);
         let base = format!(
-            "data-gid=\"{}\" data-role=\"{}\"{} style=\"left:{x:.2}px;top:{y:.2}px;width:{w:.2}px;height:{h:.2}px;z-index:{}",
+            "data-gid=\"{}\" data-role=\"{}\"{} style=\"left:{x:.2}px;top:{y:.2}px;width:{w:.2}px;height:{h:.2}px;z-index:{}{zoom}",
             esc(&p.id),
             v.role(),
             if live.contains(&i) { "" } else { " data-covered=\"true\"" },
