@@ -59,7 +59,7 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 "<div {base};background:{}\" class=\"status\">{}{}</div>",
                 css(theme.surface),
                 esc(time),
-                status_svg(icons, r.w as f32 / scale, r.h as f32 / scale, theme)
+                status_svg(icons, w, h, theme)
             ),
             Kind::AppBar { title } => {
                 format!("<div {base};background:{};color:{}\" class=\"appbar\" role=\"heading\">{}</div>", css(theme.primary), css(theme.on_primary), esc(title))

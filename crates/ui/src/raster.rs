@@ -194,9 +194,8 @@ impl Painter {
     /// One line of text cut to `width` pixels with an ellipsis, as a list row's secondary line
     /// is on a phone (and in the page's CSS, `text-overflow: ellipsis`).
     fn ellipsized<'s>(&self, s: &'s str, style: TextStyle, width: f32) -> std::borrow::Cow<'s, str> {
-        let size = style.size_dp() * self.scale;
-        let advance = |c: char| font().metrics(c, size).advance_width;
-        if s.chars().map(advance).sum::<f32>() <= width {
+        let advance = |c: char| self.advance(c, style);
+        if self.width(s, style) <= width {
             return s.into();
         }
         let mut used = advance('…');
@@ -210,10 +209,19 @@ impl Painter {
         format!("{}…", kept.trim_end()).into()
     }
 
+    /// How far a character moves the pen, in pixels.
+    fn advance(&self, c: char, style: TextStyle) -> f32 {
+        font().metrics(c, style.size_dp() * self.scale).advance_width
+    }
+
+    /// A line's width in pixels (no kerning, as `text` draws it).
+    fn width(&self, s: &str, style: TextStyle) -> f32 {
+        s.chars().map(|c| self.advance(c, style)).sum()
+    }
+
     fn centered(&mut self, s: &str, r: Bounds, clip: Bounds, style: TextStyle, rgb: Rgb) {
         let size = style.size_dp() * self.scale;
-        let width: f32 = s.chars().map(|c| font().metrics(c, size).advance_width).sum();
-        let x = r.x as f32 + (r.w as f32 - width) / 2.0;
+        let x = r.x as f32 + (r.w as f32 - self.width(s, style)) / 2.0;
         let y = r.y as f32 + (r.h as f32 - size * 1.2) / 2.0;
         self.text(s, x, y, style, rgb, clip);
     }
@@ -272,9 +280,7 @@ impl Painter {
                     self.text(&line, x, r.y as f32 + self.dp(38.0), TextStyle::Caption, t.muted, clip);
                 }
                 if !trailing.is_empty() {
-                    let size = TextStyle::Caption.size_dp() * self.scale;
-                    let width: f32 = trailing.chars().map(|c| font().metrics(c, size).advance_width).sum();
-                    let tx = (r.x + r.w) as f32 - self.dp(PAD) - width;
+                    let tx = (r.x + r.w) as f32 - self.dp(PAD) - self.width(trailing, TextStyle::Caption);
                     self.text(trailing, tx, r.y as f32 + self.dp(12.0), TextStyle::Caption, t.muted, clip);
                 }
             }

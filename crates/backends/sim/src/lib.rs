@@ -3,8 +3,9 @@
 //!
 //! Reset builds a task's initial state once per process: every instance reset to that task
 //! shares it (`initial_state`), and a reset clones it, which copies pointers (the app data is
-//! copied table by table on first write, `guigym_phone::state::Shared`). Evaluate runs the verifier behind `catch_unwind`: a verifier that panics is an
-//! infrastructure failure, never a crashed worker.
+//! copied table by table on first write, `guigym_phone::state::Shared`). Evaluate runs the
+//! verifier behind `catch_unwind`: a verifier that panics is an infrastructure failure, never a
+//! crashed worker.
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -27,8 +28,9 @@ struct Prepared {
 }
 
 /// The initial states of the tasks that instances of this process are reset to, by task (its
-/// benchmark named in it; one process hosts one benchmark of a name): a group of instances on one task (a GRPO group) holds one copy. An entry lives as
-/// long as an instance holds it; dead ones are swept when the map has doubled since the last sweep.
+/// benchmark named in it; one process hosts one benchmark of a name): a group of instances on
+/// one task (a GRPO group) holds one copy. An entry lives as long as an instance holds it; dead
+/// ones are swept when the map has doubled since the last sweep.
 struct Initials {
     by_task: BTreeMap<String, Weak<DeviceState>>,
     sweep_at: usize,
