@@ -204,7 +204,7 @@ pub async fn run(registry: &Registry, args: CollectArgs) -> anyhow::Result<ExitC
         let (benchmark, tasks, name) = replayed_tasks(registry, &store, &args.replay)?;
         let suite = format!("replay of run {}", args.replay.iter().map(i64::to_string).collect::<Vec<_>>().join(", "));
         let mut prepared = args.run.prepare_tasks(registry, &benchmark, &suite, tasks)?;
-        prepared.policy = Arc::new(Replay { name, inner: registry.policy("golden", None)? });
+        prepared.policy = Arc::new(Replay { name, inner: registry.policy("golden", Default::default())? });
         prepared
     };
     std::fs::create_dir_all(args.out.join("images")).with_context(|| format!("creating {}", args.out.display()))?;

@@ -130,12 +130,16 @@ pub struct RunArgs {
     /// Suite to run (see `guigym tasks list`)
     #[arg(long, default_value = "smoke")]
     pub suite: String,
-    /// golden (plays each task's walkthrough), random (seeded taps and typing), openai (an
-    /// OpenAI-compatible chat server: vLLM, SGLang, hosted APIs)
+    /// golden (plays each task's walkthrough), random (seeded taps and typing), learned (the
+    /// built-in learner's weights, --weights), openai (an OpenAI-compatible chat server: vLLM,
+    /// SGLang, hosted APIs)
     #[arg(long, default_value = "golden", value_parser = registry::policy_names())]
     pub policy: String,
     #[command(flatten)]
     pub openai: OpenAiArgs,
+    /// The learned policy's weights: a `guigym train` run's OUTPUT/checkpoint/model.f32
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
     /// Harness config (JSON or YAML): prompt, observation mode, history, codec, coordinates
     #[arg(long)]
     pub harness: Option<PathBuf>,
@@ -213,7 +217,7 @@ impl RunArgs {
         let backend = registry.backend_for(self.backend.as_deref(), benchmark)?;
         let screen = self.screen.screen(backend)?;
         let provider = env_provider(registry, backend.name, screen, self.manager.as_deref(), self.token.clone())?;
-        let policy = registry.policy(&self.policy, self.openai.config()?)?;
+        let policy = registry.policy(&self.policy, registry::PolicySettings { openai: self.openai.config()?, weights: self.weights.clone() })?;
         Ok(Prepared { tasks: Arc::new(tasks), config, provider, policy, store: Arc::new(open_store(&self.store)?) })
     }
 }

@@ -60,19 +60,39 @@ impl Backend {
 pub struct Policy {
     pub name: &'static str,
     pub about: &'static str,
-    pub build: fn(Option<OpenAiConfig>) -> anyhow::Result<Arc<dyn PolicyFactory>>,
+    pub build: fn(PolicySettings) -> anyhow::Result<Arc<dyn PolicyFactory>>,
 }
 
-/// The policies: scripted ones for checking tasks and harnesses, and any OpenAI-compatible
-/// model server.
+/// What a policy may be given beside its name: a model server's settings (`openai`), learned
+/// weights (`learned`). A policy refuses settings it needs and lacks.
+#[derive(Default)]
+pub struct PolicySettings {
+    pub openai: Option<OpenAiConfig>,
+    pub weights: Option<std::path::PathBuf>,
+}
+
+/// The policies: scripted ones for checking tasks and harnesses, the built-in learner's, and any
+/// OpenAI-compatible model server.
 pub const POLICIES: &[Policy] = &[
     Policy { name: "golden", about: "plays each task's walkthrough", build: |_| Ok(Arc::new(PolicyKind::Golden)) },
     Policy { name: "random", about: "seeded taps and typing", build: |_| Ok(Arc::new(PolicyKind::Random)) },
     Policy {
+        name: "learned",
+        about: "the built-in learner's policy, greedy, with the weights `guigym train` saved (--weights OUTPUT/checkpoint/model.f32)",
+        build: |settings| {
+            let path = settings
+                .weights
+                .ok_or_else(|| anyhow!("the learned policy needs its weights: --weights FILE (a `guigym train` run's OUTPUT/checkpoint/model.f32)"))?;
+            let model = guigym_learner::Model::load(&path).map_err(|e| anyhow!(e))?;
+            // Greedy, as the recipe measures held-out success: the same weights give the same figure.
+            Ok(Arc::new(guigym_learner::LearnedFactory::new(model, true, 0)))
+        },
+    },
+    Policy {
         name: "openai",
         about: "an OpenAI-compatible chat server (--base-url)",
-        build: |config| {
-            let config = config.ok_or_else(|| anyhow!("the openai policy needs its settings (a base URL at least)"))?;
+        build: |settings| {
+            let config = settings.openai.ok_or_else(|| anyhow!("the openai policy needs its settings (a base URL at least)"))?;
             if config.base_urls.is_empty() {
                 bail!("the openai policy needs at least one base URL (e.g. http://127.0.0.1:8000/v1)");
             }
@@ -248,10 +268,10 @@ impl Registry {
         }
     }
 
-    /// A policy by name; `openai` takes its settings.
-    pub fn policy(&self, name: &str, openai: Option<OpenAiConfig>) -> anyhow::Result<Arc<dyn PolicyFactory>> {
+    /// A policy by name, given its settings.
+    pub fn policy(&self, name: &str, settings: PolicySettings) -> anyhow::Result<Arc<dyn PolicyFactory>> {
         match self.policies.iter().find(|p| p.name == name) {
-            Some(p) => (p.build)(openai),
+            Some(p) => (p.build)(settings),
             None => bail!("unknown policy \"{name}\"; policies: {}", self.policies.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")),
         }
     }
@@ -369,7 +389,7 @@ mod tests {
         assert_eq!(registry.backend_for(Some("web"), "phone").unwrap().name, "web");
         let refused = registry.backend_for(Some("sim"), "osworld").err().map(|e| e.to_string()).unwrap_or_default();
         assert!(refused.contains("does not host") && refused.contains("desktop"), "{refused}");
-        let unknown = registry.policy("nope", None).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(unknown.contains("golden, random, openai"), "{unknown}");
+        let unknown = registry.policy("nope", PolicySettings::default()).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(unknown.contains("golden, random, learned, openai"), "{unknown}");
     }
 }

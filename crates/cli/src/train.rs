@@ -60,8 +60,9 @@ pub async fn run(registry: &Registry, args: TrainArgs) -> anyhow::Result<ExitCod
     if config.policy.kind == "learned" {
         bail!("{}: policy.kind learned trains the built-in policy and needs a learner section", args.config.display());
     }
-    let policy: Arc<dyn PolicyFactory> =
-        registry.policy(&config.policy.kind, config.policy.openai.clone()).map_err(|e| anyhow!("{}: policy: {e}", args.config.display()))?;
+    let policy: Arc<dyn PolicyFactory> = registry
+        .policy(&config.policy.kind, registry::PolicySettings { openai: config.policy.openai.clone(), weights: None })
+        .map_err(|e| anyhow!("{}: policy: {e}", args.config.display()))?;
     let tokenizer = Tokenizer::load(&locate(args.tokenizer.as_deref())?)?;
     let trainer = Trainer { config: &config, pool, provider, policy, store: Arc::new(open_store(&args.store)?), tokenizer: &tokenizer };
     println!("{:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>9} {:>8}", "round", "tasks", "attempts", "reward", "kept", "drop", "samples", "tokens", "seconds");

@@ -99,6 +99,38 @@ fn the_quickstart_recipe_reports_held_out_success_before_and_after_warmup_and_rl
     let ids = |suite: &str| -> std::collections::BTreeSet<String> { guigym_benchmark_phone::suite(suite).unwrap().into_iter().map(|t| t.id).collect() };
     let (train, validation, test) = (ids("core-train"), ids("core-validation"), ids("core-test"));
     assert!(!validation.is_empty() && train.is_disjoint(&validation) && test.is_disjoint(&validation) && train.is_disjoint(&test));
+    // The trained weights play again through `eval`: on the held-out split, the recipe's figure.
+    let out = guigym()
+        .args(["eval", "--suite", "core-test", "--policy", "learned", "--weights"])
+        .arg(dir.join("out/checkpoint/model.f32"))
+        .arg("--store")
+        .arg(dir.join("store"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let overall = text.lines().find(|l| l.starts_with("overall")).unwrap_or_else(|| panic!("no overall line: {text}"));
+    assert!(overall.contains(&format!(" {:.1}% ", rl * 100.0)), "eval of the saved weights: {overall}; the recipe's held-out success {rl}");
+    assert!(text.contains("policy learned-greedy"), "{text}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The learned policy refuses to play without its weights, or with a file that is not them,
+/// naming what it wants.
+#[test]
+fn the_learned_policy_names_the_weights_it_lacks() {
+    let out = guigym().args(["eval", "--suite", "smoke", "--policy", "learned", "--limit", "1"]).output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--weights") && err.contains("model.f32"), "{err}");
+    let dir = std::env::temp_dir().join(format!("guigym-weights-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("model.f32");
+    std::fs::write(&bad, b"not weights").unwrap();
+    let out = guigym().args(["eval", "--suite", "smoke", "--policy", "learned", "--limit", "1", "--weights"]).arg(&bad).output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&bad.display().to_string()) && err.contains("11 bytes"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -337,6 +337,15 @@ impl Default for Model {
 }
 
 impl Model {
+    /// Weights as the recipe saves them (`DIM` little-endian f32s).
+    pub fn load(path: &std::path::Path) -> Result<Model, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if bytes.len() != DIM * 4 {
+            return Err(format!("{}: {} bytes, expected {} (the learned policy's weights, OUTPUT/checkpoint/model.f32)", path.display(), bytes.len(), DIM * 4));
+        }
+        Ok(Model { w: bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect() })
+    }
+
     pub fn score(&self, c: &Candidate) -> f32 {
         c.features.iter().map(|i| self.w[*i as usize]).sum()
     }

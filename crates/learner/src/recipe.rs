@@ -183,14 +183,6 @@ fn save_weights(path: &Path, m: &Model) -> Result<(), String> {
     write_atomically(path, &bytes)
 }
 
-fn load_weights(path: &Path) -> Result<Model, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if bytes.len() != crate::DIM * 4 {
-        return Err(format!("{}: {} bytes, expected {}", path.display(), bytes.len(), crate::DIM * 4));
-    }
-    Ok(Model { w: bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect() })
-}
-
 /// A crash mid-write leaves the previous file whole.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let tmp = path.with_extension("part");
@@ -212,7 +204,7 @@ fn load(dir: &Path) -> Result<Option<(Checkpoint, Model, Model)>, String> {
     }
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let cp: Checkpoint = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Some((cp, load_weights(&dir.join("model.f32"))?, load_weights(&dir.join("reference.f32"))?)))
+    Ok(Some((cp, Model::load(&dir.join("model.f32"))?, Model::load(&dir.join("reference.f32"))?)))
 }
 
 /// Runs the recipe. With a checkpoint folder, state is saved after the warm-up and after every

@@ -37,12 +37,12 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
     for (i, p) in layout.nodes.iter().enumerate() {
         let v = p.view;
         let r = p.visible;
-        if r.w <= 0 || r.h <= 0 {
-            continue;
-        }
-        let (x, y, w, h) = (r.x as f32 / scale, r.y as f32 / scale, r.w as f32 / scale, r.h as f32 / scale);
+        let (x, y, w, h) = (r.x as f32 / scale, r.y as f32 / scale, r.w.max(0) as f32 / scale, r.h.max(0) as f32 / scale);
+        // Every node of the layout is an element naming its parent, so the browser's UI tree
+        // has the native one's nodes (the web backend reads it back through `data-parent`).
+        let parent = p.parent.map(|i| format!(" data-parent=\"{}\"", esc(&layout.nodes[i].id))).unwrap_or_default();
         let base = format!(
-            "data-gid=\"{}\" data-role=\"{}\"{} style=\"left:{x:.2}px;top:{y:.2}px;width:{w:.2}px;height:{h:.2}px;z-index:{}{zoom}",
+            "data-gid=\"{}\" data-role=\"{}\"{parent}{} style=\"left:{x:.2}px;top:{y:.2}px;width:{w:.2}px;height:{h:.2}px;z-index:{}{zoom}",
             esc(&p.id),
             v.role(),
             if live.contains(&i) { "" } else { " data-covered=\"true\"" },
@@ -54,10 +54,17 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
             if p.visible.h < p.rect.h || p.visible.w < p.rect.w { format!("{base};padding-top:0;padding-bottom:0;border-width:0;margin:0") } else { base };
         // What an open dialog covers is offered as nothing, as in the native UI tree.
         let disabled = if v.enabled && live.contains(&i) { "" } else { " aria-disabled=\"true\"" };
+        // Nothing of it can be seen: its node, without what it would draw.
+        if r.w <= 0 || r.h <= 0 {
+            out.push_str(&format!("<div {base};visibility:hidden\"></div>"));
+            continue;
+        }
         let el = match &v.kind {
+            // Named by its time, as the native node is (the text inside repeats it and is dropped).
             Kind::StatusBar { time, icons } => format!(
-                "<div {base};background:{}\" class=\"status\">{}{}</div>",
+                "<div {base};background:{}\" class=\"status\" role=\"status\" aria-label=\"{}\">{}{}</div>",
                 css(theme.surface),
+                esc(time),
                 esc(time),
                 status_svg(icons, w, h, theme)
             ),
@@ -76,13 +83,19 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 let bg = if !v.enabled { theme.divider } else if *danger { theme.danger } else { theme.primary };
                 format!("<button {base}\" class=\"btn\"{disabled}><span style=\"background:{}\">{}</span></button>", css(bg), esc(label))
             }
-            Kind::TextField { value, placeholder, focused, .. } => format!(
-                "<input {base}\" class=\"field\" type=\"text\" value=\"{}\" placeholder=\"{}\" aria-label=\"{}\"{}{disabled}>",
-                esc(value),
-                esc(placeholder),
-                esc(placeholder),
-                if *focused { " data-focused=\"1\"" } else { "" }
-            ),
+            Kind::TextField { value, placeholder, focused, multiline } => {
+                let focus = if *focused { " data-focused=\"1\"" } else { "" };
+                let (value, placeholder) = (esc(value), esc(placeholder));
+                if *multiline {
+                    // A text area keeps the value's line breaks (an input drops them); the
+                    // parser drops one newline after the opening tag, so one is put there.
+                    format!(
+                        "<textarea {base}\" class=\"field multi\" placeholder=\"{placeholder}\" aria-label=\"{placeholder}\"{focus}{disabled}>\n{value}</textarea>"
+                    )
+                } else {
+                    format!("<input {base}\" class=\"field\" type=\"text\" value=\"{value}\" placeholder=\"{placeholder}\" aria-label=\"{placeholder}\"{focus}{disabled}>")
+                }
+            }
             Kind::Item { title, subtitle, trailing } => format!(
                 "<div {base}\" class=\"item\" role=\"button\" aria-label=\"{}\"{disabled}><b>{}</b><small>{}</small><i>{}</i></div>",
                 esc(&v.label()),
@@ -118,7 +131,8 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 esc(label)
             ),
             Kind::List { .. } => format!("<div {base}\" class=\"list\" role=\"list\"></div>"),
-            Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } => continue,
+            // Draws nothing and takes no taps: there for the tree.
+            Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } => format!("<div {base};pointer-events:none\"></div>"),
         };
         out.push_str(&el);
     }
@@ -164,6 +178,7 @@ pub fn stylesheet(theme: &Theme) -> String {
          .field{{border:solid transparent;border-width:6px 16px;border-radius:24px/14px;background:{surface} padding-box;box-shadow:inset 0 0 0 2px {divider};margin:0;padding:0 14px;font-size:16px;outline:none}}\
          .field[data-focused]{{box-shadow:inset 0 0 0 2px {primary}}}\
          .field::placeholder{{color:{muted};opacity:1}}\
+         .multi{{padding-top:16px;resize:none;overflow:hidden;white-space:pre}}\
          .item{{background:{surface};border-bottom:1px solid {divider};padding:10px 16px;overflow:hidden}}\
          .item b{{display:block;font-weight:normal}} .item small{{display:block;color:{muted};font-size:13px;margin-top:9.7px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}\
          .item i{{position:absolute;right:16px;top:12px;font-style:normal;font-size:13px;color:{muted}}}\

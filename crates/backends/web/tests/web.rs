@@ -255,3 +255,54 @@ async fn the_page_wears_the_theme_of_the_world_it_shows() {
     assert!(seen.len() >= 3, "the smoke suite shows several themes: {seen:?}");
     env.release().await.unwrap();
 }
+
+/// What differs between two UI trees of one screen: nodes, ids, parents, roles, text, hints
+/// and states must be equal, boxes within a pixel (the page lays out in fractional dp).
+fn tree_differences(native: &[UiNode], browser: &[UiNode]) -> Vec<String> {
+    let mut out = Vec::new();
+    if native.len() != browser.len() {
+        out.push(format!("{} nodes natively, {} in the browser", native.len(), browser.len()));
+    }
+    for (n, b) in native.iter().zip(browser) {
+        let flags = |u: &UiNode| (u.clickable, u.editable, u.focused, u.checked, u.selected, u.scrollable, u.enabled);
+        let (nb, bb) = (n.bounds, b.bounds);
+        let off = [(nb.x, bb.x), (nb.y, bb.y), (nb.w, bb.w), (nb.h, bb.h)].iter().map(|(p, q)| (p - q).abs()).max().unwrap_or(0);
+        if (&n.id, n.parent, &n.role, &n.text, &n.hint, flags(n)) != (&b.id, b.parent, &b.role, &b.text, &b.hint, flags(b)) || off > 1 {
+            out.push(format!("native {n:?}\n browser {b:?}"));
+        }
+    }
+    out
+}
+
+/// The page is the native screen for an agent that reads the UI tree: along every smoke
+/// task's walkthrough, the browser's tree (its accessibility names and states, its layout's
+/// boxes) has the native tree's nodes, ids, parents, text and states, boxes within a pixel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "full tier: Chromium"]
+async fn the_browser_shows_an_agent_the_native_ui_tree_on_every_walkthrough_screen() {
+    let p = provider();
+    let mut web = p.create().await.unwrap();
+    let mut sim = guigym_sim::SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+    let (mut screens, mut multiline) = (0, false);
+    for task in tasks::suite("smoke").unwrap() {
+        web.reset(&task).await.unwrap();
+        sim.reset(&task).await.unwrap();
+        let (steps, _) = task.walkthrough_body();
+        for (i, action) in std::iter::once(None).chain(steps.iter().map(Some)).enumerate() {
+            if let Some(action) = action {
+                let (a, b) = (sim.step(action).await.unwrap(), web.step(action).await.unwrap());
+                assert_eq!((a.invalid, &a.feedback), (b.invalid, &b.feedback), "{} step {i}: {action:?}", task.id);
+            }
+            let native = sim.observe(ObserveOptions { screenshot: false }).await.unwrap().ui_tree;
+            let browser = web.observe(ObserveOptions { screenshot: false }).await.unwrap().ui_tree;
+            let differences = tree_differences(&native, &browser);
+            assert!(differences.is_empty(), "{} after step {i}:\n{}", task.id, differences.join("\n"));
+            multiline |= native.iter().any(|n| n.editable && n.text.contains('\n'));
+            screens += 1;
+        }
+    }
+    assert!(screens > 500, "{screens} screens compared");
+    // A field's line breaks reach the browser's tree too (a text area, not an input).
+    assert!(multiline, "no smoke screen showed a field of several lines");
+    web.release().await.unwrap();
+}
