@@ -18,7 +18,13 @@ pub struct Settings {
     /// Where to write each screen's two screenshots (`<world>-<screen>.native.png`,
     /// `<world>-<screen>.chromium.png`, worlds numbered from 0).
     pub out: Option<PathBuf>,
+    /// Where to write the first world's screens for the documentation: `<screen>.png`, native
+    /// left and Chromium right at a third of their size, and a README.md listing them.
+    pub docs: Option<PathBuf>,
 }
+
+/// The documentation's pictures are a third of the screen's size.
+const DOCS_SHRINK: u32 = 3;
 
 #[derive(Serialize)]
 pub struct ScreenFigures {
@@ -94,9 +100,10 @@ pub async fn run(s: &Settings) -> anyhow::Result<RenderFigures> {
     let provider = WebProvider::new(screen, guigym_benchmark_phone::hosted(), guigym_benchmark_miniwob::hosted());
     let mut web = provider.create_web().await?;
     let mut native = SimEnv::new(screen, guigym_benchmark_phone::hosted());
-    if let Some(dir) = &s.out {
+    for dir in s.out.iter().chain(&s.docs) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
+    let mut docs = String::new();
     let screens = screens();
     let (mut ssims, mut diffs) = (vec![0.0; screens.len()], vec![0.0; screens.len()]);
     let mut worlds_drawn = Vec::new();
@@ -125,9 +132,26 @@ pub async fn run(s: &Settings) -> anyhow::Result<RenderFigures> {
                 std::fs::write(dir.join(format!("{w}-{name}.chromium.png")), b.png())?;
             }
             let ssim = ssim(wa, ha, &pa, &pb);
+            if let (Some(dir), 0) = (&s.docs, w) {
+                let (width, height, pixels) = side_by_side(wa, ha, &pa, &pb, DOCS_SHRINK);
+                let file = dir.join(format!("{name}.png"));
+                std::fs::write(&file, guigym_core::screenshot::encode_png(width, height, &pixels)).with_context(|| format!("writing {}", file.display()))?;
+                docs.push_str(&format!("| {name} | {ssim:.3} | ![{name}, native and in Chromium]({name}.png) |\n"));
+            }
             world_ssim += ssim / screens.len() as f64;
             ssims[k] += ssim;
             diffs[k] += differing(&pa, &pb);
+        }
+        if let (Some(dir), 0) = (&s.docs, w) {
+            let intro = format!(
+                "# The phone, natively and in Chromium\n\nEvery app's main screen and the home screen of one world (task `{}`, theme {theme}, zoom \
+                 {zoom_pct}%): the `sim` backend's native raster on the left, the `web` backend's page in Chromium on the right, at a third \
+                 of their {}x{} size. Written by `guigym bench render --docs docs/phone`; the test \
+                 `bench_render_prints_the_similarity_of_both_renderers_per_app` fails when they no longer show the native look \
+                 (`GUIGYM_UPDATE_DOCS=1` makes it write them). SSIM is this world's, on the full-size screenshots.\n\n| screen | SSIM | native, Chromium |\n|---|---|---|\n",
+                task.id, screen.width, screen.height
+            );
+            std::fs::write(dir.join("README.md"), intro + &docs)?;
         }
         worlds_drawn.push(WorldFigures { task: task.id, theme, zoom_pct, mean_ssim: world_ssim });
     }
@@ -137,6 +161,34 @@ pub async fn run(s: &Settings) -> anyhow::Result<RenderFigures> {
         screens.into_iter().zip(ssims.iter().zip(&diffs)).map(|((screen, _), (s, d))| ScreenFigures { screen, ssim: s / n, differing_pixels: d / n }).collect();
     let mean_ssim = figures.iter().map(|f| f.ssim).sum::<f64>() / figures.len().max(1) as f64;
     Ok(RenderFigures { width: screen.width, height: screen.height, worlds: worlds_drawn, screens: figures, mean_ssim })
+}
+
+/// Two RGBA pictures of one size side by side, each shrunk `k` times (the mean of each k × k
+/// block).
+pub fn side_by_side(width: u32, height: u32, left: &[u8], right: &[u8], k: u32) -> (u32, u32, Vec<u8>) {
+    let (w, h, k) = ((width / k) as usize, (height / k) as usize, k as usize);
+    let stride = width as usize * 4;
+    let mut out = vec![0u8; 2 * w * h * 4];
+    for (half, pixels) in [left, right].into_iter().enumerate() {
+        for y in 0..h {
+            for x in 0..w {
+                let mut sum = [0u32; 4];
+                for dy in 0..k {
+                    let row = (y * k + dy) * stride + x * k * 4;
+                    for px in pixels[row..row + k * 4].chunks_exact(4) {
+                        for c in 0..4 {
+                            sum[c] += px[c] as u32;
+                        }
+                    }
+                }
+                let at = (y * 2 * w + half * w + x) * 4;
+                for c in 0..4 {
+                    out[at + c] = (sum[c] / (k * k) as u32) as u8;
+                }
+            }
+        }
+    }
+    ((2 * w) as u32, h as u32, out)
 }
 
 /// Share of pixels that differ by more than 32 in some colour channel.
@@ -205,6 +257,17 @@ mod tests {
             }
         }
         p
+    }
+
+    #[test]
+    fn side_by_side_shrinks_each_picture_into_its_half() {
+        let (left, right) = (vec![200u8; 6 * 3 * 4], picture(6, 3, 0));
+        let (w, h, out) = side_by_side(6, 3, &left, &right, 3);
+        assert_eq!((w, h, out.len()), (4, 1, 16));
+        assert_eq!(&out[..8], &[200; 8], "the left half is the left picture");
+        let right_ref = &right;
+        let block = |x0: usize| (0..3).flat_map(|y| (x0..x0 + 3).map(move |x| right_ref[(y * 6 + x) * 4] as u32)).sum::<u32>() / 9;
+        assert_eq!((out[8] as u32, out[12] as u32), (block(0), block(3)), "each pixel the mean of its block");
     }
 
     #[test]

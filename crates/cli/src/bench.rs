@@ -63,6 +63,10 @@ pub enum BenchCommand {
         /// Write each screen's two screenshots here (`<screen>.native.png`, `<screen>.chromium.png`)
         #[arg(long)]
         out: Option<std::path::PathBuf>,
+        /// Write the first world's screens here for the documentation, native and Chromium side
+        /// by side (`<screen>.png`), with a README.md (the repository keeps them in docs/phone)
+        #[arg(long)]
+        docs: Option<std::path::PathBuf>,
     },
     /// The trajectory buffer over HTTP: groups per second in and out, durable and in memory
     Buffer {
@@ -186,7 +190,7 @@ pub async fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
                 manager::Settings { instances: a.instances, workers: a.workers.max(1), clients: a.clients.max(1), seconds: a.seconds.max(1), suite: a.suite };
             print(&manager::run(settings).await?, a.json)
         }
-        BenchCommand::Render { json, out } => print(&render::run(&render::Settings { out }).await?, json),
+        BenchCommand::Render { json, out, docs } => print(&render::run(&render::Settings { out, docs }).await?, json),
         BenchCommand::Android { json, iterations } => print(&android::run(&android::Settings { iterations }).await?, json),
         BenchCommand::Harness { json, trajectories, observation, tokenizer } => {
             print(&harness::run(&harness::Settings { trajectories, observation: observation.into(), tokenizer }).await?, json)

@@ -169,7 +169,8 @@ fn bench_manager_prints_its_figures() {
 #[ignore = "full tier: benchmark smoke test, Chromium"]
 fn bench_render_prints_the_similarity_of_both_renderers_per_app() {
     let out_dir = std::env::temp_dir().join(format!("guigym-render-{}", std::process::id()));
-    let out = guigym().args(["bench", "render", "--json", "--out"]).arg(&out_dir).output().unwrap();
+    let docs_dir = out_dir.join("docs");
+    let out = guigym().args(["bench", "render", "--json", "--out"]).arg(&out_dir).arg("--docs").arg(&docs_dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let screens = v["screens"].as_array().unwrap();
@@ -191,6 +192,32 @@ fn bench_render_prints_the_similarity_of_both_renderers_per_app() {
             let png = std::fs::read(out_dir.join(format!("0-{name}.{side}.png"))).unwrap();
             assert_eq!(&png[1..4], b"PNG");
         }
+    }
+    // docs/phone shows the current look: every screen, its native half as the raster draws it
+    // now (Chromium's half may drift with its version). GUIGYM_UPDATE_DOCS=1 writes them.
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/phone");
+    if std::env::var_os("GUIGYM_UPDATE_DOCS").is_some() {
+        let _ = std::fs::remove_dir_all(&docs);
+        std::fs::create_dir_all(&docs).unwrap();
+        for entry in std::fs::read_dir(&docs_dir).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), docs.join(entry.file_name())).unwrap();
+        }
+    }
+    let listed = |dir: &std::path::Path| -> std::collections::BTreeSet<String> {
+        std::fs::read_dir(dir).map(|d| d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default()
+    };
+    let stale = "docs/phone is stale: GUIGYM_UPDATE_DOCS=1 cargo test -p guigym --test cli -- --include-ignored bench_render";
+    assert_eq!(listed(&docs), listed(&docs_dir), "{stale}");
+    let readme = std::fs::read_to_string(docs.join("README.md")).unwrap();
+    for s in screens {
+        let name = s["screen"].as_str().unwrap();
+        assert!(readme.contains(&format!("({name}.png)")), "{stale}");
+        let (fresh, kept) = (std::fs::read(docs_dir.join(format!("{name}.png"))).unwrap(), std::fs::read(docs.join(format!("{name}.png"))).unwrap());
+        let ((w, h, fresh), (kw, kh, kept)) = (guigym_core::screenshot::decode_png(&fresh).unwrap(), guigym_core::screenshot::decode_png(&kept).unwrap());
+        assert_eq!((w, h), (kw, kh), "{name}: {stale}");
+        let native_half = |px: &[u8]| -> Vec<u8> { px.chunks_exact(w as usize * 4).flat_map(|row| row[..w as usize * 2].to_vec()).collect() };
+        assert!(native_half(&fresh) == native_half(&kept), "{name}: {stale}");
     }
     let _ = std::fs::remove_dir_all(&out_dir);
 }

@@ -122,7 +122,7 @@ fn tap_overlay(s: &mut DeviceState, id: &str) -> Option<String> {
 }
 
 fn home() -> View {
-    let icons: Vec<View> = APPS.iter().map(|a| View::icon(format!("app:{}", a.name), a.name, a.glyph, a.color)).collect();
+    let icons: Vec<View> = APPS.iter().map(|a| View::icon(format!("app:{}", a.name), a.name, a.icon, a.color)).collect();
     let rows = icons.chunks(4).map(|chunk| {
         let mut row: Vec<View> = chunk.to_vec();
         while row.len() < 4 {
@@ -202,7 +202,8 @@ fn apply_on(s: &mut DeviceState, action: &Action, layout: &Layout<'_>) -> Result
                     return Err(InvalidAction::new(format!("element {e} is not a text field")));
                 }
             }
-            let Some(field) = element.clone().or_else(|| s.ui.focus.clone()) else {
+            // A field under an open dialog has lost the keyboard to it, as on a phone.
+            let Some(field) = element.clone().or_else(|| s.ui.focus.clone().filter(|f| !layout.covered(f))) else {
                 return Err(InvalidAction::new("no text field is focused: tap a field first or give `element`"));
             };
             let kept = if *clear { 0 } else { s.ui.fields.get(&field).map_or(0, |v| v.chars().count()) };

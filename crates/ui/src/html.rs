@@ -66,7 +66,7 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 css(theme.surface),
                 esc(time),
                 esc(time),
-                status_svg(icons, w, h, theme)
+                svg(&crate::icons::status_shapes(icons, w, h), w, h, theme.text, theme.surface)
             ),
             Kind::AppBar { title } => {
                 format!("<div {base};background:{};color:{}\" class=\"appbar\" role=\"heading\">{}</div>", css(theme.primary), css(theme.on_primary), esc(title))
@@ -123,11 +123,11 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 esc(title),
                 esc(title)
             ),
-            Kind::Icon { label, glyph, color } => format!(
+            Kind::Icon { label, picture, color } => format!(
                 "<div {base}\" class=\"icon\" role=\"button\" aria-label=\"{}\"><span style=\"background:{}\">{}</span><small>{}</small></div>",
                 esc(label),
                 css(*color),
-                esc(glyph),
+                svg(&crate::icons::tile_shapes(*picture), crate::icons::TILE, crate::icons::TILE, [255, 255, 255], *color),
                 esc(label)
             ),
             Kind::List { .. } => format!("<div {base}\" class=\"list\" role=\"list\"></div>"),
@@ -139,21 +139,21 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
     out
 }
 
-/// The status bar's icons as one SVG over the bar (hidden from the accessibility tree: the
-/// native UI tree has no nodes for them either).
-fn status_svg(icons: &crate::icons::StatusIcons, w: f32, h: f32, theme: &Theme) -> String {
+/// Shapes as one inline SVG of `w` × `h` dp over its element, in `ink` (a cut shape in
+/// `hole`), hidden from the accessibility tree: the native UI tree has no nodes for them.
+fn svg(shapes: &[crate::icons::Shape], w: f32, h: f32, ink: Rgb, hole: Rgb) -> String {
     use crate::icons::Shape;
     let mut out =
         format!("<svg aria-hidden=\"true\" style=\"position:absolute;left:0;top:0\" width=\"{w:.2}\" height=\"{h:.2}\" viewBox=\"0 0 {w:.2} {h:.2}\">");
-    for shape in crate::icons::status_shapes(icons, w, h) {
-        let fill = |cut: bool| css(if cut { theme.surface } else { theme.text });
+    for shape in shapes {
+        let fill = |cut: bool| css(if cut { hole } else { ink });
         out.push_str(&match shape {
             Shape::Rect { x, y, w, h, radius, cut } => {
-                format!("<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" rx=\"{radius:.2}\" fill=\"{}\"/>", fill(cut))
+                format!("<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" rx=\"{radius:.2}\" fill=\"{}\"/>", fill(*cut))
             }
             Shape::Polygon { points, cut } => {
                 let points: Vec<String> = points.iter().map(|(x, y)| format!("{x:.2},{y:.2}")).collect();
-                format!("<polygon points=\"{}\" fill=\"{}\"/>", points.join(" "), fill(cut))
+                format!("<polygon points=\"{}\" fill=\"{}\"/>", points.join(" "), fill(*cut))
             }
         });
     }
@@ -192,7 +192,7 @@ pub fn stylesheet(theme: &Theme) -> String {
          .tab{{display:flex;align-items:center;justify-content:center;color:{muted}}} .tab.on{{color:{primary};box-shadow:inset 0 -3px 0 {primary}}}\
          .scrim{{position:fixed;left:0;top:0;width:100%;height:100%;background:rgba(0,0,0,.43)}}\
          .dialog{{border-radius:16px}} .dialog .title{{font-size:22px;padding:12px 16px}}\
-         .icon{{text-align:center}} .icon span{{display:flex;margin:6px auto 4px;width:56px;height:56px;border-radius:14px;color:#fff;font-size:22px;align-items:center;justify-content:center}}\
+         .icon{{text-align:center}} .icon span{{display:block;position:relative;margin:6px auto 4px;width:56px;height:56px;border-radius:14px}}\
          .icon small{{font-size:13px}}",
         bg = css(theme.background),
         text = css(theme.text),

@@ -1,7 +1,8 @@
-//! The status bar's icons as filled shapes in dp, placed once here and drawn alike by both
-//! renderers: the native raster as tiny-skia paths, the page as one inline SVG. Notifications
-//! sit left after the time, the device's state right (do not disturb, Wi-Fi, signal or
-//! airplane, battery), as on an Android phone.
+//! Icons as filled shapes in dp, placed once here and drawn alike by both renderers: the
+//! native raster as tiny-skia paths, the page as inline SVG. The status bar's: notifications
+//! left after the time, the device's state right (do not disturb, Wi-Fi, signal or airplane,
+//! battery), as on an Android phone. The apps' pictograms, drawn on a 24-unit grid (as
+//! Material's icons are) and scaled to the tile.
 
 /// What the status bar shows besides the time.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -141,6 +142,166 @@ fn mail(x: f32, y: f32) -> Vec<Shape> {
     vec![rect(x + 1.5, y + 3.5, 13.0, 10.0, 1.2), polygon(x, y, &flap, true)]
 }
 
+/// An app icon's tile, in dp a side.
+pub const TILE: f32 = 56.0;
+/// Its pictogram's square, centred on the tile.
+const PICTOGRAM: f32 = 34.0;
+
+/// The shapes of an app icon's pictogram from its tile's corner.
+pub fn tile_shapes(picture: Pictogram) -> Vec<Shape> {
+    let at = (TILE - PICTOGRAM) / 2.0;
+    picture.shapes(at, at, PICTOGRAM)
+}
+
+/// An app's pictogram, drawn over its coloured tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pictogram {
+    Person,
+    Chat,
+    Envelope,
+    Calendar,
+    Note,
+    Folder,
+    Gear,
+    Clock,
+    Bag,
+    Cutlery,
+    Car,
+    Train,
+    Bank,
+    Pin,
+    Star,
+    People,
+    MusicNote,
+}
+
+impl Pictogram {
+    /// Its shapes in a square of `side` dp whose corner is at (`x`, `y`); a `cut` shape is
+    /// painted in the tile's colour.
+    pub fn shapes(self, x: f32, y: f32, side: f32) -> Vec<Shape> {
+        let k = side / 24.0;
+        let grid = self.grid();
+        grid.into_iter()
+            .map(|s| match s {
+                Shape::Rect { x: rx, y: ry, w, h, radius, cut } => Shape::Rect { x: x + rx * k, y: y + ry * k, w: w * k, h: h * k, radius: radius * k, cut },
+                Shape::Polygon { points, cut } => Shape::Polygon { points: points.into_iter().map(|(px, py)| (x + px * k, y + py * k)).collect(), cut },
+            })
+            .collect()
+    }
+
+    /// Its shapes on the 24-unit grid.
+    fn grid(self) -> Vec<Shape> {
+        use std::f32::consts::{FRAC_PI_6, PI, TAU};
+        let circle = |cx: f32, cy: f32, r: f32, cut: bool| polygon(0.0, 0.0, &arc(cx, cy, r, 0.0, TAU, 36), cut);
+        // Head and shoulders, the shoulders an upper half disc standing on `base`.
+        let person = |cx: f32, head_y: f32, head: f32, base: f32, body: f32, cut: bool| {
+            vec![circle(cx, head_y, head, cut), polygon(0.0, 0.0, &arc(cx, base, body, PI, TAU, 24), cut)]
+        };
+        match self {
+            Pictogram::Person => person(12.0, 7.8, 4.2, 20.5, 8.0, false),
+            Pictogram::Chat => vec![
+                rect(3.0, 4.0, 18.0, 13.0, 3.0),
+                polygon(0.0, 0.0, &[(6.0, 16.0), (6.0, 21.5), (11.5, 16.5)], false),
+                cut(7.0, 9.4, 2.2, 2.2, 1.1),
+                cut(10.9, 9.4, 2.2, 2.2, 1.1),
+                cut(14.8, 9.4, 2.2, 2.2, 1.1),
+            ],
+            Pictogram::Envelope => {
+                vec![rect(2.5, 5.0, 19.0, 14.0, 2.0), polygon(0.0, 0.0, &[(2.5, 6.8), (12.0, 13.2), (21.5, 6.8), (21.5, 9.2), (12.0, 15.6), (2.5, 9.2)], true)]
+            }
+            Pictogram::Calendar => vec![
+                rect(3.0, 4.5, 18.0, 16.5, 2.5),
+                cut(5.0, 9.5, 14.0, 9.5, 1.0),
+                rect(7.0, 2.5, 2.2, 4.5, 1.1),
+                rect(14.8, 2.5, 2.2, 4.5, 1.1),
+                rect(12.5, 12.0, 4.5, 4.5, 0.8),
+            ],
+            Pictogram::Note => {
+                vec![rect(5.0, 3.0, 14.0, 18.0, 2.0), cut(8.0, 8.0, 8.0, 1.8, 0.9), cut(8.0, 11.6, 8.0, 1.8, 0.9), cut(8.0, 15.2, 5.0, 1.8, 0.9)]
+            }
+            Pictogram::Folder => {
+                vec![polygon(0.0, 0.0, &[(2.5, 5.5), (9.5, 5.5), (11.5, 7.5), (21.5, 7.5), (21.5, 19.0), (2.5, 19.0)], false), cut(2.5, 9.0, 19.0, 1.2, 0.0)]
+            }
+            Pictogram::Gear => {
+                // Eight square teeth: four points a tooth, two out and two in.
+                let teeth: Vec<(f32, f32)> = (0..32)
+                    .map(|i| {
+                        let a = (i as f32 + 0.5) * TAU / 32.0;
+                        let r = if i % 4 < 2 { 9.8 } else { 7.4 };
+                        (12.0 + r * a.cos(), 12.0 + r * a.sin())
+                    })
+                    .collect();
+                vec![polygon(0.0, 0.0, &teeth, false), circle(12.0, 12.0, 3.2, true)]
+            }
+            Pictogram::Clock => {
+                vec![circle(12.0, 12.0, 9.5, false), circle(12.0, 12.0, 7.7, true), rect(11.1, 6.5, 1.8, 6.4, 0.9), rect(11.1, 11.1, 5.4, 1.8, 0.9)]
+            }
+            Pictogram::Bag => {
+                // The handle: a half ring over the bag.
+                let mut handle = arc(12.0, 8.5, 4.3, PI, TAU, 16);
+                handle.extend(arc(12.0, 8.5, 2.6, TAU, PI, 16));
+                vec![polygon(0.0, 0.0, &handle, false), rect(4.0, 8.0, 16.0, 13.0, 2.0)]
+            }
+            Pictogram::Cutlery => vec![
+                rect(5.5, 3.0, 1.4, 6.5, 0.7),
+                rect(7.8, 3.0, 1.4, 6.5, 0.7),
+                rect(10.1, 3.0, 1.4, 6.5, 0.7),
+                rect(5.5, 8.0, 6.0, 3.0, 1.5),
+                rect(7.7, 10.0, 1.6, 11.0, 0.8),
+                polygon(0.0, 0.0, &[(18.5, 3.0), (18.5, 21.0), (16.5, 21.0), (16.5, 13.5), (14.5, 12.5), (14.5, 7.0), (17.5, 3.0)], false),
+            ],
+            Pictogram::Car => vec![
+                polygon(0.0, 0.0, &[(2.5, 12.5), (5.5, 6.0), (18.5, 6.0), (21.5, 12.5), (21.5, 17.5), (2.5, 17.5)], false),
+                polygon(0.0, 0.0, &[(7.0, 7.8), (17.0, 7.8), (19.0, 11.8), (5.0, 11.8)], true),
+                circle(7.0, 17.5, 2.6, false),
+                circle(17.0, 17.5, 2.6, false),
+            ],
+            Pictogram::Train => vec![
+                rect(5.0, 2.5, 14.0, 16.0, 3.5),
+                cut(7.2, 5.0, 9.6, 5.5, 1.0),
+                circle(8.6, 14.5, 1.3, true),
+                circle(15.4, 14.5, 1.3, true),
+                polygon(0.0, 0.0, &[(8.0, 18.0), (10.0, 18.0), (7.5, 21.5), (5.5, 21.5)], false),
+                polygon(0.0, 0.0, &[(14.0, 18.0), (16.0, 18.0), (18.5, 21.5), (16.5, 21.5)], false),
+            ],
+            Pictogram::Bank => {
+                let mut shapes = vec![polygon(0.0, 0.0, &[(2.0, 9.0), (12.0, 3.0), (22.0, 9.0)], false)];
+                shapes.extend((0..4).map(|i| rect(4.2 + 4.4 * i as f32, 10.0, 2.4, 7.5, 0.0)));
+                shapes.push(rect(2.5, 18.5, 19.0, 2.5, 0.5));
+                shapes
+            }
+            Pictogram::Pin => {
+                // An arc over the top from lower left to lower right, then the point.
+                let mut pin = arc(12.0, 9.5, 6.5, PI - FRAC_PI_6, TAU + FRAC_PI_6, 24);
+                pin.push((12.0, 22.0));
+                vec![polygon(0.0, 0.0, &pin, false), circle(12.0, 9.5, 2.5, true)]
+            }
+            Pictogram::Star => {
+                let points: Vec<(f32, f32)> = (0..10)
+                    .map(|i| {
+                        let a = -PI / 2.0 + i as f32 * PI / 5.0;
+                        let r = if i % 2 == 0 { 10.0 } else { 4.2 };
+                        (12.0 + r * a.cos(), 12.8 + r * a.sin())
+                    })
+                    .collect();
+                vec![polygon(0.0, 0.0, &points, false)]
+            }
+            Pictogram::People => {
+                // One behind the other, the front one outlined in the tile's colour.
+                let mut shapes = person(16.0, 8.5, 3.2, 19.5, 6.0, false);
+                shapes.extend(person(9.5, 9.0, 5.0, 20.5, 8.2, true));
+                shapes.extend(person(9.5, 9.0, 3.8, 20.5, 7.0, false));
+                shapes
+            }
+            Pictogram::MusicNote => vec![
+                circle(8.5, 17.0, 3.3, false),
+                rect(10.3, 4.0, 1.9, 13.2, 0.0),
+                polygon(0.0, 0.0, &[(12.2, 4.0), (18.5, 6.5), (18.5, 10.0), (12.2, 7.8)], false),
+            ],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +342,29 @@ mod tests {
             _ => 0.0,
         };
         assert!(level(20) < level(90));
+    }
+
+    #[test]
+    fn pictograms_fill_their_square_and_differ() {
+        use Pictogram::*;
+        let all = [Person, Chat, Envelope, Calendar, Note, Folder, Gear, Clock, Bag, Cutlery, Car, Train, Bank, Pin, Star, People, MusicNote];
+        let mut seen = Vec::new();
+        for p in all {
+            let shapes = p.shapes(10.0, 20.0, 48.0);
+            assert!(shapes.iter().any(|s| !matches!(s, Shape::Rect { cut: true, .. } | Shape::Polygon { cut: true, .. })), "{p:?}");
+            let points: Vec<(f32, f32)> = shapes
+                .iter()
+                .flat_map(|s| match s {
+                    Shape::Rect { x, y, w, h, .. } => vec![(*x, *y), (x + w, y + h)],
+                    Shape::Polygon { points, .. } => points.clone(),
+                })
+                .collect();
+            assert!(points.iter().all(|(x, y)| (10.0..=58.0).contains(x) && (20.0..=68.0).contains(y)), "{p:?} leaves its square");
+            // Each covers most of its square (no pictogram shrunk to a dot).
+            let (x0, x1) = points.iter().fold((f32::MAX, f32::MIN), |(a, b), (x, _)| (a.min(*x), b.max(*x)));
+            assert!(x1 - x0 > 24.0, "{p:?}");
+            assert!(!seen.contains(&shapes), "{p:?} repeats another");
+            seen.push(shapes);
+        }
     }
 }

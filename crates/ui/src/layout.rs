@@ -298,6 +298,11 @@ impl<'a> Layout<'a> {
         self.nodes.iter().find(|p| p.id == id)
     }
 
+    /// Whether `id` is placed under an open dialog.
+    pub fn covered(&self, id: &str) -> bool {
+        self.nodes.iter().position(|p| p.id == id).is_some_and(|i| !self.touchable().contains(&i))
+    }
+
     /// Whether `id` can be touched now (visible, enabled and not under a dialog).
     pub fn touchable_node(&self, id: &str) -> Option<&Placed<'a>> {
         self.nodes[self.touchable()].iter().find(|p| p.id == id && p.visible.h > 0 && p.visible.w > 0)

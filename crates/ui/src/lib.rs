@@ -15,7 +15,7 @@ pub mod raster;
 pub mod theme;
 pub mod view;
 
-pub use icons::StatusIcons;
+pub use icons::{Pictogram, StatusIcons};
 pub use layout::{Layout, Placed};
 pub use raster::render_screenshot;
 pub use theme::Theme;

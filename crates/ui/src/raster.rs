@@ -160,10 +160,11 @@ impl Painter {
 
     /// An icon's shape, in dp from the corner of `r`: in the text's colour, or a hole in the
     /// surface's.
-    fn shape(&mut self, shape: &crate::icons::Shape, r: Bounds, t: &Theme) {
+    /// A shape placed from `r`'s corner, in `ink` (a cut one in `hole`).
+    fn shape(&mut self, shape: &crate::icons::Shape, r: Bounds, ink: Rgb, hole: Rgb) {
         use crate::icons::Shape;
         let (ox, oy, s) = (r.x as f32, r.y as f32, self.scale);
-        let (path, hole) = match shape {
+        let (path, is_cut) = match shape {
             Shape::Rect { x, y, w, h, radius, cut } => {
                 let (x, y, w, h) = (ox + x * s, oy + y * s, w * s, h * s);
                 let path = if *radius > 0.0 { rounded(x, y, w, h, radius * s) } else { Rect::from_xywh(x, y, w, h).map(PathBuilder::from_rect) };
@@ -184,7 +185,7 @@ impl Painter {
             }
         };
         let mut paint = Paint::default();
-        paint.set_color(color(if hole { t.surface } else { t.text }, 255));
+        paint.set_color(color(if is_cut { hole } else { ink }, 255));
         paint.anti_alias = true;
         if let Some(path) = path {
             self.pixmap.fill_path(&path, &paint, FillRule::Winding, Transform::identity(), None);
@@ -236,7 +237,7 @@ impl Painter {
                 self.fill(r, clip, t.surface, 255, 0.0);
                 self.text(time, r.x as f32 + self.dp(PAD), r.y as f32 + self.dp(4.0), TextStyle::Caption, t.text, clip);
                 for shape in crate::icons::status_shapes(icons, r.w as f32 / scale, r.h as f32 / scale) {
-                    self.shape(&shape, r, t);
+                    self.shape(&shape, r, t.text, t.surface);
                 }
             }
             Kind::AppBar { title } => {
@@ -311,11 +312,13 @@ impl Painter {
                 self.fill(r, clip, t.surface, 255, self.dp(16.0));
                 self.paragraph(title, Bounds { y: r.y + d(8.0), ..r }, clip, TextStyle::Title, t.text);
             }
-            Kind::Icon { label, glyph, color } => {
-                let size = d(56.0);
+            Kind::Icon { label, picture, color } => {
+                let size = d(crate::icons::TILE);
                 let sq = Bounds { x: r.x + (r.w - size) / 2, y: r.y + d(6.0), w: size, h: size };
                 self.fill(sq, clip, *color, 255, self.dp(14.0));
-                self.centered(glyph, sq, clip, TextStyle::Title, [255, 255, 255]);
+                for shape in crate::icons::tile_shapes(*picture) {
+                    self.shape(&shape, sq, [255, 255, 255], *color);
+                }
                 let lb = Bounds { x: r.x, y: sq.y + size + d(4.0), w: r.w, h: d(20.0) };
                 self.centered(label, lb, clip, TextStyle::Caption, t.text);
             }

@@ -70,10 +70,10 @@ pub enum Kind {
     Dialog {
         title: String,
     },
-    /// An app icon or a glyph button: a coloured square with a short label.
+    /// An app icon: its pictogram on a coloured tile, its name under it.
     Icon {
         label: String,
-        glyph: String,
+        picture: crate::icons::Pictogram,
         color: [u8; 3],
     },
     /// The top bar of a screen.
@@ -200,8 +200,8 @@ impl View {
         View::new(Kind::Dialog { title: title.into() }).id(id).children(content)
     }
 
-    pub fn icon(id: impl Into<String>, label: impl Into<String>, glyph: impl Into<String>, color: [u8; 3]) -> View {
-        View::new(Kind::Icon { label: label.into(), glyph: glyph.into(), color }).id(id)
+    pub fn icon(id: impl Into<String>, label: impl Into<String>, picture: crate::icons::Pictogram, color: [u8; 3]) -> View {
+        View::new(Kind::Icon { label: label.into(), picture, color }).id(id)
     }
 
     pub fn app_bar(title: impl Into<String>) -> View {

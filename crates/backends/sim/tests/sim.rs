@@ -133,6 +133,36 @@ fn invalid_actions_become_feedback_and_change_nothing() {
     });
 }
 
+/// A dialog takes the keyboard from the field under it, as on a phone: typing goes nowhere
+/// until it is closed (Chromium's page did so while the native phone typed into the hidden field).
+#[test]
+fn a_field_under_an_open_dialog_takes_no_typing() {
+    block_on(async {
+        let task = smoke().into_iter().find(|t| {
+            let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+            env.reset_sync(t).is_ok() && env.state().unwrap().ui.look.ads
+        });
+        let task = task.expect("a smoke world with ads");
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+        env.reset(&task).await.unwrap();
+        env.step(&Action::OpenApp { name: "Contacts".into() }).await.unwrap();
+        let field = env.observe(ObserveOptions::default()).await.unwrap().ui_tree.into_iter().find(|n| n.editable).expect("a field on Contacts");
+        for action in
+            [Action::click_element(field.id.clone()), Action::Type { text: "Ada".into(), element: None, clear: true }, Action::click_element("ad_banner")]
+        {
+            let out = env.step(&action).await.unwrap();
+            assert!(!out.invalid, "{action:?}: {}", out.feedback);
+        }
+        let out = env.step(&Action::Type { text: "more".into(), element: None, clear: false }).await.unwrap();
+        assert!(out.invalid && out.feedback.contains("no text field is focused"), "{}", out.feedback);
+        assert_eq!(env.state().unwrap().ui.fields.get(&field.id).map(String::as_str), Some("Ada"));
+        env.step(&Action::click_element("ad_close")).await.unwrap();
+        let out = env.step(&Action::Type { text: "more".into(), element: None, clear: false }).await.unwrap();
+        assert!(!out.invalid, "the field has the keyboard again once the dialog is closed: {}", out.feedback);
+        assert_eq!(env.state().unwrap().ui.fields.get(&field.id).map(String::as_str), Some("Adamore"));
+    });
+}
+
 #[test]
 fn taps_land_through_hit_testing() {
     block_on(async {

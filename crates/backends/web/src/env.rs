@@ -282,7 +282,8 @@ impl WebEnv {
                     }
                 }
                 let focused = page
-                    .eval("(() => { const a = document.activeElement; return !!a && (a.tagName === 'INPUT' || a.tagName === 'TEXTAREA' || a.isContentEditable); })()")
+                    // A field under an open dialog (the phone's pages mark it) has lost the keyboard.
+                    .eval("(() => { const a = document.activeElement; return !!a && (a.tagName === 'INPUT' || a.tagName === 'TEXTAREA' || a.isContentEditable) && !a.hasAttribute('data-covered'); })()")
                     .await
                     .map_err(infra)?;
                 if focused != Value::Bool(true) {

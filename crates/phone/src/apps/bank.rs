@@ -37,7 +37,7 @@ pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
     }
 }
 
-pub const APP: App = App { name: "Bank", glyph: "$", color: [21, 128, 61], root: "home", view, handle };
+pub const APP: App = App { name: "Bank", icon: guigym_ui::Pictogram::Bank, color: [21, 128, 61], root: "home", view, handle };
 
 fn txn_item(id: u32, t: &Transaction) -> View {
     View::item_with(format!("txn:{id}"), &t.counterparty, time::short(t.time), money(t.amount_cents))

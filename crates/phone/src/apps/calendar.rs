@@ -17,7 +17,7 @@ pub struct Event {
     pub location: String,
 }
 
-pub const APP: App = App { name: "Calendar", glyph: "31", color: [168, 85, 247], root: "agenda", view, handle };
+pub const APP: App = App { name: "Calendar", icon: guigym_ui::Pictogram::Calendar, color: [168, 85, 247], root: "agenda", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();

@@ -28,7 +28,7 @@ pub fn install(_w: &World, d: &mut AppData, rng: &mut Rng) {
     d.alarms.insert(Alarm { minute_of_day: 13 * 60 + 30, label: "Medication".into(), enabled: rng.chance(0.5) });
 }
 
-pub const APP: App = App { name: "Clock", glyph: "Cl", color: [249, 115, 22], root: "alarms", view, handle };
+pub const APP: App = App { name: "Clock", icon: guigym_ui::Pictogram::Clock, color: [249, 115, 22], root: "alarms", view, handle };
 
 fn tabs(selected: usize) -> View {
     View::tabs("clock_tabs", [("tab_alarms", "Alarms"), ("tab_timers", "Timers")], selected)

@@ -14,7 +14,7 @@ pub struct Contact {
     pub email: String,
 }
 
-pub const APP: App = App { name: "Contacts", glyph: "C", color: [14, 165, 233], root: "list", view, handle };
+pub const APP: App = App { name: "Contacts", icon: guigym_ui::Pictogram::Person, color: [14, 165, 233], root: "list", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     match split_route(route) {

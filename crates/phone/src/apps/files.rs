@@ -36,7 +36,7 @@ pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
     }
 }
 
-pub const APP: App = App { name: "Files", glyph: "F", color: [100, 116, 139], root: "folder:0", view, handle };
+pub const APP: App = App { name: "Files", icon: guigym_ui::Pictogram::Folder, color: [100, 116, 139], root: "folder:0", view, handle };
 
 pub const FOLDERS: [&str; 3] = ["Documents", "Downloads", "Pictures"];
 

@@ -39,7 +39,7 @@ pub fn install(_w: &World, d: &mut AppData, _rng: &mut Rng) {
     d.restaurants = std::sync::Arc::new(restaurants);
 }
 
-pub const APP: App = App { name: "Food", glyph: "Fo", color: [220, 38, 38], root: "home", view, handle };
+pub const APP: App = App { name: "Food", icon: guigym_ui::Pictogram::Cutlery, color: [220, 38, 38], root: "home", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();

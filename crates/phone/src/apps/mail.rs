@@ -66,7 +66,7 @@ pub fn install(w: &World, d: &mut AppData, _rng: &mut Rng) {
     }
 }
 
-pub const APP: App = App { name: "Mail", glyph: "@", color: [239, 68, 68], root: "inbox", view, handle };
+pub const APP: App = App { name: "Mail", icon: guigym_ui::Pictogram::Envelope, color: [239, 68, 68], root: "inbox", view, handle };
 
 const TABS: [(&str, &str, Folder); 3] = [("tab_inbox", "Inbox", Folder::Inbox), ("tab_sent", "Sent", Folder::Sent), ("tab_trash", "Trash", Folder::Trash)];
 

@@ -50,7 +50,7 @@ pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
     d.saved_places.insert(SavedPlace { place: WORLD_PLACES[(w.seed % 10) as usize].to_string(), label: "Work".into() });
 }
 
-pub const APP: App = App { name: "Maps", glyph: "Mp", color: [34, 197, 94], root: "search", view, handle };
+pub const APP: App = App { name: "Maps", icon: guigym_ui::Pictogram::Pin, color: [34, 197, 94], root: "search", view, handle };
 
 pub const LABELS: [&str; 3] = ["Home", "Work", "Favourite"];
 pub const MODES: [&str; 3] = ["walk", "transit", "drive"];

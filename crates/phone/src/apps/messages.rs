@@ -24,7 +24,7 @@ pub struct Thread {
     pub messages: Vec<Message>,
 }
 
-pub const APP: App = App { name: "Messages", glyph: "M", color: [34, 197, 94], root: "threads", view, handle };
+pub const APP: App = App { name: "Messages", icon: guigym_ui::Pictogram::Chat, color: [34, 197, 94], root: "threads", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();

@@ -44,7 +44,7 @@ pub enum UiEvent {
 
 pub struct App {
     pub name: &'static str,
-    pub glyph: &'static str,
+    pub icon: guigym_ui::Pictogram,
     pub color: [u8; 3],
     /// The route an app opens on.
     pub root: &'static str,

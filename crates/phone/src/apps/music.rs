@@ -67,7 +67,7 @@ pub fn install(_w: &World, d: &mut AppData, rng: &mut Rng) {
     d.playlists.insert(Playlist { name: "Favourites".into(), songs: vec![1 + rng.below(8) as u32, 9 + rng.below(8) as u32] });
 }
 
-pub const APP: App = App { name: "Music", glyph: "♪", color: [236, 72, 153], root: "songs", view, handle };
+pub const APP: App = App { name: "Music", icon: guigym_ui::Pictogram::MusicNote, color: [236, 72, 153], root: "songs", view, handle };
 
 fn tabs(i: usize) -> View {
     View::tabs("music_tabs", [("tab_songs", "Songs"), ("tab_playlists", "Playlists")], i)

@@ -30,7 +30,7 @@ pub fn install(w: &World, d: &mut AppData, _rng: &mut Rng) {
     d.notes.insert(Note { title: format!("Gift idea for {}", w.person(2).first), body: "A board game or a scented candle.".into(), pinned: false });
 }
 
-pub const APP: App = App { name: "Notes", glyph: "N", color: [234, 179, 8], root: "list", view, handle };
+pub const APP: App = App { name: "Notes", icon: guigym_ui::Pictogram::Note, color: [234, 179, 8], root: "list", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();

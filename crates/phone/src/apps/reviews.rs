@@ -32,7 +32,7 @@ pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
     }
 }
 
-pub const APP: App = App { name: "Reviews", glyph: "★", color: [202, 138, 4], root: "list", view, handle };
+pub const APP: App = App { name: "Reviews", icon: guigym_ui::Pictogram::Star, color: [202, 138, 4], root: "list", view, handle };
 
 /// Average stars of a place, in tenths (35 = 3.5), and the number of reviews.
 pub fn rating(s: &DeviceState, place: &str) -> (u32, usize) {

@@ -38,7 +38,7 @@ pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
     });
 }
 
-pub const APP: App = App { name: "Ride", glyph: "Rd", color: [17, 24, 39], root: "home", view, handle };
+pub const APP: App = App { name: "Ride", icon: guigym_ui::Pictogram::Car, color: [17, 24, 39], root: "home", view, handle };
 
 fn place_named(s: &DeviceState, name: &str) -> Option<u32> {
     let want = crate::normalize(name);

@@ -33,7 +33,7 @@ pub fn install(_w: &World, d: &mut AppData, rng: &mut Rng) {
     d.settings.bluetooth = rng.chance(0.5);
 }
 
-pub const APP: App = App { name: "Settings", glyph: "S", color: [75, 85, 99], root: "main", view, handle };
+pub const APP: App = App { name: "Settings", icon: guigym_ui::Pictogram::Gear, color: [75, 85, 99], root: "main", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let st = &s.data.settings;

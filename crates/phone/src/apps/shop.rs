@@ -95,7 +95,7 @@ pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
     }
 }
 
-pub const APP: App = App { name: "Shop", glyph: "Sh", color: [234, 88, 12], root: "home", view, handle };
+pub const APP: App = App { name: "Shop", icon: guigym_ui::Pictogram::Bag, color: [234, 88, 12], root: "home", view, handle };
 
 /// The category tabs: "All", then every category the shop's products have (none left out).
 fn categories(s: &DeviceState) -> Vec<String> {

@@ -40,7 +40,7 @@ pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
     }
 }
 
-pub const APP: App = App { name: "Social", glyph: "So", color: [59, 130, 246], root: "feed", view, handle };
+pub const APP: App = App { name: "Social", icon: guigym_ui::Pictogram::People, color: [59, 130, 246], root: "feed", view, handle };
 
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();

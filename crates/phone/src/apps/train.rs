@@ -65,7 +65,7 @@ pub fn install(w: &World, d: &mut AppData, rng: &mut Rng) {
     }
 }
 
-pub const APP: App = App { name: "Trains", glyph: "Tr", color: [13, 148, 136], root: "search", view, handle };
+pub const APP: App = App { name: "Trains", icon: guigym_ui::Pictogram::Train, color: [13, 148, 136], root: "search", view, handle };
 
 fn parts(route: &str) -> Vec<&str> {
     route.split('/').collect()
