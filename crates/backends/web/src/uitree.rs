@@ -115,7 +115,7 @@ fn layout_tree(nodes: &[Value], dom: &Snapshot, scale: f64) -> Vec<UiNode> {
             }
         }
         let parent = info.attrs.get("data-parent").and_then(|p| index.get(p.as_str()).copied());
-        let node = ui_node(ax, Some(info), name, parent, out.len(), scale);
+        let node = ui_node(ax, Some(info), name, true, parent, out.len(), scale);
         index.insert(info.attrs["data-gid"].as_str(), out.len());
         out.push(node);
     }
@@ -158,7 +158,7 @@ fn accessibility_tree(nodes: &[Value], dom: &Snapshot, scale: f64) -> Vec<UiNode
         let visible = info.is_some_and(|i| i.bounds[2] > 0.0 && i.bounds[3] > 0.0);
         let (mut next_parent, mut next_named) = (parent, named);
         if !ignored && !echo && (visible || parent.is_none()) {
-            out.push(ui_node(Some(node), info, name, parent, out.len(), scale));
+            out.push(ui_node(Some(node), info, name, false, parent, out.len(), scale));
             next_parent = Some(out.len() - 1);
             if !out[out.len() - 1].text.is_empty() {
                 next_named = next_parent;
@@ -174,8 +174,10 @@ fn accessibility_tree(nodes: &[Value], dom: &Snapshot, scale: f64) -> Vec<UiNode
 }
 
 /// One node from what the browser says of it: its accessibility node (none where the browser
-/// exposes none, e.g. a hidden element) and its element's box and attributes.
-fn ui_node(ax: Option<&Value>, info: Option<&DomInfo>, name: String, parent: Option<usize>, at: usize, scale: f64) -> UiNode {
+/// exposes none, e.g. a hidden element) and its element's box and attributes. A field
+/// `labelled` has its label as its name (the phone's pages label each field with its
+/// placeholder), whatever its value; elsewhere a name that only repeats the value is no hint.
+fn ui_node(ax: Option<&Value>, info: Option<&DomInfo>, name: String, labelled: bool, parent: Option<usize>, at: usize, scale: f64) -> UiNode {
     let null = Value::Null;
     let node = ax.unwrap_or(&null);
     let role = node["role"]["value"].as_str().unwrap_or("");
@@ -193,7 +195,7 @@ fn ui_node(ax: Option<&Value>, info: Option<&DomInfo>, name: String, parent: Opt
     // A field's value and its accessible name (its label or placeholder) apart.
     let (text, hint) = if editable {
         let value = node["value"]["value"].as_str().unwrap_or("").to_string();
-        let hint = if name == value { String::new() } else { name };
+        let hint = if name == value && !labelled { String::new() } else { name };
         (value, hint)
     } else {
         (name, String::new())

@@ -301,6 +301,28 @@ async fn the_browser_shows_an_agent_the_native_ui_tree_on_every_walkthrough_scre
             screens += 1;
         }
     }
+    // Off the walkthroughs: each field of the Contacts screen given its own placeholder as its
+    // value (the label still reads as the hint on both), then typing with nothing focused.
+    let task = tasks::suite("smoke").unwrap().into_iter().next().unwrap();
+    let open = Action::OpenApp { name: "Contacts".into() };
+    sim.reset(&task).await.unwrap();
+    sim.step(&open).await.unwrap();
+    let contacts = sim.observe(ObserveOptions::default()).await.unwrap().ui_tree;
+    let mut steps = vec![open];
+    steps.extend(contacts.iter().filter(|n| n.editable).map(|f| Action::Type { text: f.hint.clone(), element: Some(f.id.clone()), clear: true }));
+    steps.push(Action::Back);
+    steps.push(Action::Type { text: "x".into(), element: None, clear: false });
+    web.reset(&task).await.unwrap();
+    sim.reset(&task).await.unwrap();
+    for (i, action) in steps.iter().enumerate() {
+        let (a, b) = (sim.step(action).await.unwrap(), web.step(action).await.unwrap());
+        assert_eq!((a.invalid, &a.feedback), (b.invalid, &b.feedback), "off the walkthrough, step {i}: {action:?}");
+        let native = sim.observe(ObserveOptions { screenshot: false }).await.unwrap().ui_tree;
+        let browser = web.observe(ObserveOptions { screenshot: false }).await.unwrap().ui_tree;
+        let differences = tree_differences(&native, &browser);
+        assert!(differences.is_empty(), "off the walkthrough, after step {i}:\n{}", differences.join("\n"));
+    }
+    assert!(steps.len() > 3, "the Contacts screen has a field");
     assert!(screens > 500, "{screens} screens compared");
     // A field's line breaks reach the browser's tree too (a text area, not an input).
     assert!(multiline, "no smoke screen showed a field of several lines");
