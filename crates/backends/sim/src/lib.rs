@@ -153,6 +153,13 @@ impl SimEnv {
         })
     }
 
+    /// Why the phone would refuse `action` on its screen now, if it would; nothing changes.
+    /// The web backend words what the browser refused, or found nothing for, as the phone does.
+    pub fn refusal(&self, action: &Action) -> Option<String> {
+        let mut state = self.state.clone()?;
+        shell::apply(&mut state, action, self.screen).err().map(|e| e.message)
+    }
+
     /// Applies one action synchronously.
     pub fn step_sync(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         let (Some(p), Some(state)) = (&self.prepared, self.state.as_mut()) else { return Err(EnvError::ResetNeeded("step".into())) };

@@ -327,16 +327,23 @@ impl WebEnv {
             | Action::Key { .. } => self.on_server(action).await,
             _ => {
                 let before = self.events().await?;
+                // What the browser refused is worded as the phone words it when the phone
+                // refuses it too (the same screen, so the same reason); else as the browser found.
+                let refused = |browser: String, sim: &SimEnv| StepOutcome::invalid(sim.refusal(action).unwrap_or(browser));
                 let outcome = match self.in_browser(action).await? {
-                    Err(why) => StepOutcome::invalid(why),
+                    Err(why) => refused(why, &hosted.lock().await.sim),
                     Ok(()) => {
                         // Wait for the page to apply what the gesture caused; no new event means it hit nothing.
                         let (after, last) = self.settle().await?;
                         match last {
-                            _ if after == before => StepOutcome::invalid(match action {
-                                Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
-                                _ => "nothing to tap there",
-                            }),
+                            _ if after == before => refused(
+                                match action {
+                                    Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
+                                    _ => "nothing to tap there",
+                                }
+                                .to_string(),
+                                &hosted.lock().await.sim,
+                            ),
                             last => {
                                 let (feedback, invalid) = last.unwrap_or_default();
                                 StepOutcome { feedback, invalid, done: false, broken: None }

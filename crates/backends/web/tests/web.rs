@@ -302,7 +302,8 @@ async fn the_browser_shows_an_agent_the_native_ui_tree_on_every_walkthrough_scre
         }
     }
     // Off the walkthroughs: each field of the Contacts screen given its own placeholder as its
-    // value (the label still reads as the hint on both), then typing with nothing focused.
+    // value (the label still reads as the hint on both), refused actions, typing with nothing
+    // focused.
     let task = tasks::suite("smoke").unwrap().into_iter().next().unwrap();
     let open = Action::OpenApp { name: "Contacts".into() };
     sim.reset(&task).await.unwrap();
@@ -310,6 +311,10 @@ async fn the_browser_shows_an_agent_the_native_ui_tree_on_every_walkthrough_scre
     let contacts = sim.observe(ObserveOptions::default()).await.unwrap().ui_tree;
     let mut steps = vec![open];
     steps.extend(contacts.iter().filter(|n| n.editable).map(|f| Action::Type { text: f.hint.clone(), element: Some(f.id.clone()), clear: true }));
+    // Refused actions, worded alike: a tap and a scroll on the status bar, an unknown element.
+    steps.push(Action::click_at(540.0, 20.0));
+    steps.push(Action::Scroll { at: Some(guigym_core::Point(540.0, 20.0)), element: None, direction: guigym_core::Direction::Down, amount: 1 });
+    steps.push(Action::click_element("no-such-element"));
     steps.push(Action::Back);
     steps.push(Action::Type { text: "x".into(), element: None, clear: false });
     web.reset(&task).await.unwrap();
