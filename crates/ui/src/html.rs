@@ -96,13 +96,23 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                     format!("<input {base}\" class=\"field\" type=\"text\" value=\"{value}\" placeholder=\"{placeholder}\" aria-label=\"{placeholder}\"{focus}{disabled}>")
                 }
             }
-            Kind::Item { title, subtitle, trailing } => format!(
-                "<div {base}\" class=\"item\" role=\"button\" aria-label=\"{}\"{disabled}><b>{}</b><small>{}</small><i>{}</i></div>",
-                esc(&v.label()),
-                esc(title),
-                esc(subtitle),
-                esc(trailing)
-            ),
+            Kind::Item { title, subtitle, trailing, avatar } => {
+                // The avatar's initials are hidden from the tree: the row's name is its text.
+                let (class, lead) = match avatar {
+                    Some(name) => {
+                        let (initials, rgb) = crate::icons::avatar(name);
+                        (" lead", format!("<span class=\"avatar\" aria-hidden=\"true\" style=\"background:{}\">{}</span>", css(rgb), esc(&initials)))
+                    }
+                    None => ("", String::new()),
+                };
+                format!(
+                    "<div {base}\" class=\"item{class}\" role=\"button\" aria-label=\"{}\"{disabled}>{lead}<b>{}</b><small>{}</small><i>{}</i></div>",
+                    esc(&v.label()),
+                    esc(title),
+                    esc(subtitle),
+                    esc(trailing)
+                )
+            }
             Kind::Checkbox { label, checked } => format!(
                 "<div {base}\" class=\"check\" role=\"checkbox\" aria-checked=\"{checked}\"{disabled}>{}</div>",
                 esc(label)
@@ -182,6 +192,7 @@ pub fn stylesheet(theme: &Theme) -> String {
          .item{{background:{surface};border-bottom:1px solid {divider};padding:10px 16px;overflow:hidden}}\
          .item b{{display:block;font-weight:normal}} .item small{{display:block;color:{muted};font-size:13px;margin-top:9.7px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}\
          .item i{{position:absolute;right:16px;top:12px;font-style:normal;font-size:13px;color:{muted}}}\
+         .item.lead{{padding-left:72px}} .avatar{{position:absolute;left:16px;top:calc(50% - 20px);width:40px;height:40px;border-radius:50%;color:#fff;display:flex;align-items:center;justify-content:center}}\
          .check{{padding:14px 16px}}\
          [role=checkbox]{{padding-left:56px}} [role=checkbox]::before{{content:'';position:absolute;left:16px;top:14px;width:24px;height:24px;box-sizing:border-box;border:2px solid {muted};border-radius:4px;background:{surface}}}\
          [role=checkbox][aria-checked=true]::before{{border-color:{primary};background:{primary}}}\

@@ -142,6 +142,21 @@ fn mail(x: f32, y: f32) -> Vec<Shape> {
     vec![rect(x + 1.5, y + 3.5, 13.0, 10.0, 1.2), polygon(x, y, &flap, true)]
 }
 
+/// A person's avatar in a list row: its side in dp, and where the row's text starts after it.
+pub const AVATAR: f32 = 40.0;
+pub const AFTER_AVATAR: f32 = 72.0;
+
+/// What a person's avatar shows: the initials of their name's first two words, on a colour
+/// picked by their name (the same person, the same colour, on every screen and renderer).
+pub fn avatar(name: &str) -> (String, crate::theme::Rgb) {
+    const COLOURS: [crate::theme::Rgb; 8] =
+        [[234, 88, 12], [22, 163, 74], [37, 99, 235], [147, 51, 234], [219, 39, 119], [13, 148, 136], [202, 138, 4], [71, 85, 105]];
+    let initials: String = name.split_whitespace().filter_map(|w| w.chars().find(|c| c.is_alphanumeric())).take(2).flat_map(char::to_uppercase).collect();
+    // FNV-1a: a stable hash (std's is seeded per process).
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    (if initials.is_empty() { "?".into() } else { initials }, COLOURS[(hash % COLOURS.len() as u64) as usize])
+}
+
 /// An app icon's tile, in dp a side.
 pub const TILE: f32 = 56.0;
 /// Its pictogram's square, centred on the tile.
@@ -342,6 +357,16 @@ mod tests {
             _ => 0.0,
         };
         assert!(level(20) < level(90));
+    }
+
+    #[test]
+    fn an_avatar_shows_initials_on_a_colour_of_the_name() {
+        assert_eq!(avatar("Rosa Walsh").0, "RW");
+        assert_eq!(avatar("  élodie  de la Cruz").0, "ÉD");
+        assert_eq!(avatar("").0, "?");
+        assert_eq!(avatar("Rosa Walsh").1, avatar("Rosa Walsh").1);
+        let colours: std::collections::BTreeSet<_> = ["Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"].iter().map(|n| avatar(n).1).collect();
+        assert!(colours.len() > 3, "names spread over the colours: {colours:?}");
     }
 
     #[test]

@@ -192,6 +192,29 @@ impl Painter {
         }
     }
 
+    /// A disc filling `b`'s square, cut to `clip` (a row at a list's edge shows part of it).
+    fn disc(&mut self, b: Bounds, clip: Bounds, rgb: Rgb) {
+        let r = b.w as f32 / 2.0;
+        let (cx, cy) = (b.x as f32 + r, b.y as f32 + r);
+        let circle: Vec<(f32, f32)> = (0..64).map(|i| i as f32 * std::f32::consts::TAU / 64.0).map(|a| (cx + r * a.cos(), cy + r * a.sin())).collect();
+        let points = clip_polygon(circle, clip);
+        let mut pb = PathBuilder::new();
+        for (i, (x, y)) in points.iter().enumerate() {
+            if i == 0 {
+                pb.move_to(*x, *y);
+            } else {
+                pb.line_to(*x, *y);
+            }
+        }
+        pb.close();
+        let mut paint = Paint::default();
+        paint.set_color(color(rgb, 255));
+        paint.anti_alias = true;
+        if let Some(path) = pb.finish() {
+            self.pixmap.fill_path(&path, &paint, FillRule::Winding, Transform::identity(), None);
+        }
+    }
+
     /// One line of text cut to `width` pixels with an ellipsis, as a list row's secondary line
     /// is on a phone (and in the page's CSS, `text-overflow: ellipsis`).
     fn ellipsized<'s>(&self, s: &'s str, style: TextStyle, width: f32) -> std::borrow::Cow<'s, str> {
@@ -270,11 +293,20 @@ impl Painter {
                 let shown = if *focused { format!("{s}|") } else { s.clone() };
                 self.text(&shown, inner.x as f32 + self.dp(12.0), inner.y as f32 + self.dp(14.0), TextStyle::Body, rgb, clip);
             }
-            Kind::Item { title, subtitle, trailing } => {
+            Kind::Item { title, subtitle, trailing, avatar } => {
                 self.fill(r, clip, t.surface, 255, 0.0);
                 self.fill(Bounds { x: r.x, y: r.y + r.h - d(1.0), w: r.w, h: d(1.0).max(1) }, clip, t.divider, 255, 0.0);
-                let x = r.x as f32 + self.dp(PAD);
-                let room = r.w as f32 - 2.0 * self.dp(PAD);
+                let mut left = PAD;
+                if let Some(name) = avatar {
+                    let (initials, rgb) = crate::icons::avatar(name);
+                    let side = d(crate::icons::AVATAR);
+                    let circle = Bounds { x: r.x + d(PAD), y: r.y + (r.h - side) / 2, w: side, h: side };
+                    self.disc(circle, clip, rgb);
+                    self.centered(&initials, circle, clip, TextStyle::Body, [255, 255, 255]);
+                    left = crate::icons::AFTER_AVATAR;
+                }
+                let x = r.x as f32 + self.dp(left);
+                let room = r.w as f32 - self.dp(left) - self.dp(PAD);
                 self.text(title, x, r.y as f32 + self.dp(10.0), TextStyle::Body, muted, clip);
                 if !subtitle.is_empty() {
                     let line = self.ellipsized(subtitle, TextStyle::Caption, room);
@@ -327,6 +359,45 @@ impl Painter {
     }
 }
 
+/// A convex polygon cut to a rectangle (Sutherland–Hodgman, one edge of the rectangle at a time).
+fn clip_polygon(mut points: Vec<(f32, f32)>, clip: Bounds) -> Vec<(f32, f32)> {
+    let (x0, y0, x1, y1) = (clip.x as f32, clip.y as f32, (clip.x + clip.w) as f32, (clip.y + clip.h) as f32);
+    // Each edge: the axis it cuts (0 for x), where, and whether the inside lies above it.
+    for (axis, at, above) in [(0, x0, true), (0, x1, false), (1, y0, true), (1, y1, false)] {
+        let inside = |p: (f32, f32)| {
+            let v = if axis == 0 { p.0 } else { p.1 };
+            if above {
+                v >= at
+            } else {
+                v <= at
+            }
+        };
+        let mut out = Vec::with_capacity(points.len() + 2);
+        for i in 0..points.len() {
+            let (a, b) = (points[i], points[(i + 1) % points.len()]);
+            let cross = || {
+                let (pa, pb) = if axis == 0 { (a.0, b.0) } else { (a.1, b.1) };
+                let t = (at - pa) / (pb - pa);
+                (a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1))
+            };
+            match (inside(a), inside(b)) {
+                (true, true) => out.push(b),
+                (true, false) => out.push(cross()),
+                (false, true) => {
+                    out.push(cross());
+                    out.push(b);
+                }
+                (false, false) => {}
+            }
+        }
+        points = out;
+        if points.is_empty() {
+            break;
+        }
+    }
+    points
+}
+
 fn rounded(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<tiny_skia::Path> {
     let r = r.min(w / 2.0).min(h / 2.0);
     let mut pb = PathBuilder::new();
@@ -346,6 +417,16 @@ fn rounded(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<tiny_skia::Path> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_polygon_is_cut_to_its_clip() {
+        let square = vec![(0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0)];
+        let cut = clip_polygon(square.clone(), Bounds { x: 5, y: -5, w: 20, h: 10 });
+        let (xs, ys): (Vec<f32>, Vec<f32>) = cut.iter().copied().unzip();
+        assert!(xs.iter().all(|x| (5.0..=10.0).contains(x)) && ys.iter().all(|y| (0.0..=5.0).contains(y)), "{cut:?}");
+        assert_eq!(cut.len(), 4);
+        assert!(clip_polygon(square, Bounds { x: 20, y: 20, w: 5, h: 5 }).is_empty());
+    }
     use crate::{Screen, View};
 
     #[test]

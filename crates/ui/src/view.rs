@@ -46,11 +46,13 @@ pub enum Kind {
     List {
         offset: i32,
     },
-    /// A clickable row of a list: a title and a subtitle.
+    /// A clickable row of a list: a title and a subtitle, maybe trailing text, maybe a person's
+    /// avatar leading (their initials on a colour drawn from their name).
     Item {
         title: String,
         subtitle: String,
         trailing: String,
+        avatar: Option<String>,
     },
     Checkbox {
         label: String,
@@ -110,6 +112,14 @@ impl View {
 
     pub fn id(mut self, id: impl Into<String>) -> View {
         self.id = id.into();
+        self
+    }
+
+    /// A list row led by the avatar of the person named (nothing for other views).
+    pub fn avatar(mut self, name: impl Into<String>) -> View {
+        if let Kind::Item { avatar, .. } = &mut self.kind {
+            *avatar = Some(name.into());
+        }
         self
     }
 
@@ -174,11 +184,11 @@ impl View {
     }
 
     pub fn item(id: impl Into<String>, title: impl Into<String>, subtitle: impl Into<String>) -> View {
-        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: String::new() }).id(id)
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: String::new(), avatar: None }).id(id)
     }
 
     pub fn item_with(id: impl Into<String>, title: impl Into<String>, subtitle: impl Into<String>, trailing: impl Into<String>) -> View {
-        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into() }).id(id)
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into(), avatar: None }).id(id)
     }
 
     pub fn checkbox(id: impl Into<String>, label: impl Into<String>, checked: bool) -> View {
@@ -246,7 +256,7 @@ impl View {
                     value.clone()
                 }
             }
-            Kind::Item { title, subtitle, trailing } => {
+            Kind::Item { title, subtitle, trailing, .. } => {
                 let mut s = title.clone();
                 for part in [subtitle, trailing] {
                     if !part.is_empty() {

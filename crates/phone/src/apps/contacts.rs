@@ -59,7 +59,11 @@ fn view(s: &DeviceState, route: &str) -> View {
                 "Contacts",
                 vec![
                     View::field("search", s.field("search"), "Search contacts", s.ui.focus.as_deref() == Some("search")),
-                    View::list("contacts", s.scroll("contacts"), rows.into_iter().map(|(id, c)| View::item(format!("contact:{id}"), &c.name, &c.phone))),
+                    View::list(
+                        "contacts",
+                        s.scroll("contacts"),
+                        rows.into_iter().map(|(id, c)| View::item(format!("contact:{id}"), &c.name, &c.phone).avatar(&c.name)),
+                    ),
                     View::button("add", "Add contact"),
                 ],
                 None,

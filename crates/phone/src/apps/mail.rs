@@ -108,9 +108,9 @@ fn view(s: &DeviceState, route: &str) -> View {
                         "emails",
                         s.scroll("emails"),
                         mails.into_iter().map(|(id, e)| {
-                            let who = if e.folder == Folder::Sent { format!("To {}", e.to) } else { e.from_name.clone() };
+                            let (who, person) = if e.folder == Folder::Sent { (format!("To {}", e.to), &e.to) } else { (e.from_name.clone(), &e.from_name) };
                             let mark = if e.read { "" } else { "● " };
-                            View::item_with(format!("email:{id}"), format!("{mark}{who}"), &e.subject, time::short(e.time))
+                            View::item_with(format!("email:{id}"), format!("{mark}{who}"), &e.subject, time::short(e.time)).avatar(person)
                         }),
                     ),
                     View::button("compose", "Compose"),

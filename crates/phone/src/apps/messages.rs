@@ -68,7 +68,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         s.scroll("threads"),
                         threads.into_iter().map(|(id, t)| {
                             let last = t.messages.last().map(|m| m.text.as_str()).unwrap_or("");
-                            View::item(format!("thread:{id}"), &t.name, last)
+                            View::item(format!("thread:{id}"), &t.name, last).avatar(&t.name)
                         }),
                     ),
                     View::button("new", "New message"),

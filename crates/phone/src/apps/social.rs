@@ -78,7 +78,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::list(
                         "posts",
                         s.scroll("posts"),
-                        rows.into_iter().map(|(id, p)| View::item_with(format!("post:{id}"), &p.author, &p.text, format!("♥ {}", p.likes))),
+                        rows.into_iter().map(|(id, p)| View::item_with(format!("post:{id}"), &p.author, &p.text, format!("♥ {}", p.likes)).avatar(&p.author)),
                     ),
                     View::button("compose", "New post"),
                 ],
