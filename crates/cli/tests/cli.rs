@@ -217,7 +217,9 @@ fn bench_render_prints_the_similarity_of_both_renderers_per_app() {
         let ((w, h, fresh), (kw, kh, kept)) = (guigym_core::screenshot::decode_png(&fresh).unwrap(), guigym_core::screenshot::decode_png(&kept).unwrap());
         assert_eq!((w, h), (kw, kh), "{name}: {stale}");
         let native_half = |px: &[u8]| -> Vec<u8> { px.chunks_exact(w as usize * 4).flat_map(|row| row[..w as usize * 2].to_vec()).collect() };
-        assert!(native_half(&fresh) == native_half(&kept), "{name}: {stale}");
+        // Within 2 a channel: the discs' edges may round apart where the maths library does.
+        let off = native_half(&fresh).iter().zip(native_half(&kept)).map(|(a, b)| a.abs_diff(b)).max().unwrap_or(0);
+        assert!(off <= 2, "{name}: native pixels {off} apart; {stale}");
     }
     let _ = std::fs::remove_dir_all(&out_dir);
 }

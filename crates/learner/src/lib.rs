@@ -378,8 +378,8 @@ pub struct Decision {
     pub chosen: usize,
 }
 
-/// The policy: samples (or picks the best, greedy) from the model; records its decisions
-/// per trajectory so the trainer can credit them.
+/// The policy: samples (or picks the best, greedy) from the model; a sampling one records its
+/// decisions per trajectory so the trainer can credit them.
 pub struct LearnedPolicy {
     model: Arc<RwLock<Model>>,
     greedy: bool,
@@ -409,8 +409,12 @@ impl Policy for LearnedPolicy {
         };
         let action = cands[chosen].action.clone();
         self.memory.update(&action, input.observation);
-        if let Ok(mut log) = self.log.lock() {
-            log.entry(input.trajectory_id.to_string()).or_default().push(Decision { candidates: cands, chosen });
+        // Only sampled decisions are trained on: a greedy policy (held-out evaluation, `eval
+        // --policy learned`) keeps none, or a long eval would hold every screen's candidates.
+        if !self.greedy {
+            if let Ok(mut log) = self.log.lock() {
+                log.entry(input.trajectory_id.to_string()).or_default().push(Decision { candidates: cands, chosen });
+            }
         }
         Ok(PolicyOutput { raw: input.prompt.encode(&action, input.observation), ..Default::default() })
     }

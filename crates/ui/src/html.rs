@@ -54,11 +54,9 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
             if p.visible.h < p.rect.h || p.visible.w < p.rect.w { format!("{base};padding-top:0;padding-bottom:0;border-width:0;margin:0") } else { base };
         // What an open dialog covers is offered as nothing, as in the native UI tree.
         let disabled = if v.enabled && live.contains(&i) { "" } else { " aria-disabled=\"true\"" };
-        // Nothing of it can be seen: its node, without what it would draw.
-        if r.w <= 0 || r.h <= 0 {
-            out.push_str(&format!("<div {base};visibility:hidden\"></div>"));
-            continue;
-        }
+        // Nothing of it can be seen: drawn transparent and untouchable at no size, so the
+        // browser still exposes its name and states as the native tree has them.
+        let base = if r.w <= 0 || r.h <= 0 { format!("{base};opacity:0;pointer-events:none;overflow:hidden;padding:0;border-width:0;margin:0") } else { base };
         let el = match &v.kind {
             // Named by its time, as the native node is (the text inside repeats it and is dropped).
             Kind::StatusBar { time, icons } => format!(
@@ -182,7 +180,7 @@ pub fn stylesheet(theme: &Theme) -> String {
          .status{{font-size:13px;padding:4px 16px}}\
          .appbar{{font-size:22px;padding:14px 16px}}\
          .text{{padding:4px 16px;overflow:hidden}} .title{{font-size:22px}} .caption{{font-size:13px;color:{muted}}}\
-         button,input{{font:inherit;color:inherit}}\
+         button,input,textarea{{font:inherit;color:inherit}}\
          .btn{{border:0;background:transparent;padding:6px 16px}}\
          .btn span{{display:flex;align-items:center;justify-content:center;width:100%;height:100%;border-radius:10px;color:{on_primary};font-size:16px}}\
          .field{{border:solid transparent;border-width:6px 16px;border-radius:24px/14px;background:{surface} padding-box;box-shadow:inset 0 0 0 2px {divider};margin:0;padding:0 14px;font-size:16px;outline:none}}\

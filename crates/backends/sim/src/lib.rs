@@ -154,7 +154,7 @@ impl SimEnv {
     }
 
     /// Why the phone would refuse `action` on its screen now, if it would; nothing changes.
-    /// The web backend words what the browser refused, or found nothing for, as the phone does.
+    /// The web backend refuses what the phone refuses, in its words, before the browser plays it.
     pub fn refusal(&self, action: &Action) -> Option<String> {
         let mut state = self.state.clone()?;
         shell::apply(&mut state, action, self.screen).err().map(|e| e.message)

@@ -326,24 +326,24 @@ impl WebEnv {
             | Action::Terminate { .. }
             | Action::Key { .. } => self.on_server(action).await,
             _ => {
+                // The page shows the phone's screen: what the phone refuses there is refused
+                // before the browser plays it, in the phone's words (a tap aimed at a container
+                // would land on whatever lies under its centre).
+                let refused = hosted.lock().await.sim.refusal(action);
+                if let Some(why) = refused {
+                    return Ok(hosted.lock().await.sim.episode_mut().finish(StepOutcome::invalid(why)));
+                }
                 let before = self.events().await?;
-                // What the browser refused is worded as the phone words it when the phone
-                // refuses it too (the same screen, so the same reason); else as the browser found.
-                let refused = |browser: String, sim: &SimEnv| StepOutcome::invalid(sim.refusal(action).unwrap_or(browser));
                 let outcome = match self.in_browser(action).await? {
-                    Err(why) => refused(why, &hosted.lock().await.sim),
+                    Err(why) => StepOutcome::invalid(why),
                     Ok(()) => {
                         // Wait for the page to apply what the gesture caused; no new event means it hit nothing.
                         let (after, last) = self.settle().await?;
                         match last {
-                            _ if after == before => refused(
-                                match action {
-                                    Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
-                                    _ => "nothing to tap there",
-                                }
-                                .to_string(),
-                                &hosted.lock().await.sim,
-                            ),
+                            _ if after == before => StepOutcome::invalid(match action {
+                                Action::Scroll { .. } | Action::Swipe { .. } => "nothing scrolled",
+                                _ => "nothing to tap there",
+                            }),
                             last => {
                                 let (feedback, invalid) = last.unwrap_or_default();
                                 StepOutcome { feedback, invalid, done: false, broken: None }

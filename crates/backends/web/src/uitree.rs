@@ -109,7 +109,7 @@ fn layout_tree(nodes: &[Value], dom: &Snapshot, scale: f64) -> Vec<UiNode> {
         let ax = by_backend.get(bid).copied().filter(|n| !n["ignored"].as_bool().unwrap_or(false));
         let mut name = ax.map(|n| n["name"]["value"].as_str().unwrap_or("").trim().to_string()).unwrap_or_default();
         // A text block is named by nothing but its lines.
-        if name.is_empty() {
+        if name.is_empty() && info.attrs.get("data-role").is_some_and(|r| r == "text") {
             if let Some(n) = ax {
                 name = text_within(n, &by_id);
             }
@@ -160,7 +160,8 @@ fn accessibility_tree(nodes: &[Value], dom: &Snapshot, scale: f64) -> Vec<UiNode
         if !ignored && !echo && (visible || parent.is_none()) {
             out.push(ui_node(Some(node), info, name, false, parent, out.len(), scale));
             next_parent = Some(out.len() - 1);
-            if !out[out.len() - 1].text.is_empty() {
+            // The page's own name is its title, not text on it.
+            if !out[out.len() - 1].text.is_empty() && role != "RootWebArea" {
                 next_named = next_parent;
             }
         }

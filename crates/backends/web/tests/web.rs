@@ -311,10 +311,14 @@ async fn the_browser_shows_an_agent_the_native_ui_tree_on_every_walkthrough_scre
     let contacts = sim.observe(ObserveOptions::default()).await.unwrap().ui_tree;
     let mut steps = vec![open];
     steps.extend(contacts.iter().filter(|n| n.editable).map(|f| Action::Type { text: f.hint.clone(), element: Some(f.id.clone()), clear: true }));
-    // Refused actions, worded alike: a tap and a scroll on the status bar, an unknown element.
+    // Refused actions, worded alike: a tap and a scroll on the status bar, an unknown element, a
+    // container.
     steps.push(Action::click_at(540.0, 20.0));
     steps.push(Action::Scroll { at: Some(guigym_core::Point(540.0, 20.0)), element: None, direction: guigym_core::Direction::Down, amount: 1 });
     steps.push(Action::click_element("no-such-element"));
+    // A container is no button in the browser either (its centre lies over something that is).
+    let container = contacts.iter().rfind(|n| n.role == "container" && n.bounds.w > 0).unwrap();
+    steps.push(Action::click_element(container.id.clone()));
     steps.push(Action::Back);
     steps.push(Action::Type { text: "x".into(), element: None, clear: false });
     web.reset(&task).await.unwrap();
