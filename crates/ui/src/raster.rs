@@ -158,8 +158,6 @@ impl Painter {
         }
     }
 
-    /// An icon's shape, in dp from the corner of `r`: in the text's colour, or a hole in the
-    /// surface's.
     /// A shape placed from `r`'s corner, in `ink` (a cut one in `hole`).
     fn shape(&mut self, shape: &crate::icons::Shape, r: Bounds, ink: Rgb, hole: Rgb) {
         use crate::icons::Shape;
@@ -170,22 +168,14 @@ impl Painter {
                 let path = if *radius > 0.0 { rounded(x, y, w, h, radius * s) } else { Rect::from_xywh(x, y, w, h).map(PathBuilder::from_rect) };
                 (path, *cut)
             }
-            Shape::Polygon { points, cut } => {
-                let mut pb = PathBuilder::new();
-                for (i, (x, y)) in points.iter().enumerate() {
-                    let (x, y) = (ox + x * s, oy + y * s);
-                    if i == 0 {
-                        pb.move_to(x, y);
-                    } else {
-                        pb.line_to(x, y);
-                    }
-                }
-                pb.close();
-                (pb.finish(), *cut)
-            }
+            Shape::Polygon { points, cut } => (polygon(points.iter().map(|(x, y)| (ox + x * s, oy + y * s))), *cut),
         };
+        self.fill_path(path, if is_cut { hole } else { ink });
+    }
+
+    fn fill_path(&mut self, path: Option<tiny_skia::Path>, rgb: Rgb) {
         let mut paint = Paint::default();
-        paint.set_color(color(if is_cut { hole } else { ink }, 255));
+        paint.set_color(color(rgb, 255));
         paint.anti_alias = true;
         if let Some(path) = path {
             self.pixmap.fill_path(&path, &paint, FillRule::Winding, Transform::identity(), None);
@@ -197,22 +187,7 @@ impl Painter {
         let r = b.w as f32 / 2.0;
         let (cx, cy) = (b.x as f32 + r, b.y as f32 + r);
         let circle: Vec<(f32, f32)> = (0..64).map(|i| i as f32 * std::f32::consts::TAU / 64.0).map(|a| (cx + r * a.cos(), cy + r * a.sin())).collect();
-        let points = clip_polygon(circle, clip);
-        let mut pb = PathBuilder::new();
-        for (i, (x, y)) in points.iter().enumerate() {
-            if i == 0 {
-                pb.move_to(*x, *y);
-            } else {
-                pb.line_to(*x, *y);
-            }
-        }
-        pb.close();
-        let mut paint = Paint::default();
-        paint.set_color(color(rgb, 255));
-        paint.anti_alias = true;
-        if let Some(path) = pb.finish() {
-            self.pixmap.fill_path(&path, &paint, FillRule::Winding, Transform::identity(), None);
-        }
+        self.fill_path(polygon(clip_polygon(circle, clip)), rgb);
     }
 
     /// One line of text cut to `width` pixels with an ellipsis, as a list row's secondary line
@@ -357,6 +332,20 @@ impl Painter {
             Kind::List { .. } | Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } => {}
         }
     }
+}
+
+/// A closed path through points (none for fewer than two).
+fn polygon(points: impl IntoIterator<Item = (f32, f32)>) -> Option<tiny_skia::Path> {
+    let mut pb = PathBuilder::new();
+    for (i, (x, y)) in points.into_iter().enumerate() {
+        if i == 0 {
+            pb.move_to(x, y);
+        } else {
+            pb.line_to(x, y);
+        }
+    }
+    pb.close();
+    pb.finish()
 }
 
 /// A convex polygon cut to a rectangle (Sutherland–Hodgman, one edge of the rectangle at a time).

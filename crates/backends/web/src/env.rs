@@ -329,9 +329,11 @@ impl WebEnv {
                 // The page shows the phone's screen: what the phone refuses there is refused
                 // before the browser plays it, in the phone's words (a tap aimed at a container
                 // would land on whatever lies under its centre).
-                let refused = hosted.lock().await.sim.refusal(action);
-                if let Some(why) = refused {
-                    return Ok(hosted.lock().await.sim.episode_mut().finish(StepOutcome::invalid(why)));
+                {
+                    let mut phone = hosted.lock().await;
+                    if let Some(why) = phone.sim.refusal(action) {
+                        return Ok(phone.sim.episode_mut().finish(StepOutcome::invalid(why)));
+                    }
                 }
                 let before = self.events().await?;
                 let outcome = match self.in_browser(action).await? {
