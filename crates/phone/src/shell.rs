@@ -5,7 +5,7 @@
 //! so apps stay small and every app reacts to the same gestures in the same way.
 
 use guigym_core::{Action, Direction, InvalidAction, Point};
-use guigym_ui::{Kind, Layout, Screen, TextStyle, Theme, View};
+use guigym_ui::{Kind, Layout, Screen, Theme, View};
 
 use crate::apps::{self, UiEvent, APPS};
 use crate::state::DeviceState;
@@ -46,13 +46,14 @@ pub fn view(s: &DeviceState) -> View {
     if s.ui.look.reversed_lists {
         reverse_lists(&mut body);
     }
-    let mut column = vec![status, body];
+    let mut column = vec![status, body, View::new(Kind::Fill)];
     if s.ui.look.ads && s.ui.foreground.is_some() {
         column.push(View::item("ad_banner", "Sponsored", "Premium headphones: 20% off today"));
     }
     if let Some(t) = &s.ui.toast {
-        column.push(View::styled(t, TextStyle::Caption).id("toast"));
+        column.push(View::new(Kind::Snackbar { text: t.clone() }).id("toast"));
     }
+    column.push(View::new(Kind::NavBar).id("nav_bar"));
     // A dialog inside the body must cover the whole screen, status bar included.
     let page = View::column(column);
     match s.ui.overlay.as_deref() {

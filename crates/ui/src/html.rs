@@ -3,9 +3,10 @@
 //! lands on the same nodes. Elements carry `data-gid` (the UI-tree id) and `data-role`; the
 //! web backend's script turns browser events on them into shell actions.
 
-use crate::layout::Layout;
+use crate::icons::Shape;
+use crate::layout::{Layout, FAB_LABEL_X, NAV_HANDLE};
 use crate::theme::{Rgb, Theme};
-use crate::view::{Kind, TextStyle};
+use crate::view::{Kind, Leading, TextStyle};
 
 fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -64,7 +65,7 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 css(theme.surface),
                 esc(time),
                 esc(time),
-                svg(&crate::icons::status_shapes(icons, w, h), w, h, theme.text, theme.surface)
+                svg(inked(crate::icons::status_shapes(icons, w, h), theme.text, theme.surface), w, h)
             ),
             Kind::AppBar { title } => {
                 format!("<div {base};background:{};color:{}\" class=\"appbar\" role=\"heading\">{}</div>", css(theme.primary), css(theme.on_primary), esc(title))
@@ -81,6 +82,17 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 let bg = if !v.enabled { theme.divider } else if *danger { theme.danger } else { theme.primary };
                 format!("<button {base}\" class=\"btn\"{disabled}><span style=\"background:{}\">{}</span></button>", css(bg), esc(label))
             }
+            Kind::Fab { label } => {
+                let bg = if v.enabled { theme.primary } else { theme.divider };
+                let (ix, iy) = crate::icons::FAB_ICON;
+                format!(
+                    "<button {base};background:{};color:{}\" class=\"fab\"{disabled}>{}{}</button>",
+                    css(bg),
+                    css(theme.on_primary),
+                    svg(inked(crate::icons::plus(ix, iy), theme.on_primary, bg), w, h),
+                    esc(label)
+                )
+            }
             Kind::TextField { value, placeholder, focused, multiline } => {
                 let focus = if *focused { " data-focused=\"1\"" } else { "" };
                 let (value, placeholder) = (esc(value), esc(placeholder));
@@ -94,21 +106,30 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                     format!("<input {base}\" class=\"field\" type=\"text\" value=\"{value}\" placeholder=\"{placeholder}\" aria-label=\"{placeholder}\"{focus}{disabled}>")
                 }
             }
-            Kind::Item { title, subtitle, trailing, avatar } => {
-                // The avatar's initials are hidden from the tree: the row's name is its text.
-                let (class, lead) = match avatar {
-                    Some(name) => {
+            Kind::Item { title, subtitle, trailing, leading, bold } => {
+                // What leads the row is hidden from the tree: the row's name is its text.
+                let (class, lead) = match leading {
+                    Some(Leading::Avatar(name)) => {
                         let (initials, rgb) = crate::icons::avatar(name);
                         (" lead", format!("<span class=\"avatar\" aria-hidden=\"true\" style=\"background:{}\">{}</span>", css(rgb), esc(&initials)))
                     }
+                    Some(Leading::Picture(name)) => {
+                        let side = crate::icons::PICTURE;
+                        let layers = crate::icons::picture(name).into_iter().map(|(points, rgb)| (Shape::Polygon { points, cut: false }, rgb));
+                        (" pic", format!("<span class=\"picture\">{}</span>", svg(layers, side, side)))
+                    }
                     None => ("", String::new()),
                 };
+                let class = if *bold { format!("{class} strong") } else { class.to_string() };
+                // The row is drawn whole inside its element, which is the part of it that can be
+                // seen: a row cut by its list's edge shows its own top or foot, as the raster does.
+                let (dy, full) = ((p.rect.y - p.visible.y) as f32 / scale, p.rect.h as f32 / scale);
                 format!(
-                    "<div {base}\" class=\"item{class}\" role=\"button\" aria-label=\"{}\"{disabled}>{lead}<b>{}</b><small>{}</small><i>{}</i></div>",
+                    "<div {base}\" class=\"item{class}\" role=\"button\" aria-label=\"{}\"{disabled}><span class=\"row\" style=\"top:{dy:.2}px;height:{full:.2}px\">{lead}<span class=\"line\"><b>{}</b><i>{}</i></span><small>{}</small></span></div>",
                     esc(&v.label()),
                     esc(title),
-                    esc(subtitle),
-                    esc(trailing)
+                    esc(trailing),
+                    esc(subtitle)
                 )
             }
             Kind::Checkbox { label, checked } => format!(
@@ -135,33 +156,44 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 "<div {base}\" class=\"icon\" role=\"button\" aria-label=\"{}\"><span style=\"background:{}\">{}</span><small>{}</small></div>",
                 esc(label),
                 css(*color),
-                svg(&crate::icons::tile_shapes(*picture), crate::icons::TILE, crate::icons::TILE, [255, 255, 255], *color),
+                svg(inked(crate::icons::tile_shapes(*picture), [255, 255, 255], *color), crate::icons::TILE, crate::icons::TILE),
                 esc(label)
             ),
+            Kind::Snackbar { text } => format!("<div {base}\" class=\"snack\"><span>{}</span></div>", esc(text)),
+            Kind::NavBar => format!("<div {base};pointer-events:none\" class=\"nav\"><span aria-hidden=\"true\"></span></div>"),
             Kind::List { .. } => format!("<div {base}\" class=\"list\" role=\"list\"></div>"),
             // Draws nothing and takes no taps: there for the tree.
-            Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } => format!("<div {base};pointer-events:none\"></div>"),
+            Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } | Kind::Fill => format!("<div {base};pointer-events:none\"></div>"),
         };
         out.push_str(&el);
     }
     out
 }
 
-/// Shapes as one inline SVG of `w` × `h` dp over its element, in `ink` (a cut shape in
-/// `hole`), hidden from the accessibility tree: the native UI tree has no nodes for them.
-fn svg(shapes: &[crate::icons::Shape], w: f32, h: f32, ink: Rgb, hole: Rgb) -> String {
-    use crate::icons::Shape;
+/// Icon shapes with their colours: `ink`, or `hole` for a cut shape.
+fn inked(shapes: Vec<Shape>, ink: Rgb, hole: Rgb) -> impl Iterator<Item = (Shape, Rgb)> {
+    shapes.into_iter().map(move |shape| {
+        let cut = match shape {
+            Shape::Rect { cut, .. } | Shape::Polygon { cut, .. } => cut,
+        };
+        (shape, if cut { hole } else { ink })
+    })
+}
+
+/// Shapes, each in its colour, as one inline SVG of `w` × `h` dp over its element, hidden from
+/// the accessibility tree: the native UI tree has no nodes for them.
+fn svg(shapes: impl IntoIterator<Item = (Shape, Rgb)>, w: f32, h: f32) -> String {
     let mut out =
         format!("<svg aria-hidden=\"true\" style=\"position:absolute;left:0;top:0\" width=\"{w:.2}\" height=\"{h:.2}\" viewBox=\"0 0 {w:.2} {h:.2}\">");
-    for shape in shapes {
-        let fill = |cut: bool| css(if cut { hole } else { ink });
+    for (shape, rgb) in shapes {
+        let fill = css(rgb);
         out.push_str(&match shape {
-            Shape::Rect { x, y, w, h, radius, cut } => {
-                format!("<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" rx=\"{radius:.2}\" fill=\"{}\"/>", fill(*cut))
+            Shape::Rect { x, y, w, h, radius, .. } => {
+                format!("<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" rx=\"{radius:.2}\" fill=\"{fill}\"/>")
             }
-            Shape::Polygon { points, cut } => {
+            Shape::Polygon { points, .. } => {
                 let points: Vec<String> = points.iter().map(|(x, y)| format!("{x:.2},{y:.2}")).collect();
-                format!("<polygon points=\"{}\" fill=\"{}\"/>", points.join(" "), fill(*cut))
+                format!("<polygon points=\"{}\" fill=\"{fill}\"/>", points.join(" "))
             }
         });
     }
@@ -179,18 +211,19 @@ pub fn stylesheet(theme: &Theme) -> String {
          #screen>*{{position:absolute;box-sizing:border-box}}\
          .status{{font-size:13px;padding:4px 16px}}\
          .appbar{{font-size:22px;padding:14px 16px}}\
-         .text{{padding:4px 16px;overflow:hidden}} .title{{font-size:22px}} .caption{{font-size:13px;color:{muted}}}\
+         .text{{padding:4px 16px;overflow:hidden}} .title{{font-size:22px}} .text.title{{font-weight:bold}} .caption{{font-size:13px;color:{muted}}}\
          button,input,textarea{{font:inherit;color:inherit}}\
          .btn{{border:0;background:transparent;padding:6px 16px}}\
-         .btn span{{display:flex;align-items:center;justify-content:center;width:100%;height:100%;border-radius:10px;color:{on_primary};font-size:16px}}\
+         .btn span{{display:flex;align-items:center;justify-content:center;width:100%;height:100%;border-radius:10px;color:{on_primary};font-size:16px;font-weight:bold}}\
          .field{{border:solid transparent;border-width:6px 16px;border-radius:24px/14px;background:{surface} padding-box;box-shadow:inset 0 0 0 2px {divider};margin:0;padding:0 14px;font-size:16px;outline:none}}\
          .field[data-focused]{{box-shadow:inset 0 0 0 2px {primary}}}\
          .field::placeholder{{color:{muted};opacity:1}}\
          .multi{{padding-top:16px;resize:none;overflow:hidden;white-space:pre}}\
-         .item{{background:{surface};border-bottom:1px solid {divider};padding:10px 16px;overflow:hidden}}\
-         .item b{{display:block;font-weight:normal}} .item small{{display:block;color:{muted};font-size:13px;margin-top:9.7px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}\
-         .item i{{position:absolute;right:16px;top:12px;font-style:normal;font-size:13px;color:{muted}}}\
-         .item.lead{{padding-left:72px}} .avatar{{position:absolute;left:16px;top:calc(50% - 20px);width:40px;height:40px;border-radius:50%;color:#fff;display:flex;align-items:center;justify-content:center}}\
+         .item{{background:{surface};overflow:hidden}} .row{{position:absolute;left:0;width:100%;border-bottom:1px solid {divider};padding:10px 16px}}\
+         .line{{display:flex}} .item b{{flex:1;min-width:0;font-weight:normal;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}} .item.strong b{{font-weight:bold}} .item small{{display:block;color:{muted};font-size:13px;margin-top:9.7px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}\
+         .item i{{flex:none;margin:2px 0 0 8px;font-style:normal;font-size:13px;color:{muted}}} .item i:empty{{margin:0}}\
+         .item.lead .row{{padding-left:72px}} .avatar{{position:absolute;left:16px;top:calc(50% - 20px);width:40px;height:40px;border-radius:50%;color:#fff;display:flex;align-items:center;justify-content:center}}\
+         .item.pic .row{{padding-left:88px}} .picture{{position:absolute;left:16px;top:calc(50% - 28px);width:56px;height:56px}}\
          .check{{padding:14px 16px}}\
          [role=checkbox]{{padding-left:56px}} [role=checkbox]::before{{content:'';position:absolute;left:16px;top:14px;width:24px;height:24px;box-sizing:border-box;border:2px solid {muted};border-radius:4px;background:{surface}}}\
          [role=checkbox][aria-checked=true]::before{{border-color:{primary};background:{primary}}}\
@@ -198,11 +231,14 @@ pub fn stylesheet(theme: &Theme) -> String {
          [role=switch]::before{{content:'';position:absolute;z-index:1;right:42px;top:16px;width:20px;height:20px;border-radius:10px;background:{surface}}}\
          [role=switch][aria-checked=true]::after{{background:{primary}}} [role=switch][aria-checked=true]::before{{right:18px}}\
          [role=tablist]{{background:{surface}}}\
-         .tab{{display:flex;align-items:center;justify-content:center;color:{muted}}} .tab.on{{color:{primary};box-shadow:inset 0 -3px 0 {primary}}}\
+         .tab{{display:flex;align-items:center;justify-content:center;color:{muted};font-weight:bold}} .tab.on{{color:{primary};box-shadow:inset 0 -3px 0 {primary}}}\
          .scrim{{position:fixed;left:0;top:0;width:100%;height:100%;background:rgba(0,0,0,.43)}}\
          .dialog{{border-radius:16px}} .dialog .title{{font-size:22px;padding:12px 16px}}\
          .icon{{text-align:center}} .icon span{{display:block;position:relative;margin:6px auto 4px;width:56px;height:56px;border-radius:14px}}\
-         .icon small{{font-size:13px}}",
+         .icon small{{font-size:13px}}\
+         .fab{{border:0;border-radius:16px;padding:0 0 0 {fab_x}px;text-align:left;white-space:nowrap;overflow:hidden;font-size:16px;font-weight:bold;box-shadow:{shadow}}}\
+         .snack{{padding:8px}} .snack span{{display:flex;align-items:center;width:100%;height:100%;padding:0 16px;border-radius:4px;background:{text};color:{surface};font-size:13px;line-height:1.35}}\
+         .nav span{{position:absolute;left:calc(50% - {hw}px);top:calc(50% - {hh}px);width:{w}px;height:{h}px;border-radius:{hh}px;background:{muted}}}",
         bg = css(theme.background),
         text = css(theme.text),
         muted = css(theme.muted),
@@ -210,6 +246,12 @@ pub fn stylesheet(theme: &Theme) -> String {
         primary = css(theme.primary),
         surface = css(theme.surface),
         on_primary = css(theme.on_primary),
+        fab_x = FAB_LABEL_X,
+        shadow = crate::icons::ELEVATION.map(|(dy, spread, alpha)| format!("0 {dy}px 0 {spread}px rgba(0,0,0,{:.3})", alpha as f32 / 255.0)).join(","),
+        w = NAV_HANDLE.0,
+        h = NAV_HANDLE.1,
+        hw = NAV_HANDLE.0 / 2.0,
+        hh = NAV_HANDLE.1 / 2.0,
     )
 }
 

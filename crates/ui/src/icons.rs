@@ -142,19 +142,127 @@ fn mail(x: f32, y: f32) -> Vec<Shape> {
     vec![rect(x + 1.5, y + 3.5, 13.0, 10.0, 1.2), polygon(x, y, &flap, true)]
 }
 
+/// A plus in a 24 dp square from (x, y): a floating action button's sign.
+pub fn plus(x: f32, y: f32) -> Vec<Shape> {
+    vec![rect(x + 5.0, y + 11.0, 14.0, 2.0, 1.0), rect(x + 11.0, y + 5.0, 2.0, 14.0, 1.0)]
+}
+
+/// Where a floating action button's plus sits, from its corner.
+pub const FAB_ICON: (f32, f32) = (16.0, 16.0);
+
+/// The shadow a raised surface casts (Material's elevation), as layers drawn under it: each
+/// moved down `dy` dp, grown `spread` dp on every side, in black of opacity `alpha`.
+pub const ELEVATION: [(f32, f32, u8); 2] = [(1.0, 0.0, 51), (3.0, 1.0, 26)];
+
 /// A person's avatar in a list row: its side in dp, and where the row's text starts after it.
 pub const AVATAR: f32 = 40.0;
 pub const AFTER_AVATAR: f32 = 72.0;
 
 /// What a person's avatar shows: the initials of their name's first two words, on a colour
 /// picked by their name (the same person, the same colour, on every screen and renderer).
-pub fn avatar(name: &str) -> (String, crate::theme::Rgb) {
-    const COLOURS: [crate::theme::Rgb; 8] =
-        [[234, 88, 12], [22, 163, 74], [37, 99, 235], [147, 51, 234], [219, 39, 119], [13, 148, 136], [202, 138, 4], [71, 85, 105]];
+pub fn avatar(name: &str) -> (String, Rgb) {
     let initials: String = name.split_whitespace().filter_map(|w| w.chars().find(|c| c.is_alphanumeric())).take(2).flat_map(char::to_uppercase).collect();
-    // FNV-1a: a stable hash (std's is seeded per process).
-    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
-    (if initials.is_empty() { "?".into() } else { initials }, COLOURS[(hash % COLOURS.len() as u64) as usize])
+    (if initials.is_empty() { "?".into() } else { initials }, COLOURS[(stable_hash(name) % COLOURS.len() as u64) as usize])
+}
+
+type Rgb = crate::theme::Rgb;
+
+/// The colours pictures are drawn from.
+const COLOURS: [Rgb; 8] = [[234, 88, 12], [22, 163, 74], [37, 99, 235], [147, 51, 234], [219, 39, 119], [13, 148, 136], [202, 138, 4], [71, 85, 105]];
+
+/// FNV-1a: a stable hash (std's is seeded per process), so a name draws the same picture in
+/// every process.
+fn stable_hash(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// A thing's picture in a list row: its side in dp, and where the row's text starts after it.
+pub const PICTURE: f32 = 56.0;
+pub const AFTER_PICTURE: f32 = 88.0;
+
+/// A thing's picture (an album's cover, a product's photo) drawn from its name: a scene of
+/// convex polygons in dp from the picture's corner, each in its colour, painted in order (the
+/// first fills the rounded square). The same name gives the same picture on both renderers.
+pub fn picture(name: &str) -> Vec<(Vec<(f32, f32)>, Rgb)> {
+    const S: f32 = PICTURE;
+    let h = stable_hash(name);
+    // Each decision takes its own bits of the hash.
+    let bits = |shift: u32, n: u64| ((h >> shift) % n) as f32;
+    let base = COLOURS[(h % COLOURS.len() as u64) as usize];
+    let mix = |to: Rgb, t: f32| -> Rgb { std::array::from_fn(|i| (base[i] as f32 + (to[i] as f32 - base[i] as f32) * t).round() as u8) };
+    let (light, pale, dark) = (mix([255, 255, 255], 0.45), mix([255, 255, 255], 0.8), mix([0, 0, 0], 0.35));
+    let disc = |cx: f32, cy: f32, r: f32| arc(cx, cy, r, 0.0, std::f32::consts::TAU, 40);
+    let mut layers = vec![(rounded_square(S, 8.0), base)];
+    let jitter = bits(8, 9) - 4.0;
+    match h >> 40 & 3 {
+        // A sun over hills.
+        0 => {
+            layers.push((disc(S * 0.62 + jitter, S * 0.36, S * 0.16), pale));
+            layers.push((vec![(0.0, S), (0.0, S * 0.62), (S * 0.45, S * 0.48 + jitter), (S, S * 0.7), (S, S)], dark));
+        }
+        // Mountains.
+        1 => {
+            layers.push((vec![(S * 0.05, S), (S * 0.4 + jitter, S * 0.3), (S * 0.75, S)], light));
+            layers.push((vec![(S * 0.35, S), (S * 0.68, S * 0.45 - jitter), (S, S * 0.8), (S, S)], dark));
+        }
+        // Bands across.
+        2 => {
+            for k in 0..3 {
+                let y = S * (0.2 + 0.25 * k as f32) + jitter;
+                layers.push((vec![(0.0, y + 10.0), (S, y - 6.0), (S, y), (0.0, y + 16.0)], if k % 2 == 0 { light } else { dark }));
+            }
+        }
+        // Rings.
+        _ => {
+            let (cx, cy) = (S * 0.5 + jitter, S * 0.5 - jitter);
+            layers.push((disc(cx, cy, S * 0.34), light));
+            layers.push((disc(cx, cy, S * 0.22), dark));
+            layers.push((disc(cx, cy, S * 0.08), pale));
+        }
+    }
+    // Every layer is cut to the rounded square, so both renderers draw the same corners.
+    let frame = rounded_square(S, 8.0);
+    layers.into_iter().map(|(points, rgb)| (clip_convex(points, &frame), rgb)).filter(|(points, _)| points.len() > 2).collect()
+}
+
+/// A convex polygon cut to a convex window given clockwise on screen (y down): Sutherland–Hodgman,
+/// one edge of the window at a time.
+pub fn clip_convex(mut points: Vec<(f32, f32)>, window: &[(f32, f32)]) -> Vec<(f32, f32)> {
+    for (i, &(ax, ay)) in window.iter().enumerate() {
+        let (bx, by) = window[(i + 1) % window.len()];
+        // Inside lies right of the edge a→b as the screen shows it (clockwise order).
+        let side = |(x, y): (f32, f32)| (bx - ax) * (y - ay) - (by - ay) * (x - ax);
+        let mut out = Vec::with_capacity(points.len() + 2);
+        for j in 0..points.len() {
+            let (p, q) = (points[j], points[(j + 1) % points.len()]);
+            let (sp, sq) = (side(p), side(q));
+            let cross = || {
+                let t = sp / (sp - sq);
+                (p.0 + t * (q.0 - p.0), p.1 + t * (q.1 - p.1))
+            };
+            match (sp >= 0.0, sq >= 0.0) {
+                (true, true) => out.push(q),
+                (true, false) => out.push(cross()),
+                (false, true) => {
+                    out.push(cross());
+                    out.push(q);
+                }
+                (false, false) => {}
+            }
+        }
+        points = out;
+        if points.is_empty() {
+            break;
+        }
+    }
+    points
+}
+
+/// A square of side `side` with corners rounded by `r`, as a polygon.
+fn rounded_square(side: f32, r: f32) -> Vec<(f32, f32)> {
+    use std::f32::consts::FRAC_PI_2;
+    let corners = [(side - r, r, -FRAC_PI_2), (side - r, side - r, 0.0), (r, side - r, FRAC_PI_2), (r, r, 2.0 * FRAC_PI_2)];
+    corners.iter().flat_map(|&(cx, cy, from)| arc(cx, cy, r, from, from + FRAC_PI_2, 6)).collect()
 }
 
 /// An app icon's tile, in dp a side.
@@ -357,6 +465,37 @@ mod tests {
             _ => 0.0,
         };
         assert!(level(20) < level(90));
+    }
+
+    #[test]
+    fn a_picture_is_drawn_from_its_name_inside_its_rounded_square() {
+        let names = ["Morning Light", "Paper Boats", "USB-C charger", "Desk lamp", "Pad thai", "Golden Hour", "City Rain", "Echoes"];
+        let pictures: Vec<_> = names.iter().map(|n| picture(n)).collect();
+        for (name, layers) in names.iter().zip(&pictures) {
+            assert_eq!(*layers, picture(name), "the same name draws the same picture");
+            assert!(layers.len() >= 2, "{name}: a scene over its ground");
+            for (points, _) in layers {
+                // Inside the square, and off its rounded corners.
+                assert!(points.iter().all(|&(x, y)| (-0.01..=PICTURE + 0.01).contains(&x) && (-0.01..=PICTURE + 0.01).contains(&y)), "{name}");
+                assert!(points.iter().all(|&(x, y)| x + y >= 8.0 * (1.0 - std::f32::consts::FRAC_1_SQRT_2) - 0.01), "{name}: a corner is cut");
+            }
+        }
+        let distinct: std::collections::HashSet<String> = pictures.iter().map(|p| format!("{p:?}")).collect();
+        assert!(distinct.len() >= 6, "names draw different pictures");
+    }
+
+    #[test]
+    fn a_convex_polygon_is_cut_to_a_convex_window() {
+        let square = vec![(0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0)];
+        let diamond = [(5.0, -2.0), (12.0, 5.0), (5.0, 12.0), (-2.0, 5.0)];
+        let cut = clip_convex(square.clone(), &diamond);
+        // The square's corners outside the diamond are cut off: an octagon-like shape, all inside both.
+        assert_eq!(cut.len(), 8, "{cut:?}");
+        for &(x, y) in &cut {
+            assert!((-0.01..=10.01).contains(&x) && (-0.01..=10.01).contains(&y));
+            assert!((x - 5.0).abs() + (y - 5.0).abs() <= 7.01, "({x}, {y}) outside the diamond");
+        }
+        assert!(clip_convex(square, &[(20.0, 20.0), (30.0, 20.0), (30.0, 30.0), (20.0, 30.0)]).is_empty());
     }
 
     #[test]

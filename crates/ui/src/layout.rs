@@ -40,8 +40,22 @@ pub struct Layout<'a> {
 /// Estimated glyph advance as a fraction of the font size (DejaVu Sans averages ~0.55).
 const CHAR_WIDTH: f32 = 0.56;
 const LINE_HEIGHT: f32 = 1.35;
+/// The same for bold text, erring wide (DejaVu Sans Bold's lower case averages ~0.66).
+const BOLD_CHAR_WIDTH: f32 = 0.68;
 /// Horizontal padding inside most widgets, in dp.
 pub const PAD: f32 = 16.0;
+/// Space around a snackbar, in dp.
+pub const SNACKBAR_MARGIN: f32 = 8.0;
+/// The navigation bar's height, in dp (Android's gesture navigation bar).
+pub const NAV_BAR: f32 = 24.0;
+/// A floating action button's least width and its height, in dp; and its margins from the
+/// right and the top and foot of its strip.
+pub const FAB: (f32, f32) = (80.0, 56.0);
+pub const FAB_MARGIN: (f32, f32) = (16.0, 8.0);
+/// Where its label starts, after the plus.
+pub const FAB_LABEL_X: f32 = 52.0;
+/// The gesture handle on it: width and height in dp.
+pub const NAV_HANDLE: (f32, f32) = (108.0, 4.0);
 
 /// Splits text into lines of at most `max_chars` characters, at spaces where possible.
 pub fn wrap(text: &str, max_chars: usize) -> Vec<String> {
@@ -126,6 +140,7 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
         Kind::Stack => view.children.iter().filter(|c| !matches!(c.kind, Kind::Dialog { .. })).map(|c| intrinsic(c, width, scale)).fold(0.0, f32::max),
         Kind::Text { text, style } => text_height(text, *style, width, scale),
         Kind::Button { .. } => dp(60.0),
+        Kind::Fab { .. } => dp(FAB.1 + 2.0 * FAB_MARGIN.1),
         Kind::TextField { multiline, .. } => dp(if *multiline { 128.0 } else { 64.0 }),
         Kind::Item { subtitle, .. } => dp(if subtitle.is_empty() { 56.0 } else { 72.0 }),
         Kind::Checkbox { .. } | Kind::Switch { .. } => dp(52.0),
@@ -137,7 +152,14 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
         Kind::Icon { .. } => dp(92.0),
         Kind::AppBar { .. } => dp(56.0),
         Kind::StatusBar { .. } => dp(28.0),
+        Kind::Snackbar { text } => {
+            let inner = (width - 2.0 * (SNACKBAR_MARGIN + PAD) * scale).max(scale);
+            let lines = wrap(text, chars_per_line(TextStyle::Caption, inner, scale)).len() as f32;
+            (lines * line_height(TextStyle::Caption, scale) + dp(30.0)).max(dp(48.0)) + dp(2.0 * SNACKBAR_MARGIN)
+        }
+        Kind::NavBar => dp(NAV_BAR),
         Kind::Spacer { height } => dp(*height),
+        Kind::Fill => 0.0,
     }
 }
 
@@ -186,6 +208,17 @@ impl<'a> Layout<'a> {
 
     fn place(&mut self, view: &'a View, r: Bounds, clip: Bounds, parent: Option<usize>, auto_id: &str) {
         let scale = self.scale();
+        // A floating action button takes only its own box at the right of its strip, so that it
+        // is touched, seen and read there alone.
+        let r = match &view.kind {
+            Kind::Fab { label } => {
+                let (mx, my) = (FAB_MARGIN.0 * scale, FAB_MARGIN.1 * scale);
+                let text = label.chars().count() as f32 * TextStyle::Body.size_dp() * BOLD_CHAR_WIDTH;
+                let w = ((FAB_LABEL_X + text + 16.0) * scale).max(FAB.0 * scale).min(r.w as f32 - 2.0 * mx);
+                rect(r.x as f32 + r.w as f32 - mx - w, r.y as f32 + my, w, FAB.1 * scale)
+            }
+            _ => r,
+        };
         let visible = intersect(r, clip);
         let id = if view.id.is_empty() { auto_id.to_string() } else { view.id.clone() };
         let index = self.nodes.len();
@@ -194,7 +227,15 @@ impl<'a> Layout<'a> {
         let child_id = |i: usize| format!("{id}/{i}");
         match &view.kind {
             Kind::Column => {
-                let heights: Vec<Option<f32>> = view.children.iter().map(|c| (!flexible(c)).then(|| intrinsic(c, w, scale))).collect();
+                let lists = view.children.iter().any(flexible);
+                let heights: Vec<Option<f32>> = view
+                    .children
+                    .iter()
+                    .map(|c| match c.kind {
+                        Kind::Fill => lists.then_some(0.0),
+                        _ => (!flexible(c)).then(|| intrinsic(c, w, scale)),
+                    })
+                    .collect();
                 let fixed: f32 = heights.iter().flatten().sum();
                 let flex = heights.iter().filter(|h| h.is_none()).count().max(1) as f32;
                 let flex_h = ((h - fixed) / flex).max(0.0);
@@ -371,6 +412,38 @@ mod tests {
         assert!(l.find("contact:0").is_some());
         assert!(l.find("contact:39").is_none());
         assert_eq!(list.content_height, (40.0 * 72.0 * 3.0) as i32);
+    }
+
+    #[test]
+    fn a_floating_action_button_is_its_own_box_at_the_right_of_its_strip() {
+        let v = View::column([View::app_bar("Notes"), View::list("notes", 0, []), View::fab("new", "New note"), View::new(Kind::NavBar)]);
+        let l = Layout::new(&v, Screen::PHONE);
+        let s = l.scale();
+        let fab = l.find("new").unwrap().rect;
+        let screen_w = Screen::PHONE.width as i32;
+        assert_eq!(fab.x + fab.w, screen_w - (FAB_MARGIN.0 * s) as i32, "{fab:?}");
+        assert_eq!(fab.h, (FAB.1 * s).round() as i32);
+        // Its label fits: at least the bold estimate of its characters after the plus.
+        assert!(fab.w as f32 >= (FAB_LABEL_X + 8.0 * 16.0 * BOLD_CHAR_WIDTH) * s, "{fab:?}");
+        // It sits above the navigation bar, which ends the screen.
+        let nav = l.nodes.last().unwrap().rect;
+        assert_eq!((nav.y + nav.h, nav.h), (Screen::PHONE.height as i32, (NAV_BAR * s).round() as i32));
+        assert!(fab.y + fab.h <= nav.y);
+        // The strip left of it takes no tap; the button takes its own.
+        let (cx, cy) = fab.center();
+        assert_eq!(l.hit(cx, cy).map(|p| p.id.as_str()), Some("new"));
+        assert!(l.hit((fab.x - 10) as f32, cy).is_none());
+    }
+
+    #[test]
+    fn a_snackbar_grows_with_its_message() {
+        let height = |text: &str| {
+            let v = View::column([View::new(Kind::Snackbar { text: text.into() }).id("toast")]);
+            Layout::new(&v, Screen::PHONE).find("toast").unwrap().rect.h
+        };
+        let one = height("Saved");
+        assert_eq!(one, (64.0 * Screen::PHONE.scale()).round() as i32, "48 dp and its margins");
+        assert!(height(&"A long message that cannot fit on one line of the bar. ".repeat(3)) > one);
     }
 
     #[test]

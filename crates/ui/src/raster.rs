@@ -9,18 +9,41 @@ use std::sync::OnceLock;
 use guigym_core::{Bounds, Screenshot};
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
 
-use crate::layout::{chars_per_line, line_height, wrap, Layout, PAD};
+use crate::layout::{chars_per_line, line_height, wrap, Layout, FAB_LABEL_X, NAV_HANDLE, PAD, SNACKBAR_MARGIN};
 use crate::theme::{Rgb, Theme};
-use crate::view::{Kind, TextStyle};
+use crate::view::{Kind, Leading, TextStyle};
 
-static FONT_BYTES: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+static REGULAR: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+static BOLD: &[u8] = include_bytes!("../assets/DejaVuSans-Bold.ttf");
 
-fn font() -> &'static fontdue::Font {
-    static FONT: OnceLock<fontdue::Font> = OnceLock::new();
-    FONT.get_or_init(|| {
-        // The font is compiled in; failing to parse it is a build defect, not an input error.
-        fontdue::Font::from_bytes(FONT_BYTES, fontdue::FontSettings::default()).expect("embedded font parses")
-    })
+fn font(bold: bool) -> &'static fontdue::Font {
+    static FONTS: OnceLock<[fontdue::Font; 2]> = OnceLock::new();
+    // The fonts are compiled in; failing to parse one is a build defect, not an input error.
+    let parse = |bytes| fontdue::Font::from_bytes(bytes, fontdue::FontSettings::default()).expect("embedded font parses");
+    &FONTS.get_or_init(|| [parse(REGULAR), parse(BOLD)])[bold as usize]
+}
+
+/// Text as it is set: a style's size, in regular or bold.
+#[derive(Debug, Clone, Copy)]
+struct Type {
+    style: TextStyle,
+    bold: bool,
+}
+
+impl Type {
+    fn size(self, scale: f32) -> f32 {
+        self.style.size_dp() * scale
+    }
+}
+
+impl From<TextStyle> for Type {
+    fn from(style: TextStyle) -> Type {
+        Type { style, bold: false }
+    }
+}
+
+fn bold(style: TextStyle) -> Type {
+    Type { style, bold: true }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -61,21 +84,22 @@ type Glyph = (fontdue::Metrics, Vec<u8>);
 
 /// A glyph's metrics and coverage bitmap, rasterized once per thread (screens repeat the same
 /// few sizes; the cache is emptied if typed text ever fills it with rare characters).
-fn glyph(ch: char, size: f32) -> Rc<Glyph> {
+fn glyph(ch: char, size: f32, bold: bool) -> Rc<Glyph> {
     const MAX_GLYPHS: usize = 4096;
     thread_local! {
-        static GLYPHS: RefCell<HashMap<(char, u32), Rc<Glyph>>> = RefCell::new(HashMap::new());
+        static GLYPHS: RefCell<HashMap<(char, u32, bool), Rc<Glyph>>> = RefCell::new(HashMap::new());
     }
     GLYPHS.with(|cache| {
         let mut cache = cache.borrow_mut();
-        if let Some(g) = cache.get(&(ch, size.to_bits())) {
+        let key = (ch, size.to_bits(), bold);
+        if let Some(g) = cache.get(&key) {
             return g.clone();
         }
         if cache.len() >= MAX_GLYPHS {
             cache.clear();
         }
-        let g = Rc::new(font().rasterize(ch, size));
-        cache.insert((ch, size.to_bits()), g.clone());
+        let g = Rc::new(font(bold).rasterize(ch, size));
+        cache.insert(key, g.clone());
         g
     })
 }
@@ -111,13 +135,14 @@ impl Painter {
     }
 
     /// Draws one line of text with its top-left corner at (x, y), clipped.
-    fn text(&mut self, s: &str, x: f32, y: f32, style: TextStyle, rgb: Rgb, clip: Bounds) {
-        let size = style.size_dp() * self.scale;
+    fn text(&mut self, s: &str, x: f32, y: f32, ty: impl Into<Type>, rgb: Rgb, clip: Bounds) {
+        let ty = ty.into();
+        let size = ty.size(self.scale);
         let ascent = size * 0.95;
         let mut pen = x;
         let (w, h) = (self.pixmap.width() as i32, self.pixmap.height() as i32);
         for ch in s.chars() {
-            let glyph = glyph(ch, size);
+            let glyph = glyph(ch, size, ty.bold);
             let (metrics, bitmap) = (&glyph.0, &glyph.1);
             let gx = (pen + metrics.xmin as f32).round() as i32;
             let gy = (y + ascent - metrics.height as f32 - metrics.ymin as f32).round() as i32;
@@ -149,12 +174,12 @@ impl Painter {
     }
 
     /// Wrapped text inside a box, padded left.
-    fn paragraph(&mut self, s: &str, r: Bounds, clip: Bounds, style: TextStyle, rgb: Rgb) {
+    fn paragraph(&mut self, s: &str, r: Bounds, clip: Bounds, ty: Type, rgb: Rgb) {
         let pad = self.dp(PAD);
         let inner = (r.w as f32 - 2.0 * pad).max(self.scale);
-        let lh = line_height(style, self.scale);
-        for (i, line) in wrap(s, chars_per_line(style, inner, self.scale)).iter().enumerate() {
-            self.text(line, r.x as f32 + pad, r.y as f32 + self.dp(4.0) + i as f32 * lh, style, rgb, clip);
+        let lh = line_height(ty.style, self.scale);
+        for (i, line) in wrap(s, chars_per_line(ty.style, inner, self.scale)).iter().enumerate() {
+            self.text(line, r.x as f32 + pad, r.y as f32 + self.dp(4.0) + i as f32 * lh, ty, rgb, clip);
         }
     }
 
@@ -192,9 +217,9 @@ impl Painter {
 
     /// One line of text cut to `width` pixels with an ellipsis, as a list row's secondary line
     /// is on a phone (and in the page's CSS, `text-overflow: ellipsis`).
-    fn ellipsized<'s>(&self, s: &'s str, style: TextStyle, width: f32) -> std::borrow::Cow<'s, str> {
-        let advance = |c: char| self.advance(c, style);
-        if self.width(s, style) <= width {
+    fn ellipsized<'s>(&self, s: &'s str, ty: Type, width: f32) -> std::borrow::Cow<'s, str> {
+        let advance = |c: char| self.advance(c, ty);
+        if self.width(s, ty) <= width {
             return s.into();
         }
         let mut used = advance('…');
@@ -209,20 +234,22 @@ impl Painter {
     }
 
     /// How far a character moves the pen, in pixels.
-    fn advance(&self, c: char, style: TextStyle) -> f32 {
-        font().metrics(c, style.size_dp() * self.scale).advance_width
+    fn advance(&self, c: char, ty: impl Into<Type>) -> f32 {
+        let ty = ty.into();
+        font(ty.bold).metrics(c, ty.size(self.scale)).advance_width
     }
 
     /// A line's width in pixels (no kerning, as `text` draws it).
-    fn width(&self, s: &str, style: TextStyle) -> f32 {
-        s.chars().map(|c| self.advance(c, style)).sum()
+    fn width(&self, s: &str, ty: impl Into<Type>) -> f32 {
+        let ty = ty.into();
+        s.chars().map(|c| self.advance(c, ty)).sum()
     }
 
-    fn centered(&mut self, s: &str, r: Bounds, clip: Bounds, style: TextStyle, rgb: Rgb) {
-        let size = style.size_dp() * self.scale;
-        let x = r.x as f32 + (r.w as f32 - self.width(s, style)) / 2.0;
-        let y = r.y as f32 + (r.h as f32 - size * 1.2) / 2.0;
-        self.text(s, x, y, style, rgb, clip);
+    fn centered(&mut self, s: &str, r: Bounds, clip: Bounds, ty: impl Into<Type>, rgb: Rgb) {
+        let ty = ty.into();
+        let x = r.x as f32 + (r.w as f32 - self.width(s, ty)) / 2.0;
+        let y = r.y as f32 + (r.h as f32 - ty.size(self.scale) * 1.2) / 2.0;
+        self.text(s, x, y, ty, rgb, clip);
     }
 
     fn node(&mut self, view: &crate::View, r: Bounds, clip: Bounds, t: &Theme) {
@@ -245,7 +272,9 @@ impl Painter {
             }
             Kind::Text { text, style } => {
                 let rgb = if *style == TextStyle::Caption { t.muted } else { muted };
-                self.paragraph(text, r, clip, *style, rgb);
+                // Headings inside a screen stand out in bold, as Material's titles do.
+                let ty = if *style == TextStyle::Title { bold(*style) } else { (*style).into() };
+                self.paragraph(text, r, clip, ty, rgb);
             }
             Kind::Button { label, danger } => {
                 let b = inset(r, d(PAD), d(6.0));
@@ -257,7 +286,24 @@ impl Painter {
                     t.primary
                 };
                 self.fill(b, clip, bg, 255, self.dp(10.0));
-                self.centered(label, b, clip, TextStyle::Body, t.on_primary);
+                self.centered(label, b, clip, bold(TextStyle::Body), t.on_primary);
+            }
+            Kind::Fab { label } => {
+                let radius = self.dp(16.0);
+                // The shadow falls outside the button's own box (a button never sits in a list).
+                let screen = Bounds { x: 0, y: 0, w: self.pixmap.width() as i32, h: self.pixmap.height() as i32 };
+                for (dy, spread, alpha) in crate::icons::ELEVATION {
+                    let s = d(spread);
+                    self.fill(Bounds { x: r.x - s, y: r.y - s + d(dy), w: r.w + 2 * s, h: r.h + 2 * s }, screen, [0, 0, 0], alpha, radius + s as f32);
+                }
+                let bg = if view.enabled { t.primary } else { t.divider };
+                self.fill(r, clip, bg, 255, radius);
+                for shape in crate::icons::plus(crate::icons::FAB_ICON.0, crate::icons::FAB_ICON.1) {
+                    self.shape(&shape, r, t.on_primary, bg);
+                }
+                let ty = bold(TextStyle::Body);
+                let y = r.y as f32 + (r.h as f32 - ty.size(scale) * 1.2) / 2.0;
+                self.text(label, r.x as f32 + self.dp(FAB_LABEL_X), y, ty, t.on_primary, clip);
             }
             Kind::TextField { value, placeholder, focused, .. } => {
                 let b = inset(r, d(PAD), d(6.0));
@@ -268,23 +314,37 @@ impl Painter {
                 let shown = if *focused { format!("{s}|") } else { s.clone() };
                 self.text(&shown, inner.x as f32 + self.dp(12.0), inner.y as f32 + self.dp(14.0), TextStyle::Body, rgb, clip);
             }
-            Kind::Item { title, subtitle, trailing, avatar } => {
+            Kind::Item { title, subtitle, trailing, leading, bold: strong } => {
                 self.fill(r, clip, t.surface, 255, 0.0);
                 self.fill(Bounds { x: r.x, y: r.y + r.h - d(1.0), w: r.w, h: d(1.0).max(1) }, clip, t.divider, 255, 0.0);
-                let mut left = PAD;
-                if let Some(name) = avatar {
-                    let (initials, rgb) = crate::icons::avatar(name);
-                    let side = d(crate::icons::AVATAR);
-                    let circle = Bounds { x: r.x + d(PAD), y: r.y + (r.h - side) / 2, w: side, h: side };
-                    self.disc(circle, clip, rgb);
-                    self.centered(&initials, circle, clip, TextStyle::Body, [255, 255, 255]);
-                    left = crate::icons::AFTER_AVATAR;
-                }
+                let left = match leading {
+                    None => PAD,
+                    Some(Leading::Avatar(name)) => {
+                        let (initials, rgb) = crate::icons::avatar(name);
+                        let side = d(crate::icons::AVATAR);
+                        let circle = Bounds { x: r.x + d(PAD), y: r.y + (r.h - side) / 2, w: side, h: side };
+                        self.disc(circle, clip, rgb);
+                        self.centered(&initials, circle, clip, TextStyle::Body, [255, 255, 255]);
+                        crate::icons::AFTER_AVATAR
+                    }
+                    Some(Leading::Picture(name)) => {
+                        let (ox, oy) = (r.x as f32 + self.dp(PAD), r.y as f32 + (r.h as f32 - self.dp(crate::icons::PICTURE)) / 2.0);
+                        for (points, rgb) in crate::icons::picture(name) {
+                            let points = points.into_iter().map(|(x, y)| (ox + self.dp(x), oy + self.dp(y))).collect();
+                            self.fill_path(polygon(clip_polygon(points, clip)), rgb);
+                        }
+                        crate::icons::AFTER_PICTURE
+                    }
+                };
                 let x = r.x as f32 + self.dp(left);
                 let room = r.w as f32 - self.dp(left) - self.dp(PAD);
-                self.text(title, x, r.y as f32 + self.dp(10.0), TextStyle::Body, muted, clip);
+                let ty = if *strong { bold(TextStyle::Body) } else { TextStyle::Body.into() };
+                // The title gives way to the trailing text: cut with an ellipsis, 8 dp before it.
+                let trailing_w = if trailing.is_empty() { 0.0 } else { self.width(trailing, TextStyle::Caption) + self.dp(8.0) };
+                let line = self.ellipsized(title, ty, room - trailing_w);
+                self.text(&line, x, r.y as f32 + self.dp(10.0), ty, muted, clip);
                 if !subtitle.is_empty() {
-                    let line = self.ellipsized(subtitle, TextStyle::Caption, room);
+                    let line = self.ellipsized(subtitle, TextStyle::Caption.into(), room);
                     self.text(&line, x, r.y as f32 + self.dp(38.0), TextStyle::Caption, t.muted, clip);
                 }
                 if !trailing.is_empty() {
@@ -310,14 +370,14 @@ impl Painter {
             Kind::Tabs => self.fill(r, clip, t.surface, 255, 0.0),
             Kind::Tab { label, selected } => {
                 let rgb = if *selected { t.primary } else { t.muted };
-                self.centered(label, r, clip, TextStyle::Body, rgb);
+                self.centered(label, r, clip, bold(TextStyle::Body), rgb);
                 if *selected {
                     self.fill(Bounds { x: r.x, y: r.y + r.h - d(3.0), w: r.w, h: d(3.0) }, clip, t.primary, 255, 0.0);
                 }
             }
             Kind::Dialog { title } => {
                 self.fill(r, clip, t.surface, 255, self.dp(16.0));
-                self.paragraph(title, Bounds { y: r.y + d(8.0), ..r }, clip, TextStyle::Title, t.text);
+                self.paragraph(title, Bounds { y: r.y + d(8.0), ..r }, clip, TextStyle::Title.into(), t.text);
             }
             Kind::Icon { label, picture, color } => {
                 let size = d(crate::icons::TILE);
@@ -329,7 +389,23 @@ impl Painter {
                 let lb = Bounds { x: r.x, y: sq.y + size + d(4.0), w: r.w, h: d(20.0) };
                 self.centered(label, lb, clip, TextStyle::Caption, t.text);
             }
-            Kind::List { .. } | Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } => {}
+            Kind::Snackbar { text } => {
+                // Drawn in the theme's inverse colours, as Material's snackbar is.
+                let b = inset(r, d(SNACKBAR_MARGIN), d(SNACKBAR_MARGIN));
+                self.fill(b, clip, t.text, 255, self.dp(4.0));
+                let inner = (b.w as f32 - 2.0 * self.dp(PAD)).max(scale);
+                let lines = wrap(text, chars_per_line(TextStyle::Caption, inner, scale));
+                let lh = line_height(TextStyle::Caption, scale);
+                let top = b.y as f32 + (b.h as f32 - lines.len() as f32 * lh) / 2.0 + 0.07 * TextStyle::Caption.size_dp() * scale;
+                for (i, line) in lines.iter().enumerate() {
+                    self.text(line, b.x as f32 + self.dp(PAD), top + i as f32 * lh, TextStyle::Caption, t.surface, clip);
+                }
+            }
+            Kind::NavBar => {
+                let (w, h) = (d(NAV_HANDLE.0), d(NAV_HANDLE.1));
+                self.fill(Bounds { x: r.x + (r.w - w) / 2, y: r.y + (r.h - h) / 2, w, h }, clip, t.muted, 255, h as f32 / 2.0);
+            }
+            Kind::List { .. } | Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } | Kind::Fill => {}
         }
     }
 }
@@ -348,43 +424,10 @@ fn polygon(points: impl IntoIterator<Item = (f32, f32)>) -> Option<tiny_skia::Pa
     pb.finish()
 }
 
-/// A convex polygon cut to a rectangle (Sutherland–Hodgman, one edge of the rectangle at a time).
-fn clip_polygon(mut points: Vec<(f32, f32)>, clip: Bounds) -> Vec<(f32, f32)> {
+/// A convex polygon cut to a rectangle.
+fn clip_polygon(points: Vec<(f32, f32)>, clip: Bounds) -> Vec<(f32, f32)> {
     let (x0, y0, x1, y1) = (clip.x as f32, clip.y as f32, (clip.x + clip.w) as f32, (clip.y + clip.h) as f32);
-    // Each edge: the axis it cuts (0 for x), where, and whether the inside lies above it.
-    for (axis, at, above) in [(0, x0, true), (0, x1, false), (1, y0, true), (1, y1, false)] {
-        let inside = |p: (f32, f32)| {
-            let v = if axis == 0 { p.0 } else { p.1 };
-            if above {
-                v >= at
-            } else {
-                v <= at
-            }
-        };
-        let mut out = Vec::with_capacity(points.len() + 2);
-        for i in 0..points.len() {
-            let (a, b) = (points[i], points[(i + 1) % points.len()]);
-            let cross = || {
-                let (pa, pb) = if axis == 0 { (a.0, b.0) } else { (a.1, b.1) };
-                let t = (at - pa) / (pb - pa);
-                (a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1))
-            };
-            match (inside(a), inside(b)) {
-                (true, true) => out.push(b),
-                (true, false) => out.push(cross()),
-                (false, true) => {
-                    out.push(cross());
-                    out.push(b);
-                }
-                (false, false) => {}
-            }
-        }
-        points = out;
-        if points.is_empty() {
-            break;
-        }
-    }
-    points
+    crate::icons::clip_convex(points, &[(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
 }
 
 fn rounded(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<tiny_skia::Path> {
@@ -438,6 +481,37 @@ mod tests {
         let back = Pixmap::decode_png(png).unwrap();
         assert_eq!((back.width(), back.height()), (360, 640));
         assert_eq!(back.pixel(10, 100), pixmap.pixel(10, 100));
+    }
+
+    #[test]
+    fn headings_unread_rows_buttons_and_tabs_are_set_in_bold() {
+        let ink = |v: View, id: &str| {
+            let layout = Layout::new(&v, Screen { width: 360, height: 200 });
+            let pixmap = render(&layout, &Theme::default()).unwrap();
+            let r = layout.find(id).unwrap().rect;
+            // Dark pixels of the title line (the first 30 px of the row).
+            (r.y..r.y + 30)
+                .flat_map(|y| (0..360).map(move |x| (x, y)))
+                .filter(|&(x, y)| pixmap.pixel(x as u32, y as u32).is_some_and(|p| p.red() < 100))
+                .count()
+        };
+        let row = |bold| View::column([View::list("l", 0, [View::item("m", "Ines Osei", "Venue visit").bold(bold)])]);
+        let (regular, bold) = (ink(row(false), "m"), ink(row(true), "m"));
+        assert!(bold as f32 > regular as f32 * 1.3, "bold {bold} vs regular {regular}");
+        let heading = |style| View::column([View::styled("Total due", style).id("t")]);
+        assert!(ink(heading(TextStyle::Title), "t") > ink(heading(TextStyle::Body), "t"));
+    }
+
+    #[test]
+    fn a_raised_button_casts_its_shadow_below_it() {
+        let v = View::column([View::spacer(40.0), View::fab("new", "New note")]);
+        let layout = Layout::new(&v, Screen { width: 360, height: 200 });
+        let pixmap = render(&layout, &Theme::default()).unwrap();
+        let r = layout.find("new").unwrap().rect;
+        let (x, below) = ((r.x + r.w / 2) as u32, (r.y + r.h + 1) as u32);
+        let shade = pixmap.pixel(x, below).unwrap();
+        let ground = pixmap.pixel(x, (r.y - 4) as u32).unwrap();
+        assert!(shade.red() < ground.red(), "a darker line under the button: {shade:?} vs {ground:?}");
     }
 
     #[test]

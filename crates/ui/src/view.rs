@@ -36,6 +36,11 @@ pub enum Kind {
         label: String,
         danger: bool,
     },
+    /// A screen's main action (Material's extended floating action button): a plus and a label,
+    /// at the foot of the screen on the right.
+    Fab {
+        label: String,
+    },
     TextField {
         value: String,
         placeholder: String,
@@ -46,13 +51,14 @@ pub enum Kind {
     List {
         offset: i32,
     },
-    /// A clickable row of a list: a title and a subtitle, maybe trailing text, maybe a person's
-    /// avatar leading (their initials on a colour drawn from their name).
+    /// A clickable row of a list: a title and a subtitle, maybe trailing text, maybe a picture
+    /// leading; its title in bold when it asks for attention (unread mail, a new message).
     Item {
         title: String,
         subtitle: String,
         trailing: String,
-        avatar: Option<String>,
+        leading: Option<Leading>,
+        bold: bool,
     },
     Checkbox {
         label: String,
@@ -87,10 +93,30 @@ pub enum Kind {
         time: String,
         icons: crate::icons::StatusIcons,
     },
+    /// A short message over the foot of the screen (Material's snackbar): what the last action did.
+    Snackbar {
+        text: String,
+    },
+    /// The phone's navigation bar: the handle of gesture navigation (back and home are gestures).
+    NavBar,
+    /// Empty space taking the height its column leaves when no list takes it: what holds the
+    /// navigation bar to the foot of a screen with no list.
+    Fill,
     /// Empty space of a fixed height in dp.
     Spacer {
         height: f32,
     },
+}
+
+/// What leads a list row: a picture drawn from a name, so that the same name gives the same
+/// pixels on every screen and both renderers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Leading {
+    /// A person: their initials on a colour drawn from their name (`icons::avatar`).
+    Avatar(String),
+    /// A thing's picture (an album's cover, a product's photo): shapes on colours drawn from its
+    /// name (`icons::picture`).
+    Picture(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -116,9 +142,26 @@ impl View {
     }
 
     /// A list row led by the avatar of the person named (nothing for other views).
-    pub fn avatar(mut self, name: impl Into<String>) -> View {
-        if let Kind::Item { avatar, .. } = &mut self.kind {
-            *avatar = Some(name.into());
+    pub fn avatar(self, name: impl Into<String>) -> View {
+        self.leading(Leading::Avatar(name.into()))
+    }
+
+    /// A list row led by a picture drawn from `name` (nothing for other views).
+    pub fn picture(self, name: impl Into<String>) -> View {
+        self.leading(Leading::Picture(name.into()))
+    }
+
+    fn leading(mut self, picture: Leading) -> View {
+        if let Kind::Item { leading, .. } = &mut self.kind {
+            *leading = Some(picture);
+        }
+        self
+    }
+
+    /// A list row whose title is set in bold (nothing for other views).
+    pub fn bold(mut self, on: bool) -> View {
+        if let Kind::Item { bold, .. } = &mut self.kind {
+            *bold = on;
         }
         self
     }
@@ -171,6 +214,10 @@ impl View {
         View::new(Kind::Button { label: label.into(), danger: true }).id(id)
     }
 
+    pub fn fab(id: impl Into<String>, label: impl Into<String>) -> View {
+        View::new(Kind::Fab { label: label.into() }).id(id)
+    }
+
     pub fn field(id: impl Into<String>, value: &str, placeholder: &str, focused: bool) -> View {
         View::new(Kind::TextField { value: value.to_string(), placeholder: placeholder.to_string(), focused, multiline: false }).id(id)
     }
@@ -184,11 +231,11 @@ impl View {
     }
 
     pub fn item(id: impl Into<String>, title: impl Into<String>, subtitle: impl Into<String>) -> View {
-        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: String::new(), avatar: None }).id(id)
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: String::new(), leading: None, bold: false }).id(id)
     }
 
     pub fn item_with(id: impl Into<String>, title: impl Into<String>, subtitle: impl Into<String>, trailing: impl Into<String>) -> View {
-        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into(), avatar: None }).id(id)
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into(), leading: None, bold: false }).id(id)
     }
 
     pub fn checkbox(id: impl Into<String>, label: impl Into<String>, checked: bool) -> View {
@@ -227,7 +274,7 @@ impl View {
         match self.kind {
             Kind::Column | Kind::Row | Kind::Stack => "container",
             Kind::Text { .. } => "text",
-            Kind::Button { .. } => "button",
+            Kind::Button { .. } | Kind::Fab { .. } => "button",
             Kind::TextField { .. } => "textfield",
             Kind::List { .. } => "list",
             Kind::Item { .. } => "listitem",
@@ -239,15 +286,19 @@ impl View {
             Kind::Icon { .. } => "icon",
             Kind::AppBar { .. } => "appbar",
             Kind::StatusBar { .. } => "statusbar",
-            Kind::Spacer { .. } => "container",
+            // Read as the text it shows, as an Android snackbar's message is a text view.
+            Kind::Snackbar { .. } => "text",
+            // A decoration for the eye: read as an empty container (text trees leave those out).
+            Kind::NavBar => "container",
+            Kind::Spacer { .. } | Kind::Fill => "container",
         }
     }
 
     /// The text an agent reads for this node.
     pub fn label(&self) -> String {
         match &self.kind {
-            Kind::Text { text, .. } => text.clone(),
-            Kind::Button { label, .. } | Kind::Checkbox { label, .. } | Kind::Switch { label, .. } => label.clone(),
+            Kind::Text { text, .. } | Kind::Snackbar { text } => text.clone(),
+            Kind::Button { label, .. } | Kind::Fab { label } | Kind::Checkbox { label, .. } | Kind::Switch { label, .. } => label.clone(),
             Kind::Tab { label, .. } | Kind::Icon { label, .. } => label.clone(),
             Kind::TextField { value, placeholder, .. } => {
                 if value.is_empty() {
@@ -278,6 +329,7 @@ impl View {
             && matches!(
                 self.kind,
                 Kind::Button { .. }
+                    | Kind::Fab { .. }
                     | Kind::Item { .. }
                     | Kind::Checkbox { .. }
                     | Kind::Switch { .. }

@@ -182,6 +182,35 @@ fn taps_land_through_hit_testing() {
     });
 }
 
+/// The phone's frame as an agent reads it: every screen ends with the navigation bar (a container,
+/// left out of the text tree), a screen's main action is a floating button at the right, and what
+/// an action did shows as a snackbar's text until the next action.
+#[test]
+fn screens_end_with_the_navigation_bar_and_report_in_a_snackbar() {
+    block_on(async {
+        let task = tasks::suite("all").unwrap().into_iter().find(|t| t.id == "calendar.create/1").unwrap();
+        let mut env = SimEnv::new(Screen::PHONE, guigym_benchmark_phone::hosted());
+        let mut obs = env.reset(&task).await.unwrap();
+        let (body, _) = task.walkthrough_body();
+        for (i, action) in body.iter().enumerate() {
+            let nav = obs.ui_tree.last().unwrap();
+            assert_eq!((nav.id.as_str(), nav.role.as_str()), ("nav_bar", "container"), "step {i}");
+            assert_eq!(nav.bounds.y + nav.bounds.h, Screen::PHONE.height as i32);
+            assert!(!obs.ui_text().contains("nav_bar"));
+            if obs.screen == "Calendar/agenda" {
+                let fab = obs.node("new").expect("the agenda's main action");
+                assert!(fab.clickable && fab.bounds.x > Screen::PHONE.width as i32 / 3, "{fab:?}");
+            }
+            assert!(!env.step(action).await.unwrap().invalid, "step {i}");
+            obs = env.observe(ObserveOptions::default()).await.unwrap();
+        }
+        let toast = obs.node("toast").expect("saving says so");
+        assert_eq!((toast.role.as_str(), toast.text.as_str()), ("text", "Event saved"));
+        env.step(&Action::Back).await.unwrap();
+        assert!(env.observe(ObserveOptions::default()).await.unwrap().node("toast").is_none(), "gone at the next action");
+    });
+}
+
 #[test]
 fn screenshots_only_when_asked() {
     block_on(async {

@@ -64,7 +64,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         s.scroll("events"),
                         events.into_iter().map(|(id, e)| View::item(format!("event:{id}"), &e.title, time::short(e.start))),
                     ),
-                    View::button("new", "New event"),
+                    View::fab("new", "New event"),
                 ],
                 None,
             )

@@ -87,7 +87,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     s.scroll("timers"),
                     s.data.timers.iter().map(|(id, t)| View::item(format!("timer:{id}"), format!("{} min", t.minutes), &t.label)),
                 ),
-                View::button("new_timer", "New timer"),
+                View::fab("new_timer", "New timer"),
             ],
             None,
         ),
@@ -105,7 +105,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                             View::item_with(format!("alarm:{id}"), time::time_hm(a.minute_of_day), &a.label, if a.enabled { "On" } else { "Off" })
                         }),
                     ),
-                    View::button("new_alarm", "New alarm"),
+                    View::fab("new_alarm", "New alarm"),
                 ],
                 None,
             )

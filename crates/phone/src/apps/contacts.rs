@@ -64,7 +64,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         s.scroll("contacts"),
                         rows.into_iter().map(|(id, c)| View::item(format!("contact:{id}"), &c.name, &c.phone).avatar(&c.name)),
                     ),
-                    View::button("add", "Add contact"),
+                    View::fab("add", "Add contact"),
                 ],
                 None,
             )

@@ -56,7 +56,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                         View::list(
                             "menu",
                             s.scroll("menu"),
-                            r.menu.iter().enumerate().map(|(i, d)| View::item_with(format!("dish:{i}"), &d.name, "Tap to add", money(d.price_cents))),
+                            r.menu
+                                .iter()
+                                .enumerate()
+                                .map(|(i, d)| View::item_with(format!("dish:{i}"), &d.name, "Tap to add", money(d.price_cents)).picture(&d.name)),
                         ),
                         View::button("basket", format!("Basket ({})", s.data.basket.iter().map(|l| l.qty).sum::<u32>())),
                     ],
@@ -109,7 +112,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                 View::list(
                     "restaurants",
                     s.scroll("restaurants"),
-                    s.data.restaurants.iter().map(|(id, r)| View::item(format!("restaurant:{id}"), &r.name, &r.cuisine)),
+                    s.data.restaurants.iter().map(|(id, r)| View::item(format!("restaurant:{id}"), &r.name, &r.cuisine).picture(&r.name)),
                 ),
                 View::row([View::button("basket", "Basket"), View::button("orders", "Orders")]),
             ],

@@ -110,10 +110,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                         mails.into_iter().map(|(id, e)| {
                             let (who, person) = if e.folder == Folder::Sent { (format!("To {}", e.to), &e.to) } else { (e.from_name.clone(), &e.from_name) };
                             let mark = if e.read { "" } else { "● " };
-                            View::item_with(format!("email:{id}"), format!("{mark}{who}"), &e.subject, time::short(e.time)).avatar(person)
+                            View::item_with(format!("email:{id}"), format!("{mark}{who}"), &e.subject, time::short(e.time)).avatar(person).bold(!e.read)
                         }),
                     ),
-                    View::button("compose", "Compose"),
+                    View::fab("compose", "Compose"),
                 ],
                 None,
             )

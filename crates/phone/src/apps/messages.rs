@@ -68,10 +68,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                         s.scroll("threads"),
                         threads.into_iter().map(|(id, t)| {
                             let last = t.messages.last().map(|m| m.text.as_str()).unwrap_or("");
-                            View::item(format!("thread:{id}"), &t.name, last).avatar(&t.name)
+                            View::item(format!("thread:{id}"), &t.name, last).avatar(&t.name).bold(t.messages.last().is_some_and(|m| !m.from_me))
                         }),
                     ),
-                    View::button("new", "New message"),
+                    View::fab("new", "New message"),
                 ],
                 None,
             )

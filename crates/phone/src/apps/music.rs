@@ -17,6 +17,11 @@ pub struct Song {
     pub seconds: u32,
 }
 
+/// What a song's cover is drawn from: its artist and title (the world has no albums).
+fn cover(song: &Song) -> String {
+    format!("{} — {}", song.artist, song.title)
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Playlist {
     pub name: String,
@@ -130,7 +135,10 @@ fn view(s: &DeviceState, route: &str) -> View {
                             // The position is shown: in a world that lists things backwards, "first" must
                             // still be readable from the screen.
                             p.songs.iter().enumerate().filter_map(|(i, sid)| {
-                                s.data.songs.get(*sid).map(|song| View::item(format!("entry:{i}"), format!("{}. {}", i + 1, song.title), &song.artist))
+                                s.data
+                                    .songs
+                                    .get(*sid)
+                                    .map(|song| View::item(format!("entry:{i}"), format!("{}. {}", i + 1, song.title), &song.artist).picture(cover(song)))
                             }),
                         ),
                         View::row([View::button("play_playlist", "Play"), View::danger_button("delete", "Delete playlist")]),
@@ -151,9 +159,9 @@ fn view(s: &DeviceState, route: &str) -> View {
                 View::list(
                     "playlists",
                     s.scroll("playlists"),
-                    s.data.playlists.iter().map(|(id, p)| View::item(format!("playlist:{id}"), &p.name, format!("{} songs", p.songs.len()))),
+                    s.data.playlists.iter().map(|(id, p)| View::item(format!("playlist:{id}"), &p.name, format!("{} songs", p.songs.len())).picture(&p.name)),
                 ),
-                View::button("new_playlist", "New playlist"),
+                View::fab("new_playlist", "New playlist"),
                 now_playing(s),
             ],
             None,
@@ -172,7 +180,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                             .songs
                             .iter()
                             .filter(|(_, x)| q.is_empty() || crate::normalize(&x.title).contains(&q) || crate::normalize(&x.artist).contains(&q))
-                            .map(|(id, x)| View::item(format!("song:{id}"), &x.title, &x.artist)),
+                            .map(|(id, x)| View::item(format!("song:{id}"), &x.title, &x.artist).picture(cover(x))),
                     ),
                     now_playing(s),
                 ],

@@ -82,7 +82,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                             View::item_with(format!("note:{id}"), &n.title, first, if n.pinned { "Pinned" } else { "" })
                         }),
                     ),
-                    View::button("new", "New note"),
+                    View::fab("new", "New note"),
                 ],
                 None,
             )

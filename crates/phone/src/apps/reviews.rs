@@ -98,7 +98,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         s.scroll("places"),
                         s.data.places.iter().filter(|(_, p)| q.is_empty() || crate::normalize(&p.name).contains(&q)).map(|(id, p)| {
                             let (avg, n) = rating(s, &p.name);
-                            View::item_with(format!("place:{id}"), &p.name, format!("{n} reviews"), format!("★ {}", stars_text(avg)))
+                            View::item_with(format!("place:{id}"), &p.name, format!("{n} reviews"), format!("★ {}", stars_text(avg))).picture(&p.name)
                         }),
                     ),
                 ],

@@ -238,7 +238,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::list(
                         "products",
                         s.scroll("products"),
-                        rows.into_iter().map(|(id, p)| View::item_with(format!("product:{id}"), &p.name, &p.category, money(p.price_cents))),
+                        rows.into_iter().map(|(id, p)| View::item_with(format!("product:{id}"), &p.name, &p.category, money(p.price_cents)).picture(&p.name)),
                     ),
                     View::row([View::button("cart", format!("Cart ({})", s.data.cart.iter().map(|l| l.qty).sum::<u32>())), View::button("orders", "Orders")]),
                 ],

@@ -80,7 +80,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         s.scroll("posts"),
                         rows.into_iter().map(|(id, p)| View::item_with(format!("post:{id}"), &p.author, &p.text, format!("♥ {}", p.likes)).avatar(&p.author)),
                     ),
-                    View::button("compose", "New post"),
+                    View::fab("compose", "New post"),
                 ],
                 None,
             )
