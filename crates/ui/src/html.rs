@@ -4,9 +4,10 @@
 //! web backend's script turns browser events on them into shell actions.
 
 use crate::icons::Shape;
-use crate::layout::{Layout, FAB_LABEL_X, NAV_HANDLE};
+use crate::layout::{Layout, BUBBLE_PAD, CHIP_GAP, FAB_LABEL_X, NAV_HANDLE};
 use crate::theme::{Rgb, Theme};
-use crate::view::{Kind, Leading, TextStyle};
+use crate::theme::{BAR_TINT, CHOSEN_TINT};
+use crate::view::{Kind, Leading, TabLook, TextStyle};
 
 fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -132,19 +133,43 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                     esc(subtitle)
                 )
             }
-            Kind::Checkbox { label, checked } => format!(
-                "<div {base}\" class=\"check\" role=\"checkbox\" aria-checked=\"{checked}\"{disabled}>{}</div>",
-                esc(label)
-            ),
+            Kind::Bubble { meta, mine, text } => {
+                let (ground, ink, small) = if *mine { (theme.primary, theme.on_primary, theme.on_primary) } else { (theme.tint(CHOSEN_TINT), theme.text, theme.muted) };
+                format!(
+                    "<div {base};background:{};color:{}\" class=\"bubble\" role=\"button\" aria-label=\"{}\"{disabled}>{}<small style=\"color:{}\">{}</small></div>",
+                    css(ground),
+                    css(ink),
+                    esc(&v.label()),
+                    esc(text),
+                    css(small),
+                    esc(meta)
+                )
+            }
+            Kind::Checkbox { label, checked } => {
+                let (bx, by) = crate::icons::CHECKBOX;
+                let tick = if *checked { svg(inked(crate::icons::tick(bx, by), theme.on_primary, theme.primary), w, h) } else { String::new() };
+                format!("<div {base}\" class=\"check\" role=\"checkbox\" aria-checked=\"{checked}\"{disabled}>{}{tick}</div>", esc(label))
+            }
             Kind::Switch { label, on } => {
                 format!("<div {base}\" class=\"check\" role=\"switch\" aria-checked=\"{on}\"{disabled}>{}</div>", esc(label))
             }
-            Kind::Tabs => format!("<div {base}\" role=\"tablist\"></div>"),
-            Kind::Tab { label, selected } => format!(
-                "<div {base}\" class=\"tab{}\" role=\"tab\" aria-selected=\"{selected}\">{}</div>",
-                if *selected { " on" } else { "" },
-                esc(label)
-            ),
+            Kind::Tabs { look } => format!("<div {base}\" class=\"tabs {}\" role=\"tablist\"></div>", look_class(*look)),
+            Kind::Tab { label, selected, look, icon } => {
+                // A navigation bar's icon sits on its pill (64 × 32 dp, the icon 24 dp in its middle).
+                let pill = match icon {
+                    Some(icon) => {
+                        let (ink, ground) = if *selected { (theme.text, theme.tint(CHOSEN_TINT)) } else { (theme.muted, theme.tint(BAR_TINT)) };
+                        format!("<span class=\"pill\">{}</span>", svg(inked(icon.shapes(20.0, 4.0, 24.0), ink, ground), 64.0, 32.0))
+                    }
+                    None => String::new(),
+                };
+                format!(
+                    "<div {base}\" class=\"tab {}{}\" role=\"tab\" aria-selected=\"{selected}\">{pill}<span>{}</span></div>",
+                    look_class(*look),
+                    if *selected { " on" } else { "" },
+                    esc(label)
+                )
+            }
             Kind::Dialog { title } => format!(
                 "<div class=\"scrim\" style=\"z-index:{}\"></div><div {base};background:{}\" class=\"dialog\" role=\"dialog\" aria-label=\"{}\"><div class=\"title\">{}</div></div>",
                 9_999,
@@ -168,6 +193,14 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
         out.push_str(&el);
     }
     out
+}
+
+fn look_class(look: TabLook) -> &'static str {
+    match look {
+        TabLook::Strip => "strip",
+        TabLook::Chips => "chips",
+        TabLook::Bar => "bar",
+    }
 }
 
 /// Icon shapes with their colours: `ink`, or `hole` for a cut shape.
@@ -211,14 +244,14 @@ pub fn stylesheet(theme: &Theme) -> String {
          #screen>*{{position:absolute;box-sizing:border-box}}\
          .status{{font-size:13px;padding:4px 16px}}\
          .appbar{{font-size:22px;padding:14px 16px}}\
-         .text{{padding:4px 16px;overflow:hidden}} .title{{font-size:22px}} .text.title{{font-weight:bold}} .caption{{font-size:13px;color:{muted}}}\
+         .text{{padding:calc(4px - 0.093em) 16px 4px;line-height:1.35;overflow:hidden}} .title{{font-size:22px}} .text.title{{font-weight:bold}} .caption{{font-size:13px;color:{muted}}}\
          button,input,textarea{{font:inherit;color:inherit}}\
          .btn{{border:0;background:transparent;padding:6px 16px}}\
-         .btn span{{display:flex;align-items:center;justify-content:center;width:100%;height:100%;border-radius:10px;color:{on_primary};font-size:16px;font-weight:bold}}\
+         .btn span{{display:flex;align-items:center;justify-content:center;width:100%;height:100%;border-radius:10px;color:{on_primary};font-size:16px}}\
          .field{{border:solid transparent;border-width:6px 16px;border-radius:24px/14px;background:{surface} padding-box;box-shadow:inset 0 0 0 2px {divider};margin:0;padding:0 14px;font-size:16px;outline:none}}\
          .field[data-focused]{{box-shadow:inset 0 0 0 2px {primary}}}\
          .field::placeholder{{color:{muted};opacity:1}}\
-         .multi{{padding-top:16px;resize:none;overflow:hidden;white-space:pre}}\
+         .multi{{padding-top:14.5px;line-height:1.35;resize:none;overflow:hidden;white-space:pre-wrap}}\
          .item{{background:{surface};overflow:hidden}} .row{{position:absolute;left:0;width:100%;border-bottom:1px solid {divider};padding:10px 16px}}\
          .line{{display:flex}} .item b{{flex:1;min-width:0;font-weight:normal;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}} .item.strong b{{font-weight:bold}} .item small{{display:block;color:{muted};font-size:13px;margin-top:9.7px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}\
          .item i{{flex:none;margin:2px 0 0 8px;font-style:normal;font-size:13px;color:{muted}}} .item i:empty{{margin:0}}\
@@ -230,13 +263,18 @@ pub fn stylesheet(theme: &Theme) -> String {
          [role=switch]::after{{content:'';position:absolute;right:16px;top:14px;width:48px;height:24px;border-radius:12px;background:{divider}}}\
          [role=switch]::before{{content:'';position:absolute;z-index:1;right:42px;top:16px;width:20px;height:20px;border-radius:10px;background:{surface}}}\
          [role=switch][aria-checked=true]::after{{background:{primary}}} [role=switch][aria-checked=true]::before{{right:18px}}\
-         [role=tablist]{{background:{surface}}}\
-         .tab{{display:flex;align-items:center;justify-content:center;color:{muted};font-weight:bold}} .tab.on{{color:{primary};box-shadow:inset 0 -3px 0 {primary}}}\
+         .tabs.strip{{background:{surface}}} .tabs.bar{{background:{bar}}}\
+         .tab.strip{{display:flex;align-items:center;justify-content:center;color:{muted}}} .tab.strip.on{{color:{primary};box-shadow:inset 0 -3px 0 {primary}}}\
+         .tab.chips span{{position:absolute;left:0;top:8px;right:{chip_gap}px;bottom:8px;display:flex;align-items:center;justify-content:center;border:1px solid {divider};border-radius:8px;font-size:13px}}\
+         .tab.chips.on span{{background:{chosen};border-color:{chosen}}}\
+         .tab.bar{{text-align:center;color:{muted};font-size:13px;padding-top:50px}} .tab.bar.on{{color:{text};font-weight:bold}}\
+         .tab.bar .pill{{position:absolute;left:calc(50% - 32px);top:12px;width:64px;height:32px;border-radius:16px}} .tab.bar.on .pill{{background:{chosen}}}\
          .scrim{{position:fixed;left:0;top:0;width:100%;height:100%;background:rgba(0,0,0,.43)}}\
          .dialog{{border-radius:16px}} .dialog .title{{font-size:22px;padding:12px 16px}}\
          .icon{{text-align:center}} .icon span{{display:block;position:relative;margin:6px auto 4px;width:56px;height:56px;border-radius:14px}}\
          .icon small{{font-size:13px}}\
          .fab{{border:0;border-radius:16px;padding:0 0 0 {fab_x}px;text-align:left;white-space:nowrap;overflow:hidden;font-size:16px;font-weight:bold;box-shadow:{shadow}}}\
+         .bubble{{border-radius:16px;padding:{bpy}px {bpx}px;line-height:1.35;overflow:hidden;overflow-wrap:anywhere}} .bubble small{{display:block;font-size:13px;margin-top:2px;white-space:nowrap}}\
          .snack{{padding:8px}} .snack span{{display:flex;align-items:center;width:100%;height:100%;padding:0 16px;border-radius:4px;background:{text};color:{surface};font-size:13px;line-height:1.35}}\
          .nav span{{position:absolute;left:calc(50% - {hw}px);top:calc(50% - {hh}px);width:{w}px;height:{h}px;border-radius:{hh}px;background:{muted}}}",
         bg = css(theme.background),
@@ -247,6 +285,11 @@ pub fn stylesheet(theme: &Theme) -> String {
         surface = css(theme.surface),
         on_primary = css(theme.on_primary),
         fab_x = FAB_LABEL_X,
+        chip_gap = CHIP_GAP,
+        bpx = BUBBLE_PAD.0,
+        bpy = BUBBLE_PAD.1,
+        bar = css(theme.tint(BAR_TINT)),
+        chosen = css(theme.tint(CHOSEN_TINT)),
         shadow = crate::icons::ELEVATION.map(|(dy, spread, alpha)| format!("0 {dy}px 0 {spread}px rgba(0,0,0,{:.3})", alpha as f32 / 255.0)).join(","),
         w = NAV_HANDLE.0,
         h = NAV_HANDLE.1,

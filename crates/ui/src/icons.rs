@@ -147,6 +147,14 @@ pub fn plus(x: f32, y: f32) -> Vec<Shape> {
     vec![rect(x + 5.0, y + 11.0, 14.0, 2.0, 1.0), rect(x + 11.0, y + 5.0, 2.0, 14.0, 1.0)]
 }
 
+/// A tick in a 24 dp square from (x, y): a chosen checkbox's mark.
+pub fn tick(x: f32, y: f32) -> Vec<Shape> {
+    vec![polygon(x, y, &[(5.0, 12.6), (7.0, 10.6), (10.0, 13.6), (17.0, 6.6), (19.0, 8.6), (10.0, 17.6)], false)]
+}
+
+/// Where a checkbox's box sits in its row, from the row's corner.
+pub const CHECKBOX: (f32, f32) = (16.0, 14.0);
+
 /// Where a floating action button's plus sits, from its corner.
 pub const FAB_ICON: (f32, f32) = (16.0, 16.0);
 
@@ -296,6 +304,10 @@ pub enum Pictogram {
     Star,
     People,
     MusicNote,
+    List,
+    Hourglass,
+    Search,
+    Ticket,
 }
 
 impl Pictogram {
@@ -421,6 +433,26 @@ impl Pictogram {
                 rect(10.3, 4.0, 1.9, 13.2, 0.0),
                 polygon(0.0, 0.0, &[(12.2, 4.0), (18.5, 6.5), (18.5, 10.0), (12.2, 7.8)], false),
             ],
+            Pictogram::List => [5.0, 11.0, 17.0].iter().flat_map(|&y| [rect(3.0, y - 1.5, 3.0, 3.0, 1.5), rect(8.0, y - 1.0, 13.0, 2.0, 1.0)]).collect(),
+            Pictogram::Hourglass => vec![
+                rect(4.0, 2.0, 16.0, 2.0, 1.0),
+                rect(4.0, 20.0, 16.0, 2.0, 1.0),
+                polygon(0.0, 0.0, &[(5.5, 4.0), (18.5, 4.0), (12.0, 12.0)], false),
+                polygon(0.0, 0.0, &[(12.0, 12.0), (18.5, 20.0), (5.5, 20.0)], false),
+            ],
+            Pictogram::Search => vec![
+                circle(10.0, 10.0, 7.0, false),
+                circle(10.0, 10.0, 4.6, true),
+                polygon(0.0, 0.0, &[(14.3, 15.9), (15.9, 14.3), (21.0, 19.4), (19.4, 21.0)], false),
+            ],
+            Pictogram::Ticket => vec![
+                rect(2.0, 6.0, 20.0, 12.0, 2.0),
+                polygon(0.0, 0.0, &arc(2.0, 12.0, 2.6, -PI / 2.0, PI / 2.0, 12), true),
+                polygon(0.0, 0.0, &arc(22.0, 12.0, 2.6, PI / 2.0, 1.5 * PI, 12), true),
+                cut(14.6, 8.0, 1.0, 2.2, 0.0),
+                cut(14.6, 10.9, 1.0, 2.2, 0.0),
+                cut(14.6, 13.8, 1.0, 2.2, 0.0),
+            ],
         }
     }
 }
@@ -511,7 +543,10 @@ mod tests {
     #[test]
     fn pictograms_fill_their_square_and_differ() {
         use Pictogram::*;
-        let all = [Person, Chat, Envelope, Calendar, Note, Folder, Gear, Clock, Bag, Cutlery, Car, Train, Bank, Pin, Star, People, MusicNote];
+        let all = [
+            Person, Chat, Envelope, Calendar, Note, Folder, Gear, Clock, Bag, Cutlery, Car, Train, Bank, Pin, Star, People, MusicNote, List, Hourglass, Search,
+            Ticket,
+        ];
         let mut seen = Vec::new();
         for p in all {
             let shapes = p.shapes(10.0, 20.0, 48.0);

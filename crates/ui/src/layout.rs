@@ -8,7 +8,7 @@
 
 use guigym_core::{Bounds, UiNode};
 
-use crate::view::{Kind, TextStyle, View};
+use crate::view::{Kind, TabLook, TextStyle, View};
 use crate::Screen;
 
 /// One placed node.
@@ -52,6 +52,13 @@ pub const NAV_BAR: f32 = 24.0;
 /// right and the top and foot of its strip.
 pub const FAB: (f32, f32) = (80.0, 56.0);
 pub const FAB_MARGIN: (f32, f32) = (16.0, 8.0);
+/// A message bubble's widest share of its row; its padding and its margins (x, y), in dp.
+pub const BUBBLE_WIDTH: f32 = 0.78;
+pub const BUBBLE_PAD: (f32, f32) = (12.0, 8.0);
+pub const BUBBLE_MARGIN: (f32, f32) = (16.0, 4.0);
+/// The space after a filter chip, and around its label, in dp.
+pub const CHIP_GAP: f32 = 8.0;
+const CHIP_PAD: f32 = 12.0;
 /// Where its label starts, after the plus.
 pub const FAB_LABEL_X: f32 = 52.0;
 /// The gesture handle on it: width and height in dp.
@@ -100,17 +107,23 @@ fn text_height(text: &str, style: TextStyle, width: f32, scale: f32) -> f32 {
     lines * line_height(style, scale) + 8.0 * scale
 }
 
-/// The width a tab needs to show its whole label, in px.
+/// The width a tab needs to show its whole label, in px: a chip's in its outline with the gap
+/// after it.
 fn tab_width(tab: &View, scale: f32) -> f32 {
-    let chars = match &tab.kind {
-        Kind::Tab { label, .. } => label.chars().count(),
-        _ => 0,
+    let (chars, look) = match &tab.kind {
+        Kind::Tab { label, look, .. } => (label.chars().count() as f32, *look),
+        _ => (0.0, TabLook::Strip),
     };
-    (chars as f32 * TextStyle::Body.size_dp() * CHAR_WIDTH + PAD) * scale
+    scale
+        * match look {
+            TabLook::Strip => chars * TextStyle::Body.size_dp() * CHAR_WIDTH + PAD,
+            TabLook::Chips => chars * TextStyle::Caption.size_dp() * CHAR_WIDTH + 2.0 * CHIP_PAD + CHIP_GAP,
+            TabLook::Bar => 0.0,
+        }
 }
 
 /// Tabs packed into rows that fit `width`, in order: a strip too long for one line wraps
-/// rather than clipping its labels.
+/// rather than clipping its labels. A navigation bar is one row.
 fn tab_rows(tabs: &View, width: f32, scale: f32) -> Vec<std::ops::Range<usize>> {
     let mut rows = Vec::new();
     let (mut start, mut used) = (0, 0.0);
@@ -126,6 +139,34 @@ fn tab_rows(tabs: &View, width: f32, scale: f32) -> Vec<std::ops::Range<usize>> 
         rows.push(start..tabs.children.len());
     }
     rows
+}
+
+/// A row of tabs' height in dp, and where its first tab starts.
+fn tab_row_metrics(look: TabLook) -> (f32, f32) {
+    match look {
+        TabLook::Strip => (48.0, 0.0),
+        TabLook::Chips => (48.0, PAD),
+        TabLook::Bar => (80.0, 0.0),
+    }
+}
+
+/// A message's lines in a bubble on a row `width` px wide.
+pub fn bubble_lines(text: &str, width: f32, scale: f32) -> Vec<String> {
+    wrap(text, chars_per_line(TextStyle::Body, width * BUBBLE_WIDTH - 2.0 * BUBBLE_PAD.0 * scale, scale))
+}
+
+/// A bubble's box in a row: as wide as its longest line (or its caption), at most
+/// `BUBBLE_WIDTH` of the row, at the right for the owner's messages.
+fn bubble_box(r: Bounds, text: &str, meta: &str, mine: bool, scale: f32) -> Bounds {
+    let (w, x) = (r.w as f32, r.x as f32);
+    let longest = bubble_lines(text, w, scale).iter().map(|l| l.chars().count() as f32 * TextStyle::Body.size_dp() * CHAR_WIDTH).fold(0.0, f32::max);
+    let caption = meta.chars().count() as f32 * TextStyle::Caption.size_dp() * CHAR_WIDTH;
+    // Half a character to spare, so that the lines wrap the same again at the bubble's width.
+    let spare = 0.5 * TextStyle::Body.size_dp() * CHAR_WIDTH;
+    let bw = ((longest.max(caption) + spare + 2.0 * BUBBLE_PAD.0) * scale).min(w * BUBBLE_WIDTH);
+    let (mx, my) = (BUBBLE_MARGIN.0 * scale, BUBBLE_MARGIN.1 * scale);
+    let bx = if mine { x + w - mx - bw } else { x + mx };
+    rect(bx, r.y as f32 + my, bw, r.h as f32 - 2.0 * my)
 }
 
 /// Height a node wants at a given width, in px. `None` for a list that fills what is left.
@@ -144,8 +185,16 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
         Kind::TextField { multiline, .. } => dp(if *multiline { 128.0 } else { 64.0 }),
         Kind::Item { subtitle, .. } => dp(if subtitle.is_empty() { 56.0 } else { 72.0 }),
         Kind::Checkbox { .. } | Kind::Switch { .. } => dp(52.0),
-        Kind::Tabs => dp(48.0) * tab_rows(view, width, scale).len().max(1) as f32,
-        Kind::Tab { .. } => dp(48.0),
+        Kind::Bubble { text, .. } => {
+            bubble_lines(text, width, scale).len() as f32 * line_height(TextStyle::Body, scale)
+                + line_height(TextStyle::Caption, scale)
+                + dp(2.0 * BUBBLE_PAD.1 + 2.0 + 2.0 * BUBBLE_MARGIN.1)
+        }
+        Kind::Tabs { look } => {
+            let (row_h, inset) = tab_row_metrics(*look);
+            dp(row_h) * tab_rows(view, width - dp(2.0 * inset), scale).len().max(1) as f32
+        }
+        Kind::Tab { look, .. } => dp(tab_row_metrics(*look).0),
         Kind::Dialog { title } => {
             text_height(title, TextStyle::Title, width, scale) + view.children.iter().map(|c| intrinsic(c, width, scale)).sum::<f32>() + dp(16.0)
         }
@@ -167,7 +216,7 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
 /// that holds one.
 fn flexible(view: &View) -> bool {
     match view.kind {
-        Kind::List { .. } => true,
+        Kind::List { .. } | Kind::Fill => true,
         Kind::Column | Kind::Stack => view.children.iter().any(flexible),
         _ => false,
     }
@@ -208,8 +257,8 @@ impl<'a> Layout<'a> {
 
     fn place(&mut self, view: &'a View, r: Bounds, clip: Bounds, parent: Option<usize>, auto_id: &str) {
         let scale = self.scale();
-        // A floating action button takes only its own box at the right of its strip, so that it
-        // is touched, seen and read there alone.
+        // A floating action button takes only its own box at the right of its strip, and a
+        // message only its bubble, so that each is touched, seen and read there alone.
         let r = match &view.kind {
             Kind::Fab { label } => {
                 let (mx, my) = (FAB_MARGIN.0 * scale, FAB_MARGIN.1 * scale);
@@ -217,6 +266,7 @@ impl<'a> Layout<'a> {
                 let w = ((FAB_LABEL_X + text + 16.0) * scale).max(FAB.0 * scale).min(r.w as f32 - 2.0 * mx);
                 rect(r.x as f32 + r.w as f32 - mx - w, r.y as f32 + my, w, FAB.1 * scale)
             }
+            Kind::Bubble { text, meta, mine } => bubble_box(r, text, meta, *mine, scale),
             _ => r,
         };
         let visible = intersect(r, clip);
@@ -227,7 +277,8 @@ impl<'a> Layout<'a> {
         let child_id = |i: usize| format!("{id}/{i}");
         match &view.kind {
             Kind::Column => {
-                let lists = view.children.iter().any(flexible);
+                // A fill gives way to a list (or to what holds one).
+                let lists = view.children.iter().any(|c| c.kind != Kind::Fill && flexible(c));
                 let heights: Vec<Option<f32>> = view
                     .children
                     .iter()
@@ -246,13 +297,20 @@ impl<'a> Layout<'a> {
                     cy += ch;
                 }
             }
-            Kind::Tabs => {
-                // Rows of tabs, each as wide as its label needs plus a share of what is left.
-                let row_h = 48.0 * scale;
-                for (r, row) in tab_rows(view, w, scale).into_iter().enumerate() {
+            Kind::Tabs { look } => {
+                // Rows of tabs, each as wide as its label needs plus a share of what is left;
+                // chips as wide as their labels, packed from the left; a navigation bar's shares
+                // the width equally.
+                let (row_h, inset) = tab_row_metrics(*look);
+                let (row_h, inset) = (row_h * scale, inset * scale);
+                for (r, row) in tab_rows(view, w - 2.0 * inset, scale).into_iter().enumerate() {
+                    let n = row.len().max(1) as f32;
                     let widths: Vec<f32> = row.clone().map(|i| tab_width(&view.children[i], scale)).collect();
-                    let extra = (w - widths.iter().sum::<f32>()).max(0.0) / widths.len().max(1) as f32;
-                    let mut cx = x;
+                    let extra = match look {
+                        TabLook::Chips => 0.0,
+                        _ => (w - widths.iter().sum::<f32>()).max(0.0) / n,
+                    };
+                    let mut cx = x + inset;
                     for (i, tw) in row.zip(widths) {
                         self.place(&view.children[i], rect(cx, y + r as f32 * row_h, tw + extra, row_h), clip, Some(index), &child_id(i));
                         cx += tw + extra;
@@ -433,6 +491,49 @@ mod tests {
         let (cx, cy) = fab.center();
         assert_eq!(l.hit(cx, cy).map(|p| p.id.as_str()), Some("new"));
         assert!(l.hit((fab.x - 10) as f32, cy).is_none());
+    }
+
+    #[test]
+    fn a_message_is_its_bubble_on_the_side_of_who_sent_it() {
+        let long = "Could you send me the photos from Saturday when you get a chance? No rush at all.";
+        let v = View::column([View::list(
+            "messages",
+            0,
+            [View::bubble("msg:0", long, "Ana · Sat 6 Jun, 09:20", false), View::bubble("msg:1", "Sure", "Me · Sat 6 Jun, 09:25", true)],
+        )]);
+        let l = Layout::new(&v, Screen::PHONE);
+        let s = l.scale();
+        let (theirs, mine) = (l.find("msg:0").unwrap().rect, l.find("msg:1").unwrap().rect);
+        let width = Screen::PHONE.width as f32;
+        assert_eq!(theirs.x, (BUBBLE_MARGIN.0 * s).round() as i32);
+        assert_eq!(mine.x + mine.w, (width - BUBBLE_MARGIN.0 * s).round() as i32);
+        assert!(theirs.w as f32 <= width * BUBBLE_WIDTH + 1.0 && mine.w < theirs.w, "{theirs:?} {mine:?}");
+        // The long message wraps onto several lines and its bubble grows to hold them; the lines
+        // wrap the same at the bubble's own width.
+        let lines = bubble_lines(long, width, s);
+        assert!(lines.len() >= 3, "{lines:?}");
+        assert!(theirs.h > mine.h);
+        assert_eq!(wrap(long, chars_per_line(TextStyle::Body, theirs.w as f32 - 2.0 * BUBBLE_PAD.0 * s + 1.0, s)), lines);
+        assert_eq!(l.ui_tree()[2].text, format!("{long} · Ana · Sat 6 Jun, 09:20"));
+    }
+
+    #[test]
+    fn chips_pack_from_the_left_and_a_navigation_bar_shares_the_width() {
+        let v = View::column([
+            View::chips("cats", [("c:0", "All"), ("c:1", "Electronics"), ("c:2", "Home")], 0),
+            View::navigation("nav", [("n:0", "Songs", crate::icons::Pictogram::MusicNote), ("n:1", "Playlists", crate::icons::Pictogram::List)], 1),
+        ]);
+        let l = Layout::new(&v, Screen::PHONE);
+        let s = l.scale();
+        let chip = |id: &str| l.find(id).unwrap().rect;
+        assert_eq!(chip("c:0").x, (PAD * s).round() as i32);
+        assert_eq!(chip("c:1").x, chip("c:0").x + chip("c:0").w, "packed, each with its gap");
+        assert!(chip("c:1").w > chip("c:0").w, "as wide as the label");
+        assert!(chip("c:2").x + chip("c:2").w < Screen::PHONE.width as i32 / 2 + 200, "not spread over the row");
+        let (a, b) = (chip("n:0"), chip("n:1"));
+        assert_eq!((a.w, a.h, b.x), (b.w, (80.0 * s).round() as i32, a.x + a.w));
+        let tree = l.ui_tree();
+        assert!(tree.iter().any(|n| n.id == "n:1" && n.selected && n.role == "tab" && n.text == "Playlists"));
     }
 
     #[test]

@@ -9,9 +9,10 @@ use std::sync::OnceLock;
 use guigym_core::{Bounds, Screenshot};
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
 
-use crate::layout::{chars_per_line, line_height, wrap, Layout, FAB_LABEL_X, NAV_HANDLE, PAD, SNACKBAR_MARGIN};
+use crate::layout::{chars_per_line, line_height, wrap, Layout, BUBBLE_PAD, CHIP_GAP, FAB_LABEL_X, NAV_HANDLE, PAD, SNACKBAR_MARGIN};
 use crate::theme::{Rgb, Theme};
-use crate::view::{Kind, Leading, TextStyle};
+use crate::theme::{BAR_TINT, CHOSEN_TINT};
+use crate::view::{Kind, Leading, TabLook, TextStyle};
 
 static REGULAR: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 static BOLD: &[u8] = include_bytes!("../assets/DejaVuSans-Bold.ttf");
@@ -67,11 +68,19 @@ pub fn render(layout: &Layout<'_>, theme: &Theme) -> Result<Pixmap, RasterError>
         Painter { pixmap: Pixmap::new(screen.width, screen.height).ok_or(RasterError::Size(screen.width, screen.height))?, scale: layout.scale() };
     painter.pixmap.fill(color(theme.background, 255));
     let full = Bounds { x: 0, y: 0, w: screen.width as i32, h: screen.height as i32 };
+    // An open dialog and what it holds are painted last, over a scrim that dims everything
+    // else (what follows the dialog in the tree too, as the page's stacking does).
+    let dialog = modal.map(|m| m..nodes[m].end).unwrap_or(0..0);
     for (i, p) in nodes.iter().enumerate() {
-        if Some(i) == *modal {
-            painter.fill(full, full, [0, 0, 0], 110, 0.0);
+        if !dialog.contains(&i) {
+            painter.node(p.view, p.rect, p.visible, theme);
         }
-        painter.node(p.view, p.rect, p.visible, theme);
+    }
+    if !dialog.is_empty() {
+        painter.fill(full, full, [0, 0, 0], 110, 0.0);
+        for p in &nodes[dialog] {
+            painter.node(p.view, p.rect, p.visible, theme);
+        }
     }
     Ok(painter.pixmap)
 }
@@ -286,7 +295,7 @@ impl Painter {
                     t.primary
                 };
                 self.fill(b, clip, bg, 255, self.dp(10.0));
-                self.centered(label, b, clip, bold(TextStyle::Body), t.on_primary);
+                self.centered(label, b, clip, TextStyle::Body, t.on_primary);
             }
             Kind::Fab { label } => {
                 let radius = self.dp(16.0);
@@ -305,14 +314,27 @@ impl Painter {
                 let y = r.y as f32 + (r.h as f32 - ty.size(scale) * 1.2) / 2.0;
                 self.text(label, r.x as f32 + self.dp(FAB_LABEL_X), y, ty, t.on_primary, clip);
             }
-            Kind::TextField { value, placeholder, focused, .. } => {
+            Kind::TextField { value, placeholder, focused, multiline } => {
                 let b = inset(r, d(PAD), d(6.0));
                 self.fill(b, clip, if *focused { t.primary } else { t.divider }, 255, self.dp(8.0));
                 let inner = inset(b, d(2.0), d(2.0));
                 self.fill(inner, clip, t.surface, 255, self.dp(7.0));
                 let (s, rgb) = if value.is_empty() { (placeholder, t.muted) } else { (value, t.text) };
                 let shown = if *focused { format!("{s}|") } else { s.clone() };
-                self.text(&shown, inner.x as f32 + self.dp(12.0), inner.y as f32 + self.dp(14.0), TextStyle::Body, rgb, clip);
+                // Text stays inside the field's frame; a multi-line field wraps it, line under line.
+                let x0 = inner.x.max(clip.x);
+                let y0 = inner.y.max(clip.y);
+                let inside = Bounds { x: x0, y: y0, w: (inner.x + inner.w).min(clip.x + clip.w) - x0, h: (inner.y + inner.h).min(clip.y + clip.h) - y0 };
+                let (x, y) = (inner.x as f32 + self.dp(12.0), inner.y as f32 + self.dp(14.0));
+                if *multiline {
+                    let lines = wrap(&shown, chars_per_line(TextStyle::Body, inner.w as f32 - self.dp(24.0), scale));
+                    let lh = line_height(TextStyle::Body, scale);
+                    for (i, line) in lines.iter().enumerate() {
+                        self.text(line, x, y + i as f32 * lh, TextStyle::Body, rgb, inside);
+                    }
+                } else {
+                    self.text(&shown, x, y, TextStyle::Body, rgb, inside);
+                }
             }
             Kind::Item { title, subtitle, trailing, leading, bold: strong } => {
                 self.fill(r, clip, t.surface, 255, 0.0);
@@ -352,10 +374,27 @@ impl Painter {
                     self.text(trailing, tx, r.y as f32 + self.dp(12.0), TextStyle::Caption, t.muted, clip);
                 }
             }
+            Kind::Bubble { text, meta, mine } => {
+                let (ground, ink, small) = if *mine { (t.primary, t.on_primary, t.on_primary) } else { (t.tint(CHOSEN_TINT), t.text, t.muted) };
+                self.fill(r, clip, ground, 255, self.dp(16.0));
+                let (px, py) = BUBBLE_PAD;
+                let lines = wrap(text, chars_per_line(TextStyle::Body, r.w as f32 - self.dp(2.0 * px) + 1.0, scale));
+                let lh = line_height(TextStyle::Body, scale);
+                let (x, y) = (r.x as f32 + self.dp(px), r.y as f32 + self.dp(py));
+                for (i, line) in lines.iter().enumerate() {
+                    self.text(line, x, y + i as f32 * lh, TextStyle::Body, ink, clip);
+                }
+                self.text(meta, x, y + lines.len() as f32 * lh + self.dp(2.0), TextStyle::Caption, small, clip);
+            }
             Kind::Checkbox { label, checked } => {
-                let bx = Bounds { x: r.x + d(PAD), y: r.y + d(14.0), w: d(24.0), h: d(24.0) };
+                let (bx_x, bx_y) = crate::icons::CHECKBOX;
+                let bx = Bounds { x: r.x + d(bx_x), y: r.y + d(bx_y), w: d(24.0), h: d(24.0) };
                 self.fill(bx, clip, if *checked { t.primary } else { t.muted }, 255, self.dp(4.0));
-                if !*checked {
+                if *checked {
+                    for shape in crate::icons::tick(bx_x, bx_y) {
+                        self.shape(&shape, r, t.on_primary, t.primary);
+                    }
+                } else {
                     self.fill(inset(bx, d(2.0), d(2.0)), clip, t.surface, 255, self.dp(3.0));
                 }
                 self.text(label, r.x as f32 + self.dp(56.0), r.y as f32 + self.dp(14.0), TextStyle::Body, muted, clip);
@@ -367,13 +406,42 @@ impl Painter {
                 let knob_x = if *on { track.x + track.w - d(22.0) } else { track.x + d(2.0) };
                 self.fill(Bounds { x: knob_x, y: track.y + d(2.0), w: d(20.0), h: d(20.0) }, clip, t.surface, 255, self.dp(10.0));
             }
-            Kind::Tabs => self.fill(r, clip, t.surface, 255, 0.0),
-            Kind::Tab { label, selected } => {
+            Kind::Tabs { look } => match look {
+                TabLook::Strip => self.fill(r, clip, t.surface, 255, 0.0),
+                TabLook::Chips => {}
+                TabLook::Bar => self.fill(r, clip, t.tint(BAR_TINT), 255, 0.0),
+            },
+            Kind::Tab { label, selected, look: TabLook::Strip, .. } => {
                 let rgb = if *selected { t.primary } else { t.muted };
-                self.centered(label, r, clip, bold(TextStyle::Body), rgb);
+                self.centered(label, r, clip, TextStyle::Body, rgb);
                 if *selected {
                     self.fill(Bounds { x: r.x, y: r.y + r.h - d(3.0), w: r.w, h: d(3.0) }, clip, t.primary, 255, 0.0);
                 }
+            }
+            Kind::Tab { label, selected, look: TabLook::Chips, .. } => {
+                let chip = Bounds { x: r.x, y: r.y + d(8.0), w: r.w - d(CHIP_GAP), h: r.h - d(16.0) };
+                if *selected {
+                    self.fill(chip, clip, t.tint(CHOSEN_TINT), 255, self.dp(8.0));
+                } else {
+                    self.fill(chip, clip, t.divider, 255, self.dp(8.0));
+                    self.fill(inset(chip, d(1.0), d(1.0)), clip, t.background, 255, self.dp(7.0));
+                }
+                self.centered(label, chip, clip, TextStyle::Caption, t.text);
+            }
+            Kind::Tab { label, selected, look: TabLook::Bar, icon } => {
+                let pill = Bounds { x: r.x + (r.w - d(64.0)) / 2, y: r.y + d(12.0), w: d(64.0), h: d(32.0) };
+                let ground = if *selected { t.tint(CHOSEN_TINT) } else { t.tint(BAR_TINT) };
+                if *selected {
+                    self.fill(pill, clip, ground, 255, self.dp(16.0));
+                }
+                if let Some(icon) = icon {
+                    for shape in icon.shapes(20.0, 4.0, 24.0) {
+                        self.shape(&shape, pill, if *selected { t.text } else { t.muted }, ground);
+                    }
+                }
+                let ty = if *selected { bold(TextStyle::Caption) } else { TextStyle::Caption.into() };
+                let x = r.x as f32 + (r.w as f32 - self.width(label, ty)) / 2.0;
+                self.text(label, x, r.y as f32 + self.dp(50.0), ty, if *selected { t.text } else { t.muted }, clip);
             }
             Kind::Dialog { title } => {
                 self.fill(r, clip, t.surface, 255, self.dp(16.0));
@@ -484,7 +552,7 @@ mod tests {
     }
 
     #[test]
-    fn headings_unread_rows_buttons_and_tabs_are_set_in_bold() {
+    fn headings_and_unread_rows_are_set_in_bold() {
         let ink = |v: View, id: &str| {
             let layout = Layout::new(&v, Screen { width: 360, height: 200 });
             let pixmap = render(&layout, &Theme::default()).unwrap();
@@ -500,6 +568,42 @@ mod tests {
         assert!(bold as f32 > regular as f32 * 1.3, "bold {bold} vs regular {regular}");
         let heading = |style| View::column([View::styled("Total due", style).id("t")]);
         assert!(ink(heading(TextStyle::Title), "t") > ink(heading(TextStyle::Body), "t"));
+    }
+
+    #[test]
+    fn an_open_dialog_dims_all_else_and_a_ticked_box_shows_its_tick() {
+        let page = View::column([View::checkbox("c", "Checked", true), View::fill(), View::item("ad", "Sponsored", "After the dialog in the tree")]);
+        let dialog = View::dialog("d", "Sure?", [View::button("ok", "OK")]);
+        let screen = View::stack([page.clone(), dialog]);
+        let layout = Layout::new(&screen, Screen { width: 360, height: 640 });
+        let dimmed = render(&layout, &Theme::default()).unwrap();
+        let plain = render(&Layout::new(&page, Screen { width: 360, height: 640 }), &Theme::default()).unwrap();
+        // The last row, drawn after the dialog's subtree in the tree, is still under the scrim.
+        let ad = layout.find("ad").unwrap().rect;
+        let (x, y) = (5, (ad.y + 2) as u32);
+        assert!(dimmed.pixel(x, y).unwrap().red() < plain.pixel(x, y).unwrap().red(), "the row after the dialog is dimmed");
+        // The chosen box carries a tick in the colour on the primary (white by default).
+        let c = layout.find("c").unwrap().rect;
+        let (bx, by) = crate::icons::CHECKBOX;
+        let tick = (0..24)
+            .flat_map(|dx| (0..24).map(move |dy| (dx, dy)))
+            .filter(|&(dx, dy)| plain.pixel((c.x as f32 + bx) as u32 + dx, (c.y as f32 + by) as u32 + dy).is_some_and(|p| p.red() > 200 && p.blue() > 200));
+        assert!(tick.count() > 20, "a tick on the box");
+    }
+
+    #[test]
+    fn a_multiline_field_wraps_its_text_inside_its_frame() {
+        let text = "The door code for Room 2A is 7769, and the alarm code is 4411.";
+        let v = View::column([View::multiline_field("body", text, "Note", false)]);
+        let layout = Layout::new(&v, Screen { width: 360, height: 400 });
+        let pixmap = render(&layout, &Theme::default()).unwrap();
+        let f = layout.find("body").unwrap().rect;
+        // The second line's band (one line height, 21.6 px at this scale, under the first) is inked.
+        let second = f.y + 22 + 22..f.y + 22 + 22 + 16;
+        assert!(second.clone().any(|y| (f.x..f.x + f.w).any(|x| pixmap.pixel(x as u32, y as u32).is_some_and(|p| p.red() < 100))), "a second line");
+        // Nothing is drawn right of the frame.
+        let right = (f.x + f.w - 16 + 1) as u32;
+        assert!((f.y..f.y + f.h).all(|y| pixmap.pixel(right, y as u32).is_some_and(|p| p.red() > 200)));
     }
 
     #[test]

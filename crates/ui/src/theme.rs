@@ -4,6 +4,10 @@ use serde::{Deserialize, Serialize};
 
 pub type Rgb = [u8; 3];
 
+/// How far a navigation bar's ground, and a chosen chip or pill, lean toward the primary colour.
+pub const BAR_TINT: f32 = 0.08;
+pub const CHOSEN_TINT: f32 = 0.22;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Theme {
     pub background: Rgb,
@@ -48,6 +52,12 @@ impl Theme {
         let green = Theme { primary: [22, 163, 74], ..light.clone() };
         let plum = Theme { primary: [147, 51, 234], background: [252, 250, 255], ..light.clone() };
         vec![light, dark, green, plum]
+    }
+
+    /// The surface tinted toward the primary colour by `amount` (0–1): Material's tonal
+    /// containers (a navigation bar, a chosen chip, an indicator pill).
+    pub fn tint(&self, amount: f32) -> Rgb {
+        std::array::from_fn(|i| (self.surface[i] as f32 + (self.primary[i] as f32 - self.surface[i] as f32) * amount).round() as u8)
     }
 
     pub fn variant(index: usize) -> Theme {

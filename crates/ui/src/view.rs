@@ -20,6 +20,18 @@ impl TextStyle {
     }
 }
 
+/// How a row of tabs looks: the same choice of one, in Material's three shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TabLook {
+    /// Tabs under the app bar, the chosen one underlined.
+    Strip,
+    /// Filter chips, packed from the left: rounded outlines, the chosen one filled.
+    Chips,
+    /// The navigation bar at the foot of a screen: an icon over each label, the chosen one's
+    /// icon on a pill.
+    Bar,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
     /// Children stacked top to bottom; a child holding a `List` takes the remaining height.
@@ -60,6 +72,13 @@ pub enum Kind {
         leading: Option<Leading>,
         bold: bool,
     },
+    /// A message in a conversation: its text wrapped in a bubble, who sent it and when under it;
+    /// the phone owner's on the right in the primary colour, others' on the left.
+    Bubble {
+        text: String,
+        meta: String,
+        mine: bool,
+    },
     Checkbox {
         label: String,
         checked: bool,
@@ -68,11 +87,17 @@ pub enum Kind {
         label: String,
         on: bool,
     },
-    /// A row of tabs; children are the tab labels (built by `View::tabs`).
-    Tabs,
+    /// A row of tabs; children are the tab labels (built by `View::tabs`, `View::chips` or
+    /// `View::navigation`).
+    Tabs {
+        look: TabLook,
+    },
+    /// One of them; a navigation bar's has an icon over its label.
     Tab {
         label: String,
         selected: bool,
+        look: TabLook,
+        icon: Option<crate::icons::Pictogram>,
     },
     /// A modal card centred over the screen; children are its content.
     Dialog {
@@ -238,6 +263,10 @@ impl View {
         View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into(), leading: None, bold: false }).id(id)
     }
 
+    pub fn bubble(id: impl Into<String>, text: impl Into<String>, meta: impl Into<String>, mine: bool) -> View {
+        View::new(Kind::Bubble { text: text.into(), meta: meta.into(), mine }).id(id)
+    }
+
     pub fn checkbox(id: impl Into<String>, label: impl Into<String>, checked: bool) -> View {
         View::new(Kind::Checkbox { label: label.into(), checked }).id(id)
     }
@@ -248,9 +277,30 @@ impl View {
 
     /// A tab row: `tabs` are (id, label) pairs; `selected` indexes them.
     pub fn tabs<'a>(id: impl Into<String>, tabs: impl IntoIterator<Item = (&'a str, &'a str)>, selected: usize) -> View {
-        View::new(Kind::Tabs)
-            .id(id)
-            .children(tabs.into_iter().enumerate().map(|(i, (tid, label))| View::new(Kind::Tab { label: label.to_string(), selected: i == selected }).id(tid)))
+        View::tab_row(id, TabLook::Strip, tabs.into_iter().map(|(tid, label)| (tid, label, None)), selected)
+    }
+
+    /// Filter chips, one chosen: `chips` are (id, label) pairs; `selected` indexes them.
+    pub fn chips<'a>(id: impl Into<String>, chips: impl IntoIterator<Item = (&'a str, &'a str)>, selected: usize) -> View {
+        View::tab_row(id, TabLook::Chips, chips.into_iter().map(|(tid, label)| (tid, label, None)), selected)
+    }
+
+    /// A navigation bar for the foot of a screen: (id, label, icon) triples; `selected` indexes them.
+    pub fn navigation<'a>(id: impl Into<String>, tabs: impl IntoIterator<Item = (&'a str, &'a str, crate::icons::Pictogram)>, selected: usize) -> View {
+        View::tab_row(id, TabLook::Bar, tabs.into_iter().map(|(tid, label, icon)| (tid, label, Some(icon))), selected)
+    }
+
+    fn tab_row<'a>(
+        id: impl Into<String>,
+        look: TabLook,
+        tabs: impl IntoIterator<Item = (&'a str, &'a str, Option<crate::icons::Pictogram>)>,
+        selected: usize,
+    ) -> View {
+        View::new(Kind::Tabs { look }).id(id).children(
+            tabs.into_iter()
+                .enumerate()
+                .map(|(i, (tid, label, icon))| View::new(Kind::Tab { label: label.to_string(), selected: i == selected, look, icon }).id(tid)),
+        )
     }
 
     pub fn dialog(id: impl Into<String>, title: impl Into<String>, content: impl IntoIterator<Item = View>) -> View {
@@ -265,6 +315,11 @@ impl View {
         View::new(Kind::AppBar { title: title.into() })
     }
 
+    /// Space that holds what follows it to the foot of its column when no list fills it.
+    pub fn fill() -> View {
+        View::new(Kind::Fill)
+    }
+
     pub fn spacer(height: f32) -> View {
         View::new(Kind::Spacer { height })
     }
@@ -277,10 +332,10 @@ impl View {
             Kind::Button { .. } | Kind::Fab { .. } => "button",
             Kind::TextField { .. } => "textfield",
             Kind::List { .. } => "list",
-            Kind::Item { .. } => "listitem",
+            Kind::Item { .. } | Kind::Bubble { .. } => "listitem",
             Kind::Checkbox { .. } => "checkbox",
             Kind::Switch { .. } => "switch",
-            Kind::Tabs => "tablist",
+            Kind::Tabs { .. } => "tablist",
             Kind::Tab { .. } => "tab",
             Kind::Dialog { .. } => "dialog",
             Kind::Icon { .. } => "icon",
@@ -317,6 +372,7 @@ impl View {
                 }
                 s
             }
+            Kind::Bubble { text, meta, .. } => format!("{text} · {meta}"),
             Kind::Dialog { title } | Kind::AppBar { title } => title.clone(),
             Kind::StatusBar { time, .. } => time.clone(),
             _ => String::new(),

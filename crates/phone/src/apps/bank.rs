@@ -78,7 +78,7 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Statement",
                 vec![
-                    View::tabs("statement_tabs", [("tab:0", "All"), ("tab:1", "In"), ("tab:2", "Out")], tab as usize),
+                    View::chips("statement_tabs", [("tab:0", "All"), ("tab:1", "In"), ("tab:2", "Out")], tab as usize),
                     View::list("transactions", s.scroll("transactions"), rows.map(|(id, t)| txn_item(id, t))),
                 ],
                 None,

@@ -1,7 +1,7 @@
 //! Clock: alarms and timers as tabs, an alarm form that validates its time, alarm details
 //! with an on/off switch and deletion, and a timer form that validates its length.
 
-use guigym_ui::View;
+use guigym_ui::{Pictogram, View};
 
 use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::state::{AppData, DeviceState};
@@ -31,7 +31,7 @@ pub fn install(_w: &World, d: &mut AppData, rng: &mut Rng) {
 pub const APP: App = App { name: "Clock", icon: guigym_ui::Pictogram::Clock, color: [249, 115, 22], root: "alarms", view, handle };
 
 fn tabs(selected: usize) -> View {
-    View::tabs("clock_tabs", [("tab_alarms", "Alarms"), ("tab_timers", "Timers")], selected)
+    View::navigation("clock_tabs", [("tab_alarms", "Alarms", Pictogram::Clock), ("tab_timers", "Timers", Pictogram::Hourglass)], selected)
 }
 
 fn view(s: &DeviceState, route: &str) -> View {
@@ -81,13 +81,13 @@ fn view(s: &DeviceState, route: &str) -> View {
         ("timers", _) => screen(
             "Clock",
             vec![
-                tabs(1),
                 View::list(
                     "timers",
                     s.scroll("timers"),
                     s.data.timers.iter().map(|(id, t)| View::item(format!("timer:{id}"), format!("{} min", t.minutes), &t.label)),
                 ),
                 View::fab("new_timer", "New timer"),
+                tabs(1),
             ],
             None,
         ),
@@ -97,7 +97,6 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Clock",
                 vec![
-                    tabs(0),
                     View::list(
                         "alarms",
                         s.scroll("alarms"),
@@ -106,6 +105,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         }),
                     ),
                     View::fab("new_alarm", "New alarm"),
+                    tabs(0),
                 ],
                 None,
             )

@@ -97,7 +97,7 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 &format!("To {}", p.name),
                 vec![
-                    View::tabs("modes", [("mode:walk", "Walk"), ("mode:transit", "Transit"), ("mode:drive", "Drive")], mode),
+                    View::chips("modes", [("mode:walk", "Walk"), ("mode:transit", "Transit"), ("mode:drive", "Drive")], mode),
                     View::text(format!("{minutes} min by {}", MODES[mode])).id("duration"),
                     View::styled(format!("From your location to {}", p.address), TextStyle::Caption),
                 ],

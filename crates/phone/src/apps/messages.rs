@@ -38,7 +38,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         s.scroll("messages"),
                         t.messages.iter().enumerate().map(|(i, m)| {
                             let who = if m.from_me { "Me" } else { t.name.as_str() };
-                            View::item(format!("msg:{i}"), &m.text, format!("{who} · {}", time::short(m.time))).enabled(false)
+                            View::bubble(format!("msg:{i}"), &m.text, format!("{who} · {}", time::short(m.time)), m.from_me).enabled(false)
                         }),
                     ),
                     View::row([View::field("compose", s.field("compose"), "Text message", focus == Some("compose")).weight(3.0), View::button("send", "Send")]),

@@ -2,7 +2,7 @@
 //! playlist (a dialog picks which), playlist pages that remove songs or delete the playlist,
 //! and a new-playlist form that rejects empty and duplicate names.
 
-use guigym_ui::{TextStyle, View};
+use guigym_ui::{Pictogram, TextStyle, View};
 
 use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::state::{AppData, DeviceState, Table};
@@ -75,7 +75,7 @@ pub fn install(_w: &World, d: &mut AppData, rng: &mut Rng) {
 pub const APP: App = App { name: "Music", icon: guigym_ui::Pictogram::MusicNote, color: [236, 72, 153], root: "songs", view, handle };
 
 fn tabs(i: usize) -> View {
-    View::tabs("music_tabs", [("tab_songs", "Songs"), ("tab_playlists", "Playlists")], i)
+    View::navigation("music_tabs", [("tab_songs", "Songs", Pictogram::MusicNote), ("tab_playlists", "Playlists", Pictogram::List)], i)
 }
 
 fn now_playing(s: &DeviceState) -> View {
@@ -155,7 +155,6 @@ fn view(s: &DeviceState, route: &str) -> View {
         ("playlists", _) => screen(
             "Music",
             vec![
-                tabs(1),
                 View::list(
                     "playlists",
                     s.scroll("playlists"),
@@ -163,6 +162,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                 ),
                 View::fab("new_playlist", "New playlist"),
                 now_playing(s),
+                tabs(1),
             ],
             None,
         ),
@@ -171,7 +171,6 @@ fn view(s: &DeviceState, route: &str) -> View {
             screen(
                 "Music",
                 vec![
-                    tabs(0),
                     View::field("search", s.field("search"), "Search songs or artists", focus == Some("search")),
                     View::list(
                         "songs",
@@ -183,6 +182,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                             .map(|(id, x)| View::item(format!("song:{id}"), &x.title, &x.artist).picture(cover(x))),
                     ),
                     now_playing(s),
+                    tabs(0),
                 ],
                 None,
             )

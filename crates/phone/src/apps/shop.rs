@@ -234,7 +234,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                 "Shop",
                 vec![
                     View::field("search", s.field("search"), "Search products", focus == Some("search")),
-                    View::tabs("categories", tabs.iter().map(|c| (c.as_str(), c.as_str())), selected),
+                    View::chips("categories", tabs.iter().map(|c| (c.as_str(), c.as_str())), selected),
                     View::list(
                         "products",
                         s.scroll("products"),

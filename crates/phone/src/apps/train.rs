@@ -4,7 +4,7 @@
 //! `pass/FROM/TO/DAY/K/CLASS`, `ticket/ID`, `change/ID`, `changes/ID/DAY`.
 
 use guigym_core::Rng;
-use guigym_ui::{TextStyle, View};
+use guigym_ui::{Pictogram, TextStyle, View};
 
 use super::{confirm, screen, App, UiEvent};
 use crate::money;
@@ -87,7 +87,7 @@ fn selected(s: &DeviceState) -> Vec<usize> {
 }
 
 fn tabs(i: usize) -> View {
-    View::tabs("train_tabs", [("tab_search", "Search"), ("tab_tickets", "My tickets")], i)
+    View::navigation("train_tabs", [("tab_search", "Search", Pictogram::Search), ("tab_tickets", "My tickets", Pictogram::Ticket)], i)
 }
 
 fn run_item(id: String, r: &TrainRun) -> View {
@@ -146,7 +146,6 @@ fn view(s: &DeviceState, route: &str) -> View {
         "tickets" => screen(
             "My tickets",
             vec![
-                tabs(1),
                 View::list(
                     "tickets",
                     s.scroll("tickets"),
@@ -155,6 +154,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                         .iter()
                         .map(|(id, t)| View::item_with(format!("ticket:{id}"), format!("{} {} → {}", t.train, t.from, t.to), time::short(t.depart), &t.status)),
                 ),
+                tabs(1),
             ],
             None,
         ),
@@ -202,13 +202,14 @@ fn view(s: &DeviceState, route: &str) -> View {
         _ => screen(
             "Trains",
             vec![
-                tabs(0),
                 View::field("from", s.field("from"), "From station", focus == Some("from")),
                 View::field("to", s.field("to"), "To station", focus == Some("to")),
                 View::button("swap", "Swap"),
                 View::field("date", s.field("date"), "Date (YYYY-MM-DD)", focus == Some("date")),
                 View::button("search", "Search trains"),
                 View::styled(format!("Stations: {}", STATIONS.join(", ")), TextStyle::Caption),
+                View::fill(),
+                tabs(0),
             ],
             None,
         ),
