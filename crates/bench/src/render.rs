@@ -1,7 +1,7 @@
 //! `guigym bench render`: how alike the phone's two renderers draw the same screen — the native
 //! raster of the `sim` backend and the HTML of the `web` backend in Chromium — as the structural
-//! similarity (SSIM) of their screenshots of the same device state, per app's main screen and
-//! the home screen, in worlds of every theme and display zoom the smoke suite has. A policy
+//! similarity (SSIM) of their screenshots of the same device state, per app's main screen, the
+//! home screen and a few screens deeper in, in worlds of every theme and display zoom the smoke suite has. A policy
 //! trained on one renderer meets the other's pictures: this is the distance between them, in
 //! the measure image quality work uses.
 
@@ -60,19 +60,59 @@ impl crate::Figures for RenderFigures {
         for (i, w) in self.worlds.iter().enumerate() {
             out.push_str(&format!("  world {i}: {} (theme {}, zoom {}%): mean SSIM {:.3}\n", w.task, w.theme, w.zoom_pct, w.mean_ssim));
         }
-        out.push_str(&format!("  {:<12} {:>7} {:>18}   (means over the worlds)\n", "screen", "SSIM", "pixels differing"));
+        out.push_str(&format!("  {:<22} {:>7} {:>18}   (means over the worlds)\n", "screen", "SSIM", "pixels differing"));
         for s in &self.screens {
-            out.push_str(&format!("  {:<12} {:>7.3} {:>17.1}%\n", s.screen, s.ssim, 100.0 * s.differing_pixels));
+            out.push_str(&format!("  {:<22} {:>7.3} {:>17.1}%\n", s.screen, s.ssim, 100.0 * s.differing_pixels));
         }
-        out.push_str(&format!("  {:<12} {:>7.3}\n", "mean", self.mean_ssim));
+        out.push_str(&format!("  {:<22} {:>7.3}\n", "mean", self.mean_ssim));
         out
     }
 }
 
-/// The screens compared: the home screen, then every app's main screen, each reached from the
+/// One move towards a screen: open an app, tap an element, or tap the first element whose id
+/// starts so (the first conversation, product, place of whatever world it is).
+enum Move {
+    Open(&'static str),
+    Tap(&'static str),
+    TapFirst(&'static str),
+}
+
+/// The screens compared: the home screen, every app's main screen, then screens deeper in
+/// (a conversation, a product, a song, a place and the route to it), each reached from the
 /// task's initial state.
-fn screens() -> Vec<(String, Option<Action>)> {
-    std::iter::once(("home".to_string(), None)).chain(APPS.iter().map(|a| (a.name.to_string(), Some(Action::OpenApp { name: a.name.into() })))).collect()
+fn screens() -> Vec<(String, Vec<Move>)> {
+    let deeper = [
+        ("Messages-conversation", vec![Move::Open("Messages"), Move::TapFirst("thread:")]),
+        ("Shop-product", vec![Move::Open("Shop"), Move::TapFirst("product:")]),
+        ("Music-song", vec![Move::Open("Music"), Move::TapFirst("song:")]),
+        ("Maps-place", vec![Move::Open("Maps"), Move::TapFirst("place:")]),
+        ("Maps-route", vec![Move::Open("Maps"), Move::TapFirst("place:"), Move::Tap("directions")]),
+    ];
+    std::iter::once(("home".to_string(), Vec::new()))
+        .chain(APPS.iter().map(|a| (a.name.to_string(), vec![Move::Open(a.name)])))
+        .chain(deeper.into_iter().map(|(name, moves)| (name.to_string(), moves)))
+        .collect()
+}
+
+/// One action on both sides, which must both take it.
+async fn play(native: &mut SimEnv, web: &mut impl Env, a: &Action) -> anyhow::Result<()> {
+    for (side, outcome) in [("native", native.step(a).await?), ("Chromium", web.step(a).await?)] {
+        if outcome.invalid {
+            bail!("the {side} side refused {a:?}: {}", outcome.feedback);
+        }
+    }
+    Ok(())
+}
+
+/// The action a move is on a screen.
+fn action(m: &Move, on: &guigym_core::Observation) -> anyhow::Result<Action> {
+    Ok(match m {
+        Move::Open(app) => Action::OpenApp { name: app.to_string() },
+        Move::Tap(id) => Action::click_element(*id),
+        Move::TapFirst(prefix) => Action::click_element(
+            on.ui_tree.iter().find(|n| n.id.starts_with(prefix)).ok_or_else(|| anyhow!("no element whose id starts with {prefix}"))?.id.clone(),
+        ),
+    })
 }
 
 /// One smoke task per look the smoke suite's worlds have (theme and zoom), in suite order.
@@ -109,15 +149,18 @@ pub async fn run(s: &Settings) -> anyhow::Result<RenderFigures> {
     let mut worlds_drawn = Vec::new();
     for (w, (task, theme, zoom_pct)) in worlds(screen)?.into_iter().enumerate() {
         let mut world_ssim = 0.0;
-        for (k, (name, open)) in screens.iter().enumerate() {
+        for (k, (name, moves)) in screens.iter().enumerate() {
             native.reset(&task).await?;
             web.reset(&task).await?;
-            if let Some(action) = open {
-                for (side, outcome) in [("native", native.step(action).await?), ("Chromium", web.step(action).await?)] {
-                    if outcome.invalid {
-                        bail!("{}, {name}: opening it on the {side} side failed: {}", task.id, outcome.feedback);
-                    }
+            for (i, m) in moves.iter().enumerate() {
+                // Both sides take the move as the native phone reads its screen; a world's pop-up
+                // is dismissed on the way to a screen past the app's first.
+                let context = || format!("{}, {name}", task.id);
+                if i > 0 && native.observe(ObserveOptions::default()).await?.node("popup_dismiss").is_some() {
+                    play(&mut native, &mut web, &Action::click_element("popup_dismiss")).await.with_context(context)?;
                 }
+                let a = action(m, &native.observe(ObserveOptions::default()).await?).with_context(context)?;
+                play(&mut native, &mut web, &a).await.with_context(context)?;
             }
             let shot = |o: guigym_core::Observation| o.screenshot.ok_or_else(|| anyhow!("{name}: no screenshot"));
             let a = shot(native.observe(ObserveOptions { screenshot: true }).await?)?;
@@ -144,7 +187,7 @@ pub async fn run(s: &Settings) -> anyhow::Result<RenderFigures> {
         }
         if let (Some(dir), 0) = (&s.docs, w) {
             let intro = format!(
-                "# The phone, natively and in Chromium\n\nEvery app's main screen and the home screen of one world (task `{}`, theme {theme}, zoom \
+                "# The phone, natively and in Chromium\n\nThe home screen, every app's main screen and a few deeper ones of one world (task `{}`, theme {theme}, zoom \
                  {zoom_pct}%): the `sim` backend's native raster on the left, the `web` backend's page in Chromium on the right, at a third \
                  of their {}x{} size. Written by `guigym bench render --docs docs/phone`; the test \
                  `bench_render_prints_the_similarity_of_both_renderers_per_app` fails when they no longer show the native look \

@@ -4,7 +4,7 @@
 //! web backend's script turns browser events on them into shell actions.
 
 use crate::icons::Shape;
-use crate::layout::{Layout, BUBBLE_PAD, CHIP_GAP, FAB_LABEL_X, NAV_HANDLE};
+use crate::layout::{label_fits, Layout, BUBBLE_PAD, CARD_INSET, CHIP_GAP, FAB_LABEL_X, NAV_HANDLE};
 use crate::theme::{Rgb, Theme};
 use crate::theme::{BAR_TINT, CHOSEN_TINT};
 use crate::view::{Kind, Leading, TabLook, TextStyle};
@@ -81,7 +81,9 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
             }
             Kind::Button { label, danger } => {
                 let bg = if !v.enabled { theme.divider } else if *danger { theme.danger } else { theme.primary };
-                format!("<button {base}\" class=\"btn\"{disabled}><span style=\"background:{}\">{}</span></button>", css(bg), esc(label))
+                // The button is drawn inset 16 dp from its box, as the raster draws it.
+                let small = if label_fits(label, w - 2.0 * crate::layout::PAD) { "" } else { " small" };
+                format!("<button {base}\" class=\"btn{small}\"{disabled}><span style=\"background:{}\">{}</span></button>", css(bg), esc(label))
             }
             Kind::Fab { label } => {
                 let bg = if v.enabled { theme.primary } else { theme.divider };
@@ -107,7 +109,7 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                     format!("<input {base}\" class=\"field\" type=\"text\" value=\"{value}\" placeholder=\"{placeholder}\" aria-label=\"{placeholder}\"{focus}{disabled}>")
                 }
             }
-            Kind::Item { title, subtitle, trailing, leading, bold } => {
+            Kind::Item { title, subtitle, trailing, leading, bold, card } => {
                 // What leads the row is hidden from the tree: the row's name is its text.
                 let (class, lead) = match leading {
                     Some(Leading::Avatar(name)) => {
@@ -121,10 +123,12 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                     }
                     None => ("", String::new()),
                 };
-                let class = if *bold { format!("{class} strong") } else { class.to_string() };
+                let class = format!("{class}{}{}", if *bold { " strong" } else { "" }, if *card { " card" } else { "" });
                 // The row is drawn whole inside its element, which is the part of it that can be
                 // seen: a row cut by its list's edge shows its own top or foot, as the raster does.
                 let (dy, full) = ((p.rect.y - p.visible.y) as f32 / scale, p.rect.h as f32 / scale);
+                // A card's frame is the row inset.
+                let (dy, full) = if *card { (dy + CARD_INSET.1, full - 2.0 * CARD_INSET.1) } else { (dy, full) };
                 format!(
                     "<div {base}\" class=\"item{class}\" role=\"button\" aria-label=\"{}\"{disabled}><span class=\"row\" style=\"top:{dy:.2}px;height:{full:.2}px\">{lead}<span class=\"line\"><b>{}</b><i>{}</i></span><small>{}</small></span></div>",
                     esc(&v.label()),
@@ -186,6 +190,11 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
             ),
             Kind::Snackbar { text } => format!("<div {base}\" class=\"snack\"><span>{}</span></div>", esc(text)),
             Kind::NavBar => format!("<div {base};pointer-events:none\" class=\"nav\"><span aria-hidden=\"true\"></span></div>"),
+            Kind::Image { scene, .. } => image(&base, &v.label(), scene, w, h),
+            Kind::Map { key, places, target, route, .. } => {
+                let places: Vec<&str> = places.iter().map(String::as_str).collect();
+                image(&base, &v.label(), &crate::icons::map(key, &places, target.as_deref(), *route, w, h), w, h)
+            }
             Kind::List { .. } => format!("<div {base}\" class=\"list\" role=\"list\"></div>"),
             // Draws nothing and takes no taps: there for the tree.
             Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } | Kind::Fill => format!("<div {base};pointer-events:none\"></div>"),
@@ -193,6 +202,13 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
         out.push_str(&el);
     }
     out
+}
+
+/// A scene as an image element named by its description (none for a decoration).
+fn image(base: &str, label: &str, scene: &crate::icons::Scene, w: f32, h: f32) -> String {
+    let layers = scene.iter().map(|(points, rgb)| (Shape::Polygon { points: points.clone(), cut: false }, *rgb));
+    let named = if label.is_empty() { String::new() } else { format!(" role=\"img\" aria-label=\"{}\"", esc(label)) };
+    format!("<div {base};overflow:hidden;pointer-events:none\"{named}>{}</div>", svg(layers, w, h))
 }
 
 fn look_class(look: TabLook) -> &'static str {
@@ -248,6 +264,7 @@ pub fn stylesheet(theme: &Theme) -> String {
          button,input,textarea{{font:inherit;color:inherit}}\
          .btn{{border:0;background:transparent;padding:6px 16px}}\
          .btn span{{display:flex;align-items:center;justify-content:center;width:100%;height:100%;border-radius:10px;color:{on_primary};font-size:16px}}\
+         .btn.small span{{font-size:13px;line-height:1.35;padding:0 {label_margin}px;text-align:center}}\
          .field{{border:solid transparent;border-width:6px 16px;border-radius:24px/14px;background:{surface} padding-box;box-shadow:inset 0 0 0 2px {divider};margin:0;padding:0 14px;font-size:16px;outline:none}}\
          .field[data-focused]{{box-shadow:inset 0 0 0 2px {primary}}}\
          .field::placeholder{{color:{muted};opacity:1}}\
@@ -256,6 +273,8 @@ pub fn stylesheet(theme: &Theme) -> String {
          .line{{display:flex}} .item b{{flex:1;min-width:0;font-weight:normal;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}} .item.strong b{{font-weight:bold}} .item small{{display:block;color:{muted};font-size:13px;margin-top:9.7px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}\
          .item i{{flex:none;margin:2px 0 0 8px;font-style:normal;font-size:13px;color:{muted}}} .item i:empty{{margin:0}}\
          .item.lead .row{{padding-left:72px}} .avatar{{position:absolute;left:16px;top:calc(50% - 20px);width:40px;height:40px;border-radius:50%;color:#fff;display:flex;align-items:center;justify-content:center}}\
+         .item.card{{background:transparent}} .item.card .row{{left:{card_x}px;width:calc(100% - {card_w}px);border:1px solid {divider};border-radius:12px;background:{surface};padding:{card_py}px 15px}}\
+         .item.card .avatar,.item.card .picture{{left:15px}}\
          .item.pic .row{{padding-left:88px}} .picture{{position:absolute;left:16px;top:calc(50% - 28px);width:56px;height:56px}}\
          .check{{padding:14px 16px}}\
          [role=checkbox]{{padding-left:56px}} [role=checkbox]::before{{content:'';position:absolute;left:16px;top:14px;width:24px;height:24px;box-sizing:border-box;border:2px solid {muted};border-radius:4px;background:{surface}}}\
@@ -286,6 +305,10 @@ pub fn stylesheet(theme: &Theme) -> String {
         on_primary = css(theme.on_primary),
         fab_x = FAB_LABEL_X,
         chip_gap = CHIP_GAP,
+        label_margin = crate::layout::BUTTON_LABEL_MARGIN,
+        card_x = CARD_INSET.0,
+        card_w = 2.0 * CARD_INSET.0,
+        card_py = 10.0 - CARD_INSET.1 - 1.0,
         bpx = BUBBLE_PAD.0,
         bpy = BUBBLE_PAD.1,
         bar = css(theme.tint(BAR_TINT)),

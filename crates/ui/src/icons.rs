@@ -188,10 +188,24 @@ fn stable_hash(name: &str) -> u64 {
 pub const PICTURE: f32 = 56.0;
 pub const AFTER_PICTURE: f32 = 88.0;
 
-/// A thing's picture (an album's cover, a product's photo) drawn from its name: a scene of
-/// convex polygons in dp from the picture's corner, each in its colour, painted in order (the
-/// first fills the rounded square). The same name gives the same picture on both renderers.
-pub fn picture(name: &str) -> Vec<(Vec<(f32, f32)>, Rgb)> {
+/// A picture both renderers draw alike: convex polygons in dp from the picture's corner, each in
+/// its colour, painted in order.
+pub type Scene = Vec<(Vec<(f32, f32)>, Rgb)>;
+
+/// A thing's picture (an album's cover, a product's photo) drawn from its name, `PICTURE` dp a
+/// side (the first layer fills the rounded square). The same name gives the same picture on
+/// both renderers.
+pub fn picture(name: &str) -> Scene {
+    picture_sized(name, PICTURE)
+}
+
+/// The same picture, `side` dp a side.
+pub fn picture_sized(name: &str, side: f32) -> Scene {
+    let k = side / PICTURE;
+    picture_at_size(name).into_iter().map(|(points, rgb)| (points.into_iter().map(|(x, y)| (x * k, y * k)).collect(), rgb)).collect()
+}
+
+fn picture_at_size(name: &str) -> Scene {
     const S: f32 = PICTURE;
     let h = stable_hash(name);
     // Each decision takes its own bits of the hash.
@@ -264,6 +278,68 @@ pub fn clip_convex(mut points: Vec<(f32, f32)>, window: &[(f32, f32)]) -> Vec<(f
         }
     }
     points
+}
+
+/// The map's colours: land, water, parks, streets; pins; the route and where you are.
+const LAND: Rgb = [236, 238, 231];
+const WATER: Rgb = [166, 200, 238];
+const PARK: Rgb = [198, 226, 186];
+const STREET: Rgb = [255, 255, 255];
+const PIN: Rgb = [220, 38, 38];
+const OTHER_PIN: Rgb = [120, 124, 135];
+const ROUTE: Rgb = [37, 99, 235];
+
+/// A map of `width` × `height` dp drawn from the world's places (`key` seeds its streets, river
+/// and park; each place's pin stands where its name puts it): `target`'s pin in red, the others
+/// grey; with `route`, a line from where you are (a blue dot) to the target along the streets.
+pub fn map(key: &str, places: &[&str], target: Option<&str>, route: bool, width: f32, height: f32) -> Scene {
+    let h = stable_hash(key);
+    let bits = |shift: u32, n: u64| ((h >> shift) % n) as f32;
+    let mut scene: Scene = vec![(vec![(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)], LAND)];
+    // A park, then a river running down across the map.
+    let (px, py) = (width * (0.15 + bits(0, 50) / 100.0), height * (0.1 + bits(6, 40) / 100.0));
+    scene.push((vec![(px, py), (px + 70.0, py + 8.0), (px + 64.0, py + 52.0), (px - 6.0, py + 44.0)], PARK));
+    let rx = width * (0.55 + bits(12, 30) / 100.0);
+    scene.push((vec![(rx, 0.0), (rx + 22.0, 0.0), (rx - 18.0, height), (rx - 40.0, height)], WATER));
+    // Streets every 44–60 dp, both ways, the main ones wider.
+    let step = 44.0 + bits(18, 17);
+    let mut x = bits(24, 30);
+    while x < width {
+        scene.push((vec![(x, 0.0), (x + 4.0, 0.0), (x + 4.0, height), (x, height)], STREET));
+        x += step;
+    }
+    let mut y = bits(30, 30);
+    while y < height {
+        scene.push((vec![(0.0, y), (width, y), (width, y + 4.0), (0.0, y + 4.0)], STREET));
+        y += step;
+    }
+    let spot = |name: &str| {
+        let p = stable_hash(name);
+        (24.0 + (p % 1000) as f32 / 1000.0 * (width - 48.0), 28.0 + (p >> 20) as f32 % 1000.0 / 1000.0 * (height - 44.0))
+    };
+    if let (Some(t), true) = (target, route) {
+        let (you, to) = ((width * 0.12, height * 0.82), spot(t));
+        let corner = (to.0, you.1);
+        let line = |a: (f32, f32), b: (f32, f32)| {
+            let (x0, x1, y0, y1) = (a.0.min(b.0) - 2.5, a.0.max(b.0) + 2.5, a.1.min(b.1) - 2.5, a.1.max(b.1) + 2.5);
+            vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        };
+        scene.push((line(you, corner), ROUTE));
+        scene.push((line(corner, to), ROUTE));
+        scene.push((arc(you.0, you.1, 8.0, 0.0, std::f32::consts::TAU, 24), STREET));
+        scene.push((arc(you.0, you.1, 6.0, 0.0, std::f32::consts::TAU, 24), ROUTE));
+    }
+    // The target's pin last, over the others.
+    let mut pins: Vec<&str> = places.iter().copied().filter(|p| Some(*p) != target).collect();
+    pins.extend(target);
+    for name in pins {
+        let (x, y) = spot(name);
+        let colour = if Some(name) == target { PIN } else { OTHER_PIN };
+        scene.push((vec![(x - 5.5, y - 12.0), (x + 5.5, y - 12.0), (x, y)], colour));
+        scene.push((arc(x, y - 16.0, 7.0, 0.0, std::f32::consts::TAU, 24), colour));
+        scene.push((arc(x, y - 16.0, 2.6, 0.0, std::f32::consts::TAU, 16), STREET));
+    }
+    scene
 }
 
 /// A square of side `side` with corners rounded by `r`, as a polygon.
@@ -514,6 +590,22 @@ mod tests {
         }
         let distinct: std::collections::HashSet<String> = pictures.iter().map(|p| format!("{p:?}")).collect();
         assert!(distinct.len() >= 6, "names draw different pictures");
+    }
+
+    #[test]
+    fn a_map_is_drawn_from_the_worlds_places_with_its_target_marked() {
+        let places = ["Harbor Office", "City Hall", "Green Park", "The Old Mill"];
+        let here = map("world 1", &places, Some("City Hall"), true, 360.0, 240.0);
+        assert_eq!(here, map("world 1", &places, Some("City Hall"), true, 360.0, 240.0), "the same world, the same map");
+        assert_ne!(here, map("world 2", &places, Some("City Hall"), true, 360.0, 240.0), "another world, other streets");
+        // Every place has a pin; the target's (red) is drawn last, over the others.
+        let pins = here.iter().filter(|(_, rgb)| *rgb == PIN || *rgb == OTHER_PIN).count();
+        assert_eq!(pins, 2 * places.len());
+        assert_eq!(here.iter().rev().nth(1).map(|(_, rgb)| *rgb), Some(PIN));
+        // Pins stand inside the map; a route only when asked for.
+        assert!(here.iter().filter(|(_, rgb)| *rgb == PIN).flat_map(|(p, _)| p).all(|&(x, y)| (0.0..=360.0).contains(&x) && (0.0..=240.0).contains(&y)));
+        assert!(here.iter().any(|(_, rgb)| *rgb == ROUTE));
+        assert!(!map("world 1", &places, Some("City Hall"), false, 360.0, 240.0).iter().any(|(_, rgb)| *rgb == ROUTE));
     }
 
     #[test]

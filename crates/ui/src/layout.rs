@@ -56,6 +56,8 @@ pub const FAB_MARGIN: (f32, f32) = (16.0, 8.0);
 pub const BUBBLE_WIDTH: f32 = 0.78;
 pub const BUBBLE_PAD: (f32, f32) = (12.0, 8.0);
 pub const BUBBLE_MARGIN: (f32, f32) = (16.0, 4.0);
+/// How far a card's frame is inset from its row (x, y), in dp.
+pub const CARD_INSET: (f32, f32) = (16.0, 4.0);
 /// The space after a filter chip, and around its label, in dp.
 pub const CHIP_GAP: f32 = 8.0;
 const CHIP_PAD: f32 = 12.0;
@@ -96,6 +98,16 @@ pub fn wrap(text: &str, max_chars: usize) -> Vec<String> {
 pub fn chars_per_line(style: TextStyle, width_px: f32, scale: f32) -> usize {
     (width_px / (style.size_dp() * scale * CHAR_WIDTH)).floor().max(1.0) as usize
 }
+
+/// Whether a button's label fits on one line at body size in a button `width` dp wide (inside
+/// its 8 dp margins), by the same estimate on both renderers; a label that does not is set
+/// smaller, wrapping if it must, as an Android button's does.
+pub fn label_fits(label: &str, width: f32) -> bool {
+    chars_per_line(TextStyle::Body, width - 2.0 * BUTTON_LABEL_MARGIN, 1.0) >= label.chars().count()
+}
+
+/// The space left and right of a button's label, in dp.
+pub const BUTTON_LABEL_MARGIN: f32 = 8.0;
 
 pub fn line_height(style: TextStyle, scale: f32) -> f32 {
     style.size_dp() * scale * LINE_HEIGHT
@@ -209,6 +221,7 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
         Kind::NavBar => dp(NAV_BAR),
         Kind::Spacer { height } => dp(*height),
         Kind::Fill => 0.0,
+        Kind::Image { height, .. } | Kind::Map { height, .. } => dp(*height),
     }
 }
 
@@ -534,6 +547,13 @@ mod tests {
         assert_eq!((a.w, a.h, b.x), (b.w, (80.0 * s).round() as i32, a.x + a.w));
         let tree = l.ui_tree();
         assert!(tree.iter().any(|n| n.id == "n:1" && n.selected && n.role == "tab" && n.text == "Playlists"));
+    }
+
+    #[test]
+    fn a_label_too_long_for_its_button_is_set_smaller() {
+        assert!(label_fits("Play", 100.0));
+        assert!(!label_fits("Add to playlist", 106.0), "15 characters of 9 dp in 90 dp");
+        assert!(label_fits("Add to playlist", 160.0));
     }
 
     #[test]

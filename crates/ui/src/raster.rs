@@ -9,7 +9,9 @@ use std::sync::OnceLock;
 use guigym_core::{Bounds, Screenshot};
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
 
-use crate::layout::{chars_per_line, line_height, wrap, Layout, BUBBLE_PAD, CHIP_GAP, FAB_LABEL_X, NAV_HANDLE, PAD, SNACKBAR_MARGIN};
+use crate::layout::{
+    chars_per_line, label_fits, line_height, wrap, Layout, BUBBLE_PAD, BUTTON_LABEL_MARGIN, CARD_INSET, CHIP_GAP, FAB_LABEL_X, NAV_HANDLE, PAD, SNACKBAR_MARGIN,
+};
 use crate::theme::{Rgb, Theme};
 use crate::theme::{BAR_TINT, CHOSEN_TINT};
 use crate::view::{Kind, Leading, TabLook, TextStyle};
@@ -216,6 +218,17 @@ impl Painter {
         }
     }
 
+    /// A scene's polygons from `r`'s corner, cut to `r` and `clip`.
+    fn scene(&mut self, scene: &crate::icons::Scene, r: Bounds, clip: Bounds) {
+        let x0 = r.x.max(clip.x);
+        let y0 = r.y.max(clip.y);
+        let inside = Bounds { x: x0, y: y0, w: (r.x + r.w).min(clip.x + clip.w) - x0, h: (r.y + r.h).min(clip.y + clip.h) - y0 };
+        for (points, rgb) in scene {
+            let points = points.iter().map(|(x, y)| (r.x as f32 + self.dp(*x), r.y as f32 + self.dp(*y))).collect();
+            self.fill_path(polygon(clip_polygon(points, inside)), *rgb);
+        }
+    }
+
     /// A disc filling `b`'s square, cut to `clip` (a row at a list's edge shows part of it).
     fn disc(&mut self, b: Bounds, clip: Bounds, rgb: Rgb) {
         let r = b.w as f32 / 2.0;
@@ -295,7 +308,18 @@ impl Painter {
                     t.primary
                 };
                 self.fill(b, clip, bg, 255, self.dp(10.0));
-                self.centered(label, b, clip, TextStyle::Body, t.on_primary);
+                if label_fits(label, b.w as f32 / scale) {
+                    self.centered(label, b, clip, TextStyle::Body, t.on_primary);
+                } else {
+                    let small = TextStyle::Caption;
+                    let lines = wrap(label, chars_per_line(small, b.w as f32 - self.dp(2.0 * BUTTON_LABEL_MARGIN), scale));
+                    let lh = line_height(small, scale);
+                    let top = b.y as f32 + (b.h as f32 - lines.len() as f32 * lh) / 2.0 + 0.07 * small.size_dp() * scale;
+                    for (i, line) in lines.iter().enumerate() {
+                        let x = b.x as f32 + (b.w as f32 - self.width(line, small)) / 2.0;
+                        self.text(line, x, top + i as f32 * lh, small, t.on_primary, clip);
+                    }
+                }
             }
             Kind::Fab { label } => {
                 let radius = self.dp(16.0);
@@ -336,9 +360,18 @@ impl Painter {
                     self.text(&shown, x, y, TextStyle::Body, rgb, inside);
                 }
             }
-            Kind::Item { title, subtitle, trailing, leading, bold: strong } => {
-                self.fill(r, clip, t.surface, 255, 0.0);
-                self.fill(Bounds { x: r.x, y: r.y + r.h - d(1.0), w: r.w, h: d(1.0).max(1) }, clip, t.divider, 255, 0.0);
+            Kind::Item { title, subtitle, trailing, leading, bold: strong, card } => {
+                // A card's content sits inside its frame as a row's sits in the row.
+                let r = if *card {
+                    let frame = inset(r, d(CARD_INSET.0), d(CARD_INSET.1));
+                    self.fill(frame, clip, t.divider, 255, self.dp(12.0));
+                    self.fill(inset(frame, d(1.0), d(1.0)), clip, t.surface, 255, self.dp(11.0));
+                    Bounds { x: r.x + d(CARD_INSET.0), w: r.w - 2 * d(CARD_INSET.0), ..r }
+                } else {
+                    self.fill(r, clip, t.surface, 255, 0.0);
+                    self.fill(Bounds { x: r.x, y: r.y + r.h - d(1.0), w: r.w, h: d(1.0).max(1) }, clip, t.divider, 255, 0.0);
+                    r
+                };
                 let left = match leading {
                     None => PAD,
                     Some(Leading::Avatar(name)) => {
@@ -350,11 +383,8 @@ impl Painter {
                         crate::icons::AFTER_AVATAR
                     }
                     Some(Leading::Picture(name)) => {
-                        let (ox, oy) = (r.x as f32 + self.dp(PAD), r.y as f32 + (r.h as f32 - self.dp(crate::icons::PICTURE)) / 2.0);
-                        for (points, rgb) in crate::icons::picture(name) {
-                            let points = points.into_iter().map(|(x, y)| (ox + self.dp(x), oy + self.dp(y))).collect();
-                            self.fill_path(polygon(clip_polygon(points, clip)), rgb);
-                        }
+                        let side = d(crate::icons::PICTURE);
+                        self.scene(&crate::icons::picture(name), Bounds { x: r.x + d(PAD), y: r.y + (r.h - side) / 2, w: side, h: side }, clip);
                         crate::icons::AFTER_PICTURE
                     }
                 };
@@ -472,6 +502,11 @@ impl Painter {
             Kind::NavBar => {
                 let (w, h) = (d(NAV_HANDLE.0), d(NAV_HANDLE.1));
                 self.fill(Bounds { x: r.x + (r.w - w) / 2, y: r.y + (r.h - h) / 2, w, h }, clip, t.muted, 255, h as f32 / 2.0);
+            }
+            Kind::Image { scene, .. } => self.scene(scene, r, clip),
+            Kind::Map { key, places, target, route, .. } => {
+                let places: Vec<&str> = places.iter().map(String::as_str).collect();
+                self.scene(&crate::icons::map(key, &places, target.as_deref(), *route, r.w as f32 / scale, r.h as f32 / scale), r, clip)
             }
             Kind::List { .. } | Kind::Column | Kind::Row | Kind::Stack | Kind::Spacer { .. } | Kind::Fill => {}
         }

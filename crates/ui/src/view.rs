@@ -71,6 +71,9 @@ pub enum Kind {
         trailing: String,
         leading: Option<Leading>,
         bold: bool,
+        /// Drawn as an outlined card inset from the list's edges (Material's card), not a row
+        /// over a divider.
+        card: bool,
     },
     /// A message in a conversation: its text wrapped in a bubble, who sent it and when under it;
     /// the phone owner's on the right in the primary colour, others' on the left.
@@ -124,6 +127,22 @@ pub enum Kind {
     },
     /// The phone's navigation bar: the handle of gesture navigation (back and home are gestures).
     NavBar,
+    /// A picture drawn from data (a map, a product's photo): a scene of polygons `height` dp
+    /// tall, read by its description.
+    Image {
+        label: String,
+        height: f32,
+        scene: crate::icons::Scene,
+    },
+    /// A map of the world's places `height` dp tall, drawn to its box (`icons::map`): `key` seeds
+    /// its streets, `target`'s pin is marked, and with `route` a line leads to it from you.
+    Map {
+        key: String,
+        places: Vec<String>,
+        target: Option<String>,
+        route: bool,
+        height: f32,
+    },
     /// Empty space taking the height its column leaves when no list takes it: what holds the
     /// navigation bar to the foot of a screen with no list.
     Fill,
@@ -179,6 +198,14 @@ impl View {
     fn leading(mut self, picture: Leading) -> View {
         if let Kind::Item { leading, .. } = &mut self.kind {
             *leading = Some(picture);
+        }
+        self
+    }
+
+    /// A list row drawn as a card (nothing for other views).
+    pub fn card(mut self) -> View {
+        if let Kind::Item { card, .. } = &mut self.kind {
+            *card = true;
         }
         self
     }
@@ -256,11 +283,11 @@ impl View {
     }
 
     pub fn item(id: impl Into<String>, title: impl Into<String>, subtitle: impl Into<String>) -> View {
-        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: String::new(), leading: None, bold: false }).id(id)
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: String::new(), leading: None, bold: false, card: false }).id(id)
     }
 
     pub fn item_with(id: impl Into<String>, title: impl Into<String>, subtitle: impl Into<String>, trailing: impl Into<String>) -> View {
-        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into(), leading: None, bold: false }).id(id)
+        View::new(Kind::Item { title: title.into(), subtitle: subtitle.into(), trailing: trailing.into(), leading: None, bold: false, card: false }).id(id)
     }
 
     pub fn bubble(id: impl Into<String>, text: impl Into<String>, meta: impl Into<String>, mine: bool) -> View {
@@ -320,6 +347,10 @@ impl View {
         View::new(Kind::Fill)
     }
 
+    pub fn image(label: impl Into<String>, height: f32, scene: crate::icons::Scene) -> View {
+        View::new(Kind::Image { label: label.into(), height, scene })
+    }
+
     pub fn spacer(height: f32) -> View {
         View::new(Kind::Spacer { height })
     }
@@ -346,6 +377,7 @@ impl View {
             // A decoration for the eye: read as an empty container (text trees leave those out).
             Kind::NavBar => "container",
             Kind::Spacer { .. } | Kind::Fill => "container",
+            Kind::Image { .. } | Kind::Map { .. } => "image",
         }
     }
 
@@ -373,6 +405,8 @@ impl View {
                 s
             }
             Kind::Bubble { text, meta, .. } => format!("{text} · {meta}"),
+            Kind::Image { label, .. } => label.clone(),
+            Kind::Map { .. } => "Map".into(),
             Kind::Dialog { title } | Kind::AppBar { title } => title.clone(),
             Kind::StatusBar { time, .. } => time.clone(),
             _ => String::new(),

@@ -89,7 +89,7 @@ fn view(s: &DeviceState, route: &str) -> View {
             vec![View::list(
                 "food_orders",
                 s.scroll("food_orders"),
-                s.data.food_orders.iter().map(|(id, o)| View::item_with(format!("food_order:{id}"), &o.seller, &o.status, money(o.total_cents))),
+                s.data.food_orders.iter().map(|(id, o)| View::item_with(format!("food_order:{id}"), &o.seller, &o.status, money(o.total_cents)).card()),
             )],
             None,
         ),

@@ -1,7 +1,7 @@
 //! Maps: place search, place pages, directions by walking, transit or car, and saved
 //! places with a label (saving asks which, removing asks to confirm).
 
-use guigym_ui::{TextStyle, View};
+use guigym_ui::{Kind, TextStyle, View};
 
 use super::{confirm, open_item, screen, split_route, App, UiEvent};
 use crate::state::{AppData, DeviceState, Table};
@@ -59,6 +59,13 @@ fn saved_id(s: &DeviceState, place: &str) -> Option<u32> {
     s.data.saved_places.iter().find(|(_, p)| p.place == place).map(|(id, _)| id)
 }
 
+/// The world's map around a place (its streets drawn from the world's places, so each world has
+/// its own town), maybe with the route to it.
+fn map(s: &DeviceState, target: &str, route: bool, height: f32) -> View {
+    let places: Vec<String> = s.data.places.iter().map(|(_, p)| p.name.clone()).collect();
+    View::new(Kind::Map { key: places.join("|"), places, target: Some(target.to_string()), route, height })
+}
+
 fn view(s: &DeviceState, route: &str) -> View {
     let focus = s.ui.focus.as_deref();
     match split_route(route) {
@@ -77,6 +84,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                 screen(
                     &p.name,
                     vec![
+                        map(s, &p.name, false, 160.0),
                         View::text(&p.address).id("address"),
                         View::styled(&p.category, TextStyle::Caption),
                         View::text(saved.map(|sp| format!("Saved as {}", sp.label)).unwrap_or_else(|| "Not saved".into())).id("saved"),
@@ -100,6 +108,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::chips("modes", [("mode:walk", "Walk"), ("mode:transit", "Transit"), ("mode:drive", "Drive")], mode),
                     View::text(format!("{minutes} min by {}", MODES[mode])).id("duration"),
                     View::styled(format!("From your location to {}", p.address), TextStyle::Caption),
+                    map(s, &p.name, true, 280.0),
                 ],
                 None,
             )

@@ -168,6 +168,17 @@ pub fn screen(title: &str, body: Vec<View>, dialog: Option<View>) -> View {
     }
 }
 
+/// A thing's picture heading its page, `height` dp tall: the picture its list row shows, larger.
+/// A decoration (no description): the page's title names the thing.
+pub fn photo(name: &str, height: f32) -> View {
+    let side = height - 16.0;
+    let scene = guigym_ui::icons::picture_sized(name, side)
+        .into_iter()
+        .map(|(points, rgb)| (points.into_iter().map(|(x, y)| (x + 16.0, y + 8.0)).collect(), rgb))
+        .collect();
+    View::image("", height, scene)
+}
+
 /// A confirm dialog with Cancel and a danger button.
 pub fn confirm(id: &str, title: &str, message: &str, ok_id: &str, ok_label: &str) -> View {
     View::dialog(id, title, [View::text(message), View::row([View::button("dialog_cancel", "Cancel"), View::danger_button(ok_id, ok_label)])])

@@ -4,7 +4,7 @@
 
 use guigym_ui::{Pictogram, TextStyle, View};
 
-use super::{confirm, open_item, screen, split_route, App, UiEvent};
+use super::{confirm, open_item, photo, screen, split_route, App, UiEvent};
 use crate::state::{AppData, DeviceState, Table};
 use crate::world::World;
 use guigym_core::Rng;
@@ -105,6 +105,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                 screen(
                     &song.title,
                     vec![
+                        photo(&cover(song), 200.0),
                         View::text(&song.artist).id("artist"),
                         View::styled(format!("{}:{:02}", song.seconds / 60, song.seconds % 60), TextStyle::Caption).id("length"),
                         View::row([View::button("play", "Play"), View::button("add_to_playlist", "Add to playlist")]),

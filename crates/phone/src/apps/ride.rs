@@ -59,7 +59,7 @@ fn view(s: &DeviceState, route: &str) -> View {
                     View::list(
                         "classes",
                         0,
-                        RIDE_CLASSES.iter().map(|(c, _)| View::item_with(format!("class:{c}"), *c, "Pickup in 4 min", money(ride_price(&p.name, c)))),
+                        RIDE_CLASSES.iter().map(|(c, _)| View::item_with(format!("class:{c}"), *c, "Pickup in 4 min", money(ride_price(&p.name, c))).card()),
                     ),
                 ],
                 dialog,

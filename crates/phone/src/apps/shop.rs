@@ -3,7 +3,7 @@
 
 use guigym_ui::{TextStyle, View};
 
-use super::{confirm, open_item, screen, split_route, App, UiEvent};
+use super::{confirm, open_item, photo, screen, split_route, App, UiEvent};
 use crate::money;
 use crate::state::{AppData, DeviceState, Table};
 use crate::time::Minutes;
@@ -122,6 +122,7 @@ fn view(s: &DeviceState, route: &str) -> View {
             Some(p) => screen(
                 &p.name,
                 vec![
+                    photo(&p.name, 120.0),
                     View::text(money(p.price_cents)).id("price"),
                     View::styled(&p.category, TextStyle::Caption),
                     View::text(format!("Quantity: {}", qty(s))).id("qty"),

@@ -91,7 +91,7 @@ fn tabs(i: usize) -> View {
 }
 
 fn run_item(id: String, r: &TrainRun) -> View {
-    View::item_with(id, &r.train, format!("{} → {}", time::time_hm(r.depart), time::time_hm(r.arrive)), format!("from {}", money(r.price_cents)))
+    View::item_with(id, &r.train, format!("{} → {}", time::time_hm(r.depart), time::time_hm(r.arrive)), format!("from {}", money(r.price_cents))).card()
 }
 
 fn view(s: &DeviceState, route: &str) -> View {
@@ -149,10 +149,9 @@ fn view(s: &DeviceState, route: &str) -> View {
                 View::list(
                     "tickets",
                     s.scroll("tickets"),
-                    s.data
-                        .tickets
-                        .iter()
-                        .map(|(id, t)| View::item_with(format!("ticket:{id}"), format!("{} {} → {}", t.train, t.from, t.to), time::short(t.depart), &t.status)),
+                    s.data.tickets.iter().map(|(id, t)| {
+                        View::item_with(format!("ticket:{id}"), format!("{} {} → {}", t.train, t.from, t.to), time::short(t.depart), &t.status).card()
+                    }),
                 ),
                 tabs(1),
             ],
