@@ -46,10 +46,13 @@ pub fn view(s: &DeviceState) -> View {
     if s.ui.look.reversed_lists {
         reverse_lists(&mut body);
     }
-    let mut column = vec![status, body, View::new(Kind::Fill)];
+    // An app's ad is a banner at the top, under the status bar: at the foot it would sit under
+    // the app's own navigation bar.
+    let mut column = vec![status];
     if s.ui.look.ads && s.ui.foreground.is_some() {
         column.push(View::item("ad_banner", "Sponsored", "Premium headphones: 20% off today"));
     }
+    column.extend([body, View::new(Kind::Fill)]);
     if let Some(t) = &s.ui.toast {
         column.push(View::new(Kind::Snackbar { text: t.clone() }).id("toast"));
     }

@@ -293,7 +293,7 @@ pub fn stylesheet(theme: &Theme) -> String {
          .icon{{text-align:center}} .icon span{{display:block;position:relative;margin:6px auto 4px;width:56px;height:56px;border-radius:14px}}\
          .icon small{{font-size:13px}}\
          .fab{{border:0;border-radius:16px;padding:0 0 0 {fab_x}px;text-align:left;white-space:nowrap;overflow:hidden;font-size:16px;font-weight:bold;box-shadow:{shadow}}}\
-         .bubble{{border-radius:16px;padding:{bpy}px {bpx}px;line-height:1.35;overflow:hidden;overflow-wrap:anywhere}} .bubble small{{display:block;font-size:13px;margin-top:2px;white-space:nowrap}}\
+         .bubble{{border-radius:16px;padding:{bpy}px {bpx}px;line-height:1.35;overflow:hidden;overflow-wrap:anywhere}} .bubble small{{display:block;font-size:13px;margin-top:2px;line-height:1.35}}\
          .snack{{padding:8px}} .snack span{{display:flex;align-items:center;width:100%;height:100%;padding:0 16px;border-radius:4px;background:{text};color:{surface};font-size:13px;line-height:1.35}}\
          .nav span{{position:absolute;left:calc(50% - {hw}px);top:calc(50% - {hh}px);width:{w}px;height:{h}px;border-radius:{hh}px;background:{muted}}}",
         bg = css(theme.background),

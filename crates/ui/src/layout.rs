@@ -66,6 +66,22 @@ pub const FAB_LABEL_X: f32 = 52.0;
 /// The gesture handle on it: width and height in dp.
 pub const NAV_HANDLE: (f32, f32) = (108.0, 4.0);
 
+/// Splits text into lines of at most `max_chars` characters at spaces only: a word longer than
+/// a line stands alone on its own (a button's label is never cut inside a word).
+pub fn wrap_words(text: &str, max_chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= max_chars => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
 /// Splits text into lines of at most `max_chars` characters, at spaces where possible.
 pub fn wrap(text: &str, max_chars: usize) -> Vec<String> {
     let max_chars = max_chars.max(1);
@@ -100,14 +116,14 @@ pub fn chars_per_line(style: TextStyle, width_px: f32, scale: f32) -> usize {
 }
 
 /// Whether a button's label fits on one line at body size in a button `width` dp wide (inside
-/// its 8 dp margins), by the same estimate on both renderers; a label that does not is set
+/// its margins), by the same estimate on both renderers; a label that does not is set
 /// smaller, wrapping if it must, as an Android button's does.
 pub fn label_fits(label: &str, width: f32) -> bool {
     chars_per_line(TextStyle::Body, width - 2.0 * BUTTON_LABEL_MARGIN, 1.0) >= label.chars().count()
 }
 
 /// The space left and right of a button's label, in dp.
-pub const BUTTON_LABEL_MARGIN: f32 = 8.0;
+pub const BUTTON_LABEL_MARGIN: f32 = 4.0;
 
 pub fn line_height(style: TextStyle, scale: f32) -> f32 {
     style.size_dp() * scale * LINE_HEIGHT
@@ -162,17 +178,19 @@ fn tab_row_metrics(look: TabLook) -> (f32, f32) {
     }
 }
 
-/// A message's lines in a bubble on a row `width` px wide.
-pub fn bubble_lines(text: &str, width: f32, scale: f32) -> Vec<String> {
-    wrap(text, chars_per_line(TextStyle::Body, width * BUBBLE_WIDTH - 2.0 * BUBBLE_PAD.0 * scale, scale))
+/// A message's lines and its caption's in a bubble on a row `width` px wide.
+pub fn bubble_lines(text: &str, meta: &str, width: f32, scale: f32) -> (Vec<String>, Vec<String>) {
+    let inner = width * BUBBLE_WIDTH - 2.0 * BUBBLE_PAD.0 * scale;
+    (wrap(text, chars_per_line(TextStyle::Body, inner, scale)), wrap(meta, chars_per_line(TextStyle::Caption, inner, scale)))
 }
 
 /// A bubble's box in a row: as wide as its longest line (or its caption), at most
 /// `BUBBLE_WIDTH` of the row, at the right for the owner's messages.
 fn bubble_box(r: Bounds, text: &str, meta: &str, mine: bool, scale: f32) -> Bounds {
     let (w, x) = (r.w as f32, r.x as f32);
-    let longest = bubble_lines(text, w, scale).iter().map(|l| l.chars().count() as f32 * TextStyle::Body.size_dp() * CHAR_WIDTH).fold(0.0, f32::max);
-    let caption = meta.chars().count() as f32 * TextStyle::Caption.size_dp() * CHAR_WIDTH;
+    let (lines, captions) = bubble_lines(text, meta, w, scale);
+    let longest = lines.iter().map(|l| l.chars().count() as f32 * TextStyle::Body.size_dp() * CHAR_WIDTH).fold(0.0, f32::max);
+    let caption = captions.iter().map(|l| l.chars().count() as f32 * TextStyle::Caption.size_dp() * CHAR_WIDTH).fold(0.0, f32::max);
     // Half a character to spare, so that the lines wrap the same again at the bubble's width.
     let spare = 0.5 * TextStyle::Body.size_dp() * CHAR_WIDTH;
     let bw = ((longest.max(caption) + spare + 2.0 * BUBBLE_PAD.0) * scale).min(w * BUBBLE_WIDTH);
@@ -197,9 +215,10 @@ fn intrinsic(view: &View, width: f32, scale: f32) -> f32 {
         Kind::TextField { multiline, .. } => dp(if *multiline { 128.0 } else { 64.0 }),
         Kind::Item { subtitle, .. } => dp(if subtitle.is_empty() { 56.0 } else { 72.0 }),
         Kind::Checkbox { .. } | Kind::Switch { .. } => dp(52.0),
-        Kind::Bubble { text, .. } => {
-            bubble_lines(text, width, scale).len() as f32 * line_height(TextStyle::Body, scale)
-                + line_height(TextStyle::Caption, scale)
+        Kind::Bubble { text, meta, .. } => {
+            let (text, meta) = bubble_lines(text, meta, width, scale);
+            text.len() as f32 * line_height(TextStyle::Body, scale)
+                + meta.len() as f32 * line_height(TextStyle::Caption, scale)
                 + dp(2.0 * BUBBLE_PAD.1 + 2.0 + 2.0 * BUBBLE_MARGIN.1)
         }
         Kind::Tabs { look } => {
@@ -523,7 +542,7 @@ mod tests {
         assert!(theirs.w as f32 <= width * BUBBLE_WIDTH + 1.0 && mine.w < theirs.w, "{theirs:?} {mine:?}");
         // The long message wraps onto several lines and its bubble grows to hold them; the lines
         // wrap the same at the bubble's own width.
-        let lines = bubble_lines(long, width, s);
+        let (lines, _) = bubble_lines(long, "Ana · Sat 6 Jun, 09:20", width, s);
         assert!(lines.len() >= 3, "{lines:?}");
         assert!(theirs.h > mine.h);
         assert_eq!(wrap(long, chars_per_line(TextStyle::Body, theirs.w as f32 - 2.0 * BUBBLE_PAD.0 * s + 1.0, s)), lines);
@@ -624,6 +643,14 @@ mod tests {
         let tb = Layout::new(&b, Screen::PHONE).ui_tree();
         assert_eq!(ta, tb);
         assert_eq!(ta[1].id, "root/0");
+    }
+
+    #[test]
+    fn a_label_wraps_between_words_only() {
+        assert_eq!(wrap_words("Send", 3), vec!["Send"]);
+        assert_eq!(wrap_words("Add to playlist", 8), vec!["Add to", "playlist"]);
+        assert_eq!(wrap_words("  Play  ", 10), vec!["Play"]);
+        assert!(wrap_words("", 5).is_empty());
     }
 
     #[test]

@@ -10,7 +10,8 @@ use guigym_core::{Bounds, Screenshot};
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
 
 use crate::layout::{
-    chars_per_line, label_fits, line_height, wrap, Layout, BUBBLE_PAD, BUTTON_LABEL_MARGIN, CARD_INSET, CHIP_GAP, FAB_LABEL_X, NAV_HANDLE, PAD, SNACKBAR_MARGIN,
+    chars_per_line, label_fits, line_height, wrap, wrap_words, Layout, BUBBLE_PAD, BUTTON_LABEL_MARGIN, CARD_INSET, CHIP_GAP, FAB_LABEL_X, NAV_HANDLE, PAD,
+    SNACKBAR_MARGIN,
 };
 use crate::theme::{Rgb, Theme};
 use crate::theme::{BAR_TINT, CHOSEN_TINT};
@@ -312,7 +313,7 @@ impl Painter {
                     self.centered(label, b, clip, TextStyle::Body, t.on_primary);
                 } else {
                     let small = TextStyle::Caption;
-                    let lines = wrap(label, chars_per_line(small, b.w as f32 - self.dp(2.0 * BUTTON_LABEL_MARGIN), scale));
+                    let lines = wrap_words(label, chars_per_line(small, b.w as f32 - self.dp(2.0 * BUTTON_LABEL_MARGIN), scale));
                     let lh = line_height(small, scale);
                     let top = b.y as f32 + (b.h as f32 - lines.len() as f32 * lh) / 2.0 + 0.07 * small.size_dp() * scale;
                     for (i, line) in lines.iter().enumerate() {
@@ -344,7 +345,12 @@ impl Painter {
                 let inner = inset(b, d(2.0), d(2.0));
                 self.fill(inner, clip, t.surface, 255, self.dp(7.0));
                 let (s, rgb) = if value.is_empty() { (placeholder, t.muted) } else { (value, t.text) };
-                let shown = if *focused { format!("{s}|") } else { s.clone() };
+                // The cursor stands after what was typed, or before the hint of an empty field.
+                let shown = match (*focused, value.is_empty()) {
+                    (false, _) => s.clone(),
+                    (true, false) => format!("{s}|"),
+                    (true, true) => format!("|{s}"),
+                };
                 // Text stays inside the field's frame; a multi-line field wraps it, line under line.
                 let x0 = inner.x.max(clip.x);
                 let y0 = inner.y.max(clip.y);
@@ -414,7 +420,11 @@ impl Painter {
                 for (i, line) in lines.iter().enumerate() {
                     self.text(line, x, y + i as f32 * lh, TextStyle::Body, ink, clip);
                 }
-                self.text(meta, x, y + lines.len() as f32 * lh + self.dp(2.0), TextStyle::Caption, small, clip);
+                let (meta_lines, meta_lh) =
+                    (wrap(meta, chars_per_line(TextStyle::Caption, r.w as f32 - self.dp(2.0 * px) + 1.0, scale)), line_height(TextStyle::Caption, scale));
+                for (i, line) in meta_lines.iter().enumerate() {
+                    self.text(line, x, y + lines.len() as f32 * lh + self.dp(2.0) + i as f32 * meta_lh, TextStyle::Caption, small, clip);
+                }
             }
             Kind::Checkbox { label, checked } => {
                 let (bx_x, bx_y) = crate::icons::CHECKBOX;
