@@ -118,8 +118,7 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                     }
                     Some(Leading::Picture(name)) => {
                         let side = crate::icons::PICTURE;
-                        let layers = crate::icons::picture(name).into_iter().map(|(points, rgb)| (Shape::Polygon { points, cut: false }, rgb));
-                        (" pic", format!("<span class=\"picture\">{}</span>", svg(layers, side, side)))
+                        (" pic", format!("<span class=\"picture\">{}</span>", scene_svg(&crate::icons::picture(name), side, side)))
                     }
                     None => ("", String::new()),
                 };
@@ -138,7 +137,7 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 )
             }
             Kind::Bubble { meta, mine, text } => {
-                let (ground, ink, small) = if *mine { (theme.primary, theme.on_primary, theme.on_primary) } else { (theme.tint(CHOSEN_TINT), theme.text, theme.muted) };
+                let (ground, ink, small) = theme.bubble(*mine);
                 format!(
                     "<div {base};background:{};color:{}\" class=\"bubble\" role=\"button\" aria-label=\"{}\"{disabled}>{}<small style=\"color:{}\">{}</small></div>",
                     css(ground),
@@ -162,7 +161,7 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
                 // A navigation bar's icon sits on its pill (64 × 32 dp, the icon 24 dp in its middle).
                 let pill = match icon {
                     Some(icon) => {
-                        let (ink, ground) = if *selected { (theme.text, theme.tint(CHOSEN_TINT)) } else { (theme.muted, theme.tint(BAR_TINT)) };
+                        let (ink, ground) = theme.destination(*selected);
                         format!("<span class=\"pill\">{}</span>", svg(inked(icon.shapes(20.0, 4.0, 24.0), ink, ground), 64.0, 32.0))
                     }
                     None => String::new(),
@@ -206,9 +205,13 @@ pub fn render_body(layout: &Layout<'_>, theme: &Theme) -> String {
 
 /// A scene as an image element named by its description (none for a decoration).
 fn image(base: &str, label: &str, scene: &crate::icons::Scene, w: f32, h: f32) -> String {
-    let layers = scene.iter().map(|(points, rgb)| (Shape::Polygon { points: points.clone(), cut: false }, *rgb));
     let named = if label.is_empty() { String::new() } else { format!(" role=\"img\" aria-label=\"{}\"", esc(label)) };
-    format!("<div {base};overflow:hidden;pointer-events:none\"{named}>{}</div>", svg(layers, w, h))
+    format!("<div {base};overflow:hidden;pointer-events:none\"{named}>{}</div>", scene_svg(scene, w, h))
+}
+
+/// A scene's polygons, each in its colour, as an inline SVG of `w` × `h` dp.
+fn scene_svg(scene: &crate::icons::Scene, w: f32, h: f32) -> String {
+    svg(scene.iter().map(|(points, rgb)| (Shape::Polygon { points: points.clone(), cut: false }, *rgb)), w, h)
 }
 
 fn look_class(look: TabLook) -> &'static str {

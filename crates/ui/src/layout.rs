@@ -258,7 +258,8 @@ fn rect(x: f32, y: f32, w: f32, h: f32) -> Bounds {
     Bounds { x: x.round() as i32, y: y.round() as i32, w: w.round() as i32, h: h.round() as i32 }
 }
 
-fn intersect(a: Bounds, b: Bounds) -> Bounds {
+/// The part two boxes share (empty, at no size, when they do not meet).
+pub(crate) fn intersect(a: Bounds, b: Bounds) -> Bounds {
     let x0 = a.x.max(b.x);
     let y0 = a.y.max(b.y);
     let x1 = (a.x + a.w).min(b.x + b.w);

@@ -10,8 +10,8 @@ use guigym_core::{Bounds, Screenshot};
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
 
 use crate::layout::{
-    chars_per_line, label_fits, line_height, wrap, wrap_words, Layout, BUBBLE_PAD, BUTTON_LABEL_MARGIN, CARD_INSET, CHIP_GAP, FAB_LABEL_X, NAV_HANDLE, PAD,
-    SNACKBAR_MARGIN,
+    chars_per_line, intersect, label_fits, line_height, wrap, wrap_words, Layout, BUBBLE_PAD, BUTTON_LABEL_MARGIN, CARD_INSET, CHIP_GAP, FAB_LABEL_X,
+    NAV_HANDLE, PAD, SNACKBAR_MARGIN,
 };
 use crate::theme::{Rgb, Theme};
 use crate::theme::{BAR_TINT, CHOSEN_TINT};
@@ -185,14 +185,21 @@ impl Painter {
         }
     }
 
+    /// Lines set one under the other from (x, y), each as `text` sets one.
+    fn lines(&mut self, lines: &[String], x: f32, y: f32, ty: impl Into<Type>, rgb: Rgb, clip: Bounds) {
+        let ty = ty.into();
+        let lh = line_height(ty.style, self.scale);
+        for (i, line) in lines.iter().enumerate() {
+            self.text(line, x, y + i as f32 * lh, ty, rgb, clip);
+        }
+    }
+
     /// Wrapped text inside a box, padded left.
     fn paragraph(&mut self, s: &str, r: Bounds, clip: Bounds, ty: Type, rgb: Rgb) {
         let pad = self.dp(PAD);
         let inner = (r.w as f32 - 2.0 * pad).max(self.scale);
-        let lh = line_height(ty.style, self.scale);
-        for (i, line) in wrap(s, chars_per_line(ty.style, inner, self.scale)).iter().enumerate() {
-            self.text(line, r.x as f32 + pad, r.y as f32 + self.dp(4.0) + i as f32 * lh, ty, rgb, clip);
-        }
+        let lines = wrap(s, chars_per_line(ty.style, inner, self.scale));
+        self.lines(&lines, r.x as f32 + pad, r.y as f32 + self.dp(4.0), ty, rgb, clip);
     }
 
     /// A shape placed from `r`'s corner, in `ink` (a cut one in `hole`).
@@ -221,9 +228,7 @@ impl Painter {
 
     /// A scene's polygons from `r`'s corner, cut to `r` and `clip`.
     fn scene(&mut self, scene: &crate::icons::Scene, r: Bounds, clip: Bounds) {
-        let x0 = r.x.max(clip.x);
-        let y0 = r.y.max(clip.y);
-        let inside = Bounds { x: x0, y: y0, w: (r.x + r.w).min(clip.x + clip.w) - x0, h: (r.y + r.h).min(clip.y + clip.h) - y0 };
+        let inside = intersect(r, clip);
         for (points, rgb) in scene {
             let points = points.iter().map(|(x, y)| (r.x as f32 + self.dp(*x), r.y as f32 + self.dp(*y))).collect();
             self.fill_path(polygon(clip_polygon(points, inside)), *rgb);
@@ -352,16 +357,11 @@ impl Painter {
                     (true, true) => format!("|{s}"),
                 };
                 // Text stays inside the field's frame; a multi-line field wraps it, line under line.
-                let x0 = inner.x.max(clip.x);
-                let y0 = inner.y.max(clip.y);
-                let inside = Bounds { x: x0, y: y0, w: (inner.x + inner.w).min(clip.x + clip.w) - x0, h: (inner.y + inner.h).min(clip.y + clip.h) - y0 };
+                let inside = intersect(inner, clip);
                 let (x, y) = (inner.x as f32 + self.dp(12.0), inner.y as f32 + self.dp(14.0));
                 if *multiline {
                     let lines = wrap(&shown, chars_per_line(TextStyle::Body, inner.w as f32 - self.dp(24.0), scale));
-                    let lh = line_height(TextStyle::Body, scale);
-                    for (i, line) in lines.iter().enumerate() {
-                        self.text(line, x, y + i as f32 * lh, TextStyle::Body, rgb, inside);
-                    }
+                    self.lines(&lines, x, y, TextStyle::Body, rgb, inside);
                 } else {
                     self.text(&shown, x, y, TextStyle::Body, rgb, inside);
                 }
@@ -411,20 +411,15 @@ impl Painter {
                 }
             }
             Kind::Bubble { text, meta, mine } => {
-                let (ground, ink, small) = if *mine { (t.primary, t.on_primary, t.on_primary) } else { (t.tint(CHOSEN_TINT), t.text, t.muted) };
+                let (ground, ink, small) = t.bubble(*mine);
                 self.fill(r, clip, ground, 255, self.dp(16.0));
                 let (px, py) = BUBBLE_PAD;
-                let lines = wrap(text, chars_per_line(TextStyle::Body, r.w as f32 - self.dp(2.0 * px) + 1.0, scale));
-                let lh = line_height(TextStyle::Body, scale);
+                let room = r.w as f32 - self.dp(2.0 * px) + 1.0;
+                let lines = wrap(text, chars_per_line(TextStyle::Body, room, scale));
                 let (x, y) = (r.x as f32 + self.dp(px), r.y as f32 + self.dp(py));
-                for (i, line) in lines.iter().enumerate() {
-                    self.text(line, x, y + i as f32 * lh, TextStyle::Body, ink, clip);
-                }
-                let (meta_lines, meta_lh) =
-                    (wrap(meta, chars_per_line(TextStyle::Caption, r.w as f32 - self.dp(2.0 * px) + 1.0, scale)), line_height(TextStyle::Caption, scale));
-                for (i, line) in meta_lines.iter().enumerate() {
-                    self.text(line, x, y + lines.len() as f32 * lh + self.dp(2.0) + i as f32 * meta_lh, TextStyle::Caption, small, clip);
-                }
+                self.lines(&lines, x, y, TextStyle::Body, ink, clip);
+                let under = y + lines.len() as f32 * line_height(TextStyle::Body, scale) + self.dp(2.0);
+                self.lines(&wrap(meta, chars_per_line(TextStyle::Caption, room, scale)), x, under, TextStyle::Caption, small, clip);
             }
             Kind::Checkbox { label, checked } => {
                 let (bx_x, bx_y) = crate::icons::CHECKBOX;
@@ -470,18 +465,18 @@ impl Painter {
             }
             Kind::Tab { label, selected, look: TabLook::Bar, icon } => {
                 let pill = Bounds { x: r.x + (r.w - d(64.0)) / 2, y: r.y + d(12.0), w: d(64.0), h: d(32.0) };
-                let ground = if *selected { t.tint(CHOSEN_TINT) } else { t.tint(BAR_TINT) };
+                let (ink, ground) = t.destination(*selected);
                 if *selected {
                     self.fill(pill, clip, ground, 255, self.dp(16.0));
                 }
                 if let Some(icon) = icon {
                     for shape in icon.shapes(20.0, 4.0, 24.0) {
-                        self.shape(&shape, pill, if *selected { t.text } else { t.muted }, ground);
+                        self.shape(&shape, pill, ink, ground);
                     }
                 }
                 let ty = if *selected { bold(TextStyle::Caption) } else { TextStyle::Caption.into() };
                 let x = r.x as f32 + (r.w as f32 - self.width(label, ty)) / 2.0;
-                self.text(label, x, r.y as f32 + self.dp(50.0), ty, if *selected { t.text } else { t.muted }, clip);
+                self.text(label, x, r.y as f32 + self.dp(50.0), ty, ink, clip);
             }
             Kind::Dialog { title } => {
                 self.fill(r, clip, t.surface, 255, self.dp(16.0));
@@ -505,9 +500,7 @@ impl Painter {
                 let lines = wrap(text, chars_per_line(TextStyle::Caption, inner, scale));
                 let lh = line_height(TextStyle::Caption, scale);
                 let top = b.y as f32 + (b.h as f32 - lines.len() as f32 * lh) / 2.0 + 0.07 * TextStyle::Caption.size_dp() * scale;
-                for (i, line) in lines.iter().enumerate() {
-                    self.text(line, b.x as f32 + self.dp(PAD), top + i as f32 * lh, TextStyle::Caption, t.surface, clip);
-                }
+                self.lines(&lines, b.x as f32 + self.dp(PAD), top, TextStyle::Caption, t.surface, clip);
             }
             Kind::NavBar => {
                 let (w, h) = (d(NAV_HANDLE.0), d(NAV_HANDLE.1));

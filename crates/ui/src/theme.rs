@@ -60,6 +60,26 @@ impl Theme {
         std::array::from_fn(|i| (self.surface[i] as f32 + (self.primary[i] as f32 - self.surface[i] as f32) * amount).round() as u8)
     }
 
+    /// A message bubble's ground, text and caption colours: the owner's in the primary colour,
+    /// others' on a tinted surface.
+    pub fn bubble(&self, mine: bool) -> (Rgb, Rgb, Rgb) {
+        if mine {
+            (self.primary, self.on_primary, self.on_primary)
+        } else {
+            (self.tint(CHOSEN_TINT), self.text, self.muted)
+        }
+    }
+
+    /// A navigation bar destination's ink and the ground under its icon: the chosen one's pill,
+    /// or the bar.
+    pub fn destination(&self, selected: bool) -> (Rgb, Rgb) {
+        if selected {
+            (self.text, self.tint(CHOSEN_TINT))
+        } else {
+            (self.muted, self.tint(BAR_TINT))
+        }
+    }
+
     pub fn variant(index: usize) -> Theme {
         Theme::variants().into_iter().nth(index).unwrap_or_default()
     }
